@@ -1,0 +1,39 @@
+"""Add two vectors on the GPU with cumlir.
+
+Prints the PTX of the kernel (no GPU needed for that), then runs it and checks
+the result against NumPy when a GPU is present.
+"""
+
+import numpy as np
+
+from cumlir import cuda
+
+
+@cuda.jit
+def vector_add(a, b, c):
+    i = cuda.grid(1)
+    if i < c.size:
+        c[i] = a[i] + b[i]
+
+
+def main():
+    ptx, _ = cuda.compile_ptx(vector_add.py_func, "void(float32[:], float32[:], float32[:])", cc=(9, 0))
+    print(ptx)
+    if not cuda.is_available():
+        print("vector_add: compiled to PTX for sm_90; no GPU here, so the kernel was not run")
+        return
+    n = 1_000_003
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal(n).astype(np.float32)
+    b = rng.standard_normal(n).astype(np.float32)
+    c = np.full(n, np.nan, dtype=np.float32)
+    threads = 256
+    blocks = (n + threads - 1) // threads
+    vector_add[blocks, threads](a, b, c)
+    np.testing.assert_array_equal(c, a + b)
+    device = cuda.get_current_device()
+    print(f"vector_add: ran on {device.name} for {n} elements; the result matches NumPy")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,54 @@
+"""Print one stage of compiling a kernel: ``python -m cumlir FILE.py FUNCTION --sig SIG --emit STAGE``.
+
+No GPU is needed. Stages: typed (Numba IR with types), mlir (as lowered),
+optimized (after MLIR inlining and canonicalization), llvm (LLVM IR), ptx.
+"""
+
+import argparse
+import importlib.util
+import sys
+from pathlib import Path
+
+
+def _load_function(path, name):
+    path = Path(path)
+    if not path.is_file():
+        raise SystemExit(f"cumlir: no such file: {path}")
+    spec = importlib.util.spec_from_file_location(f"_cumlir_cli_{path.stem}", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.path.insert(0, str(path.parent.resolve()))
+    spec.loader.exec_module(module)
+    try:
+        obj = getattr(module, name)
+    except AttributeError:
+        raise SystemExit(f"cumlir: {path} defines no function named {name!r}") from None
+    return getattr(obj, "py_func", obj)
+
+
+def main(argv=None):
+    from .compiler import EMIT_STAGES
+
+    parser = argparse.ArgumentParser(prog="python -m cumlir", description=__doc__.splitlines()[0])
+    parser.add_argument("file", help="the Python file defining the kernel")
+    parser.add_argument("function", help="the kernel's name in that file")
+    parser.add_argument("--sig", required=True, help='argument types, e.g. "void(float32[:], int64)"')
+    parser.add_argument("--emit", choices=EMIT_STAGES, default="ptx", help="the stage to print (default: ptx)")
+    parser.add_argument("--cc", default="9.0", help="compute capability, e.g. 9.0 or 8.0 (default: 9.0)")
+    args = parser.parse_args(argv)
+
+    from .codegen.targets import parse_cc
+    from .compiler import emit
+    from .typing.signatures import parse_signature
+
+    try:
+        cc = parse_cc(args.cc)
+        argtypes, _ = parse_signature(args.sig)
+    except (TypeError, ValueError) as e:
+        raise SystemExit(f"cumlir: {e}") from None
+    pyfunc = _load_function(args.file, args.function)
+    sys.stdout.write(emit(pyfunc, argtypes, args.emit, cc))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""MLIR module -> LLVM dialect -> PTX."""

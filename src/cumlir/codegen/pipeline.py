@@ -1,0 +1,74 @@
+"""The MLIR pass pipeline, as a short list of named stages.
+
+  optimize   inline device functions, canonicalize, CSE
+  llvm       structured control flow -> cf, everything -> LLVM dialect (math ops
+             become libdevice calls), drop the casts used to build memref descriptors
+  ptx        the NVPTX back end (in process, O3, libdevice linked) -> PTX text
+
+Each stage transforms the module in place; ``run_until`` stops after a named stage
+so the command line can print any of them.
+"""
+
+from mlir import ir, passmanager
+from mlir.dialects import gpu
+
+from . import targets
+
+STAGES = (
+    ("optimize", "builtin.module(gpu.module(inline,canonicalize,cse,symbol-dce))"),
+    (
+        "llvm",
+        "builtin.module(gpu.module(convert-scf-to-cf,convert-to-llvm{dynamic=1}),"
+        "reconcile-unrealized-casts,gpu.module(canonicalize))",
+    ),
+    ("ptx", "builtin.module(gpu-module-to-binary{format=isa})"),
+)
+
+_pass_managers = {}
+
+
+def _pass_manager(pipeline):
+    pm = _pass_managers.get(pipeline)
+    if pm is None:
+        pm = _pass_managers[pipeline] = passmanager.PassManager.parse(pipeline)
+    return pm
+
+
+def set_target(module, cc, opt_level=3):
+    """Attach the NVVM target (chip, PTX version, LLVM optimisation level) to the gpu.module."""
+    gpu_module = gpu_module_of(module)
+    target = ir.Attribute.parse(
+        f'#nvvm.target<O = {opt_level}, chip = "{targets.chip(cc)}", features = "{targets.ptx_feature(cc)}">'
+    )
+    gpu_module.attributes["targets"] = ir.ArrayAttr.get([target])
+
+
+def gpu_module_of(module):
+    for op in module.body.operations:
+        if op.operation.name in ("gpu.module", "gpu.binary"):
+            return op.operation
+    raise LookupError("the module holds no gpu.module")
+
+
+def run_until(module, last_stage):
+    """Run the stages in order up to and including *last_stage*."""
+    names = [name for name, _ in STAGES]
+    if last_stage not in names:
+        raise ValueError(f"unknown stage {last_stage!r}; stages: {', '.join(names)}")
+    for name, pipeline in STAGES:
+        _pass_manager(pipeline).run(module.operation)
+        if name == last_stage:
+            return
+
+
+def ptx_of(module):
+    """The PTX text produced by the "ptx" stage."""
+    binary = gpu_module_of(module)
+    return bytes(gpu.ObjectAttr(binary.attributes["objects"][0]).object).decode()
+
+
+def llvm_ir_of(module):
+    """LLVM IR text of the gpu.module after the "llvm" stage."""
+    from mlir.dialects import llvm
+
+    return str(llvm.translate_module_to_llvmir(gpu_module_of(module)))

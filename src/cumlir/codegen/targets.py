@@ -1,0 +1,50 @@
+"""Compute capabilities: chip names and the PTX ISA version each needs."""
+
+# compute capability -> the lowest PTX ISA version that supports it (LLVM feature "+ptxNN")
+_MIN_PTX = {
+    (7, 5): 63,
+    (8, 0): 70,
+    (8, 6): 71,
+    (8, 7): 74,
+    (8, 9): 78,
+    (9, 0): 78,
+    (10, 0): 86,
+    (10, 3): 88,
+    (12, 0): 87,
+    (12, 1): 88,
+}
+
+SUPPORTED_CCS = tuple(sorted(_MIN_PTX))
+
+
+def parse_cc(cc):
+    """(major, minor) from a tuple, "9.0", "90", "sm_90" or "compute_90"."""
+    if isinstance(cc, str):
+        text = cc.strip().lower()
+        for prefix in ("sm_", "compute_"):
+            if text.startswith(prefix):
+                text = text[len(prefix) :]
+        if "." in text:
+            major, minor = text.split(".", 1)
+        elif text.isdigit() and len(text) >= 2:
+            major, minor = text[:-1], text[-1]
+        else:
+            raise ValueError(f"cannot read a compute capability from {cc!r}")
+        cc = (int(major), int(minor))
+    try:
+        major, minor = (int(x) for x in cc)
+    except (TypeError, ValueError):
+        raise ValueError(f"a compute capability is a (major, minor) pair, got {cc!r}") from None
+    if (major, minor) not in _MIN_PTX:
+        known = ", ".join(f"{a}.{b}" for a, b in SUPPORTED_CCS)
+        raise ValueError(f"compute capability {major}.{minor} is not supported; known: {known}")
+    return major, minor
+
+
+def chip(cc):
+    major, minor = parse_cc(cc)
+    return f"sm_{major}{minor}"
+
+
+def ptx_feature(cc):
+    return f"+ptx{_MIN_PTX[parse_cc(cc)]}"

@@ -1,0 +1,62 @@
+"""The Numba-CUDA compatible namespace: ``from cumlir import cuda``.
+
+Importing this module is cheap: numba, MLIR and the CUDA driver are loaded only
+when a kernel is compiled or launched.
+"""
+
+from .compile_api import compile_ptx, compile_ptx_for_current_device
+from .decorators import jit
+from .stubs import blockDim, blockIdx, grid, gridDim, gridsize, threadIdx
+
+
+def is_available():
+    """Whether a CUDA GPU and driver can be used."""
+    from ..runtime.driver import is_available as available
+
+    return available()
+
+
+def synchronize():
+    """Wait until all work queued on the current device has finished."""
+    from ..runtime.driver import synchronize as sync
+
+    sync()
+
+
+def stream():
+    """A new CUDA stream."""
+    from ..runtime.streams import stream as new_stream
+
+    return new_stream()
+
+
+def default_stream():
+    """The legacy default stream."""
+    from ..runtime.streams import default_stream as legacy
+
+    return legacy()
+
+
+def get_current_device():
+    """The current device, with ``name`` and ``compute_capability``."""
+    from ..runtime.driver import current_context
+
+    return current_context()
+
+
+__all__ = [
+    "jit",
+    "compile_ptx",
+    "compile_ptx_for_current_device",
+    "threadIdx",
+    "blockIdx",
+    "blockDim",
+    "gridDim",
+    "grid",
+    "gridsize",
+    "is_available",
+    "synchronize",
+    "stream",
+    "default_stream",
+    "get_current_device",
+]

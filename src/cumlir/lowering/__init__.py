@@ -1,0 +1,1 @@
+"""Typed Numba IR -> MLIR, one small lowering rule per operation (see registry.py)."""

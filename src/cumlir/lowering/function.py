@@ -1,0 +1,447 @@
+"""MLIRLower: lowers one typed Numba function into an MLIR function.
+
+Each Numba IR block becomes an MLIR block whose arguments are the variables live
+on entry to it (computed by numba's liveness analysis), so no variable needs a
+stack slot: a jump passes the current value of each live variable. Operations are
+lowered by rules looked up in the registry (registry.py); this class walks the IR,
+keeps the variable -> value map, inserts casts between Numba types and reports
+errors at the source line that caused them.
+"""
+
+import contextlib
+
+from mlir import ir
+from mlir.dialects import cf, func, gpu, ub
+from numba.core import analysis, errors, types
+from numba.core import ir as nir
+
+from ..models import default_manager
+from . import kernel_abi
+from .registry import registry
+
+# The value of a variable whose type has no runtime representation.
+NO_VALUE = None
+
+
+class MLIRLower:
+    """Builds one function; ``kind`` is "kernel" (a gpu.func) or "device" (a func.func)."""
+
+    def __init__(self, module, typed, kind, symbol):
+        self.module = module
+        self.typed = typed
+        self.func_ir = typed.func_ir
+        self.typemap = typed.typemap
+        self.calltypes = typed.calltypes
+        self.kind = kind
+        self.symbol = symbol
+        self.dmm = default_manager
+        self.typing_context = module.typing_context
+        self._values = {}
+        self._args = []
+        self._blocks = {}
+        self._live_in = {}
+        self.loc = None
+
+    # ---- the public builder interface used by lowering rules ------------------------
+
+    @property
+    def mlir_gpu_module(self):
+        return self.module.gpu_module
+
+    def get_numba_type(self, var):
+        return self.typemap[var if isinstance(var, str) else var.name]
+
+    def get_mlir_type(self, numba_type):
+        return self.dmm.value_type(numba_type)
+
+    def has_value(self, numba_type):
+        return self.dmm.lookup(numba_type).has_value
+
+    def load_var(self, var):
+        name = var if isinstance(var, str) else var.name
+        try:
+            return self._values[name]
+        except KeyError:
+            raise errors.LoweringError(f"variable '{name}' may be used before it is assigned", self.loc)
+
+    def load_vars(self, vars):
+        return [self.load_var(v) for v in vars]
+
+    def store_var(self, var, value, value_type=None):
+        """Bind *var*; a value of another Numba type is first cast to the variable's type."""
+        name = var if isinstance(var, str) else var.name
+        ty = self.typemap[name]
+        if value_type is not None:
+            value = self.cast(value, value_type, ty)
+        self._values[name] = value
+
+    def cast(self, value, fromty, toty):
+        """Convert *value* from Numba type *fromty* to *toty* (the lower_cast rules)."""
+        if fromty == toty:
+            return value
+        if not self.has_value(toty):
+            return NO_VALUE
+        rule = registry.find_cast(fromty, toty)
+        if rule is not None:
+            return rule(self, fromty, toty, value)
+        if isinstance(fromty, types.Literal) and types.unliteral(fromty) == toty:
+            return value
+        raise errors.LoweringError(f"cannot convert a value of type {fromty} to {toty}", self.loc)
+
+    def constant(self, ty, pyval):
+        """An MLIR value of Numba type *ty* holding the Python value *pyval*."""
+        if not self.has_value(ty):
+            return NO_VALUE
+        rule = registry.find_constant(ty)
+        if rule is None:
+            raise errors.LoweringError(f"constants of type {ty} are not supported ({pyval!r})", self.loc)
+        return rule(self, ty, pyval)
+
+    def call(self, key, sig, args):
+        """Lower a call of operation *key* with signature *sig* on already-cast *args*."""
+        callee = self.module.device_callee(key)
+        if callee is not None:
+            return self.module.emit_device_call(self, callee, sig, args)
+        rule = registry.find_call(key, sig.args)
+        if rule is None:
+            shown = getattr(key, "__name__", key)
+            argtypes = ", ".join(str(a) for a in sig.args)
+            raise errors.LoweringError(f"no lowering for {shown}({argtypes})", self.loc)
+        return rule(self, sig, args)
+
+    def poison(self, mlir_type):
+        return ub.PoisonOp(mlir_type).result
+
+    @contextlib.contextmanager
+    def alloca_insertion_point(self):
+        """Insert at the start of the entry block, where allocas can be promoted to registers."""
+        with ir.InsertionPoint.at_block_begin(self._entry):
+            yield
+
+    # ---- building the function -------------------------------------------------------
+
+    def lower(self):
+        """Emit the function into the module's gpu.module; returns the function op."""
+        with ir.Location.unknown():
+            self.function_op = self._create_function()
+            with ir.InsertionPoint(self._entry):
+                self._bind_arguments(self.typed.args)
+            self._create_blocks()
+            with ir.InsertionPoint(self._entry):
+                cf.BranchOp([], self._blocks[self._cfg.entry_point()])
+            for label, block in self.func_ir.blocks.items():
+                if label in self._blocks:
+                    self._lower_block(label, block)
+        return self.function_op
+
+    def _create_function(self):
+        argtypes = self.typed.args
+        with ir.InsertionPoint(self.module.body):
+            if self.kind == "kernel":
+                if self.typed.return_type not in (types.none, types.void):
+                    raise errors.LoweringError(
+                        f"a kernel must not return a value (it returns {self.typed.return_type})",
+                        self.func_ir.loc,
+                    )
+                params = [t for ty in argtypes for t in kernel_abi.param_types(self, ty)]
+                fn_type = ir.FunctionType.get(params, [])
+                op = gpu.GPUFuncOp(ir.TypeAttr.get(fn_type), sym_name=self.symbol, kernel=True)
+            else:
+                params = [self.get_mlir_type(ty) for ty in argtypes if self.has_value(ty)]
+                ret = self.typed.return_type
+                results = [self.get_mlir_type(ret)] if self.has_value(ret) else []
+                fn_type = ir.FunctionType.get(params, results)
+                op = func.FuncOp(self.symbol, fn_type, visibility="private")
+            self._entry = op.body.blocks.append(*params)
+        return op
+
+    def _bind_arguments(self, argtypes):
+        params = list(self._entry.arguments)
+        for ty in argtypes:
+            if self.kind == "kernel":
+                n = len(kernel_abi.param_types(self, ty))
+                self._args.append(kernel_abi.value_from_params(self, ty, params[:n]))
+                params = params[n:]
+            elif self.has_value(ty):
+                self._args.append(params.pop(0))
+            else:
+                self._args.append(NO_VALUE)
+
+    def _create_blocks(self):
+        blocks = self.func_ir.blocks
+        self._cfg = analysis.compute_cfg_from_blocks(blocks)
+        usedefs = analysis.compute_use_defs(blocks)
+        live = analysis.compute_live_map(self._cfg, blocks, usedefs.usemap, usedefs.defmap)
+        dead = set(self._cfg.dead_nodes())
+        for label in blocks:
+            if label in dead:
+                continue
+            names = sorted(n for n in live[label] if self.has_value(self.typemap[n]))
+            self._live_in[label] = names
+            argtypes = [self.get_mlir_type(self.typemap[n]) for n in names]
+            locs = [ir.Location.unknown()] * len(argtypes)
+            self._blocks[label] = self.function_op.body.blocks.append(*argtypes, arg_locs=locs)
+
+    def _successor_operands(self, label):
+        operands = []
+        for name in self._live_in[label]:
+            value = self._values.get(name)
+            if value is None:  # not assigned on this path: the target never reads it
+                value = self.poison(self.get_mlir_type(self.typemap[name]))
+            operands.append(value)
+        return operands
+
+    def _lower_block(self, label, block):
+        mlir_block = self._blocks[label]
+        self._values = dict(zip(self._live_in[label], mlir_block.arguments))
+        with ir.InsertionPoint(mlir_block):
+            for stmt in block.body:
+                self.loc = stmt.loc
+                with _location(stmt.loc):
+                    try:
+                        self._lower_stmt(stmt)
+                    except errors.NumbaError:
+                        raise
+                    except Exception as e:
+                        raise errors.LoweringError(f"{type(e).__name__}: {e}", stmt.loc) from e
+
+    # ---- statements ------------------------------------------------------------------
+
+    def _lower_stmt(self, stmt):
+        handler = _STATEMENTS.get(type(stmt))
+        if handler is None:
+            raise errors.UnsupportedError(f"the statement '{stmt}' is not supported in kernels", stmt.loc)
+        handler(self, stmt)
+
+    def _assign(self, stmt):
+        target, value = stmt.target, stmt.value
+        ty = self.typemap[target.name]
+        if isinstance(value, nir.Expr):
+            result, result_type = self._lower_expr(value, ty)
+            self.store_var(target, result, result_type)
+        elif isinstance(value, nir.Var):
+            self.store_var(target, self.load_var(value), self.typemap[value.name])
+        elif isinstance(value, nir.Arg):
+            self.store_var(target, self._args[value.index], self.typed.args[value.index])
+        elif isinstance(value, (nir.Const, nir.Global, nir.FreeVar)):
+            self.store_var(target, self.constant(ty, value.value))
+        else:
+            raise errors.UnsupportedError(f"cannot lower the assignment '{stmt}'", stmt.loc)
+
+    def _setitem(self, stmt):
+        sig = self.calltypes[stmt]
+        index = stmt.index if isinstance(stmt, nir.SetItem) else stmt.index_var
+        operands = (stmt.target, index, stmt.value)
+        self._call_with_vars(_setitem_key(), sig, operands)
+
+    def _branch(self, stmt):
+        cond = self.cast(self.load_var(stmt.cond), self.typemap[stmt.cond.name], types.boolean)
+        cf.CondBranchOp(
+            cond,
+            self._successor_operands(stmt.truebr),
+            self._successor_operands(stmt.falsebr),
+            self._blocks[stmt.truebr],
+            self._blocks[stmt.falsebr],
+        )
+
+    def _jump(self, stmt):
+        cf.BranchOp(self._successor_operands(stmt.target), self._blocks[stmt.target])
+
+    def _return(self, stmt):
+        if self.kind == "kernel":
+            gpu.ReturnOp([])
+            return
+        ret = self.typed.return_type
+        if self.has_value(ret):
+            value = self.cast(self.load_var(stmt.value), self.typemap[stmt.value.name], ret)
+            func.ReturnOp([value])
+        else:
+            func.ReturnOp([])
+
+    def _ignore(self, stmt):
+        pass
+
+    def _raise(self, stmt):
+        # As numba-cuda does without debug=True, an exception raised on the device
+        # ends the kernel quietly; device functions cannot report it yet.
+        if self.kind != "kernel":
+            raise errors.UnsupportedError("raising exceptions in device functions is not supported yet", stmt.loc)
+        gpu.ReturnOp([])
+
+    # ---- expressions -----------------------------------------------------------------
+
+    def _lower_expr(self, expr, result_type):
+        handler = _EXPRESSIONS.get(expr.op)
+        if handler is None:
+            raise errors.UnsupportedError(f"the operation '{expr.op}' is not supported in kernels", expr.loc)
+        return handler(self, expr, result_type)
+
+    def _call_with_vars(self, key, sig, argvars):
+        args = [self.cast(self.load_var(v), self.typemap[v.name], t) for v, t in zip(argvars, sig.args)]
+        return self.call(key, sig, args)
+
+    def _impl_key(self, fn, sig):
+        fnty = self.typing_context.resolve_value_type(fn)
+        return fnty.get_impl_key(sig)
+
+    def _binop(self, expr, result_type):
+        sig = self.calltypes[expr]
+        key = self._impl_key(expr.fn, sig)
+        if expr.op == "inplace_binop" and key is expr.fn and not self.typemap[expr.lhs.name].mutable:
+            key = expr.immutable_fn  # x += y on a number is x = x + y
+        return self._call_with_vars(key, sig, (expr.lhs, expr.rhs)), sig.return_type
+
+    def _unary(self, expr, result_type):
+        sig = self.calltypes[expr]
+        return self._call_with_vars(self._impl_key(expr.fn, sig), sig, (expr.value,)), sig.return_type
+
+    def _call(self, expr, result_type):
+        if expr.vararg is not None:
+            raise errors.UnsupportedError("calls with *args are not supported yet", expr.loc)
+        fnty = self.typemap[expr.func.name]
+        sig = self.calltypes[expr]
+        argvars = list(expr.args)
+        if expr.kws:
+            argvars = _fold_keywords(fnty, sig, argvars, dict(expr.kws), expr.loc)
+        if isinstance(fnty, types.BoundFunction):
+            receiver = self.cast(self.load_var(expr.func), fnty, fnty.this)
+            args = [self.cast(self.load_var(v), self.typemap[v.name], t) for v, t in zip(argvars, sig.args)]
+            full_sig = sig.as_function() if sig.recvr is not None else sig.replace(args=(fnty.this, *sig.args))
+            return self.call(fnty.get_impl_key(sig), full_sig, [receiver] + args), sig.return_type
+        key = fnty.get_impl_key(sig) if isinstance(fnty, types.Callable) else fnty
+        return self._call_with_vars(key, sig, argvars), sig.return_type
+
+    def _getattr(self, expr, result_type):
+        ty = self.typemap[expr.value.name]
+        value = self.load_var(expr.value)
+        if isinstance(result_type, types.BoundFunction):
+            return self.cast(value, ty, result_type.this), result_type.this
+        attrty = self.typing_context.resolve_getattr(ty, expr.attr)
+        if not self.has_value(attrty):
+            return NO_VALUE, attrty
+        rule = registry.find_getattr(ty, expr.attr)
+        if rule is None:
+            raise errors.LoweringError(f"no lowering for the attribute {ty}.{expr.attr}", expr.loc)
+        return rule(self, ty, value, expr.attr), attrty
+
+    def _static_getitem(self, expr, result_type):
+        ty = self.typemap[expr.value.name]
+        index = expr.index
+        try:
+            index_type = types.literal(index)
+        except errors.LiteralTypingError:
+            index_type = types.Omitted(index)
+        rule = registry.find_call("static_getitem", (ty, index_type))
+        if rule is not None:
+            from numba.core.typing.templates import signature
+
+            sig = signature(result_type, ty, index_type)
+            return rule(self, sig, [self.load_var(expr.value), index]), result_type
+        if expr.index_var is None:
+            raise errors.LoweringError(f"no lowering for {ty}[{index!r}]", expr.loc)
+        sig = self.calltypes[expr]
+        return self._call_with_vars(_getitem_key(), sig, (expr.value, expr.index_var)), sig.return_type
+
+    def _getitem(self, expr, result_type):
+        sig = self.calltypes[expr]
+        return self._call_with_vars(_getitem_key(), sig, (expr.value, expr.index)), sig.return_type
+
+    def _iterator_op(self, expr, result_type):
+        sig = self.calltypes[expr]
+        return self._call_with_vars(expr.op, sig, (expr.value,)), sig.return_type
+
+    def _pair_member(self, expr, result_type):
+        pair_type = self.typemap[expr.value.name]
+        index = 0 if expr.op == "pair_first" else 1
+        member_type = pair_type.first_type if index == 0 else pair_type.second_type
+        return self.extract(self.load_var(expr.value), pair_type, index), member_type
+
+    def _build_tuple(self, expr, result_type):
+        values = [
+            self.cast(self.load_var(v), self.typemap[v.name], t) for v, t in zip(expr.items, result_type.types)
+        ]
+        return self.make_struct(result_type, values), result_type
+
+    def _exhaust_iter(self, expr, result_type):
+        ty = self.typemap[expr.value.name]
+        if not isinstance(ty, types.BaseTuple) or len(ty) != expr.count:
+            raise errors.UnsupportedError(f"cannot unpack {expr.count} values from {ty}", expr.loc)
+        return self.load_var(expr.value), ty
+
+    def _cast(self, expr, result_type):
+        return self.load_var(expr.value), self.typemap[expr.value.name]
+
+    # ---- aggregates ------------------------------------------------------------------
+
+    def make_struct(self, ty, values):
+        from mlir.dialects import llvm
+
+        struct = self.poison(self.get_mlir_type(ty))
+        for i, (member_type, value) in enumerate(zip(self.dmm.lookup(ty).member_types(), values)):
+            if self.has_value(member_type):
+                struct = llvm.insertvalue(struct, value, ir.DenseI64ArrayAttr.get([i]))
+        return struct
+
+    def extract(self, struct, ty, index):
+        from mlir.dialects import llvm
+
+        member_type = self.dmm.lookup(ty).member_types()[index]
+        if not self.has_value(member_type):
+            return NO_VALUE
+        return llvm.extractvalue(self.get_mlir_type(member_type), struct, ir.DenseI64ArrayAttr.get([index]))
+
+
+def _location(loc):
+    if loc is None or loc.filename is None:
+        return ir.Location.unknown()
+    return ir.Location.file(loc.filename, loc.line or 0, loc.col or 0)
+
+
+def _getitem_key():
+    import operator
+
+    return operator.getitem
+
+
+def _setitem_key():
+    import operator
+
+    return operator.setitem
+
+
+def _fold_keywords(fnty, sig, argvars, kws, loc):
+    pysig = sig.pysig
+    if pysig is None:
+        raise errors.UnsupportedError(f"{fnty} does not take keyword arguments here", loc)
+    bound = pysig.bind(*argvars, **kws)
+    return [bound.arguments[name] for name in pysig.parameters if name in bound.arguments]
+
+
+_STATEMENTS = {
+    nir.Assign: MLIRLower._assign,
+    nir.SetItem: MLIRLower._setitem,
+    nir.StaticSetItem: MLIRLower._setitem,
+    nir.Branch: MLIRLower._branch,
+    nir.Jump: MLIRLower._jump,
+    nir.Return: MLIRLower._return,
+    nir.Del: MLIRLower._ignore,
+    nir.StaticRaise: MLIRLower._raise,
+    nir.Raise: MLIRLower._raise,
+}
+
+_EXPRESSIONS = {
+    "binop": MLIRLower._binop,
+    "inplace_binop": MLIRLower._binop,
+    "unary": MLIRLower._unary,
+    "call": MLIRLower._call,
+    "getattr": MLIRLower._getattr,
+    "static_getitem": MLIRLower._static_getitem,
+    "getitem": MLIRLower._getitem,
+    "getiter": MLIRLower._iterator_op,
+    "iternext": MLIRLower._iterator_op,
+    "pair_first": MLIRLower._pair_member,
+    "pair_second": MLIRLower._pair_member,
+    "build_tuple": MLIRLower._build_tuple,
+    "exhaust_iter": MLIRLower._exhaust_iter,
+    "cast": MLIRLower._cast,
+}

@@ -1,0 +1,51 @@
+"""The kernel parameter ABI: how each argument type is passed to a ``gpu.func`` kernel.
+
+A scalar is one parameter of its in-memory type (bool as one byte). An N-d array
+is 2 + 2N parameters, the memref descriptor without its allocation pointer:
+``data pointer, offset, size[0..N-1], stride[0..N-1]``, offset and strides in
+elements, all i64. docs/abi.md describes this for callers; runtime/packing.py
+writes arguments in this layout.
+"""
+
+from mlir import ir
+from mlir.dialects import builtin, llvm
+from numba.core import errors, types
+
+
+def _i64():
+    return ir.IntegerType.get_signless(64)
+
+
+def param_types(lower, ty):
+    """The MLIR types of the kernel parameters that carry an argument of Numba type *ty*."""
+    if isinstance(ty, types.Array):
+        return [llvm.PointerType.get()] + [_i64()] * (1 + 2 * ty.ndim)
+    if isinstance(ty, (types.Integer, types.Float, types.Boolean)):
+        return [lower.dmm.lookup(ty).get_data_type()]
+    if not lower.has_value(ty):
+        return []
+    raise errors.UnsupportedError(f"kernel arguments of type {ty} are not supported yet")
+
+
+def value_from_params(lower, ty, params):
+    """Rebuild the argument's value from its kernel parameters (inside the kernel's entry block)."""
+    if isinstance(ty, types.Array):
+        return _memref_from_params(lower, ty, params)
+    if not params:
+        return None
+    return lower.dmm.lookup(ty).from_data(params[0])
+
+
+def _memref_from_params(lower, ty, params):
+    ptr, offset = params[0], params[1]
+    sizes, strides = params[2 : 2 + ty.ndim], params[2 + ty.ndim :]
+    fields = [llvm.PointerType.get(), llvm.PointerType.get(), _i64()]
+    if ty.ndim:
+        fields += [ir.Type.parse(f"!llvm.array<{ty.ndim} x i64>")] * 2
+    descriptor = llvm.mlir_poison(llvm.StructType.get_literal(fields))
+    for position, value in [([0], ptr), ([1], ptr), ([2], offset)]:
+        descriptor = llvm.insertvalue(descriptor, value, ir.DenseI64ArrayAttr.get(position))
+    for field, values in ((3, sizes), (4, strides)):
+        for k, value in enumerate(values):
+            descriptor = llvm.insertvalue(descriptor, value, ir.DenseI64ArrayAttr.get([field, k]))
+    return builtin.unrealized_conversion_cast([lower.get_mlir_type(ty)], [descriptor])

@@ -1,0 +1,126 @@
+"""Lowering rules, looked up by (operation, argument types).
+
+An operation key is what numba's typing resolves a call to: a Python callable
+(``operator.add``, ``len``, ``cuda.grid``), a string for IR operations
+(``"getiter"``, ``"iternext"``, ``"static_getitem"``) or a type class (calls of
+``np.float32(x)`` resolve to ``types.NumberClass``). An argument pattern is a
+type instance (matches equal types), a type class (matches instances),
+``types.Any`` (matches anything) or ``types.VarArg(pattern)`` (matches the rest).
+
+Rule shapes (internal rules; ``cumlir.extending`` adapts the public shapes):
+  call:     rule(lower, sig, args) -> value         args already cast to sig.args
+  getattr:  rule(lower, typ, value, attr) -> value
+  cast:     rule(lower, fromty, toty, value) -> value
+  constant: rule(lower, typ, pyval) -> value
+"""
+
+from numba.core import types
+
+
+def _pattern_score(pattern, ty):
+    """How well *pattern* matches the type *ty*: None for no match, higher is more specific."""
+    if pattern is types.Any or pattern == types.Any:
+        return 0
+    if isinstance(pattern, type):
+        if isinstance(ty, pattern):
+            return 1
+        return None
+    return 3 if pattern == ty else None
+
+
+def _match(patterns, argtypes):
+    score = 0
+    n = len(patterns)
+    if n and isinstance(patterns[-1], types.VarArg):
+        fixed, rest = patterns[:-1], patterns[-1].dtype
+        if len(argtypes) < len(fixed):
+            return None
+        patterns = list(fixed) + [rest] * (len(argtypes) - len(fixed))
+    elif n != len(argtypes):
+        return None
+    for pattern, ty in zip(patterns, argtypes):
+        s = _pattern_score(pattern, ty)
+        if s is None:
+            return None
+        score += s
+    return score
+
+
+class _Table:
+    """Candidates for one key; the best-scoring match wins, later registrations win ties."""
+
+    def __init__(self):
+        self._entries = {}
+
+    def add(self, key, patterns, rule):
+        self._entries.setdefault(key, []).append((tuple(patterns), rule))
+
+    def find(self, key, argtypes):
+        best, best_score = None, -1
+        for patterns, rule in self._entries.get(key, ()):
+            score = _match(patterns, argtypes)
+            if score is not None and score >= best_score:
+                best, best_score = rule, score
+        return best
+
+
+class LoweringRegistry:
+    def __init__(self):
+        self.calls = _Table()
+        self.getattrs = _Table()
+        self.casts = _Table()
+        self.constants = _Table()
+
+    def lower(self, key, *patterns):
+        """Register a call rule for *key* applied to arguments matching *patterns*."""
+
+        def decorate(rule):
+            self.calls.add(key, patterns, rule)
+            return rule
+
+        return decorate
+
+    def lower_getattr(self, pattern, attr):
+        def decorate(rule):
+            self.getattrs.add(attr, (pattern,), rule)
+            return rule
+
+        return decorate
+
+    def lower_getattr_generic(self, pattern):
+        return self.lower_getattr(pattern, None)
+
+    def lower_cast(self, from_pattern, to_pattern):
+        def decorate(rule):
+            self.casts.add(None, (from_pattern, to_pattern), rule)
+            return rule
+
+        return decorate
+
+    def lower_constant(self, pattern):
+        def decorate(rule):
+            self.constants.add(None, (pattern,), rule)
+            return rule
+
+        return decorate
+
+    # look-ups
+    def find_call(self, key, argtypes):
+        return self.calls.find(key, tuple(argtypes))
+
+    def find_getattr(self, ty, attr):
+        return self.getattrs.find(attr, (ty,)) or self.getattrs.find(None, (ty,))
+
+    def find_cast(self, fromty, toty):
+        return self.casts.find(None, (fromty, toty))
+
+    def find_constant(self, ty):
+        return self.constants.find(None, (ty,))
+
+
+registry = LoweringRegistry()
+lower = registry.lower
+lower_getattr = registry.lower_getattr
+lower_getattr_generic = registry.lower_getattr_generic
+lower_cast = registry.lower_cast
+lower_constant = registry.lower_constant

@@ -1,0 +1,382 @@
+"""Lowering rules for numbers and booleans: constants, casts, arithmetic, comparisons.
+
+Division and remainder follow Python (floor, sign of the divisor) and numba-cuda's
+error model without debug: an integer division or remainder by zero gives 0, as
+does the one overflowing case MIN // -1.
+"""
+
+import operator
+
+from mlir import ir
+from mlir.dialects import arith, math
+from numba.core import types
+
+from .registry import lower, lower_cast, lower_constant
+from .signedness import cmpi_predicate, int_op
+
+
+def _const(mlir_type, value):
+    if isinstance(mlir_type, ir.IntegerType):
+        width = mlir_type.width
+        value = int(value) & ((1 << width) - 1)
+        if width > 1 and value >= 1 << (width - 1):
+            value -= 1 << width  # the attribute stores two's complement
+        return arith.constant(mlir_type, value)
+    return arith.constant(mlir_type, float(value))
+
+
+# ---- constants ---------------------------------------------------------------------
+
+
+@lower_constant(types.Integer)
+@lower_constant(types.Float)
+@lower_constant(types.Boolean)
+def number_constant(lower, ty, pyval):
+    return _const(lower.get_mlir_type(ty), pyval)
+
+
+@lower_constant(types.BaseTuple)
+def tuple_constant(lower, ty, pyval):
+    return lower.make_struct(ty, [lower.constant(t, v) for t, v in zip(ty.types, pyval)])
+
+
+# ---- casts -------------------------------------------------------------------------
+
+
+@lower_cast(types.Integer, types.Integer)
+@lower_cast(types.Boolean, types.Integer)
+def int_to_int(lower, fromty, toty, value):
+    src, dst = value.type.width, lower.get_mlir_type(toty)
+    if dst.width < src:
+        return arith.trunci(dst, value)
+    if dst.width > src:
+        return int_op("ext", fromty)(dst, value)
+    return value
+
+
+@lower_cast(types.Integer, types.Boolean)
+def int_to_bool(lower, fromty, toty, value):
+    return arith.cmpi(arith.CmpIPredicate.ne, value, _const(value.type, 0))
+
+
+@lower_cast(types.Float, types.Boolean)
+def float_to_bool(lower, fromty, toty, value):
+    # unordered-or-not-equal: NaN is true, as in Python
+    return arith.cmpf(arith.CmpFPredicate.UNE, value, _const(value.type, 0.0))
+
+
+@lower_cast(types.Boolean, types.Boolean)
+def bool_to_bool(lower, fromty, toty, value):
+    return value
+
+
+@lower_cast(types.Integer, types.Float)
+@lower_cast(types.Boolean, types.Float)
+def int_to_float(lower, fromty, toty, value):
+    return int_op("to_float", fromty)(lower.get_mlir_type(toty), value)
+
+
+@lower_cast(types.Float, types.Integer)
+def float_to_int(lower, fromty, toty, value):
+    return int_op("from_float", toty)(lower.get_mlir_type(toty), value)
+
+
+@lower_cast(types.Float, types.Float)
+def float_to_float(lower, fromty, toty, value):
+    dst = lower.get_mlir_type(toty)
+    if fromty.bitwidth < toty.bitwidth:
+        return arith.extf(dst, value)
+    if fromty.bitwidth > toty.bitwidth:
+        return arith.truncf(dst, value)
+    return value
+
+
+@lower_cast(types.BaseTuple, types.BaseTuple)
+def tuple_to_tuple(lower, fromty, toty, value):
+    if len(fromty) != len(toty):
+        raise TypeError(f"cannot convert {fromty} to {toty}")
+    members = [
+        lower.cast(lower.extract(value, fromty, i), f, t) for i, (f, t) in enumerate(zip(fromty.types, toty.types))
+    ]
+    return lower.make_struct(toty, members)
+
+
+# ---- conversions called as functions: bool(x), int(x), float(x), np.float32(x) -------
+
+
+@lower(bool, types.Any)
+@lower(int, types.Any)
+@lower(float, types.Any)
+@lower(types.NumberClass, types.Any)
+def convert_call(lower, sig, args):
+    return lower.cast(args[0], sig.args[0], sig.return_type)
+
+
+# ---- integer arithmetic --------------------------------------------------------------
+
+
+def _operands(lower, sig, args):
+    """Both operands converted to the result type, in which the operation is done."""
+    return [lower.cast(v, t, sig.return_type) for v, t in zip(args, sig.args)]
+
+
+@lower(operator.add, types.Integer, types.Integer)
+def int_add(lower, sig, args):
+    return arith.addi(*_operands(lower, sig, args))
+
+
+@lower(operator.sub, types.Integer, types.Integer)
+def int_sub(lower, sig, args):
+    return arith.subi(*_operands(lower, sig, args))
+
+
+@lower(operator.mul, types.Integer, types.Integer)
+def int_mul(lower, sig, args):
+    return arith.muli(*_operands(lower, sig, args))
+
+
+def _guarded_divisor(ty, a, b):
+    """(divisor safe to divide by, condition under which the result must be 0)."""
+    zero = _const(b.type, 0)
+    bad = arith.cmpi(arith.CmpIPredicate.eq, b, zero)
+    if ty.signed:
+        min_value = _const(a.type, -(1 << (a.type.width - 1)))
+        overflow = arith.andi(
+            arith.cmpi(arith.CmpIPredicate.eq, a, min_value),
+            arith.cmpi(arith.CmpIPredicate.eq, b, _const(b.type, -1)),
+        )
+        bad = arith.ori(bad, overflow)
+    safe = arith.select(bad, _const(b.type, 1), b)
+    return safe, bad
+
+
+@lower(operator.floordiv, types.Integer, types.Integer)
+def int_floordiv(lower, sig, args):
+    a, b = _operands(lower, sig, args)
+    ty = sig.return_type
+    safe, bad = _guarded_divisor(ty, a, b)
+    quotient = int_op("floordiv", ty)(a, safe)
+    return arith.select(bad, _const(a.type, 0), quotient)
+
+
+@lower(operator.mod, types.Integer, types.Integer)
+def int_mod(lower, sig, args):
+    a, b = _operands(lower, sig, args)
+    ty = sig.return_type
+    safe, bad = _guarded_divisor(ty, a, b)
+    rem = int_op("rem", ty)(a, safe)
+    if ty.signed:
+        # Python: a nonzero remainder takes the divisor's sign
+        zero = _const(a.type, 0)
+        signs_differ = arith.cmpi(arith.CmpIPredicate.slt, arith.xori(rem, safe), zero)
+        nonzero = arith.cmpi(arith.CmpIPredicate.ne, rem, zero)
+        rem = arith.select(arith.andi(signs_differ, nonzero), arith.addi(rem, safe), rem)
+    return arith.select(bad, _const(a.type, 0), rem)
+
+
+@lower(operator.truediv, types.Integer, types.Integer)
+def int_truediv(lower, sig, args):
+    return arith.divf(*_operands(lower, sig, args))
+
+
+@lower(operator.pow, types.Integer, types.Integer)
+def int_pow(lower, sig, args):
+    base, exponent = _operands(lower, sig, args)
+    return _integer_power(lower, sig.return_type, base, exponent)
+
+
+def _integer_power(lower, ty, base, exponent):
+    """Exponentiation by squaring; a negative exponent gives numba's integer results."""
+    from mlir.dialects import scf
+
+    t = base.type
+    one, zero = _const(t, 1), _const(t, 0)
+    negative = arith.cmpi(arith.CmpIPredicate.slt, exponent, zero) if ty.signed else None
+    magnitude = arith.select(negative, zero, exponent) if negative is not None else exponent
+    loop = scf.WhileOp([t, t, t], [one, base, magnitude])
+    before = loop.before.blocks.append(t, t, t)
+    with ir.InsertionPoint(before):
+        result, b, e = before.arguments
+        scf.ConditionOp(arith.cmpi(arith.CmpIPredicate.ne, e, zero), [result, b, e])
+    after = loop.after.blocks.append(t, t, t)
+    with ir.InsertionPoint(after):
+        result, b, e = after.arguments
+        odd = arith.cmpi(arith.CmpIPredicate.ne, arith.andi(e, one), zero)
+        result = arith.select(odd, arith.muli(result, b), result)
+        scf.YieldOp([result, arith.muli(b, b), arith.shrui(e, one)])
+    power = loop.results[0]
+    if negative is None:
+        return power
+    # x ** -n: 1 and -1 stay exact, 0 gives MIN (numba's value for the error), others 0
+    minus_one = _const(t, -1)
+    is_one = arith.cmpi(arith.CmpIPredicate.eq, base, one)
+    is_minus_one = arith.cmpi(arith.CmpIPredicate.eq, base, minus_one)
+    is_zero = arith.cmpi(arith.CmpIPredicate.eq, base, zero)
+    odd_exponent = arith.cmpi(arith.CmpIPredicate.ne, arith.andi(exponent, one), zero)
+    inverse = arith.select(is_one, one, zero)
+    inverse = arith.select(is_minus_one, arith.select(odd_exponent, minus_one, one), inverse)
+    inverse = arith.select(is_zero, _const(t, -(1 << (t.width - 1))), inverse)
+    return arith.select(negative, inverse, power)
+
+
+@lower(operator.and_, types.Integer, types.Integer)
+@lower(operator.and_, types.Boolean, types.Boolean)
+def bit_and(lower, sig, args):
+    return arith.andi(*_operands(lower, sig, args))
+
+
+@lower(operator.or_, types.Integer, types.Integer)
+@lower(operator.or_, types.Boolean, types.Boolean)
+def bit_or(lower, sig, args):
+    return arith.ori(*_operands(lower, sig, args))
+
+
+@lower(operator.xor, types.Integer, types.Integer)
+@lower(operator.xor, types.Boolean, types.Boolean)
+def bit_xor(lower, sig, args):
+    return arith.xori(*_operands(lower, sig, args))
+
+
+@lower(operator.lshift, types.Integer, types.Integer)
+def shift_left(lower, sig, args):
+    return arith.shli(*_operands(lower, sig, args))
+
+
+@lower(operator.rshift, types.Integer, types.Integer)
+def shift_right(lower, sig, args):
+    return int_op("shr", sig.return_type)(*_operands(lower, sig, args))
+
+
+# ---- float arithmetic ----------------------------------------------------------------
+
+
+@lower(operator.add, types.Float, types.Float)
+def float_add(lower, sig, args):
+    return arith.addf(*args)
+
+
+@lower(operator.sub, types.Float, types.Float)
+def float_sub(lower, sig, args):
+    return arith.subf(*args)
+
+
+@lower(operator.mul, types.Float, types.Float)
+def float_mul(lower, sig, args):
+    return arith.mulf(*args)
+
+
+@lower(operator.truediv, types.Float, types.Float)
+def float_truediv(lower, sig, args):
+    return arith.divf(*args)
+
+
+def _float_divmod(a, b):
+    """Python's float floor division and modulo (CPython's float_divmod algorithm)."""
+    t = a.type
+    zero = _const(t, 0.0)
+    mod = arith.remf(a, b)
+    div = arith.divf(arith.subf(a, mod), b)
+    mod_nonzero = arith.cmpf(arith.CmpFPredicate.UNE, mod, zero)
+    signs_differ = arith.xori(
+        arith.cmpf(arith.CmpFPredicate.OLT, b, zero), arith.cmpf(arith.CmpFPredicate.OLT, mod, zero)
+    )
+    adjust = arith.andi(mod_nonzero, signs_differ)
+    mod = arith.select(adjust, arith.addf(mod, b), mod)
+    div = arith.select(adjust, arith.subf(div, _const(t, 1.0)), div)
+    mod = arith.select(mod_nonzero, mod, math.copysign(zero, b))
+    floor_div = math.floor(div)
+    round_up = arith.cmpf(arith.CmpFPredicate.OGT, arith.subf(div, floor_div), _const(t, 0.5))
+    floor_div = arith.select(round_up, arith.addf(floor_div, _const(t, 1.0)), floor_div)
+    div_nonzero = arith.cmpf(arith.CmpFPredicate.UNE, div, zero)
+    floor_div = arith.select(div_nonzero, floor_div, math.copysign(zero, arith.divf(a, b)))
+    # a zero divisor gives NumPy's answers: a / b for the quotient, NaN for the remainder
+    b_zero = arith.cmpf(arith.CmpFPredicate.OEQ, b, zero)
+    floor_div = arith.select(b_zero, arith.divf(a, b), floor_div)
+    mod = arith.select(b_zero, _const(t, float("nan")), mod)
+    return floor_div, mod
+
+
+@lower(operator.floordiv, types.Float, types.Float)
+def float_floordiv(lower, sig, args):
+    return _float_divmod(*args)[0]
+
+
+@lower(operator.mod, types.Float, types.Float)
+def float_mod(lower, sig, args):
+    return _float_divmod(*args)[1]
+
+
+@lower(operator.pow, types.Float, types.Float)
+def float_pow(lower, sig, args):
+    return math.powf(*args)
+
+
+@lower(operator.pow, types.Float, types.Integer)
+def float_pow_int(lower, sig, args):
+    base = args[0]
+    exponent = lower.cast(args[1], sig.args[1], sig.return_type)
+    return math.powf(base, exponent)
+
+
+# ---- unary -------------------------------------------------------------------------
+
+
+@lower(operator.neg, types.Integer)
+def int_neg(lower, sig, args):
+    value = lower.cast(args[0], sig.args[0], sig.return_type)
+    return arith.subi(_const(value.type, 0), value)
+
+
+@lower(operator.neg, types.Float)
+def float_neg(lower, sig, args):
+    return arith.negf(args[0])
+
+
+@lower(operator.pos, types.Number)
+@lower(operator.pos, types.Boolean)
+def positive(lower, sig, args):
+    return lower.cast(args[0], sig.args[0], sig.return_type)
+
+
+@lower(operator.invert, types.Integer)
+def int_invert(lower, sig, args):
+    value = lower.cast(args[0], sig.args[0], sig.return_type)
+    return arith.xori(value, _const(value.type, -1))
+
+
+@lower(operator.not_, types.Number)
+@lower(operator.not_, types.Boolean)
+def logical_not(lower, sig, args):
+    truth = lower.cast(args[0], sig.args[0], types.boolean)
+    return arith.xori(truth, _const(truth.type, 1))
+
+
+# ---- comparisons ---------------------------------------------------------------------
+
+_COMPARISONS = (operator.eq, operator.ne, operator.lt, operator.le, operator.gt, operator.ge)
+
+_FLOAT_PREDICATES = {
+    operator.eq: arith.CmpFPredicate.OEQ,
+    operator.ne: arith.CmpFPredicate.UNE,  # NaN != x is true
+    operator.lt: arith.CmpFPredicate.OLT,
+    operator.le: arith.CmpFPredicate.OLE,
+    operator.gt: arith.CmpFPredicate.OGT,
+    operator.ge: arith.CmpFPredicate.OGE,
+}
+
+
+def _register_comparisons():
+    for op in _COMPARISONS:
+
+        def int_compare(lower, sig, args, op=op):
+            return arith.cmpi(cmpi_predicate(op, sig.args[0]), *args)
+
+        def float_compare(lower, sig, args, op=op):
+            return arith.cmpf(_FLOAT_PREDICATES[op], *args)
+
+        lower(op, types.Integer, types.Integer)(int_compare)
+        lower(op, types.Boolean, types.Boolean)(int_compare)
+        lower(op, types.Float, types.Float)(float_compare)
+
+
+_register_comparisons()

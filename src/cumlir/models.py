@@ -1,0 +1,209 @@
+"""Data models: how a value of each Numba type is represented in MLIR.
+
+A model gives the MLIR type of a value in registers (``get_value_type``), its
+type in memory (``get_data_type``: array elements, kernel parameters) and the
+conversions between the two. Types without a runtime value (functions, modules,
+classes, ``None``) have ``has_value = False`` and are never materialised.
+Models are looked up by the Numba type's class, most derived first.
+"""
+
+from mlir import ir
+from mlir.dialects import arith, llvm
+from numba.core import types
+
+
+class DataModel:
+    has_value = True
+
+    def __init__(self, dmm, fe_type):
+        self._dmm = dmm
+        self.fe_type = fe_type
+
+    def get_value_type(self):
+        raise NotImplementedError
+
+    def get_data_type(self):
+        return self.get_value_type()
+
+    def as_data(self, value):
+        """Value -> its in-memory form (an MLIR value of get_data_type())."""
+        return value
+
+    def from_data(self, value):
+        """In-memory form -> value."""
+        return value
+
+
+class PrimitiveModel(DataModel):
+    """A type represented by one MLIR value of *be_type*, the same in registers and memory."""
+
+    def __init__(self, dmm, fe_type, be_type):
+        super().__init__(dmm, fe_type)
+        self._be_type = be_type
+
+    def get_value_type(self):
+        return self._be_type
+
+
+class OpaqueModel(DataModel):
+    """Compile-time-only values: functions, modules, classes, None, register groups."""
+
+    has_value = False
+
+    def get_value_type(self):
+        raise TypeError(f"{self.fe_type} has no runtime representation")
+
+
+class BooleanModel(DataModel):
+    """i1 in registers, one byte (0 or 1) in memory, as NumPy stores bools."""
+
+    def get_value_type(self):
+        return ir.IntegerType.get_signless(1)
+
+    def get_data_type(self):
+        return ir.IntegerType.get_signless(8)
+
+    def as_data(self, value):
+        return arith.extui(self.get_data_type(), value)
+
+    def from_data(self, value):
+        zero = arith.constant(value.type, 0)
+        return arith.cmpi(arith.CmpIPredicate.ne, value, zero)
+
+
+class IntegerModel(DataModel):
+    def get_value_type(self):
+        return ir.IntegerType.get_signless(self.fe_type.bitwidth)
+
+
+_FLOATS = {16: ir.F16Type, 32: ir.F32Type, 64: ir.F64Type}
+
+
+class FloatModel(DataModel):
+    def get_value_type(self):
+        return _FLOATS[self.fe_type.bitwidth].get()
+
+
+class StructModel(DataModel):
+    """Aggregates held in registers as an LLVM literal struct of the members' values."""
+
+    def member_types(self):
+        raise NotImplementedError
+
+    def get_value_type(self):
+        members = []
+        for ty in self.member_types():
+            model = self._dmm.lookup(ty)
+            if not model.has_value:
+                raise TypeError(f"{self.fe_type}: member {ty} has no runtime value")
+            mlir_type = model.get_value_type()
+            if isinstance(mlir_type, ir.MemRefType):
+                raise TypeError(f"{self.fe_type}: members of type {ty} cannot be held in a tuple yet")
+            members.append(mlir_type)
+        return llvm.StructType.get_literal(members)
+
+
+class TupleModel(StructModel):
+    def member_types(self):
+        return list(self.fe_type.types)
+
+
+class PairModel(StructModel):
+    """The (value, is-valid) pair an iterator's next() yields."""
+
+    def member_types(self):
+        return [self.fe_type.first_type, self.fe_type.second_type]
+
+
+class RangeModel(StructModel):
+    """range(start, stop, step)."""
+
+    def member_types(self):
+        return [self.fe_type.dtype] * 3
+
+
+class ArrayModel(DataModel):
+    """A strided memref. C and F layouts make the innermost (outermost) stride a static 1."""
+
+    def get_value_type(self):
+        ty = self.fe_type
+        dyn = ir.ShapedType.get_dynamic_stride_or_offset()
+        strides = [dyn] * ty.ndim
+        if ty.ndim and ty.layout == "C":
+            strides[-1] = 1
+        elif ty.ndim and ty.layout == "F":
+            strides[0] = 1
+        layout = ir.StridedLayoutAttr.get(dyn, strides)
+        element = self._dmm.lookup(ty.dtype).get_data_type()
+        shape = [ir.ShapedType.get_dynamic_size()] * ty.ndim
+        return ir.MemRefType.get(shape, element, layout)
+
+
+class RangeIteratorModel(DataModel):
+    """Iteration state of a range: memref<3xT> holding (next value, iterations left, step)."""
+
+    def get_value_type(self):
+        element = self._dmm.lookup(self.fe_type.yield_type).get_value_type()
+        return ir.MemRefType.get([3], element)
+
+
+class DataModelManager:
+    def __init__(self):
+        self._models = {}
+        self._cache = {}
+
+    def register(self, type_class, model_class):
+        self._models[type_class] = model_class
+        self._cache.clear()
+
+    def lookup(self, fe_type):
+        try:
+            return self._cache[fe_type]
+        except KeyError:
+            pass
+        for cls in type(fe_type).__mro__:
+            model_class = self._models.get(cls)
+            if model_class is not None:
+                model = model_class(self, fe_type)
+                self._cache[fe_type] = model
+                return model
+        raise TypeError(f"cumlir has no data model for the type {fe_type}")
+
+    def value_type(self, fe_type):
+        return self.lookup(fe_type).get_value_type()
+
+
+default_manager = DataModelManager()
+
+
+def register_model(type_class):
+    """Decorator: ``@register_model(MyType) class MyModel(DataModel): ...``."""
+
+    def decorate(model_class):
+        default_manager.register(type_class, model_class)
+        return model_class
+
+    return decorate
+
+
+for _cls, _model in (
+    (types.Boolean, BooleanModel),
+    (types.Integer, IntegerModel),
+    (types.Float, FloatModel),
+    (types.BaseTuple, TupleModel),
+    (types.Pair, PairModel),
+    (types.RangeType, RangeModel),
+    (types.RangeIteratorType, RangeIteratorModel),
+    (types.Array, ArrayModel),
+    (types.NoneType, OpaqueModel),
+    (types.Omitted, OpaqueModel),
+    (types.Function, OpaqueModel),
+    (types.BoundFunction, OpaqueModel),
+    (types.Dispatcher, OpaqueModel),
+    (types.Module, OpaqueModel),
+    (types.NumberClass, OpaqueModel),
+    (types.DTypeSpec, OpaqueModel),
+    (types.Dummy, OpaqueModel),
+    (types.StringLiteral, OpaqueModel),
+):
+    default_manager.register(_cls, _model)

@@ -1,0 +1,252 @@
+"""Kernel arguments at launch: their Numba types, and packing them into parameters.
+
+Types come from the Python values: ints are int64, floats float64, NumPy scalars
+keep their dtype; NumPy arrays and objects exposing ``__cuda_array_interface__``
+(CuPy, PyTorch, ...) become ``Array(dtype, ndim, layout)``. NumPy arrays live on
+the host: they are copied to the device before the launch and back after it, as
+Numba-CUDA does. Device arrays are used in place.
+
+Parameters follow the kernel ABI of lowering/kernel_abi.py: a scalar is one
+parameter; an N-d array is (data pointer, offset, sizes, strides), offset and
+strides counted in elements. Each parameter occupies an 8-byte slot of one buffer.
+"""
+
+import ctypes
+import struct
+
+import numpy as np
+
+from . import driver as drv
+
+SLOT = 8
+
+
+# ---- argument types ----------------------------------------------------------------------
+
+
+def _layout(shape, strides, itemsize):
+    """'C', 'F' or 'A' for byte *strides* of an array of *shape*."""
+    if strides is None:
+        return "C"
+
+    def contiguous(order):
+        expected = itemsize
+        for extent, stride in order:
+            if extent > 1 and stride != expected:
+                return False
+            expected *= extent
+        return True
+
+    pairs = list(zip(shape, strides))
+    if contiguous(reversed(pairs)):
+        return "C"
+    if contiguous(pairs):
+        return "F"
+    return "A"
+
+
+def _array_type(dtype, shape, strides, readonly, index):
+    from numba.core import types
+    from numba.np import numpy_support
+
+    try:
+        element = numpy_support.from_dtype(dtype)
+    except Exception:
+        raise TypeError(f"argument {index}: arrays of dtype {dtype} are not supported") from None
+    layout = _layout(shape, strides, dtype.itemsize)
+    return types.Array(element, len(shape), layout, readonly=readonly)
+
+
+def _scalar_type(value, index):
+    from numba.core import types
+    from numba.np import numpy_support
+
+    if isinstance(value, bool) or isinstance(value, np.bool_):
+        return types.boolean
+    if isinstance(value, int):
+        return types.int64
+    if isinstance(value, float):
+        return types.float64
+    if isinstance(value, np.generic):
+        try:
+            return numpy_support.from_dtype(value.dtype)
+        except Exception:
+            pass
+    raise TypeError(f"argument {index}: values of type {type(value).__name__} cannot be passed to a kernel")
+
+
+def cuda_array_interface(value):
+    """The ``__cuda_array_interface__`` dict of *value*, or None."""
+    try:
+        return value.__cuda_array_interface__
+    except AttributeError:
+        return None
+
+
+def argument_type(value, index):
+    """The Numba type a launch argument is compiled for."""
+    if isinstance(value, np.ndarray):
+        return _array_type(value.dtype, value.shape, value.strides, not value.flags.writeable, index)
+    cai = cuda_array_interface(value)
+    if cai is not None:
+        dtype = np.dtype(cai["typestr"]) if "descr" not in cai else np.dtype(cai["descr"])
+        return _array_type(dtype, tuple(cai["shape"]), cai.get("strides"), bool(cai["data"][1]), index)
+    return _scalar_type(value, index)
+
+
+# ---- packing ------------------------------------------------------------------------------
+
+_SCALAR_FORMATS = {
+    "bool": "?",
+    "int8": "b",
+    "uint8": "B",
+    "int16": "h",
+    "uint16": "H",
+    "int32": "i",
+    "uint32": "I",
+    "int64": "q",
+    "uint64": "Q",
+    "float16": "e",
+    "float32": "f",
+    "float64": "d",
+}
+
+
+class _ScalarParameter:
+    def __init__(self, ty, index):
+        self.index = index
+        self.type = ty
+        self.format = _SCALAR_FORMATS[str(ty)]
+        self.slots = 1
+        self._is_float = self.format in "efd"
+
+    def pack(self, value, buffer, offset, launch):
+        if self._is_float:
+            value = float(value)
+        elif self.format == "?":
+            value = bool(value)
+        else:
+            value = int(value)
+        try:
+            struct.pack_into(self.format, buffer, offset, value)
+        except (struct.error, OverflowError):
+            raise OverflowError(f"argument {self.index}: {value!r} does not fit in {self.type}") from None
+
+
+class _ArrayParameter:
+    def __init__(self, ty, index):
+        self.index = index
+        self.type = ty
+        self.ndim = ty.ndim
+        self.slots = 2 + 2 * ty.ndim
+        self._format = "Qq" + "q" * (2 * ty.ndim)
+
+    def pack(self, value, buffer, offset, launch):
+        if isinstance(value, np.ndarray):
+            pointer, shape, strides, itemsize = launch.stage_host_array(value)
+        else:
+            cai = cuda_array_interface(value)
+            if cai is None:
+                raise TypeError(f"argument {self.index}: expected an array for {self.type}, got {type(value).__name__}")
+            launch.wait_for_producer(cai.get("stream"))
+            pointer = cai["data"][0] or 0
+            shape = tuple(cai["shape"])
+            itemsize = np.dtype(cai["typestr"]).itemsize
+            strides = cai.get("strides")
+        if len(shape) != self.ndim:
+            raise TypeError(f"argument {self.index}: expected a {self.ndim}-d array, got {len(shape)}-d")
+        if strides is None:
+            strides, step = [], itemsize
+            for extent in reversed(shape):
+                strides.append(step)
+                step *= extent
+            strides.reverse()
+        elements = []
+        for s in strides:
+            if s % itemsize:
+                raise ValueError(
+                    f"argument {self.index}: a byte stride of {s} is not a multiple of the item size {itemsize}"
+                )
+            elements.append(s // itemsize)
+        values = (pointer, 0, *shape, *elements)
+        for k, v in enumerate(values):
+            struct.pack_into(self._format[k], buffer, offset + SLOT * k, v)
+
+
+def _parameter(ty, index):
+    from numba.core import types
+
+    if isinstance(ty, types.Array):
+        return _ArrayParameter(ty, index)
+    if str(ty) in _SCALAR_FORMATS:
+        return _ScalarParameter(ty, index)
+    raise TypeError(f"argument {index}: kernel parameters of type {ty} are not supported yet")
+
+
+class ArgumentPacker:
+    """Packs the arguments of one compiled kernel into a parameter buffer and pointer array."""
+
+    def __init__(self, argtypes):
+        self.parameters = [_parameter(ty, i) for i, ty in enumerate(argtypes)]
+        self.slots = sum(p.slots for p in self.parameters)
+
+    def pack(self, args, launch):
+        """A (pointer array, buffer) pair; keep both alive until cuLaunchKernel returns."""
+        buffer = (ctypes.c_uint8 * max(SLOT * self.slots, SLOT))()
+        base = ctypes.addressof(buffer)
+        pointers = (ctypes.c_void_p * max(self.slots, 1))(*[base + SLOT * i for i in range(self.slots)])
+        offset = 0
+        for parameter, value in zip(self.parameters, args):
+            parameter.pack(value, buffer, offset, launch)
+            offset += SLOT * parameter.slots
+        return pointers, buffer
+
+
+class HostArrayStaging:
+    """Device copies of NumPy arguments for one launch, copied back and freed after it."""
+
+    def __init__(self, stream_handle):
+        self.stream = stream_handle
+        self._staged = []
+
+    def stage_host_array(self, array):
+        cu = drv.driver()
+        source = np.ascontiguousarray(array) if not (array.flags.c_contiguous or array.flags.f_contiguous) else array
+        nbytes = source.nbytes
+        pointer = drv.check("cuMemAlloc", cu.cuMemAlloc(nbytes)) if nbytes else 0
+        if nbytes:
+            drv.check("cuMemcpyHtoD", cu.cuMemcpyHtoD(pointer, source.ctypes.data, nbytes))
+        self._staged.append((array, source, pointer))
+        return int(pointer), source.shape, source.strides, source.itemsize
+
+    def wait_for_producer(self, stream):
+        """CUDA Array Interface v3: work queued on the producer's stream must finish first."""
+        if stream is None or stream == self.stream or (stream == 1 and self.stream == 0):
+            return
+        drv.check("cuStreamSynchronize", drv.driver().cuStreamSynchronize(stream))
+
+    def finish(self):
+        """After the launch: wait for the kernel, copy writeable arrays back, free device memory."""
+        if not self._staged:
+            return
+        cu = drv.driver()
+        try:
+            drv.check("cuStreamSynchronize", cu.cuStreamSynchronize(self.stream))
+            for array, source, pointer in self._staged:
+                if pointer and array.flags.writeable:
+                    drv.check("cuMemcpyDtoH", cu.cuMemcpyDtoH(source.ctypes.data, pointer, source.nbytes))
+                    if source is not array:
+                        array[...] = source
+        finally:
+            for _, _, pointer in self._staged:
+                if pointer:
+                    cu.cuMemFree(pointer)
+            self._staged = []
+
+    def abandon(self):
+        """Free device copies after a failed launch."""
+        cu = drv.driver()
+        for _, _, pointer in self._staged:
+            if pointer:
+                cu.cuMemFree(pointer)
+        self._staged = []

@@ -1,0 +1,83 @@
+"""A kernel compiled for one argument-type signature: PTX per compute capability,
+loaded into the current context on first launch."""
+
+import ctypes
+
+from . import driver as drv
+
+
+class Kernel:
+    def __init__(self, dispatcher, argtypes):
+        from ..compiler import type_function
+
+        self.dispatcher = dispatcher
+        self.argtypes = tuple(argtypes)
+        # typing errors surface here: at decoration for eager signatures, else at first launch
+        self.typed = type_function(dispatcher.py_func, self.argtypes)
+        self._compiled = {}
+        self._function = None
+        self._module = None
+        self._packer = None
+
+    def __repr__(self):
+        return f"<cumlir Kernel {self.dispatcher.__name__}{self.argtypes}>"
+
+    def compiled(self, cc):
+        """The CompiledKernel (PTX and entry name) for compute capability *cc*."""
+        from ..codegen.targets import parse_cc
+        from ..compiler import kernel_ptx
+
+        cc = parse_cc(cc)
+        result = self._compiled.get(cc)
+        if result is None:
+            result = self._compiled[cc] = kernel_ptx(self.typed, cc, name=self.dispatcher.__name__)
+        return result
+
+    def inspect_ptx(self, cc=None):
+        return self.compiled(cc or drv.current_context().compute_capability).ptx
+
+    def _load(self, context):
+        from ..linking import link_ptx
+        from .arguments import ArgumentPacker
+
+        compiled = self.compiled(context.compute_capability)
+        cubin = link_ptx(compiled.ptx, context.compute_capability, name=compiled.symbol)
+        cu = drv.driver()
+        self._module = drv.check("cuModuleLoadData", cu.cuModuleLoadData(cubin))
+        self._function = drv.check("cuModuleGetFunction", cu.cuModuleGetFunction(self._module, compiled.symbol.encode()))
+        self._packer = ArgumentPacker(self.argtypes)
+
+    def launch(self, args, griddim, blockdim, stream, sharedmem):
+        from .arguments import HostArrayStaging
+
+        context = drv.current_context()
+        _check_dimensions(context, griddim, blockdim)
+        if self._function is None:
+            self._load(context)
+        staging = HostArrayStaging(stream)
+        try:
+            pointers, buffer = self._packer.pack(args, staging)
+            cu = drv.driver()
+            drv.check(
+                "cuLaunchKernel",
+                cu.cuLaunchKernel(
+                    self._function, *griddim, *blockdim, sharedmem, stream, ctypes.addressof(pointers), 0
+                ),
+            )
+        except BaseException:
+            staging.abandon()
+            raise
+        staging.finish()
+
+
+def _check_dimensions(context, griddim, blockdim):
+    threads = blockdim[0] * blockdim[1] * blockdim[2]
+    if threads > context.max_threads_per_block:
+        raise ValueError(
+            f"a block of {blockdim[0]}x{blockdim[1]}x{blockdim[2]} = {threads} threads is more than the "
+            f"{context.max_threads_per_block} this device allows"
+        )
+    for kind, dims, limits in (("block", blockdim, context.max_block_dims), ("grid", griddim, context.max_grid_dims)):
+        for axis, (extent, limit) in enumerate(zip(dims, limits)):
+            if extent > limit:
+                raise ValueError(f"{kind} dimension {'xyz'[axis]} = {extent} exceeds this device's limit of {limit}")

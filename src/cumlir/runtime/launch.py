@@ -1,0 +1,56 @@
+"""``kernel[grid, block, stream, dynamic_shared_bytes](*args)``."""
+
+import inspect
+
+from .streams import stream_handle
+
+
+def _dim3(value, what):
+    if isinstance(value, bool):
+        raise TypeError(f"the {what} must be an int or a tuple of 1 to 3 ints, not a bool")
+    if isinstance(value, int) or hasattr(value, "__index__") and not isinstance(value, (tuple, list)):
+        dims = (int(value.__index__()),)
+    elif isinstance(value, (tuple, list)) and 1 <= len(value) <= 3:
+        try:
+            dims = tuple(int(v.__index__()) for v in value)
+        except AttributeError:
+            raise TypeError(f"the {what} must be an int or a tuple of 1 to 3 ints, got {value!r}") from None
+    else:
+        raise TypeError(f"the {what} must be an int or a tuple of 1 to 3 ints, got {value!r}")
+    if any(d <= 0 for d in dims):
+        raise ValueError(f"every {what} dimension must be at least 1, got {value!r}")
+    return dims + (1,) * (3 - len(dims))
+
+
+class LaunchConfiguration:
+    def __init__(self, dispatcher, config):
+        if not isinstance(config, tuple) or not 2 <= len(config) <= 4:
+            raise TypeError(
+                "a launch configuration is [blocks, threads], [blocks, threads, stream] or "
+                f"[blocks, threads, stream, dynamic_shared_bytes]; got {config!r}"
+            )
+        self.dispatcher = dispatcher
+        self.griddim = _dim3(config[0], "grid (number of blocks)")
+        self.blockdim = _dim3(config[1], "block (threads per block)")
+        self.stream = stream_handle(config[2]) if len(config) > 2 else 0
+        sharedmem = config[3] if len(config) > 3 else 0
+        if not isinstance(sharedmem, int) or isinstance(sharedmem, bool) or sharedmem < 0:
+            raise TypeError(f"dynamic shared memory must be a non-negative int of bytes, got {sharedmem!r}")
+        self.sharedmem = sharedmem
+
+    def __call__(self, *args, **kwargs):
+        from .arguments import argument_type
+
+        dispatcher = self.dispatcher
+        if kwargs:
+            raise TypeError(f"kernel {dispatcher.__name__} takes positional arguments only")
+        expected = _parameter_count(dispatcher.py_func)
+        if len(args) != expected:
+            raise TypeError(f"kernel {dispatcher.__name__} takes {expected} arguments but {len(args)} were given")
+        argtypes = tuple(argument_type(value, i) for i, value in enumerate(args))
+        kernel = dispatcher.kernel_for(argtypes)
+        kernel.launch(args, self.griddim, self.blockdim, self.stream, self.sharedmem)
+
+
+def _parameter_count(pyfunc):
+    return len(inspect.signature(pyfunc).parameters)

@@ -1,0 +1,67 @@
+"""CUDA streams: cumlir's own, and the handle of any stream object a launch is given."""
+
+from . import driver as drv
+
+
+class Stream:
+    """A CUDA stream owned by cumlir (``cuda.stream()``) or wrapping a handle."""
+
+    def __init__(self, handle, owned=False):
+        self.handle = int(handle)
+        self._owned = owned
+
+    def synchronize(self):
+        drv.current_context()
+        drv.check("cuStreamSynchronize", drv.driver().cuStreamSynchronize(self.handle))
+
+    def __int__(self):
+        return self.handle
+
+    def __cuda_stream__(self):
+        return (0, self.handle)
+
+    def __repr__(self):
+        return f"<cumlir Stream {self.handle:#x}>"
+
+    def __del__(self):
+        if self._owned and drv._driver is not None:
+            try:
+                drv._driver.cuStreamDestroy(self.handle)
+            except Exception:  # interpreter shutdown
+                pass
+
+
+def stream():
+    """A new stream; like Numba's, it synchronises with the legacy default stream."""
+    drv.current_context()
+    cu = drv.driver()
+    handle = drv.check("cuStreamCreate", cu.cuStreamCreate(0))
+    return Stream(int(handle), owned=True)
+
+
+def default_stream():
+    """The legacy default stream (handle 0), which orders work with all blocking streams."""
+    return Stream(0)
+
+
+def stream_handle(obj):
+    """The CUstream handle (an int) of a stream given to a launch, from any of the usual types."""
+    if obj is None or obj == 0:
+        return 0
+    if isinstance(obj, Stream):
+        return obj.handle
+    if isinstance(obj, int):
+        return obj
+    protocol = getattr(obj, "__cuda_stream__", None)
+    if protocol is not None:
+        return int(protocol()[1])
+    for attribute in ("handle", "ptr", "cuda_stream"):  # numba-cuda, CuPy, PyTorch
+        value = getattr(obj, attribute, None)
+        if isinstance(value, int):
+            return value
+        if value is not None:
+            try:
+                return int(value)
+            except (TypeError, ValueError):
+                pass
+    raise TypeError(f"cannot use a {type(obj).__name__} as a CUDA stream")

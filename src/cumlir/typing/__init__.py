@@ -1,0 +1,1 @@
+"""The frontend: Python bytecode to typed Numba IR for the CUDA target."""

@@ -1,0 +1,34 @@
+"""The typing context for the CUDA target: numba's builtins plus cumlir's declarations."""
+
+from numba.core.typing.context import BaseContext
+
+from .target import target_override
+
+
+class CUDATypingContext(BaseContext):
+    def load_additional_registries(self):
+        from . import cudadecl  # noqa: F401  (fills the registry)
+        from .registry import registry
+
+        self.install_registry(registry)
+
+
+_context = None
+
+
+def typing_context():
+    """The process-wide typing context, built and refreshed on first use."""
+    global _context
+    if _context is None:
+        with target_override():
+            ctx = CUDATypingContext()
+            ctx.refresh()
+        _context = ctx
+    return _context
+
+
+def refresh():
+    """Pick up declarations registered since the context was built."""
+    if _context is not None:
+        with target_override():
+            _context.refresh()

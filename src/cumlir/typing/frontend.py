@@ -1,0 +1,129 @@
+"""Python function -> typed Numba IR, with numba's passes and cumlir's typing context.
+
+Numba's own compiler driver also lowers; cumlir only needs the frontend, so the
+passes run directly, in the order numba's nopython pipeline uses.
+"""
+
+from dataclasses import dataclass, field
+
+from numba.core import analysis, bytecode, compiler, interpreter, postproc, rewrites
+from numba.core import typed_passes, untyped_passes
+
+from .context import typing_context
+from .target import TargetInfo, target_override
+
+def _bytecode(state):
+    state.bc = bytecode.ByteCode(state.func_id)
+
+
+def _interpret(state):
+    state.func_ir = interpreter.Interpreter(state.func_id).interpret(state.bc)
+    if state.func_ir.arg_count != len(state.args):
+        raise TypeError(
+            f"{state.func_id.func_name}() takes {state.func_ir.arg_count} arguments, "
+            f"but the signature gives {len(state.args)}"
+        )
+
+
+def _postprocess(state):
+    postproc.PostProcessor(state.func_ir).run()
+
+
+def _fold_constants(state):
+    analysis.rewrite_semantic_constants(state.func_ir, state.args)
+    analysis.dead_branch_prune(state.func_ir, state.args)
+
+
+def _rewrite(state):
+    rewrites.rewrite_registry.apply("before-inference", state)
+
+
+def _ssa(state):
+    untyped_passes.ReconstructSSA().run_pass(state)
+
+
+def _infer_types(state):
+    typed_passes.NopythonTypeInference().run_pass(state)
+
+
+def _strip_phis(state):
+    typed_passes.PreLowerStripPhis().run_pass(state)
+
+
+# The frontend stages, in the order numba's nopython pipeline runs them.
+STAGES = (_bytecode, _interpret, _postprocess, _fold_constants, _rewrite, _ssa, _infer_types, _strip_phis)
+
+
+@dataclass
+class TypedFunction:
+    """The frontend's result: a function's Numba IR with a type for every variable."""
+
+    pyfunc: object
+    func_ir: object
+    args: tuple
+    return_type: object
+    typemap: dict
+    calltypes: dict
+    name: str = field(default="")
+
+    @property
+    def signature(self):
+        from numba.core.typing.templates import signature
+
+        return signature(self.return_type, *self.args)
+
+    def dump(self):
+        """The typed IR as text: each statement, then each variable's type."""
+        import io
+        import contextlib
+
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            self.func_ir.dump()
+        lines = [out.getvalue().rstrip(), "", "types:"]
+        for name in sorted(self.typemap):
+            lines.append(f"  {name}: {self.typemap[name]}")
+        lines.append(f"  return: {self.return_type}")
+        return "\n".join(lines) + "\n"
+
+
+def _flags():
+    flags = compiler.Flags()
+    flags.no_cpython_wrapper = True
+    flags.no_cfunc_wrapper = True
+    flags.nrt = False
+    flags.error_model = "numpy"
+    return flags
+
+
+def type_function(pyfunc, argtypes, return_type=None):
+    """Run numba's frontend on *pyfunc* for *argtypes*; raise numba's TypingError on failure."""
+    state = compiler.StateDict()
+    state.func_id = bytecode.FunctionIdentity.from_function(pyfunc)
+    state.typingctx = typing_context()
+    state.targetctx = TargetInfo()
+    state.args = tuple(argtypes)
+    state.return_type = return_type
+    state.flags = _flags()
+    state.locals = {}
+    state.metadata = {}
+    state.func_ir = None
+    state.lifted = ()
+    state.lifted_from = None
+    state.typemap = None
+    state.calltypes = None
+    state.library = None
+    state.status = compiler._CompileStatus(can_fallback=False)
+    with target_override():
+        for stage in STAGES:
+            stage(state)
+    return TypedFunction(
+        pyfunc=pyfunc,
+        func_ir=state.func_ir,
+        args=state.args,
+        return_type=state.return_type,
+        typemap=state.typemap,
+        calltypes=state.calltypes,
+        name=pyfunc.__name__,
+    )
+

@@ -1,0 +1,42 @@
+"""Signatures given by users: parsing, and which compiled signature accepts which arguments."""
+
+from numba.core import sigutils, types
+from numba.core.typing.templates import Signature
+
+
+def parse_signature(sig):
+    """(argument types, return type or None) from "void(float32[:], int64)", a Signature or types."""
+    if isinstance(sig, (list, tuple)) and all(isinstance(t, types.Type) for t in sig):
+        return tuple(sig), None
+    if isinstance(sig, types.Type):
+        return (sig,), None
+    if not isinstance(sig, (str, Signature)):
+        raise TypeError(f"a signature is a string, a numba Signature or a tuple of types, not {sig!r}")
+    try:
+        argtypes, return_type = sigutils.normalize_signature(sig)
+    except (NameError, SyntaxError, TypeError, AttributeError) as e:
+        raise TypeError(f"cannot read the signature {sig!r}: {e}") from None
+    return tuple(argtypes), return_type
+
+
+def _accepts_one(declared, actual):
+    if declared == actual:
+        return True
+    if isinstance(declared, types.Array):
+        return (
+            isinstance(actual, types.Array)
+            and declared.dtype == actual.dtype
+            and declared.ndim == actual.ndim
+            and (declared.layout == "A" or declared.layout == actual.layout)
+            and (actual.mutable or not declared.mutable)
+        )
+    if isinstance(declared, (types.Number, types.Boolean)) and isinstance(actual, (types.Number, types.Boolean)):
+        from .context import typing_context
+
+        return typing_context().can_convert(actual, declared) is not None
+    return False
+
+
+def accepts(declared_args, actual_args):
+    """Whether a kernel compiled for *declared_args* can be launched with *actual_args*."""
+    return len(declared_args) == len(actual_args) and all(map(_accepts_one, declared_args, actual_args))

@@ -1,0 +1,47 @@
+"""cumlir's entry in numba's target registry.
+
+Numba keys typing templates, ``@overload(target=...)`` and jit dispatchers by a
+target class. cumlir's derives from numba's generic GPU target, so templates
+written for ``target="generic"`` or ``"gpu"`` apply, while CPU-only ones do not.
+"""
+
+from numba.core import target_extension as _te
+
+TARGET_NAME = "cumlir"
+
+
+class CumlirTarget(_te.GPU):
+    """Kernels and device functions compiled by cumlir."""
+
+
+if TARGET_NAME not in _te.target_registry:
+    _te.target_registry[TARGET_NAME] = CumlirTarget
+else:  # a reload of this module: keep the class numba already knows
+    CumlirTarget = _te.target_registry[TARGET_NAME]  # noqa: F811
+
+
+class TargetInfo:
+    """The part of a numba target context that type inference reads."""
+
+    target = CumlirTarget
+    enable_nrt = False
+
+
+def target_override():
+    """Make cumlir the current target while typing, so its templates are chosen."""
+    return _te.target_override(TARGET_NAME)
+
+
+def _jit_for_overloads(*args, **options):
+    """numba compiles ``@overload`` implementations with the target's jit: device functions here."""
+    from ..dispatcher import Dispatcher
+
+    def decorate(pyfunc):
+        return Dispatcher(pyfunc, device=True, **options)
+
+    if args and callable(args[0]):
+        return decorate(args[0])
+    return decorate
+
+
+_te.jit_registry[CumlirTarget] = _jit_for_overloads

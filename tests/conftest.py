@@ -1,0 +1,24 @@
+import pytest
+
+
+def _gpu_available():
+    from cumlir import cuda
+
+    return cuda.is_available()
+
+
+def pytest_collection_modifyitems(config, items):
+    if _gpu_available():
+        return
+    skip = pytest.mark.skip(reason="needs a CUDA GPU")
+    for item in items:
+        if "gpu" in item.keywords:
+            item.add_marker(skip)
+
+
+@pytest.fixture
+def rng(request):
+    import numpy as np
+
+    # a fresh, reproducible-per-test stream of random inputs
+    return np.random.default_rng(abs(hash(request.node.nodeid)) % (2**32))
