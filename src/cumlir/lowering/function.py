@@ -104,9 +104,7 @@ class MLIRLower:
             return self.module.emit_device_call(self, callee, sig, args)
         rule = registry.find_call(key, sig.args)
         if rule is None:
-            shown = getattr(key, "__name__", key)
-            argtypes = ", ".join(str(a) for a in sig.args)
-            raise errors.LoweringError(f"no lowering for {shown}({argtypes})", self.loc)
+            raise errors.LoweringError(_no_lowering_message(key, sig), self.loc)
         return rule(self, sig, args)
 
     def poison(self, mlir_type):
@@ -389,6 +387,18 @@ class MLIRLower:
         if not self.has_value(member_type):
             return NO_VALUE
         return llvm.extractvalue(self.get_mlir_type(member_type), struct, ir.DenseI64ArrayAttr.get([index]))
+
+
+def _no_lowering_message(key, sig):
+    argtypes = ", ".join(str(a) for a in sig.args)
+    name = getattr(key, "__qualname__", None) or getattr(key, "__name__", None) or str(key)
+    if name.endswith("<locals>.codegen"):
+        owner = name.split(".<locals>")[0]
+        return (
+            f"{owner}({argtypes}) is a numba intrinsic implemented with llvmlite, "
+            "which cumlir cannot compile (the construct using it is not supported)"
+        )
+    return f"no lowering for {name}({argtypes})"
 
 
 def _location(loc):

@@ -1,10 +1,14 @@
 """Lowering rules for ``range`` and its iteration (``for i in range(a, b, step)``).
 
 An iterator is a small memref<3xT> of (next value, iterations left, step),
-allocated in the entry block so LLVM keeps it in registers. The iteration count
-is computed once, with unsigned arithmetic on the distance, so no value near
-the type's limits overflows.
+allocated in the entry block so LLVM keeps it in registers. As in numba, the
+bounds and step are compared as signed integers whatever the range's type (a
+negative literal step of an unsigned range counts down); the iteration count is
+computed once, dividing the distance as an unsigned magnitude, so ranges spanning
+more than half the type's values do not overflow.
 """
+
+import operator
 
 from mlir import ir
 from mlir.dialects import arith, memref
@@ -13,7 +17,6 @@ from numba.core import types
 from .registry import lower
 from .scalars import number_constant
 from .signedness import cmpi_predicate
-import operator
 
 
 @lower(range, types.VarArg(types.Integer))
@@ -29,17 +32,18 @@ def make_range(lower, sig, args):
     return lower.make_struct(ty, [start, stop, step])
 
 
-def _count(dtype, start, stop, step):
+def _count(start, stop, step):
+    ordered = types.int64  # numba orders range bounds as signed, for every range type
     t = start.type
     zero, one = arith.constant(t, 0), arith.constant(t, 1)
-    ascending = arith.cmpi(cmpi_predicate(operator.gt, dtype), step, zero)
+    ascending = arith.cmpi(cmpi_predicate(operator.gt, ordered), step, zero)
     # distance and stride as unsigned magnitudes, in the direction of the step
     distance = arith.select(ascending, arith.subi(stop, start), arith.subi(start, stop))
     stride = arith.select(ascending, step, arith.subi(zero, step))
     goes = arith.select(
         ascending,
-        arith.cmpi(cmpi_predicate(operator.lt, dtype), start, stop),
-        arith.cmpi(cmpi_predicate(operator.gt, dtype), start, stop),
+        arith.cmpi(cmpi_predicate(operator.lt, ordered), start, stop),
+        arith.cmpi(cmpi_predicate(operator.gt, ordered), start, stop),
     )
     nonzero_step = arith.cmpi(arith.CmpIPredicate.ne, step, zero)
     valid = arith.andi(goes, nonzero_step)
@@ -54,7 +58,7 @@ def range_iter(lower, sig, args):
     start, stop, step = (lower.extract(args[0], range_type, i) for i in range(3))
     with lower.alloca_insertion_point():
         state = memref.alloca(lower.get_mlir_type(sig.return_type), [], [])
-    for slot, value in enumerate((start, _count(range_type.dtype, start, stop, step), step)):
+    for slot, value in enumerate((start, _count(start, stop, step), step)):
         memref.store(value, state, [arith.constant(ir.IndexType.get(), slot)])
     return state
 

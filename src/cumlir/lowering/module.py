@@ -14,7 +14,7 @@ GPU_MODULE_NAME = "cumlir_kernels"
 
 def _load_rules():
     # importing the rule modules fills the registry
-    from . import arrays, intrinsics, iterators, scalars  # noqa: F401
+    from . import arrays, intrinsics, iterators, scalars, tuples  # noqa: F401
 
 
 class ModuleBuilder:

@@ -322,6 +322,7 @@ def float_pow_int(lower, sig, args):
 
 
 @lower(operator.neg, types.Integer)
+@lower(operator.neg, types.Boolean)
 def int_neg(lower, sig, args):
     value = lower.cast(args[0], sig.args[0], sig.return_type)
     return arith.subi(_const(value.type, 0), value)

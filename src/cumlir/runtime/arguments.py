@@ -83,13 +83,21 @@ def cuda_array_interface(value):
         return None
 
 
+def _cai_dtype(cai):
+    # "descr" only matters for structured types; for plain ones it is [("", typestr)]
+    typestr = cai["typestr"]
+    if typestr.startswith("|V") and "descr" in cai:
+        return np.dtype(cai["descr"])
+    return np.dtype(typestr)
+
+
 def argument_type(value, index):
     """The Numba type a launch argument is compiled for."""
     if isinstance(value, np.ndarray):
         return _array_type(value.dtype, value.shape, value.strides, not value.flags.writeable, index)
     cai = cuda_array_interface(value)
     if cai is not None:
-        dtype = np.dtype(cai["typestr"]) if "descr" not in cai else np.dtype(cai["descr"])
+        dtype = _cai_dtype(cai)
         return _array_type(dtype, tuple(cai["shape"]), cai.get("strides"), bool(cai["data"][1]), index)
     return _scalar_type(value, index)
 

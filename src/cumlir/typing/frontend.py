@@ -6,7 +6,7 @@ passes run directly, in the order numba's nopython pipeline uses.
 
 from dataclasses import dataclass, field
 
-from numba.core import analysis, bytecode, compiler, interpreter, postproc, rewrites
+from numba.core import analysis, bytecode, compiler, errors, interpreter, ir, postproc, rewrites
 from numba.core import typed_passes, untyped_passes
 
 from .context import typing_context
@@ -23,6 +23,15 @@ def _interpret(state):
             f"{state.func_id.func_name}() takes {state.func_ir.arg_count} arguments, "
             f"but the signature gives {len(state.args)}"
         )
+
+
+def _check_names(state):
+    """A name that is neither local nor global is an error at the line that uses it."""
+    for block in state.func_ir.blocks.values():
+        for assign in block.find_insts(ir.Assign):
+            value = assign.value
+            if isinstance(value, (ir.Global, ir.FreeVar)) and value.value is ir.UNDEFINED:
+                raise errors.TypingError(f"NameError: name '{value.name}' is not defined", loc=assign.loc)
 
 
 def _postprocess(state):
@@ -51,7 +60,7 @@ def _strip_phis(state):
 
 
 # The frontend stages, in the order numba's nopython pipeline runs them.
-STAGES = (_bytecode, _interpret, _postprocess, _fold_constants, _rewrite, _ssa, _infer_types, _strip_phis)
+STAGES = (_bytecode, _interpret, _check_names, _postprocess, _fold_constants, _rewrite, _ssa, _infer_types, _strip_phis)
 
 
 @dataclass

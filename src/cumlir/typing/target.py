@@ -45,3 +45,30 @@ def _jit_for_overloads(*args, **options):
 
 
 _te.jit_registry[CumlirTarget] = _jit_for_overloads
+
+
+class _UnusedLlvmliteLowerings:
+    """Where numba's llvmlite-based ``@intrinsic`` templates put their lowerings.
+
+    Typing such an intrinsic registers its llvmlite implementation on the target's
+    lowering registry; cumlir lowers to MLIR and cannot use it, so calls of them
+    are later reported as having no lowering, at their source line.
+    """
+
+    def __init__(self):
+        from numba.core.imputils import Registry
+
+        self._registries = {Registry("cumlir-unused-llvmlite"): None}
+
+    def refresh(self):
+        pass
+
+
+class _NumbaDispatcherView:
+    """What numba's templates read from ``dispatcher_registry[target]``."""
+
+    class targetdescr:
+        target_context = _UnusedLlvmliteLowerings()
+
+
+_te.dispatcher_registry[CumlirTarget] = _NumbaDispatcherView

@@ -1,0 +1,41 @@
+"""Lowering rules for tuples (held in registers as LLVM structs)."""
+
+import operator
+
+from mlir.dialects import arith
+from numba.core import types
+
+from .registry import lower
+
+
+@lower("static_getitem", types.BaseTuple, types.IntegerLiteral)
+def tuple_static_getitem(lower, sig, args):
+    tuple_type = sig.args[0]
+    index = args[1]
+    if index < 0:
+        index += len(tuple_type)
+    if not 0 <= index < len(tuple_type):
+        raise IndexError(f"tuple index {args[1]} is out of range for {tuple_type}")
+    return lower.extract(args[0], tuple_type, index)
+
+
+@lower(operator.getitem, types.UniTuple, types.Integer)
+def unituple_getitem(lower, sig, args):
+    """A run-time index picks among the members with a chain of selects (wrapping negatives)."""
+    tuple_type, index_type = sig.args
+    index = lower.cast(args[1], index_type, types.int64)
+    i64 = index.type
+    n = len(tuple_type)
+    if index_type.signed:
+        negative = arith.cmpi(arith.CmpIPredicate.slt, index, arith.constant(i64, 0))
+        index = arith.select(negative, arith.addi(index, arith.constant(i64, n)), index)
+    result = lower.extract(args[0], tuple_type, n - 1)
+    for k in range(n - 2, -1, -1):
+        hit = arith.cmpi(arith.CmpIPredicate.eq, index, arith.constant(i64, k))
+        result = arith.select(hit, lower.extract(args[0], tuple_type, k), result)
+    return lower.cast(result, tuple_type.dtype, sig.return_type)
+
+
+@lower(len, types.BaseTuple)
+def tuple_len(lower, sig, args):
+    return arith.constant(lower.get_mlir_type(sig.return_type), len(sig.args[0]))

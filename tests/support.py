@@ -1,0 +1,174 @@
+"""Helpers shared by the tests: ptxas, Numba's typing of operators, boundary values,
+and reference results computed on the host."""
+
+import operator
+import subprocess
+import tempfile
+
+import numpy as np
+
+INT_TYPES = ["int32", "int64", "uint32", "uint64"]
+FLOAT_TYPES = ["float32", "float64"]
+NUMERIC_TYPES = INT_TYPES + FLOAT_TYPES
+SCALAR_TYPES = NUMERIC_TYPES + ["bool"]
+
+
+def ptxas(ptx, arch="sm_90"):
+    """Assemble PTX with ptxas from the CUDA pip wheels; raises with ptxas's message on failure."""
+    from cuda import pathfinder
+
+    exe = pathfinder.find_nvidia_binary_utility("ptxas")
+    assert exe, "ptxas was not found (it comes from the nvidia-cuda-nvcc wheel)"
+    with tempfile.NamedTemporaryFile("w", suffix=".ptx") as f:
+        f.write(ptx)
+        f.flush()
+        result = subprocess.run([exe, f"-arch={arch}", f.name, "-o", "/dev/null"], capture_output=True, text=True)
+    assert result.returncode == 0, f"ptxas -arch={arch} rejected the PTX:\n{result.stderr}"
+
+
+def numba_type(name):
+    from numba.core import types
+
+    return types.boolean if name == "bool" else getattr(types, name)
+
+
+def result_signature(op, left, right):
+    """Numba's typing of ``left <op> right`` for the named scalar types."""
+    from cumlir.typing.context import typing_context
+    from cumlir.typing.target import target_override
+
+    from numba.core.errors import TypingError
+
+    ctx = typing_context()
+    with target_override():
+        fnty = ctx.resolve_value_type(op)
+        try:
+            return ctx.resolve_function_type(fnty, (numba_type(left), numba_type(right)), {})
+        except TypingError:
+            return None
+
+
+def unary_signature(op, operand):
+    """Numba's typing of ``op(operand)`` for a named scalar type."""
+    from cumlir.typing.context import typing_context
+    from cumlir.typing.target import target_override
+
+    ctx = typing_context()
+    with target_override():
+        return ctx.resolve_function_type(ctx.resolve_value_type(op), (numba_type(operand),), {})
+
+
+def poisoned(n, dtype):
+    """An output array filled with a value kernels never produce by accident (NaN for floats)."""
+    dtype = np.dtype(dtype)
+    if dtype.kind == "f":
+        return np.full(n, np.nan, dtype)
+    if dtype.kind == "b":
+        return np.ones(n, dtype)
+    return np.full(n, 0x5A, dtype)
+
+
+def dtype_of(numba_ty):
+    return np.dtype("bool" if str(numba_ty) == "bool" else str(numba_ty))
+
+
+def boundary_values(name):
+    """Values every operator test includes for a type: limits, signs, zero, powers of two."""
+    if name == "bool":
+        return np.array([False, True])
+    dtype = np.dtype(name)
+    if dtype.kind == "f":
+        info = np.finfo(dtype)
+        values = [0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 3.0, 2.0**31, -(2.0**63), info.max, info.min, info.tiny]
+        values += [np.inf, -np.inf, np.nan]
+        return np.array(values, dtype=dtype)
+    info = np.iinfo(dtype)
+    values = {0, 1, 2, 3, 7, info.max, info.max - 1, info.min, info.min + 1, 2**31 - 1, 2**31, 2**32 - 1, 2**63}
+    if info.min < 0:
+        values |= {-1, -2, -3, -7, -(2**31)}
+    return np.array(sorted(v for v in values if info.min <= v <= info.max), dtype=dtype)
+
+
+def random_values(name, n, rng):
+    """*n* uniform random values over the whole range of an integer type; wide-ranging floats."""
+    if name == "bool":
+        return rng.integers(0, 2, n).astype(bool)
+    dtype = np.dtype(name)
+    if dtype.kind == "f":
+        return (rng.standard_normal(n) * 10.0 ** rng.integers(-3, 6, n)).astype(dtype)
+    info = np.iinfo(dtype)
+    return rng.integers(info.min, info.max, n, dtype=dtype, endpoint=True)
+
+
+def pairs(left, right, rng, n=512):
+    """Operand arrays covering every pair of boundary values, then random pairs."""
+    a_special, b_special = boundary_values(left), boundary_values(right)
+    a_grid = np.repeat(a_special, len(b_special))
+    b_grid = np.tile(b_special, len(a_special))
+    a = np.concatenate([a_grid, random_values(left, n, rng)])
+    b = np.concatenate([b_grid, random_values(right, n, rng)])
+    return a, b
+
+
+# ---- the host reference for binary operators (Numba's semantics, numba-cuda's error model) ----
+
+
+def _wrap_int(value, dtype):
+    bits = dtype.itemsize * 8
+    value &= (1 << bits) - 1
+    if dtype.kind == "i" and value >= 1 << (bits - 1):
+        value -= 1 << bits
+    return value
+
+
+def _int_op(op, a, b, dtype):
+    info = np.iinfo(dtype)
+    if op in (operator.floordiv, operator.mod):
+        if b == 0 or (a == info.min and b == -1):
+            return 0  # numba-cuda without debug: no exception, a zero result
+        return op(a, b)
+    if op is operator.pow:
+        if b < 0:
+            return {1: 1, -1: -1 if b % 2 else 1, 0: info.min}.get(a, 0)
+        return pow(a, b, 1 << 64)
+    return op(a, b)
+
+
+def reference(op, sig, a, b):
+    """Elementwise expected result of ``a op b`` typed by *sig*, as an array of its result dtype."""
+    targs = [dtype_of(t) for t in sig.args]
+    rdtype = dtype_of(sig.return_type)
+    a = a.astype(targs[0])
+    b = b.astype(targs[1])
+    out = np.empty(len(a), dtype=rdtype)
+    with np.errstate(all="ignore"):
+        if rdtype.kind == "f" or targs[0].kind == "f":
+            if op is operator.truediv:
+                out[:] = a.astype(rdtype) / b.astype(rdtype)
+            elif op is operator.floordiv:
+                out[:] = np.floor_divide(a.astype(rdtype), b.astype(rdtype))
+            elif op is operator.mod:
+                out[:] = np.remainder(a.astype(rdtype), b.astype(rdtype))
+            elif op is operator.pow:
+                out[:] = np.power(a.astype(rdtype), b.astype(rdtype))
+            else:
+                out[:] = op(a, b)
+            return out
+        if rdtype.kind in "iu":
+            # numba's integer implementations first convert both operands to the result type
+            a, b = a.astype(rdtype), b.astype(rdtype)
+        for i, (x, y) in enumerate(zip(a.tolist(), b.tolist())):
+            value = _int_op(op, int(x), int(y), rdtype) if rdtype.kind in "iu" else op(x, y)
+            out[i] = _wrap_int(value, rdtype) if rdtype.kind in "iu" else value
+    return out
+
+
+def assert_matches(actual, expected, op_name="", rtol=0.0):
+    """Exact equality (NaN equal to NaN), or relative tolerance *rtol* for floats."""
+    if expected.dtype.kind == "f":
+        np.testing.assert_allclose(actual, expected, rtol=rtol, atol=0, equal_nan=True, err_msg=op_name)
+    else:
+        mismatch = np.nonzero(actual != expected)[0]
+        assert len(mismatch) == 0, f"{op_name}: {len(mismatch)} mismatches, first at {mismatch[:5]}: " + ", ".join(
+            f"got {actual[i]!r} expected {expected[i]!r}" for i in mismatch[:5]
+        )

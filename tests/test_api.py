@@ -1,0 +1,99 @@
+"""The public API on a machine without a GPU: decorator forms, compile_ptx, launch checks."""
+
+import numpy as np
+import pytest
+from numba.core import types
+from numba.core.errors import TypingError
+
+from cumlir import cuda
+
+from . import support
+
+
+def test_jit_forms():
+    def f(a):
+        a[0] = 1
+
+    plain = cuda.jit(f)
+    assert plain.py_func is f and plain.__name__ == "f"
+    assert cuda.jit()(f).py_func is f
+    device = cuda.jit(device=True)(f)
+    assert device.device
+    with pytest.raises(TypeError, match="device function"):
+        device[1, 1]
+    with pytest.raises(TypeError, match="only be called from a kernel"):
+        device(np.zeros(1))
+
+
+def test_eager_signature_types_at_decoration():
+    @cuda.jit("void(int64[:], float64)")
+    def store(a, x):
+        a[0] = x
+
+    (kernel,) = store._kernels.values()
+    assert kernel.argtypes == (types.Array(types.int64, 1, "A"), types.float64)
+    ptx = kernel.compiled((9, 0)).ptx
+    support.ptxas(ptx)
+
+
+def test_eager_signature_errors_surface_at_decoration():
+    with pytest.raises(TypingError, match="no_such"):
+
+        @cuda.jit("void(int64[:])")
+        def broken(a):
+            a[0] = a.no_such
+
+    with pytest.raises(TypeError, match="must return None"):
+
+        @cuda.jit("int64(int64[:])")
+        def returns(a):
+            return a[0]
+
+
+def test_compile_ptx_returns_ptx_and_type():
+    def k(a, x):
+        a[cuda.grid(1)] = x * 2
+
+    ptx, restype = cuda.compile_ptx(k, (types.float32[:], types.float32), cc=(9, 0))
+    assert restype == types.none
+    assert ".visible .entry k(" in ptx
+
+
+def test_kernel_returning_a_value_is_an_error():
+    def k(a):
+        return a[0]
+
+    with pytest.raises(Exception, match="must not return a value"):
+        cuda.compile_ptx(k, "(float32[:],)", cc=(9, 0))
+
+
+@pytest.mark.parametrize(
+    "config,error,message",
+    [
+        ((1,), TypeError, "launch configuration"),
+        ((0, 32), ValueError, "at least 1"),
+        ((1, (1, 2, 3, 4)), TypeError, "tuple of 1 to 3 ints"),
+        ((1.5, 32), TypeError, "int or a tuple"),
+        ((1, 32, 0, -4), TypeError, "non-negative"),
+        ((1, 32, "stream"), TypeError, "as a CUDA stream"),
+    ],
+)
+def test_bad_launch_configuration(config, error, message):
+    @cuda.jit
+    def k(a):
+        a[0] = 1
+
+    with pytest.raises(error, match=message):
+        k[config]
+
+
+def test_unsupported_construct_is_a_clear_error():
+    def k(a):
+        try:
+            a[0] = 1
+        except Exception:
+            a[0] = 2
+
+    with pytest.raises(Exception) as info:
+        cuda.compile_ptx(k, "(float32[:],)", cc=(9, 0))
+    assert "line" in str(info.value) or "File" in str(info.value)

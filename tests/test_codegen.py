@@ -1,0 +1,121 @@
+"""PTX for every kernel of the GPU tests, compiled here (no GPU) and accepted by ptxas."""
+
+import operator
+
+import pytest
+from numba.core import types
+
+from cumlir import compiler
+from cumlir.codegen import pipeline, targets
+from cumlir.lowering.module import ModuleBuilder
+from cumlir.typing.context import typing_context
+
+from . import kernels, support
+
+ARCHS = [(8, 0), (9, 0)]
+
+
+def _array(name, ndim=1, layout="C"):
+    return types.Array(support.numba_type(name), ndim, layout)
+
+
+def _module_ptx(entries, cc):
+    """One module holding several kernels: [(pyfunc, argtypes)] -> PTX."""
+    builder = ModuleBuilder(typing_context())
+    symbols = [builder.add_kernel(compiler.type_function(f, args)) for f, args in entries]
+    with builder.context:
+        pipeline.set_target(builder.module, cc)
+        pipeline.run_until(builder.module, "ptx")
+        return pipeline.ptx_of(builder.module), symbols
+
+
+def _operator_entries(left, right):
+    entries = []
+    for name, (op, _) in kernels.BINARY_OPERATORS.items():
+        sig = support.result_signature(op, left, right)
+        if sig is None:
+            continue
+        out = _array(str(sig.return_type))
+        entries.append((kernels.binary_kernel(name), (_array(left), _array(right), out)))
+    return entries
+
+
+@pytest.mark.parametrize("cc", ARCHS, ids=lambda cc: targets.chip(cc))
+@pytest.mark.parametrize("left,right", [(t, t) for t in support.SCALAR_TYPES] + [("uint64", "int64"), ("int32", "float32")])
+def test_operator_kernels_assemble(left, right, cc):
+    entries = _operator_entries(left, right)
+    assert len(entries) >= 10
+    ptx, symbols = _module_ptx(entries, cc)
+    for symbol in symbols:
+        assert f".entry {symbol}(" in ptx
+    support.ptxas(ptx, targets.chip(cc))
+
+
+@pytest.mark.parametrize("cc", ARCHS, ids=lambda cc: targets.chip(cc))
+def test_conversion_kernels_assemble(cc):
+    entries = [
+        (kernels.conversion_kernel(target), (_array(source), _array(target)))
+        for source in support.SCALAR_TYPES
+        for target in support.SCALAR_TYPES
+    ]
+    ptx, symbols = _module_ptx(entries, cc)
+    assert len(symbols) == len(support.SCALAR_TYPES) ** 2
+    support.ptxas(ptx, targets.chip(cc))
+
+
+CONSTRUCTS = [
+    (kernels.unary_minus, ("float32", "float32")),
+    (kernels.logical, ("int64", "int64", "bool")),
+    (kernels.branches, ("float64", "int64")),
+    (kernels.ranged_sums, ("uint32", "int64")),
+    (kernels.loop_control, ("int64", "int64")),
+    (kernels.early_return, ("int32", "int32")),
+    (kernels.negative_index, ("float32", "float32")),
+    (kernels.shapes, ("float64", "int64")),
+]
+
+
+@pytest.mark.parametrize("cc", ARCHS, ids=lambda cc: targets.chip(cc))
+def test_construct_kernels_assemble(cc):
+    entries = [(f, tuple(_array(t) for t in args)) for f, args in CONSTRUCTS]
+    entries += [
+        (kernels.grid_2d, (_array("int64", 2),)),
+        (kernels.grid_3d, (_array("int64", 3),)),
+        (kernels.registers, (_array("int64", 2),)),
+        (kernels.registers_3d, (_array("int64", 3),)),
+        (kernels.unary_minus, (_array("float64", 1, "A"), _array("float64", 1, "A"))),
+    ]
+    ptx, _ = _module_ptx(entries, cc)
+    support.ptxas(ptx, targets.chip(cc))
+
+
+def test_compile_ptx_without_a_gpu():
+    from cumlir import cuda
+
+    def vadd(a, b, c):
+        i = cuda.grid(1)
+        if i < c.size:
+            c[i] = a[i] + b[i]
+
+    ptx, restype = cuda.compile_ptx(vadd, "void(float32[:], float32[:], float32[:])", cc=(8, 0))
+    assert restype == types.none
+    assert ".target sm_80" in ptx and ".visible .entry vadd(" in ptx
+    support.ptxas(ptx, "sm_80")
+
+
+def test_thread_index_reads_special_registers():
+    ptx = compiler.emit(kernels.registers, (_array("int64", 2),), "ptx", (9, 0))
+    for register in ("%tid.x", "%ctaid.x", "%ntid.x", "%nctaid.x", "%tid.y", "%ntid.z"):
+        assert register in ptx
+
+
+def test_unsupported_cc_is_rejected():
+    with pytest.raises(ValueError, match="compute capability 1.0 is not supported"):
+        targets.parse_cc((1, 0))
+    assert targets.parse_cc("sm_90") == (9, 0) == targets.parse_cc("9.0") == targets.parse_cc("90")
+
+
+def test_operator_typing_sanity():
+    # the reference used by the GPU tests is Numba's own typing
+    assert str(support.result_signature(operator.add, "int32", "int32").return_type) == "int64"
+    assert str(support.result_signature(operator.truediv, "int64", "int64").return_type) == "float64"
