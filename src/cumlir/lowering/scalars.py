@@ -120,19 +120,33 @@ def _operands(lower, sig, args):
     return [lower.cast(v, t, sig.return_type) for v, t in zip(args, sig.args)]
 
 
-@lower(operator.add, types.Integer, types.Integer)
-def int_add(lower, sig, args):
-    return arith.addi(*_operands(lower, sig, args))
+# operations done directly in the result type: (operator, operand classes, arith builder)
+_DIRECT = [
+    (operator.add, (types.Integer,), arith.addi),
+    (operator.sub, (types.Integer,), arith.subi),
+    (operator.mul, (types.Integer,), arith.muli),
+    (operator.and_, (types.Integer, types.Boolean), arith.andi),
+    (operator.or_, (types.Integer, types.Boolean), arith.ori),
+    (operator.xor, (types.Integer, types.Boolean), arith.xori),
+    (operator.lshift, (types.Integer,), arith.shli),
+    (operator.add, (types.Float,), arith.addf),
+    (operator.sub, (types.Float,), arith.subf),
+    (operator.mul, (types.Float,), arith.mulf),
+    (operator.truediv, (types.Float,), arith.divf),
+]
 
 
-@lower(operator.sub, types.Integer, types.Integer)
-def int_sub(lower, sig, args):
-    return arith.subi(*_operands(lower, sig, args))
+def _register_direct():
+    for op, classes, build in _DIRECT:
+
+        def rule(lower, sig, args, build=build):
+            return build(*_operands(lower, sig, args))
+
+        for cls in classes:
+            lower(op, cls, cls)(rule)
 
 
-@lower(operator.mul, types.Integer, types.Integer)
-def int_mul(lower, sig, args):
-    return arith.muli(*_operands(lower, sig, args))
+_register_direct()
 
 
 def _guarded_divisor(ty, a, b):
@@ -219,55 +233,12 @@ def _integer_power(lower, ty, base, exponent):
     return arith.select(negative, inverse, power)
 
 
-@lower(operator.and_, types.Integer, types.Integer)
-@lower(operator.and_, types.Boolean, types.Boolean)
-def bit_and(lower, sig, args):
-    return arith.andi(*_operands(lower, sig, args))
-
-
-@lower(operator.or_, types.Integer, types.Integer)
-@lower(operator.or_, types.Boolean, types.Boolean)
-def bit_or(lower, sig, args):
-    return arith.ori(*_operands(lower, sig, args))
-
-
-@lower(operator.xor, types.Integer, types.Integer)
-@lower(operator.xor, types.Boolean, types.Boolean)
-def bit_xor(lower, sig, args):
-    return arith.xori(*_operands(lower, sig, args))
-
-
-@lower(operator.lshift, types.Integer, types.Integer)
-def shift_left(lower, sig, args):
-    return arith.shli(*_operands(lower, sig, args))
-
-
 @lower(operator.rshift, types.Integer, types.Integer)
 def shift_right(lower, sig, args):
     return int_op("shr", sig.return_type)(*_operands(lower, sig, args))
 
 
 # ---- float arithmetic ----------------------------------------------------------------
-
-
-@lower(operator.add, types.Float, types.Float)
-def float_add(lower, sig, args):
-    return arith.addf(*args)
-
-
-@lower(operator.sub, types.Float, types.Float)
-def float_sub(lower, sig, args):
-    return arith.subf(*args)
-
-
-@lower(operator.mul, types.Float, types.Float)
-def float_mul(lower, sig, args):
-    return arith.mulf(*args)
-
-
-@lower(operator.truediv, types.Float, types.Float)
-def float_truediv(lower, sig, args):
-    return arith.divf(*args)
 
 
 def _float_divmod(a, b):
