@@ -13,6 +13,20 @@ from dataclasses import dataclass
 EMIT_STAGES = ("typed", "mlir", "optimized", "llvm", "ptx")
 
 
+@dataclass(frozen=True)
+class CompileOptions:
+    """Options of @cuda.jit that change the generated code."""
+
+    fastmath: bool = False
+    debug: bool = False
+    lineinfo: bool = False
+    opt: bool = True
+
+    @classmethod
+    def from_targetoptions(cls, options):
+        return cls(**{k: bool(options[k]) for k in ("fastmath", "debug", "lineinfo", "opt") if k in options})
+
+
 @dataclass
 class CompiledKernel:
     typed: object  # TypedFunction
@@ -27,32 +41,29 @@ def type_function(pyfunc, argtypes, return_type=None):
     return frontend(pyfunc, argtypes, return_type)
 
 
-def lower_kernel(typed, name=None):
+def lower_kernel(typed, name=None, options=None):
     """A ModuleBuilder holding *typed* as a kernel, and the kernel's symbol."""
     from .lowering.module import ModuleBuilder
     from .typing.context import typing_context
 
-    builder = ModuleBuilder(typing_context())
+    builder = ModuleBuilder(typing_context(), options)
     symbol = builder.add_kernel(typed, name)
     return builder, symbol
 
 
-def kernel_ptx(typed, cc, name=None):
+def kernel_ptx(typed, cc, name=None, options=None):
     from .codegen import pipeline
 
-    builder, symbol = lower_kernel(typed, name)
+    options = options or CompileOptions()
+    builder, symbol = lower_kernel(typed, name, options)
     with builder.context:
-        pipeline.set_target(builder.module, cc)
+        pipeline.set_target(builder.module, cc, options)
         pipeline.run_until(builder.module, "ptx")
         ptx = pipeline.ptx_of(builder.module)
     return CompiledKernel(typed=typed, symbol=symbol, ptx=ptx, cc=cc)
 
 
-def compile_kernel(pyfunc, argtypes, cc):
-    return kernel_ptx(type_function(pyfunc, argtypes), cc)
-
-
-def emit(pyfunc, argtypes, stage, cc):
+def emit(pyfunc, argtypes, stage, cc, options=None):
     """The text of one pipeline stage for *pyfunc* compiled as a kernel."""
     from .codegen import pipeline
 
@@ -61,12 +72,13 @@ def emit(pyfunc, argtypes, stage, cc):
     typed = type_function(pyfunc, argtypes)
     if stage == "typed":
         return typed.dump()
-    builder, _ = lower_kernel(typed)
+    options = options or CompileOptions()
+    builder, _ = lower_kernel(typed, options=options)
     with builder.context:
         module = builder.module
         if stage == "mlir":
             return str(module)
-        pipeline.set_target(module, cc)
+        pipeline.set_target(module, cc, options)
         last = {"optimized": "optimize", "llvm": "llvm", "ptx": "ptx"}[stage]
         pipeline.run_until(module, last)
         if stage == "optimized":

@@ -54,6 +54,18 @@ class OpaqueModel(DataModel):
         raise TypeError(f"{self.fe_type} has no runtime representation")
 
 
+class BoundFunctionModel(DataModel):
+    """A method bound to its receiver (``z.conjugate``): held as the receiver's value."""
+
+    def __init__(self, dmm, fe_type):
+        super().__init__(dmm, fe_type)
+        self._receiver = dmm.lookup(fe_type.this)
+        self.has_value = self._receiver.has_value
+
+    def get_value_type(self):
+        return self._receiver.get_value_type()
+
+
 class BooleanModel(DataModel):
     """i1 in registers, one byte (0 or 1) in memory, as NumPy stores bools."""
 
@@ -82,6 +94,13 @@ _FLOATS = {16: ir.F16Type, 32: ir.F32Type, 64: ir.F64Type}
 class FloatModel(DataModel):
     def get_value_type(self):
         return _FLOATS[self.fe_type.bitwidth].get()
+
+
+class ComplexModel(DataModel):
+    """MLIR's complex<f32> / complex<f64>, in registers and in memory."""
+
+    def get_value_type(self):
+        return ir.ComplexType.get(_FLOATS[self.fe_type.bitwidth // 2].get())
 
 
 class StructModel(DataModel):
@@ -190,6 +209,7 @@ for _cls, _model in (
     (types.Boolean, BooleanModel),
     (types.Integer, IntegerModel),
     (types.Float, FloatModel),
+    (types.Complex, ComplexModel),
     (types.BaseTuple, TupleModel),
     (types.Pair, PairModel),
     (types.RangeType, RangeModel),
@@ -198,7 +218,7 @@ for _cls, _model in (
     (types.NoneType, OpaqueModel),
     (types.Omitted, OpaqueModel),
     (types.Function, OpaqueModel),
-    (types.BoundFunction, OpaqueModel),
+    (types.BoundFunction, BoundFunctionModel),
     (types.Dispatcher, OpaqueModel),
     (types.Module, OpaqueModel),
     (types.NumberClass, OpaqueModel),

@@ -34,11 +34,13 @@ def _pass_manager(pipeline):
     return pm
 
 
-def set_target(module, cc, opt_level=3):
-    """Attach the NVVM target (chip, PTX version, LLVM optimisation level) to the gpu.module."""
+def set_target(module, cc, options=None):
+    """Attach the NVVM target (chip, PTX version, LLVM optimisation level, FTZ) to the gpu.module."""
     gpu_module = gpu_module_of(module)
+    opt_level = 3 if options is None or options.opt else 0
+    flags = ", flags = {ftz}" if options is not None and options.fastmath else ""
     target = ir.Attribute.parse(
-        f'#nvvm.target<O = {opt_level}, chip = "{targets.chip(cc)}", features = "{targets.ptx_feature(cc)}">'
+        f'#nvvm.target<O = {opt_level}, chip = "{targets.chip(cc)}", features = "{targets.ptx_feature(cc)}"{flags}>'
     )
     gpu_module.attributes["targets"] = ir.ArrayAttr.get([target])
 

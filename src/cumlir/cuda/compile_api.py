@@ -7,7 +7,7 @@ def compile_ptx(pyfunc, sig, debug=False, lineinfo=False, device=False, fastmath
     ``cc`` is a compute capability such as ``(9, 0)``; without one, the current
     device's is used (which needs a GPU).
     """
-    from ..compiler import kernel_ptx, type_function
+    from ..compiler import CompileOptions, kernel_ptx, type_function
     from ..typing.signatures import parse_signature
 
     if device:
@@ -20,7 +20,8 @@ def compile_ptx(pyfunc, sig, debug=False, lineinfo=False, device=False, fastmath
 
         cc = current_context().compute_capability
     typed = type_function(pyfunc, argtypes, return_type)
-    compiled = kernel_ptx(typed, cc, name=pyfunc.__name__)
+    options = CompileOptions(fastmath=fastmath, debug=debug, lineinfo=lineinfo, opt=opt)
+    compiled = kernel_ptx(typed, cc, name=pyfunc.__name__, options=options)
     return compiled.ptx, typed.return_type
 
 

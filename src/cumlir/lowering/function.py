@@ -107,6 +107,19 @@ class MLIRLower:
             raise errors.LoweringError(_no_lowering_message(key, sig), self.loc)
         return rule(self, sig, args)
 
+    def call_python(self, pyfunc, sig, args):
+        """Lower a call by compiling the Python function *pyfunc* (see ModuleBuilder.call_python)."""
+        return self.module.call_python(self, pyfunc, sig, args)
+
+    def call_external(self, name, result_type, args):
+        """Call an external function, declared on first use (libdevice routines)."""
+        symbol = self.module.declare_function(name, [a.type for a in args], [result_type])
+        return func.CallOp([result_type], ir.FlatSymbolRefAttr.get(symbol), list(args)).result
+
+    @property
+    def options(self):
+        return self.module.options
+
     def poison(self, mlir_type):
         return ub.PoisonOp(mlir_type).result
 
@@ -150,6 +163,8 @@ class MLIRLower:
                 results = [self.get_mlir_type(ret)] if self.has_value(ret) else []
                 fn_type = ir.FunctionType.get(params, results)
                 op = func.FuncOp(self.symbol, fn_type, visibility="private")
+                # internal linkage: LLVM may inline it everywhere and drop the definition
+                op.attributes["llvm.linkage"] = ir.Attribute.parse("#llvm.linkage<internal>")
             self._entry = op.body.blocks.append(*params)
         return op
 
@@ -261,10 +276,14 @@ class MLIRLower:
 
     def _raise(self, stmt):
         # As numba-cuda does without debug=True, an exception raised on the device
-        # ends the kernel quietly; device functions cannot report it yet.
-        if self.kind != "kernel":
-            raise errors.UnsupportedError("raising exceptions in device functions is not supported yet", stmt.loc)
-        gpu.ReturnOp([])
+        # ends the thread's kernel quietly: a kernel returns, a device function exits the thread.
+        if self.kind == "kernel":
+            gpu.ReturnOp([])
+            return
+        from mlir.dialects import llvm, nvvm
+
+        nvvm.exit()
+        llvm.unreachable()
 
     # ---- expressions -----------------------------------------------------------------
 
@@ -302,7 +321,7 @@ class MLIRLower:
         if expr.kws:
             argvars = _fold_keywords(fnty, sig, argvars, dict(expr.kws), expr.loc)
         if isinstance(fnty, types.BoundFunction):
-            receiver = self.cast(self.load_var(expr.func), fnty, fnty.this)
+            receiver = self.load_var(expr.func)
             args = [self.cast(self.load_var(v), self.typemap[v.name], t) for v, t in zip(argvars, sig.args)]
             full_sig = sig.as_function() if sig.recvr is not None else sig.replace(args=(fnty.this, *sig.args))
             return self.call(fnty.get_impl_key(sig), full_sig, [receiver] + args), sig.return_type
@@ -313,10 +332,12 @@ class MLIRLower:
         ty = self.typemap[expr.value.name]
         value = self.load_var(expr.value)
         if isinstance(result_type, types.BoundFunction):
-            return self.cast(value, ty, result_type.this), result_type.this
+            return self.cast(value, ty, result_type.this), result_type
         attrty = self.typing_context.resolve_getattr(ty, expr.attr)
         if not self.has_value(attrty):
             return NO_VALUE, attrty
+        if isinstance(ty, types.Module):  # a module-level constant such as math.pi
+            return self.constant(attrty, getattr(ty.pymod, expr.attr)), attrty
         rule = registry.find_getattr(ty, expr.attr)
         if rule is None:
             raise errors.LoweringError(f"no lowering for the attribute {ty}.{expr.attr}", expr.loc)

@@ -14,13 +14,16 @@ GPU_MODULE_NAME = "cumlir_kernels"
 
 def _load_rules():
     # importing the rule modules fills the registry
-    from . import arrays, intrinsics, iterators, scalars, tuples  # noqa: F401
+    from . import arrays, builtins, complexes, intrinsics, iterators, mathfuncs, scalars, tuples  # noqa: F401
 
 
 class ModuleBuilder:
-    def __init__(self, typing_context):
+    def __init__(self, typing_context, options=None):
+        from ..compiler import CompileOptions
+
         _load_rules()
         self.typing_context = typing_context
+        self.options = options or CompileOptions()
         self.context = mlir_context()
         with self.context, ir.Location.unknown():
             self.module = ir.Module.create()
@@ -29,6 +32,7 @@ class ModuleBuilder:
                 self.gpu_module = gpu.GPUModuleOp(GPU_MODULE_NAME)
             self.body = self.gpu_module.bodyRegion.blocks.append()
         self._device_symbols = {}
+        self._externals = {}
         self._names = set()
 
     def _unique(self, name):
@@ -72,3 +76,32 @@ class ModuleBuilder:
         ]
         call = func.CallOp(results, ir.FlatSymbolRefAttr.get(symbol), operands)
         return call.results[0] if results else NO_VALUE
+
+    def declare_function(self, name, arg_types, result_types):
+        """Declare an external function (a libdevice routine, say) once; returns its symbol."""
+        declared = self._externals.get(name)
+        if declared is None:
+            with ir.Location.unknown(), ir.InsertionPoint.at_block_begin(self.body):
+                declared = func.FuncOp(name, ir.FunctionType.get(list(arg_types), list(result_types)), visibility="private")
+            self._externals[name] = declared
+            self._names.add(name)
+        return name
+
+    def call_python(self, lower, pyfunc, sig, args):
+        """Lower a call as if to *pyfunc*, compiled by cumlir as a device function for sig.args.
+
+        Semantics that are easiest to state in Python (CPython's complex division,
+        say) are written as Python functions and compiled like user code.
+        """
+        from ..dispatcher import Dispatcher
+
+        dispatcher = _INTERNAL.get(pyfunc)
+        if dispatcher is None:
+            dispatcher = _INTERNAL[pyfunc] = Dispatcher(pyfunc, device=True)
+        callee = dispatcher.compile_device(sig.args)
+        value = self.emit_device_call(lower, callee, callee.signature, args)
+        return lower.cast(value, callee.typed.return_type, sig.return_type)
+
+
+# device-function dispatchers of the Python implementations used by lowering rules
+_INTERNAL = {}

@@ -23,7 +23,7 @@ def _pattern_score(pattern, ty):
         return 0
     if isinstance(pattern, type):
         if isinstance(ty, pattern):
-            return 1
+            return 1 + len(pattern.__mro__) / 100  # a more derived class is more specific
         return None
     return 3 if pattern == ty else None
 

@@ -282,13 +282,6 @@ def float_pow(lower, sig, args):
     return math.powf(*args)
 
 
-@lower(operator.pow, types.Float, types.Integer)
-def float_pow_int(lower, sig, args):
-    base = args[0]
-    exponent = lower.cast(args[1], sig.args[1], sig.return_type)
-    return math.powf(base, exponent)
-
-
 # ---- unary -------------------------------------------------------------------------
 
 

@@ -25,12 +25,13 @@ class Kernel:
     def compiled(self, cc):
         """The CompiledKernel (PTX and entry name) for compute capability *cc*."""
         from ..codegen.targets import parse_cc
-        from ..compiler import kernel_ptx
+        from ..compiler import CompileOptions, kernel_ptx
 
         cc = parse_cc(cc)
         result = self._compiled.get(cc)
         if result is None:
-            result = self._compiled[cc] = kernel_ptx(self.typed, cc, name=self.dispatcher.__name__)
+            options = CompileOptions.from_targetoptions(self.dispatcher.targetoptions)
+            result = self._compiled[cc] = kernel_ptx(self.typed, cc, name=self.dispatcher.__name__, options=options)
         return result
 
     def inspect_ptx(self, cc=None):

@@ -7,10 +7,16 @@ from .target import target_override
 
 class CUDATypingContext(BaseContext):
     def load_additional_registries(self):
-        from . import cudadecl  # noqa: F401  (fills the registry)
+        from numba.core.typing import cmathdecl, npydecl
+
+        from . import cudadecl, mathdecl, scalardecl  # noqa: F401  (they fill the registry)
         from .registry import registry
 
+        # cumlir's declarations first: for a key typed by several registries, the
+        # first template that accepts the arguments wins
         self.install_registry(registry)
+        self.install_registry(cmathdecl.registry)
+        self.install_registry(npydecl.registry)
 
 
 _context = None

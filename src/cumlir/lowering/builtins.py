@@ -1,0 +1,136 @@
+"""Lowering rules for Python builtins on numbers: abs, min, max, round, divmod, pow."""
+
+import math
+import operator
+
+from mlir.dialects import arith
+from mlir.dialects import math as mlir_math
+from numba.core import types
+from numba.core.typing.templates import signature
+
+from .registry import lower
+from .signedness import cmpi_predicate
+
+
+@lower(abs, types.Integer)
+def int_abs(lower, sig, args):
+    value = lower.cast(args[0], sig.args[0], sig.return_type)
+    if not sig.return_type.signed:
+        return value
+    zero = arith.constant(value.type, 0)
+    negative = arith.cmpi(cmpi_predicate(operator.lt, sig.return_type), value, zero)
+    return arith.select(negative, arith.subi(zero, value), value)
+
+
+@lower(abs, types.Float)
+def float_abs(lower, sig, args):
+    return mlir_math.absf(args[0])
+
+
+def _fold(lower, sig, args, compare):
+    """Python's max/min: keep the running result unless a later value compares better
+    (so NaNs are skipped after the first value, as CPython does)."""
+    if len(sig.args) == 1 and isinstance(sig.args[0], types.BaseTuple):
+        tuple_type = sig.args[0]
+        argtypes = list(tuple_type.types)
+        args = [lower.extract(args[0], tuple_type, i) for i in range(len(argtypes))]
+    else:
+        argtypes = list(sig.args)
+    ty = sig.return_type
+    values = [lower.cast(v, t, ty) for v, t in zip(args, argtypes)]
+    result = values[0]
+    for value in values[1:]:
+        better = lower.call(compare, signature(types.boolean, ty, ty), [value, result])
+        result = arith.select(better, value, result)
+    return result
+
+
+@lower(max, types.VarArg(types.Any))
+def builtin_max(lower, sig, args):
+    return _fold(lower, sig, args, operator.gt)
+
+
+@lower(min, types.VarArg(types.Any))
+def builtin_min(lower, sig, args):
+    return _fold(lower, sig, args, operator.lt)
+
+
+@lower(round, types.Float)
+def round_to_int(lower, sig, args):
+    # round half to even, as Python's round()
+    nearest = lower.call_external(
+        "__nv_rint" if sig.args[0].bitwidth == 64 else "__nv_rintf", args[0].type, [args[0]]
+    )
+    return lower.cast(nearest, sig.args[0], sig.return_type)
+
+
+def round_ndigits(x, ndigits):
+    """round(x, ndigits) for floats: scale, round half to even, scale back (CPython's classic algorithm)."""
+    if math.isinf(x) or math.isnan(x):
+        return x
+    if ndigits >= 0:
+        if ndigits > 22:
+            # 10**ndigits alone would overflow; scale in two steps
+            pow1 = 10.0 ** (ndigits - 22)
+            pow2 = 1e22
+        else:
+            pow1 = 10.0**ndigits
+            pow2 = 1.0
+        y = (x * pow1) * pow2
+        if math.isinf(y):
+            return x
+    else:
+        pow1 = 10.0 ** (-ndigits)
+        pow2 = 1.0
+        y = x / pow1
+    z = float(round(y))
+    if math.fabs(y - z) == 0.5:
+        z = 2.0 * float(round(y / 2.0))
+    if ndigits >= 0:
+        return (z / pow2) / pow1
+    return z * pow1
+
+
+@lower(round, types.Float, types.Integer)
+def round_to_digits(lower, sig, args):
+    return lower.call_python(round_ndigits, sig, args)
+
+
+@lower(divmod, types.Number, types.Number)
+def builtin_divmod(lower, sig, args):
+    ty = sig.return_type.dtype
+    operands = [lower.cast(v, t, ty) for v, t in zip(args, sig.args)]
+    binary = signature(ty, ty, ty)
+    quotient = lower.call(operator.floordiv, binary, operands)
+    remainder = lower.call(operator.mod, binary, operands)
+    return lower.make_struct(sig.return_type, [quotient, remainder])
+
+
+@lower(pow, types.Number, types.Number)
+def builtin_pow(lower, sig, args):
+    return lower.call(operator.pow, sig, args)
+
+
+def real_int_power(a, b):
+    """float ** int as numba computes it: repeated squaring, math.pow for huge exponents."""
+    if b < 0:
+        invert = True
+        exponent = -b
+    else:
+        invert = False
+        exponent = b
+    if exponent >= 0x10000:
+        return math.pow(a, float(b))
+    result = a - a + 1.0
+    while exponent:
+        if exponent & 1:
+            result *= a
+        exponent >>= 1
+        a *= a
+    return 1.0 / result if invert else result
+
+
+@lower(operator.pow, types.Float, types.Integer)
+def float_pow_int(lower, sig, args):
+    base = lower.cast(args[0], sig.args[0], sig.return_type)
+    return lower.call_python(real_int_power, sig.replace(args=(sig.return_type, sig.args[1])), [base, args[1]])

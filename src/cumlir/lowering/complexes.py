@@ -1,0 +1,200 @@
+"""Lowering rules for complex numbers (MLIR complex<fN> values).
+
+Addition, subtraction and multiplication are the complex dialect's (the
+componentwise formulas numba uses); operations the dialect cannot lower to LLVM
+directly (negation, conjugation, comparisons) are written on the parts. Division and powers follow numba's
+algorithms, written in Python and compiled like user code; dividing by zero
+gives NumPy's answer (infinities or NaNs) where CPython would raise.
+"""
+
+import math
+import operator
+
+from mlir.dialects import arith
+from mlir.dialects import complex as cx
+from numba.core import types
+
+from .registry import lower, lower_cast, lower_constant, lower_getattr
+
+
+def _parts(value):
+    return cx.re(value), cx.im(value)
+
+
+def make_complex(lower, ty, real, imag):
+    return cx.create_(lower.get_mlir_type(ty), real, imag)
+
+
+@lower_constant(types.Complex)
+def complex_constant(lower, ty, pyval):
+    part = ty.underlying_float
+    value = complex(pyval)
+    return make_complex(lower, ty, lower.constant(part, value.real), lower.constant(part, value.imag))
+
+
+@lower_cast(types.Complex, types.Complex)
+def complex_to_complex(lower, fromty, toty, value):
+    real, imag = _parts(value)
+    src, dst = fromty.underlying_float, toty.underlying_float
+    return make_complex(lower, toty, lower.cast(real, src, dst), lower.cast(imag, src, dst))
+
+
+@lower_cast(types.Integer, types.Complex)
+@lower_cast(types.Float, types.Complex)
+@lower_cast(types.Boolean, types.Complex)
+def real_to_complex(lower, fromty, toty, value):
+    part = toty.underlying_float
+    return make_complex(lower, toty, lower.cast(value, fromty, part), lower.constant(part, 0.0))
+
+
+@lower_cast(types.Complex, types.Boolean)
+def complex_to_bool(lower, fromty, toty, value):
+    real, imag = _parts(value)
+    part = fromty.underlying_float
+    return arith.ori(lower.cast(real, part, types.boolean), lower.cast(imag, part, types.boolean))
+
+
+@lower(complex, types.Number, types.Number)
+@lower(complex, types.Boolean, types.Boolean)
+def complex_from_parts(lower, sig, args):
+    ty = sig.return_type
+    part = ty.underlying_float
+    return make_complex(lower, ty, *(lower.cast(v, t, part) for v, t in zip(args, sig.args)))
+
+
+@lower(complex, types.Number)
+@lower(complex, types.Boolean)
+def complex_from_one(lower, sig, args):
+    return lower.cast(args[0], sig.args[0], sig.return_type)
+
+
+@lower_getattr(types.Complex, "real")
+def complex_real(lower, ty, value, attr):
+    return cx.re(value)
+
+
+@lower_getattr(types.Complex, "imag")
+def complex_imag(lower, ty, value, attr):
+    return cx.im(value)
+
+
+@lower_getattr(types.Number, "real")
+@lower_getattr(types.Boolean, "real")
+def real_of_real(lower, ty, value, attr):
+    return value
+
+
+@lower_getattr(types.Number, "imag")
+@lower_getattr(types.Boolean, "imag")
+def imag_of_real(lower, ty, value, attr):
+    return lower.constant(ty, 0)
+
+
+@lower("complex.conjugate", types.Complex)
+def complex_conjugate(lower, sig, args):
+    real, imag = _parts(args[0])
+    return make_complex(lower, sig.return_type, real, arith.negf(imag))
+
+
+@lower("complex.conjugate", types.Number)
+@lower("complex.conjugate", types.Boolean)
+def real_conjugate(lower, sig, args):
+    return lower.cast(args[0], sig.args[0], sig.return_type)
+
+
+def _operands(lower, sig, args):
+    return [lower.cast(v, t, sig.return_type) for v, t in zip(args, sig.args)]
+
+
+def _register_componentwise():
+    for op, build in ((operator.add, cx.add), (operator.sub, cx.sub), (operator.mul, cx.mul)):
+
+        def rule(lower, sig, args, build=build):
+            return build(*_operands(lower, sig, args))
+
+        lower(op, types.Complex, types.Complex)(rule)
+
+
+_register_componentwise()
+
+
+@lower(operator.neg, types.Complex)
+def complex_neg(lower, sig, args):
+    real, imag = _parts(args[0])
+    return make_complex(lower, sig.return_type, arith.negf(real), arith.negf(imag))
+
+
+@lower(operator.pos, types.Complex)
+def complex_pos(lower, sig, args):
+    return args[0]
+
+
+@lower(operator.eq, types.Complex, types.Complex)
+def complex_eq(lower, sig, args):
+    (ar, ai), (br, bi) = _parts(args[0]), _parts(args[1])
+    return arith.andi(arith.cmpf(arith.CmpFPredicate.OEQ, ar, br), arith.cmpf(arith.CmpFPredicate.OEQ, ai, bi))
+
+
+@lower(operator.ne, types.Complex, types.Complex)
+def complex_ne(lower, sig, args):
+    (ar, ai), (br, bi) = _parts(args[0]), _parts(args[1])
+    return arith.ori(arith.cmpf(arith.CmpFPredicate.UNE, ar, br), arith.cmpf(arith.CmpFPredicate.UNE, ai, bi))
+
+
+def complex_div(a, b):
+    """CPython's complex division (_Py_c_quot); a zero divisor gives NumPy's inf/nan."""
+    areal, aimag = a.real, a.imag
+    breal, bimag = b.real, b.imag
+    abs_breal, abs_bimag = abs(breal), abs(bimag)
+    if abs_breal >= abs_bimag:
+        if abs_breal == 0.0:
+            return complex(areal / abs_breal, aimag / abs_breal)
+        ratio = bimag / breal
+        denom = breal + bimag * ratio
+        return complex((areal + aimag * ratio) / denom, (aimag - areal * ratio) / denom)
+    if abs_bimag >= abs_breal:
+        ratio = breal / bimag
+        denom = breal * ratio + bimag
+        return complex((areal * ratio + aimag) / denom, (aimag * ratio - areal) / denom)
+    return complex(math.nan, math.nan)
+
+
+@lower(operator.truediv, types.Complex, types.Complex)
+def complex_truediv(lower, sig, args):
+    return lower.call_python(complex_div, sig, _operands(lower, sig, args))
+
+
+def complex_pow(a, b):
+    """CPython's complex power (_Py_c_pow), squaring exactly as numba does."""
+    if b.real == 2.0 and b.imag == 0.0:
+        return a * a
+    if b.real == 0.0 and b.imag == 0.0:
+        return complex(1.0, 0.0)
+    if a.real == 0.0 and a.imag == 0.0:
+        if b.imag != 0.0 or b.real < 0.0:
+            return complex(math.nan, math.nan)
+        return complex(0.0, 0.0)
+    vabs = math.hypot(a.real, a.imag)
+    length = math.pow(vabs, b.real)
+    at = math.atan2(a.imag, a.real)
+    phase = at * b.real
+    if b.imag != 0.0:
+        length /= math.exp(at * b.imag)
+        phase += b.imag * math.log(vabs)
+    return complex(length * math.cos(phase), length * math.sin(phase))
+
+
+@lower(operator.pow, types.Complex, types.Complex)
+def complex_power(lower, sig, args):
+    return lower.call_python(complex_pow, sig, _operands(lower, sig, args))
+
+
+def complex_abs(z):
+    return math.hypot(z.real, z.imag)
+
+
+@lower(abs, types.Complex)
+def complex_absolute(lower, sig, args):
+    return lower.call_python(complex_abs, sig, args)
+
+

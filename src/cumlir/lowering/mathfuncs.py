@@ -1,0 +1,192 @@
+"""Lowering rules for the ``math`` module: libdevice routines, chosen by float width.
+
+float64 calls ``__nv_<name>``, float32 ``__nv_<name>f`` (or, with fastmath, the
+``__nv_fast_<name>f`` approximations Numba-CUDA uses), float16 computes in
+float32 and rounds back. Integer arguments were already converted to the
+signature's float type by the cast rules.
+"""
+
+import math
+import sys
+
+from mlir import ir
+from mlir.dialects import arith, llvm
+from mlir.dialects import math as mlir_math
+from numba.core import types
+
+from .registry import lower
+
+_LIBDEVICE_UNARY = {
+    math.acos: "acos",
+    math.acosh: "acosh",
+    math.asin: "asin",
+    math.asinh: "asinh",
+    math.atan: "atan",
+    math.atanh: "atanh",
+    math.ceil: "ceil",
+    math.cos: "cos",
+    math.cosh: "cosh",
+    math.erf: "erf",
+    math.erfc: "erfc",
+    math.exp: "exp",
+    math.expm1: "expm1",
+    math.fabs: "fabs",
+    math.floor: "floor",
+    math.gamma: "tgamma",
+    math.lgamma: "lgamma",
+    math.log: "log",
+    math.log10: "log10",
+    math.log1p: "log1p",
+    math.log2: "log2",
+    math.sin: "sin",
+    math.sinh: "sinh",
+    math.sqrt: "sqrt",
+    math.tan: "tan",
+    math.tanh: "tanh",
+    math.trunc: "trunc",
+}
+if sys.version_info >= (3, 11):
+    _LIBDEVICE_UNARY[math.exp2] = "exp2"
+
+_LIBDEVICE_BINARY = {
+    math.atan2: "atan2",
+    math.copysign: "copysign",
+    math.fmod: "fmod",
+    math.hypot: "hypot",
+    math.nextafter: "nextafter",
+    math.pow: "pow",
+    math.remainder: "remainder",
+}
+
+# float32 routines replaced by their fast approximations under fastmath=True
+_FAST_FLOAT32 = {"sin", "cos", "tan", "exp", "log", "log2", "log10", "pow"}
+
+
+def libdevice_name(name, ty, fastmath=False):
+    """The libdevice symbol computing *name* for the float type *ty* (float16 uses float32's)."""
+    if ty.bitwidth == 64:
+        return f"__nv_{name}"
+    if fastmath and name in _FAST_FLOAT32:
+        return f"__nv_fast_{name}f"
+    return f"__nv_{name}f"
+
+
+def _widen_half(lower, values, ty):
+    """float16 operands are computed in float32: (values, type of the computation)."""
+    if ty == types.float16:
+        return [lower.cast(v, ty, types.float32) for v in values], types.float32
+    return values, ty
+
+
+def call_libdevice(lower, name, ty, values, result_type=None):
+    """Call the libdevice routine *name* on float *values* of Numba type *ty*."""
+    values, compute_type = _widen_half(lower, values, ty)
+    symbol = libdevice_name(name, compute_type, lower.options.fastmath)
+    out_type = result_type or compute_type
+    result = lower.call_external(symbol, lower.get_mlir_type(out_type), values)
+    if result_type is None and compute_type != ty:
+        return lower.cast(result, compute_type, ty)
+    return result
+
+
+def _as_float(lower, sig, args):
+    return [lower.cast(v, t, sig.return_type) for v, t in zip(args, sig.args)]
+
+
+def _register_libdevice():
+    for fn, name in _LIBDEVICE_UNARY.items():
+
+        def unary(lower, sig, args, name=name):
+            return call_libdevice(lower, name, sig.return_type, _as_float(lower, sig, args))
+
+        lower(fn, types.Number)(unary)
+
+    for fn, name in _LIBDEVICE_BINARY.items():
+
+        def binary(lower, sig, args, name=name):
+            return call_libdevice(lower, name, sig.return_type, _as_float(lower, sig, args))
+
+        lower(fn, types.Number, types.Number)(binary)
+
+
+_register_libdevice()
+
+
+@lower(math.pow, types.Float, types.Integer)
+def pow_int(lower, sig, args):
+    ty = sig.return_type
+    symbol = "__nv_powi" if ty.bitwidth == 64 else "__nv_powif"
+    exponent = lower.cast(args[1], sig.args[1], types.int32)
+    return lower.call_external(symbol, lower.get_mlir_type(ty), [args[0], exponent])
+
+
+@lower(math.ldexp, types.Float, types.Integer)
+def ldexp(lower, sig, args):
+    ty = sig.return_type
+    exponent = lower.cast(args[1], sig.args[1], types.int32)
+    return lower.call_external(libdevice_name("ldexp", ty), lower.get_mlir_type(ty), [args[0], exponent])
+
+
+def _call_with_out_pointer(lower, name, ty, value, out_type):
+    """libdevice routines that return a second result through a pointer (frexp, modf)."""
+    out_mlir = lower.get_mlir_type(out_type)
+    with lower.alloca_insertion_point():
+        one = arith.constant(ir.IntegerType.get_signless(32), 1)
+        slot = llvm.AllocaOp(llvm.PointerType.get(), one, out_mlir).result
+    result = lower.call_external(libdevice_name(name, ty), lower.get_mlir_type(ty), [value, slot])
+    return result, llvm.load(out_mlir, slot)
+
+
+@lower(math.frexp, types.Float)
+def frexp(lower, sig, args):
+    ty = sig.args[0]
+    mantissa, exponent = _call_with_out_pointer(lower, "frexp", ty, args[0], types.int32)
+    return lower.make_struct(sig.return_type, [mantissa, exponent])
+
+
+@lower(math.modf, types.Float)
+def modf(lower, sig, args):
+    ty = sig.args[0]
+    fraction, integral = _call_with_out_pointer(lower, "modf", ty, args[0], ty)
+    return lower.make_struct(sig.return_type, [fraction, integral])
+
+
+def _scale(factor):
+    def rule(lower, sig, args):
+        (value,) = _as_float(lower, sig, args)
+        return arith.mulf(value, arith.constant(value.type, factor))
+
+    return rule
+
+
+lower(math.degrees, types.Number)(_scale(180.0 / math.pi))
+lower(math.radians, types.Number)(_scale(math.pi / 180.0))
+
+
+@lower(math.isnan, types.Float)
+def isnan(lower, sig, args):
+    return arith.cmpf(arith.CmpFPredicate.UNO, args[0], args[0])
+
+
+@lower(math.isinf, types.Float)
+def isinf(lower, sig, args):
+    magnitude = mlir_math.absf(args[0])
+    return arith.cmpf(arith.CmpFPredicate.OEQ, magnitude, arith.constant(magnitude.type, math.inf))
+
+
+@lower(math.isfinite, types.Float)
+def isfinite(lower, sig, args):
+    magnitude = mlir_math.absf(args[0])
+    return arith.cmpf(arith.CmpFPredicate.OLT, magnitude, arith.constant(magnitude.type, math.inf))
+
+
+def _integer_predicate(answer):
+    def rule(lower, sig, args):
+        return arith.constant(ir.IntegerType.get_signless(1), int(answer))
+
+    return rule
+
+
+lower(math.isnan, types.Integer)(_integer_predicate(False))
+lower(math.isinf, types.Integer)(_integer_predicate(False))
+lower(math.isfinite, types.Integer)(_integer_predicate(True))

@@ -1,0 +1,69 @@
+"""Typing of float16 arithmetic as Numba-CUDA has it: float16 operands give float16.
+
+numba's own templates would convert float16 operands to float32 first. These are
+AbstractTemplates so that they are considered before numba's ConcreteTemplates.
+"""
+
+import operator
+
+from numba.core import types
+from numba.core.typing.templates import AbstractTemplate, signature
+
+from .registry import register_global
+
+_ARITHMETIC = (operator.add, operator.sub, operator.mul, operator.truediv)
+_INPLACE = (operator.iadd, operator.isub, operator.imul, operator.itruediv)
+_COMPARISONS = (operator.eq, operator.ne, operator.lt, operator.le, operator.gt, operator.ge)
+
+
+def _half_template(op, result):
+    class HalfOperator(AbstractTemplate):
+        key = op
+
+        def generic(self, args, kws):
+            if not kws and args and all(a == types.float16 for a in args):
+                return signature(result, *args)
+
+    HalfOperator.__name__ = f"Half_{op.__name__}"
+    return HalfOperator
+
+
+def _declare():
+    for op in _ARITHMETIC + _INPLACE + (operator.neg, operator.pos):
+        register_global(op, types.Function(_half_template(op, types.float16)))
+    for op in _COMPARISONS:
+        register_global(op, types.Function(_half_template(op, types.boolean)))
+
+
+_declare()
+
+
+class _MinMax(AbstractTemplate):
+    """max(a, b, ...) and max(tuple) on numbers, as Python compares them (numba's overload
+    of these calls an llvmlite intrinsic, so cumlir types them itself)."""
+
+    def generic(self, args, kws):
+        if kws or not args:
+            return None
+        if len(args) == 1 and isinstance(args[0], types.BaseTuple):
+            members = list(args[0].types)
+        else:
+            members = list(args)
+        if not members or not all(isinstance(t, (types.Number, types.Boolean)) for t in members):
+            return None
+        result = self.context.unify_types(*members)
+        if result is None:
+            return None
+        return signature(result, *args)
+
+
+class _Max(_MinMax):
+    key = max
+
+
+class _Min(_MinMax):
+    key = min
+
+
+register_global(max, types.Function(_Max))
+register_global(min, types.Function(_Min))
