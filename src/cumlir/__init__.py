@@ -5,3 +5,12 @@ loads neither numba, MLIR nor the CUDA driver; each is loaded when first needed.
 """
 
 __version__ = "0.1.0"
+
+
+def __getattr__(name):
+    # numba's literal_unroll, without importing numba with cumlir
+    if name == "literal_unroll":
+        from numba import literal_unroll
+
+        return literal_unroll
+    raise AttributeError(f"module 'cumlir' has no attribute {name!r}")

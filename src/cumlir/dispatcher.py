@@ -152,6 +152,11 @@ class Dispatcher:
         return self._device_functions[tuple(argtypes)]
 
     @property
+    def is_compiling(self):
+        """Whether this function is being typed now (numba asks, to detect recursion)."""
+        return bool(self._typing)
+
+    @property
     def nopython_signatures(self):
         return [d.signature for d in self._device_functions.values()]
 

@@ -25,6 +25,17 @@ class DataModel:
     def get_data_type(self):
         return self.get_value_type()
 
+    # A value is normally one MLIR value; composite models hold several (see CompositeModel).
+    # Block arguments carry the flattened form.
+    def flat_types(self):
+        return [self.get_value_type()]
+
+    def flatten(self, value):
+        return [value]
+
+    def unflatten(self, values):
+        return values[0]
+
     def as_data(self, value):
         """Value -> its in-memory form (an MLIR value of get_data_type())."""
         return value
@@ -94,6 +105,62 @@ _FLOATS = {16: ir.F16Type, 32: ir.F32Type, 64: ir.F64Type}
 class FloatModel(DataModel):
     def get_value_type(self):
         return _FLOATS[self.fe_type.bitwidth].get()
+
+
+class CompositeModel(DataModel):
+    """A value made of parts held side by side as a Python tuple, never as one MLIR value.
+
+    Used for iterators built from other iterators (enumerate, zip) and for
+    iteration state next to the iterated value: parts may be mutable memrefs,
+    which an LLVM struct cannot hold.
+    """
+
+    def part_models(self):
+        raise NotImplementedError
+
+    def get_value_type(self):
+        raise TypeError(f"{self.fe_type} is held as several values, not one MLIR value")
+
+    def flat_types(self):
+        return [t for part in self.part_models() for t in part.flat_types()]
+
+    def flatten(self, value):
+        return [v for part, member in zip(self.part_models(), value) for v in part.flatten(member)]
+
+    def unflatten(self, values):
+        parts, start = [], 0
+        for part in self.part_models():
+            n = len(part.flat_types())
+            parts.append(part.unflatten(values[start : start + n]))
+            start += n
+        return tuple(parts)
+
+
+def _counter(dmm):
+    """A one-element mutable i64 counter: the position of an iterator."""
+    return PrimitiveModel(dmm, None, ir.MemRefType.get([1], ir.IntegerType.get_signless(64)))
+
+
+class EnumerateModel(CompositeModel):
+    """(count, source iterator)."""
+
+    def part_models(self):
+        return [_counter(self._dmm), self._dmm.lookup(self.fe_type.source_type)]
+
+
+class ZipModel(CompositeModel):
+    """(source iterators...)."""
+
+    def part_models(self):
+        return [self._dmm.lookup(t) for t in self.fe_type.source_types]
+
+
+class SequenceIteratorModel(CompositeModel):
+    """(position, the tuple or array iterated)."""
+
+    def part_models(self):
+        container = getattr(self.fe_type, "container", None) or self.fe_type.array_type
+        return [_counter(self._dmm), self._dmm.lookup(container)]
 
 
 class ComplexModel(DataModel):
@@ -214,6 +281,10 @@ for _cls, _model in (
     (types.Pair, PairModel),
     (types.RangeType, RangeModel),
     (types.RangeIteratorType, RangeIteratorModel),
+    (types.EnumerateType, EnumerateModel),
+    (types.ZipType, ZipModel),
+    (types.UniTupleIter, SequenceIteratorModel),
+    (types.ArrayIterator, SequenceIteratorModel),
     (types.Array, ArrayModel),
     (types.NoneType, OpaqueModel),
     (types.Omitted, OpaqueModel),
@@ -224,6 +295,8 @@ for _cls, _model in (
     (types.NumberClass, OpaqueModel),
     (types.DTypeSpec, OpaqueModel),
     (types.Dummy, OpaqueModel),
+    (types.ExceptionClass, OpaqueModel),
+    (types.ExceptionInstance, OpaqueModel),
     (types.StringLiteral, OpaqueModel),
 ):
     default_manager.register(_cls, _model)

@@ -12,7 +12,7 @@ from mlir import ir
 from mlir.dialects import arith, memref
 from numba.core import types
 
-from .registry import lower, lower_getattr
+from .registry import lower, lower_constant, lower_getattr
 from .signedness import int_op
 
 
@@ -126,3 +126,25 @@ def array_len(lower, sig, args):
     if array_type.ndim == 0:
         raise TypeError("len() of a 0-d array")
     return dim(args[0], 0)
+
+
+CONSTANT_MEMORY = 4  # the NVPTX address space of __constant__ data
+
+
+@lower_constant(types.Array)
+def array_constant(lower, ty, pyval):
+    """A global NumPy array captured by a kernel lives in constant memory."""
+    import numpy as np
+
+    data = np.asfortranarray(pyval) if ty.layout == "F" else np.ascontiguousarray(pyval)
+    if data.dtype == np.bool_:
+        data = data.view(np.uint8)
+    element = lower.dmm.lookup(ty.dtype).get_data_type()
+    strides = [s // data.itemsize for s in data.strides]
+    layout = ir.StridedLayoutAttr.get(0, strides)
+    space = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), CONSTANT_MEMORY)
+    global_type = ir.MemRefType.get(list(data.shape), element, layout, space)
+    symbol = lower.module.constant_array(data, global_type)
+    value = memref.get_global(global_type, symbol)
+    generic = memref.memory_space_cast(ir.MemRefType.get(list(data.shape), element, layout), value)
+    return memref.cast(lower.get_mlir_type(ty), generic)

@@ -107,6 +107,23 @@ class MLIRLower:
             raise errors.LoweringError(_no_lowering_message(key, sig), self.loc)
         return rule(self, sig, args)
 
+    def call_function(self, fn, argtypes, args):
+        """Type ``fn(*args)`` for the Numba *argtypes* as user code would be, and lower it.
+
+        Returns (value, result type). For rules that apply Python operations to parts
+        of their operands (comparing tuple members, say)."""
+        from numba.core.typing.templates import Signature
+
+        from ..typing.target import target_override
+
+        with target_override():
+            fnty = self.typing_context.resolve_value_type(fn)
+            sig = self.typing_context.resolve_function_type(fnty, tuple(argtypes), {})
+        if not isinstance(sig, Signature):
+            raise TypeError(f"{getattr(fn, '__name__', fn)}{tuple(argtypes)} cannot be typed")
+        values = [self.cast(v, t, u) for v, t, u in zip(args, argtypes, sig.args)]
+        return self.call(fnty.get_impl_key(sig), sig, values), sig.return_type
+
     def call_python(self, pyfunc, sig, args):
         """Lower a call by compiling the Python function *pyfunc* (see ModuleBuilder.call_python)."""
         return self.module.call_python(self, pyfunc, sig, args)
@@ -191,22 +208,30 @@ class MLIRLower:
                 continue
             names = sorted(n for n in live[label] if self.has_value(self.typemap[n]))
             self._live_in[label] = names
-            argtypes = [self.get_mlir_type(self.typemap[n]) for n in names]
+            argtypes = [t for n in names for t in self.dmm.lookup(self.typemap[n]).flat_types()]
             locs = [ir.Location.unknown()] * len(argtypes)
             self._blocks[label] = self.function_op.body.blocks.append(*argtypes, arg_locs=locs)
 
     def _successor_operands(self, label):
         operands = []
         for name in self._live_in[label]:
+            model = self.dmm.lookup(self.typemap[name])
             value = self._values.get(name)
             if value is None:  # not assigned on this path: the target never reads it
-                value = self.poison(self.get_mlir_type(self.typemap[name]))
-            operands.append(value)
+                operands += [self.poison(t) for t in model.flat_types()]
+            else:
+                operands += model.flatten(value)
         return operands
 
     def _lower_block(self, label, block):
         mlir_block = self._blocks[label]
-        self._values = dict(zip(self._live_in[label], mlir_block.arguments))
+        arguments, start = list(mlir_block.arguments), 0
+        self._values = {}
+        for name in self._live_in[label]:
+            model = self.dmm.lookup(self.typemap[name])
+            n = len(model.flat_types())
+            self._values[name] = model.unflatten(arguments[start : start + n])
+            start += n
         with ir.InsertionPoint(mlir_block):
             for stmt in block.body:
                 self.loc = stmt.loc
@@ -365,6 +390,25 @@ class MLIRLower:
         sig = self.calltypes[expr]
         return self._call_with_vars(_getitem_key(), sig, (expr.value, expr.index)), sig.return_type
 
+    def _typed_getitem(self, expr, result_type):
+        # literal_unroll's access to one member of a heterogeneous tuple
+        ty = self.typemap[expr.value.name]
+        index_type = self.typemap[expr.index.name]
+        if isinstance(ty, types.BaseTuple) and isinstance(index_type, types.IntegerLiteral):
+            member = self.extract(self.load_var(expr.value), ty, index_type.literal_value)
+            return member, ty.types[index_type.literal_value]
+        # a run-time index: select among the members of the requested type
+        from mlir.dialects import arith
+
+        value = self.load_var(expr.value)
+        index = self.cast(self.load_var(expr.index), index_type, types.int64)
+        result = self.poison(self.get_mlir_type(result_type))
+        for k, member_type in enumerate(ty.types):
+            if member_type == result_type:
+                hit = arith.cmpi(arith.CmpIPredicate.eq, index, arith.constant(index.type, k))
+                result = arith.select(hit, self.extract(value, ty, k), result)
+        return result, result_type
+
     def _iterator_op(self, expr, result_type):
         sig = self.calltypes[expr]
         return self._call_with_vars(expr.op, sig, (expr.value,)), sig.return_type
@@ -468,6 +512,7 @@ _EXPRESSIONS = {
     "getattr": MLIRLower._getattr,
     "static_getitem": MLIRLower._static_getitem,
     "getitem": MLIRLower._getitem,
+    "typed_getitem": MLIRLower._typed_getitem,
     "getiter": MLIRLower._iterator_op,
     "iternext": MLIRLower._iterator_op,
     "pair_first": MLIRLower._pair_member,

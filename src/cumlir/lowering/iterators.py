@@ -13,6 +13,7 @@ import operator
 from mlir import ir
 from mlir.dialects import arith, memref
 from numba.core import types
+from numba.core.typing.templates import signature
 
 from .registry import lower
 from .scalars import number_constant
@@ -73,3 +74,125 @@ def range_next(lower, sig, args):
     memref.store(arith.addi(value, step), state, [slots[0]])
     memref.store(arith.subi(left, arith.select(valid, arith.constant(value.type, 1), zero)), state, [slots[1]])
     return lower.make_struct(sig.return_type, [value, valid])
+
+
+# ---- iterators over other iterables: enumerate, zip, tuples, arrays ---------------------
+
+
+def _new_counter(lower, start):
+    """A mutable i64 position, allocated in the entry block, set to *start*."""
+    i64 = ir.IntegerType.get_signless(64)
+    with lower.alloca_insertion_point():
+        counter = memref.alloca(ir.MemRefType.get([1], i64), [], [])
+    memref.store(start, counter, [arith.constant(ir.IndexType.get(), 0)])
+    return counter
+
+
+def _advance(counter, valid):
+    """Read the position and move it on by one if *valid*; returns the position read."""
+    zero = arith.constant(ir.IndexType.get(), 0)
+    position = memref.load(counter, [zero])
+    step = arith.extui(position.type, valid)
+    memref.store(arith.addi(position, step), counter, [zero])
+    return position
+
+
+def _pair(lower, pair_type, value, valid):
+    return lower.make_struct(pair_type, [value, valid])
+
+
+@lower("getiter", types.IteratorType)
+def iterator_iterates_itself(lower, sig, args):
+    return args[0]
+
+
+@lower(enumerate, types.IterableType)
+@lower(enumerate, types.IterableType, types.Integer)
+def make_enumerate(lower, sig, args):
+    ty = sig.return_type
+    source = lower.call("getiter", signature(ty.source_type, sig.args[0]), [args[0]])
+    start = lower.cast(args[1], sig.args[1], types.int64) if len(args) > 1 else arith.constant(
+        ir.IntegerType.get_signless(64), 0
+    )
+    return (_new_counter(lower, start), source)
+
+
+@lower("iternext", types.EnumerateType)
+def enumerate_next(lower, sig, args):
+    ty = sig.args[0]
+    counter, source = args[0]
+    inner_pair = types.Pair(ty.source_type.yield_type, types.boolean)
+    pair = lower.call("iternext", signature(inner_pair, ty.source_type), [source])
+    value, valid = lower.extract(pair, inner_pair, 0), lower.extract(pair, inner_pair, 1)
+    item = lower.make_struct(ty.yield_type, [_advance(counter, valid), value])
+    return _pair(lower, sig.return_type, item, valid)
+
+
+@lower(zip, types.VarArg(types.Any))
+def make_zip(lower, sig, args):
+    ty = sig.return_type
+    return tuple(
+        lower.call("getiter", signature(source, iterable), [value])
+        for source, iterable, value in zip(ty.source_types, sig.args, args)
+    )
+
+
+@lower("iternext", types.ZipType)
+def zip_next(lower, sig, args):
+    ty = sig.args[0]
+    values, valid = [], arith.constant(ir.IntegerType.get_signless(1), 1)
+    for source, state in zip(ty.source_types, args[0]):
+        inner_pair = types.Pair(source.yield_type, types.boolean)
+        pair = lower.call("iternext", signature(inner_pair, source), [state])
+        values.append(lower.extract(pair, inner_pair, 0))
+        valid = arith.andi(valid, lower.extract(pair, inner_pair, 1))
+    return _pair(lower, sig.return_type, lower.make_struct(ty.yield_type, values), valid)
+
+
+def _sequence_next(lower, sig, args, length, item_at):
+    counter, container = args[0]
+    zero = arith.constant(ir.IndexType.get(), 0)
+    position = memref.load(counter, [zero])
+    valid = arith.cmpi(arith.CmpIPredicate.slt, position, length(container))
+    memref.store(arith.addi(position, arith.extui(position.type, valid)), counter, [zero])
+    # clamp so that the item read past the end (and never used) stays in bounds
+    safe = arith.select(valid, position, arith.constant(position.type, 0))
+    return _pair(lower, sig.return_type, item_at(container, safe), valid)
+
+
+@lower("getiter", types.UniTuple)
+@lower("getiter", types.Array)
+def sequence_iter(lower, sig, args):
+    if isinstance(sig.args[0], types.Array) and sig.args[0].ndim != 1:
+        raise NotImplementedError("iterating over arrays of more than one dimension is not supported yet")
+    return (_new_counter(lower, arith.constant(ir.IntegerType.get_signless(64), 0)), args[0])
+
+
+@lower("iternext", types.UniTupleIter)
+def tuple_next(lower, sig, args):
+    tuple_type = sig.args[0].container
+
+    def length(container):
+        return arith.constant(ir.IntegerType.get_signless(64), len(tuple_type))
+
+    def item_at(container, position):
+        getitem = signature(tuple_type.dtype, tuple_type, types.int64)
+        return lower.call(operator.getitem, getitem, [container, position])
+
+    return _sequence_next(lower, sig, args, length, item_at)
+
+
+@lower("iternext", types.ArrayIterator)
+def array_next(lower, sig, args):
+    array_type = sig.args[0].array_type
+
+    def length(container):
+        from .arrays import dim
+
+        return dim(container, 0)
+
+    def item_at(container, position):
+        getitem = signature(array_type.dtype, array_type, types.int64)
+        return lower.call(operator.getitem, getitem, [container, position])
+
+    return _sequence_next(lower, sig, args, length, item_at)

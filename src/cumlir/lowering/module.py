@@ -4,7 +4,7 @@ device functions they call (lowered on first use, each once)."""
 import re
 
 from mlir import ir
-from mlir.dialects import func, gpu
+from mlir.dialects import func, gpu, memref
 
 from ..mlir_context import mlir_context
 from .function import NO_VALUE, MLIRLower
@@ -14,7 +14,8 @@ GPU_MODULE_NAME = "cumlir_kernels"
 
 def _load_rules():
     # importing the rule modules fills the registry
-    from . import arrays, builtins, complexes, intrinsics, iterators, mathfuncs, scalars, tuples  # noqa: F401
+    from . import arrays, builtins, cmathfuncs, complexes, intrinsics, iterators  # noqa: F401
+    from . import mathfuncs, npyfuncs, scalars, tuples  # noqa: F401
 
 
 class ModuleBuilder:
@@ -33,6 +34,7 @@ class ModuleBuilder:
             self.body = self.gpu_module.bodyRegion.blocks.append()
         self._device_symbols = {}
         self._externals = {}
+        self._constants = {}
         self._names = set()
 
     def _unique(self, name):
@@ -76,6 +78,23 @@ class ModuleBuilder:
         ]
         call = func.CallOp(results, ir.FlatSymbolRefAttr.get(symbol), operands)
         return call.results[0] if results else NO_VALUE
+
+    def constant_array(self, data, memref_type):
+        """A memref.global in constant memory holding *data*; returns its symbol."""
+        key = (data.tobytes(), data.dtype.str, data.shape, data.strides)
+        symbol = self._constants.get(key)
+        if symbol is None:
+            symbol = self._constants[key] = self._unique("cumlir_constant")
+            with ir.Location.unknown(), ir.InsertionPoint.at_block_begin(self.body):
+                memref.GlobalOp(
+                    symbol,
+                    ir.TypeAttr.get(memref_type),
+                    sym_visibility="private",
+                    initial_value=ir.DenseElementsAttr.get(data, type=memref_type.element_type),
+                    constant=True,
+                    alignment=ir.IntegerAttr.get(ir.IntegerType.get_signless(64), 16),
+                )
+        return symbol
 
     def declare_function(self, name, arg_types, result_types):
         """Declare an external function (a libdevice routine, say) once; returns its symbol."""

@@ -345,3 +345,15 @@ def _register_comparisons():
 
 
 _register_comparisons()
+
+
+@lower_cast(types.Omitted, types.Any)
+def omitted_argument(lower, fromty, toty, value):
+    # an argument left out of a call takes its default value, a compile-time constant
+    return lower.constant(toty, fromty.value)
+
+
+@lower(types.ExceptionClass, types.VarArg(types.Any))
+def make_exception(lower, sig, args):
+    # exceptions have no run-time value: raising one ends the thread (see MLIRLower._raise)
+    return None

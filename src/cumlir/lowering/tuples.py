@@ -2,10 +2,11 @@
 
 import operator
 
+from mlir import ir
 from mlir.dialects import arith
 from numba.core import types
 
-from .registry import lower
+from .registry import lower, lower_getattr_generic
 
 
 @lower("static_getitem", types.BaseTuple, types.IntegerLiteral)
@@ -39,3 +40,25 @@ def unituple_getitem(lower, sig, args):
 @lower(len, types.BaseTuple)
 def tuple_len(lower, sig, args):
     return arith.constant(lower.get_mlir_type(sig.return_type), len(sig.args[0]))
+
+
+@lower(operator.contains, types.BaseTuple, types.Any)
+def tuple_contains(lower, sig, args):
+    tuple_type, item_type = sig.args
+    found = arith.constant(ir.IntegerType.get_signless(1), 0)
+    for index, member_type in enumerate(tuple_type.types):
+        member = lower.extract(args[0], tuple_type, index)
+        equal, equal_type = lower.call_function(operator.eq, (member_type, item_type), [member, args[1]])
+        found = arith.ori(found, lower.cast(equal, equal_type, types.boolean))
+    return found
+
+
+@lower(types.NamedTupleClass, types.VarArg(types.Any))
+def make_namedtuple(lower, sig, args):
+    ty = sig.return_type
+    return lower.make_struct(ty, [lower.cast(v, t, m) for v, t, m in zip(args, sig.args, ty.types)])
+
+
+@lower_getattr_generic(types.BaseNamedTuple)
+def namedtuple_field(lower, ty, value, attr):
+    return lower.extract(value, ty, ty.fields.index(attr))

@@ -8,6 +8,7 @@ from .target import target_override
 class CUDATypingContext(BaseContext):
     def load_additional_registries(self):
         from numba.core.typing import cmathdecl, npydecl
+        from numba.misc import literal  # noqa: F401  (registers literal_unroll's typing)
 
         from . import cudadecl, mathdecl, scalardecl  # noqa: F401  (they fill the registry)
         from .registry import registry

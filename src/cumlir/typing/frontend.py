@@ -47,6 +47,10 @@ def _rewrite(state):
     rewrites.rewrite_registry.apply("before-inference", state)
 
 
+def _unroll_literals(state):
+    untyped_passes.LiteralUnroll().run_pass(state)
+
+
 def _ssa(state):
     untyped_passes.ReconstructSSA().run_pass(state)
 
@@ -60,7 +64,7 @@ def _strip_phis(state):
 
 
 # The frontend stages, in the order numba's nopython pipeline runs them.
-STAGES = (_bytecode, _interpret, _check_names, _postprocess, _fold_constants, _rewrite, _ssa, _infer_types, _strip_phis)
+STAGES = (_bytecode, _interpret, _check_names, _postprocess, _fold_constants, _rewrite, _unroll_literals, _ssa, _infer_types, _strip_phis)
 
 
 @dataclass

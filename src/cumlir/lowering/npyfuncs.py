@@ -1,0 +1,165 @@
+"""NumPy ufuncs called on scalars (``np.sin(x)``, ``np.maximum(a, b)``): each is lowered
+as the equivalent Python operation, typed for the ufunc's argument types, with the
+result converted to the type NumPy's rules give (numba's npydecl)."""
+
+import cmath
+import math
+import operator
+
+import numpy as np
+from numba.core import types
+
+from .registry import lower
+
+# ufunc -> (function for real arguments, function for complex arguments or None)
+_EQUIVALENTS = {
+    np.sin: (math.sin, cmath.sin),
+    np.cos: (math.cos, cmath.cos),
+    np.tan: (math.tan, cmath.tan),
+    np.arcsin: (math.asin, cmath.asin),
+    np.arccos: (math.acos, cmath.acos),
+    np.arctan: (math.atan, cmath.atan),
+    np.sinh: (math.sinh, cmath.sinh),
+    np.cosh: (math.cosh, cmath.cosh),
+    np.tanh: (math.tanh, cmath.tanh),
+    np.arcsinh: (math.asinh, cmath.asinh),
+    np.arccosh: (math.acosh, cmath.acosh),
+    np.arctanh: (math.atanh, cmath.atanh),
+    np.exp: (math.exp, cmath.exp),
+    np.expm1: (math.expm1, None),
+    np.log: (math.log, cmath.log),
+    np.log2: (math.log2, None),
+    np.log10: (math.log10, cmath.log10),
+    np.log1p: (math.log1p, None),
+    np.sqrt: (math.sqrt, cmath.sqrt),
+    np.floor: (math.floor, None),
+    np.ceil: (math.ceil, None),
+    np.trunc: (math.trunc, None),
+    np.fabs: (math.fabs, None),
+    np.deg2rad: (math.radians, None),
+    np.radians: (math.radians, None),
+    np.rad2deg: (math.degrees, None),
+    np.degrees: (math.degrees, None),
+    np.arctan2: (math.atan2, None),
+    np.hypot: (math.hypot, None),
+    np.copysign: (math.copysign, None),
+    np.fmod: (math.fmod, None),
+    np.nextafter: (math.nextafter, None),
+    np.isnan: (math.isnan, cmath.isnan),
+    np.isinf: (math.isinf, cmath.isinf),
+    np.isfinite: (math.isfinite, cmath.isfinite),
+    np.add: (operator.add, operator.add),
+    np.subtract: (operator.sub, operator.sub),
+    np.multiply: (operator.mul, operator.mul),
+    np.true_divide: (operator.truediv, operator.truediv),
+    np.floor_divide: (operator.floordiv, None),
+    np.remainder: (operator.mod, None),
+    np.power: (operator.pow, operator.pow),
+    np.negative: (operator.neg, operator.neg),
+    np.positive: (operator.pos, operator.pos),
+    np.absolute: (abs, abs),
+    np.equal: (operator.eq, operator.eq),
+    np.not_equal: (operator.ne, operator.ne),
+    np.less: (operator.lt, None),
+    np.less_equal: (operator.le, None),
+    np.greater: (operator.gt, None),
+    np.greater_equal: (operator.ge, None),
+    np.bitwise_and: (operator.and_, None),
+    np.bitwise_or: (operator.or_, None),
+    np.bitwise_xor: (operator.xor, None),
+    np.invert: (operator.invert, None),
+    np.left_shift: (operator.lshift, None),
+    np.right_shift: (operator.rshift, None),
+    np.logical_not: (operator.not_, None),
+}
+
+
+def np_maximum(a, b):
+    # NaN propagates, as in NumPy
+    return a if (a >= b or a != a) else b
+
+
+def np_minimum(a, b):
+    return a if (a <= b or a != a) else b
+
+
+def np_fmax(a, b):
+    # NaN is ignored unless both are NaN
+    return a if (a >= b or b != b) else b
+
+
+def np_fmin(a, b):
+    return a if (a <= b or b != b) else b
+
+
+def np_sign(x):
+    if x > 0:
+        return x - x + 1
+    if x < 0:
+        return x - x - 1
+    return x - x if x == x else x
+
+
+def np_square(x):
+    return x * x
+
+
+def np_reciprocal(x):
+    return 1.0 / x
+
+
+def np_logical_and(a, b):
+    return bool(a) and bool(b)
+
+
+def np_logical_or(a, b):
+    return bool(a) or bool(b)
+
+
+def np_logical_xor(a, b):
+    return bool(a) != bool(b)
+
+
+_PYTHON = {
+    np.maximum: np_maximum,
+    np.minimum: np_minimum,
+    np.fmax: np_fmax,
+    np.fmin: np_fmin,
+    np.sign: np_sign,
+    np.square: np_square,
+    np.reciprocal: np_reciprocal,
+    np.logical_and: np_logical_and,
+    np.logical_or: np_logical_or,
+    np.logical_xor: np_logical_xor,
+}
+
+
+def _register():
+    for ufunc, (real, complex_) in _EQUIVALENTS.items():
+
+        def rule(lower, sig, args, real=real, complex_=complex_, name=ufunc.__name__):
+            is_complex = any(isinstance(t, types.Complex) for t in sig.args)
+            fn = complex_ if is_complex else real
+            if fn is None:
+                raise TypeError(f"np.{name} on complex numbers is not supported")
+            value, value_type = lower.call_function(fn, sig.args, args)
+            return lower.cast(value, value_type, sig.return_type)
+
+        lower(ufunc, types.VarArg(types.Any))(rule)
+
+    for ufunc, implementation in _PYTHON.items():
+
+        def python_rule(lower, sig, args, implementation=implementation):
+            return lower.call_python(implementation, sig, args)
+
+        lower(ufunc, types.VarArg(types.Any))(python_rule)
+
+
+_register()
+
+
+@lower(np.rint, types.Float)
+def rint(lower, sig, args):
+    from .mathfuncs import call_libdevice
+
+    return call_libdevice(lower, "rint", sig.args[0], args)
