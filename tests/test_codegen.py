@@ -29,28 +29,6 @@ def _module_ptx(entries, cc):
         return pipeline.ptx_of(builder.module), symbols
 
 
-def _operator_entries(left, right):
-    entries = []
-    for name, (op, _) in kernels.BINARY_OPERATORS.items():
-        sig = support.result_signature(op, left, right)
-        if sig is None:
-            continue
-        out = _array(str(sig.return_type))
-        entries.append((kernels.binary_kernel(name), (_array(left), _array(right), out)))
-    return entries
-
-
-@pytest.mark.parametrize("cc", ARCHS, ids=lambda cc: targets.chip(cc))
-@pytest.mark.parametrize("left,right", [(t, t) for t in support.SCALAR_TYPES] + [("uint64", "int64"), ("int32", "float32")])
-def test_operator_kernels_assemble(left, right, cc):
-    entries = _operator_entries(left, right)
-    assert len(entries) >= 10
-    ptx, symbols = _module_ptx(entries, cc)
-    for symbol in symbols:
-        assert f".entry {symbol}(" in ptx
-    support.ptxas(ptx, targets.chip(cc))
-
-
 @pytest.mark.parametrize("cc", ARCHS, ids=lambda cc: targets.chip(cc))
 def test_conversion_kernels_assemble(cc):
     entries = [
@@ -119,3 +97,14 @@ def test_operator_typing_sanity():
     # the reference used by the GPU tests is Numba's own typing
     assert str(support.result_signature(operator.add, "int32", "int32").return_type) == "int64"
     assert str(support.result_signature(operator.truediv, "int64", "int64").return_type) == "float64"
+
+
+@pytest.mark.parametrize("cc", ARCHS, ids=lambda cc: targets.chip(cc))
+def test_math_and_language_kernels_assemble(cc):
+    from . import language, mathcases
+
+    entries = [(k, tuple(_array(t) for t in types_)) for k, types_ in mathcases.all_kernels()]
+    entries += [(k, (_array("float64"), _array("float64"))) for k, _ in language.CASES.values()]
+    ptx, symbols = _module_ptx(entries, cc)
+    assert len(symbols) == len(entries)
+    support.ptxas(ptx, targets.chip(cc))

@@ -10,29 +10,36 @@ import math
 
 from numba.core import types
 
+from .module import python_implementation
 from .registry import lower
 
 
+@python_implementation
 def c_isnan(z):
     return math.isnan(z.real) or math.isnan(z.imag)
 
 
+@python_implementation
 def c_isinf(z):
     return math.isinf(z.real) or math.isinf(z.imag)
 
 
+@python_implementation
 def c_isfinite(z):
     return math.isfinite(z.real) and math.isfinite(z.imag)
 
 
+@python_implementation
 def c_phase(z):
     return math.atan2(z.imag, z.real)
 
 
+@python_implementation
 def c_polar(z):
     return math.hypot(z.real, z.imag), math.atan2(z.imag, z.real)
 
 
+@python_implementation
 def c_rect(r, phi):
     if phi == 0.0:
         # keeps a zero imaginary part's sign and gives r + 0j for infinite r
@@ -40,6 +47,7 @@ def c_rect(r, phi):
     return complex(r * math.cos(phi), r * math.sin(phi))
 
 
+@python_implementation
 def c_exp(z):
     x, y = z.real, z.imag
     if y == 0.0:
@@ -50,19 +58,23 @@ def c_exp(z):
     return complex(r * math.cos(y), r * math.sin(y))
 
 
+@python_implementation
 def c_log(z):
     return complex(math.log(math.hypot(z.real, z.imag)), math.atan2(z.imag, z.real))
 
 
+@python_implementation
 def c_log_base(z, base):
     return c_log(z) / c_log(base)
 
 
+@python_implementation
 def c_log10(z):
     w = c_log(z)
     return complex(w.real / math.log(10.0), w.imag / math.log(10.0))
 
 
+@python_implementation
 def c_sqrt(z):
     x, y = z.real, z.imag
     if x == 0.0 and y == 0.0:
@@ -87,6 +99,7 @@ def c_sqrt(z):
     return complex(d, math.copysign(s, y))
 
 
+@python_implementation
 def c_sinh(z):
     x, y = z.real, z.imag
     if y == 0.0:
@@ -94,6 +107,7 @@ def c_sinh(z):
     return complex(math.sinh(x) * math.cos(y), math.cosh(x) * math.sin(y))
 
 
+@python_implementation
 def c_cosh(z):
     x, y = z.real, z.imag
     if y == 0.0:
@@ -101,6 +115,7 @@ def c_cosh(z):
     return complex(math.cosh(x) * math.cos(y), math.sinh(x) * math.sin(y))
 
 
+@python_implementation
 def c_tanh(z):
     x, y = z.real, z.imag
     if math.fabs(x) > 22.0:
@@ -110,43 +125,52 @@ def c_tanh(z):
     return complex(math.sinh(2.0 * x) / denominator, math.sin(2.0 * y) / denominator)
 
 
+@python_implementation
 def c_sin(z):
     w = c_sinh(complex(-z.imag, z.real))
     return complex(w.imag, -w.real)
 
 
+@python_implementation
 def c_cos(z):
     return c_cosh(complex(-z.imag, z.real))
 
 
+@python_implementation
 def c_tan(z):
     w = c_tanh(complex(-z.imag, z.real))
     return complex(w.imag, -w.real)
 
 
+@python_implementation
 def c_asinh(z):
     return c_log(z + c_sqrt(z * z + 1.0))
 
 
+@python_implementation
 def c_acosh(z):
     return c_log(z + c_sqrt(z + 1.0) * c_sqrt(z - 1.0))
 
 
+@python_implementation
 def c_atanh(z):
     w = c_log(1.0 + z) - c_log(1.0 - z)
     return complex(0.5 * w.real, 0.5 * w.imag)
 
 
+@python_implementation
 def c_asin(z):
     w = c_asinh(complex(-z.imag, z.real))
     return complex(w.imag, -w.real)
 
 
+@python_implementation
 def c_acos(z):
     w = c_asin(z)
     return complex(math.pi / 2.0 - w.real, -w.imag)
 
 
+@python_implementation
 def c_atan(z):
     w = c_atanh(complex(-z.imag, z.real))
     return complex(w.imag, -w.real)

@@ -457,7 +457,8 @@ class MLIRLower:
 def _no_lowering_message(key, sig):
     argtypes = ", ".join(str(a) for a in sig.args)
     name = getattr(key, "__qualname__", None) or getattr(key, "__name__", None) or str(key)
-    if name.endswith("<locals>.codegen"):
+    module = getattr(key, "__module__", "") or ""
+    if module.startswith("numba.") and "<locals>" in name:
         owner = name.split(".<locals>")[0]
         return (
             f"{owner}({argtypes}) is a numba intrinsic implemented with llvmlite, "

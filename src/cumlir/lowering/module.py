@@ -112,15 +112,23 @@ class ModuleBuilder:
         Semantics that are easiest to state in Python (CPython's complex division,
         say) are written as Python functions and compiled like user code.
         """
-        from ..dispatcher import Dispatcher
-
-        dispatcher = _INTERNAL.get(pyfunc)
-        if dispatcher is None:
-            dispatcher = _INTERNAL[pyfunc] = Dispatcher(pyfunc, device=True)
-        callee = dispatcher.compile_device(sig.args)
+        callee = python_implementation(pyfunc).compile_device(sig.args)
         value = self.emit_device_call(lower, callee, callee.signature, args)
         return lower.cast(value, callee.typed.return_type, sig.return_type)
 
 
 # device-function dispatchers of the Python implementations used by lowering rules
 _INTERNAL = {}
+
+
+def python_implementation(pyfunc):
+    """The device-function dispatcher compiling *pyfunc*, a Python implementation used by
+    lowering rules. As a decorator, it lets such implementations call one another."""
+    from ..dispatcher import Dispatcher
+
+    if isinstance(pyfunc, Dispatcher):
+        return pyfunc
+    dispatcher = _INTERNAL.get(pyfunc)
+    if dispatcher is None:
+        dispatcher = _INTERNAL[pyfunc] = Dispatcher(pyfunc, device=True)
+    return dispatcher

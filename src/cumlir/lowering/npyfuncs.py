@@ -158,8 +158,9 @@ def _register():
 _register()
 
 
-@lower(np.rint, types.Float)
+@lower(np.rint, types.Number)
 def rint(lower, sig, args):
     from .mathfuncs import call_libdevice
 
-    return call_libdevice(lower, "rint", sig.args[0], args)
+    value = lower.cast(args[0], sig.args[0], sig.return_type)
+    return call_libdevice(lower, "rint", sig.return_type, [value])

@@ -128,7 +128,6 @@ _DIRECT = [
     (operator.and_, (types.Integer, types.Boolean), arith.andi),
     (operator.or_, (types.Integer, types.Boolean), arith.ori),
     (operator.xor, (types.Integer, types.Boolean), arith.xori),
-    (operator.lshift, (types.Integer,), arith.shli),
     (operator.add, (types.Float,), arith.addf),
     (operator.sub, (types.Float,), arith.subf),
     (operator.mul, (types.Float,), arith.mulf),
@@ -233,9 +232,31 @@ def _integer_power(lower, ty, base, exponent):
     return arith.select(negative, inverse, power)
 
 
+def _shift(lower, sig, args, left):
+    """Shifts as the GPU's shl/shr instructions do them, whatever LLVM would fold:
+    an amount of the width or more (negative amounts included, read unsigned)
+    gives 0, or the sign fill for a right shift of a signed value."""
+    value, amount = _operands(lower, sig, args)
+    ty = sig.return_type
+    width = _const(value.type, value.type.width)
+    too_far = arith.cmpi(cmpi_predicate(operator.ge, types.uint64), amount, width)  # amounts read unsigned
+    if left:
+        return arith.select(too_far, _const(value.type, 0), arith.shli(value, amount))
+    in_range = arith.select(too_far, arith.subi(width, _const(value.type, 1)), amount)
+    shifted = int_op("shr", ty)(value, in_range)
+    if ty.signed:
+        return shifted  # shifting by width-1 is the sign fill
+    return arith.select(too_far, _const(value.type, 0), shifted)
+
+
+@lower(operator.lshift, types.Integer, types.Integer)
+def shift_left(lower, sig, args):
+    return _shift(lower, sig, args, left=True)
+
+
 @lower(operator.rshift, types.Integer, types.Integer)
 def shift_right(lower, sig, args):
-    return int_op("shr", sig.return_type)(*_operands(lower, sig, args))
+    return _shift(lower, sig, args, left=False)
 
 
 # ---- float arithmetic ----------------------------------------------------------------
@@ -285,11 +306,15 @@ def float_pow(lower, sig, args):
 # ---- unary -------------------------------------------------------------------------
 
 
+# As numba does, negation and inversion happen in the operand's own width and the
+# result is widened after: -uint32(1) is 2**32 - 1, not 2**64 - 1.
+
+
 @lower(operator.neg, types.Integer)
 @lower(operator.neg, types.Boolean)
 def int_neg(lower, sig, args):
-    value = lower.cast(args[0], sig.args[0], sig.return_type)
-    return arith.subi(_const(value.type, 0), value)
+    value = args[0]
+    return lower.cast(arith.subi(_const(value.type, 0), value), sig.args[0], sig.return_type)
 
 
 @lower(operator.neg, types.Float)
@@ -304,9 +329,10 @@ def positive(lower, sig, args):
 
 
 @lower(operator.invert, types.Integer)
+@lower(operator.invert, types.Boolean)
 def int_invert(lower, sig, args):
-    value = lower.cast(args[0], sig.args[0], sig.return_type)
-    return arith.xori(value, _const(value.type, -1))
+    value = args[0]
+    return lower.cast(arith.xori(value, _const(value.type, -1)), sig.args[0], sig.return_type)
 
 
 @lower(operator.not_, types.Number)

@@ -7,16 +7,15 @@ from .target import target_override
 
 class CUDATypingContext(BaseContext):
     def load_additional_registries(self):
-        from numba.core.typing import cmathdecl, npydecl
+        from numba.core.typing import npydecl
         from numba.misc import literal  # noqa: F401  (registers literal_unroll's typing)
 
-        from . import cudadecl, mathdecl, scalardecl  # noqa: F401  (they fill the registry)
+        from . import cmathdecl, cudadecl, mathdecl, scalardecl  # noqa: F401  (they fill the registry)
         from .registry import registry
 
         # cumlir's declarations first: for a key typed by several registries, the
         # first template that accepts the arguments wins
         self.install_registry(registry)
-        self.install_registry(cmathdecl.registry)
         self.install_registry(npydecl.registry)
 
 

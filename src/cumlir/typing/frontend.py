@@ -38,6 +38,23 @@ def _postprocess(state):
     postproc.PostProcessor(state.func_ir).run()
 
 
+def _inline_closures(state):
+    """Inner functions defined in the kernel are inlined where they are called."""
+    has_closure = any(
+        isinstance(assign.value, ir.Expr) and assign.value.op == "make_function"
+        for block in state.func_ir.blocks.values()
+        for assign in block.find_insts(ir.Assign)
+    )
+    if not has_closure:
+        return
+    from numba.core.inline_closurecall import InlineClosureCallPass
+    from numba.core.ir_utils import fixup_var_define_in_scope
+
+    InlineClosureCallPass(state.func_ir, state.flags.auto_parallel, {}, True).run()
+    postproc.PostProcessor(state.func_ir).run()
+    fixup_var_define_in_scope(state.func_ir.blocks)
+
+
 def _fold_constants(state):
     analysis.rewrite_semantic_constants(state.func_ir, state.args)
     analysis.dead_branch_prune(state.func_ir, state.args)
@@ -64,7 +81,7 @@ def _strip_phis(state):
 
 
 # The frontend stages, in the order numba's nopython pipeline runs them.
-STAGES = (_bytecode, _interpret, _check_names, _postprocess, _fold_constants, _rewrite, _unroll_literals, _ssa, _infer_types, _strip_phis)
+STAGES = (_bytecode, _interpret, _check_names, _postprocess, _inline_closures, _fold_constants, _rewrite, _unroll_literals, _ssa, _infer_types, _strip_phis)
 
 
 @dataclass

@@ -39,8 +39,8 @@ _declare()
 
 
 class _MinMax(AbstractTemplate):
-    """max(a, b, ...) and max(tuple) on numbers, as Python compares them (numba's overload
-    of these calls an llvmlite intrinsic, so cumlir types them itself)."""
+    """max(a, b, ...) and max(tuple) on real numbers, as Python compares them (numba's
+    overload of these calls an llvmlite intrinsic, so cumlir types them itself)."""
 
     def generic(self, args, kws):
         if kws or not args:
@@ -49,7 +49,7 @@ class _MinMax(AbstractTemplate):
             members = list(args[0].types)
         else:
             members = list(args)
-        if not members or not all(isinstance(t, (types.Number, types.Boolean)) for t in members):
+        if not members or not all(isinstance(t, (types.Integer, types.Float, types.Boolean)) for t in members):
             return None
         result = self.context.unify_types(*members)
         if result is None:
@@ -67,3 +67,16 @@ class _Min(_MinMax):
 
 register_global(max, types.Function(_Max))
 register_global(min, types.Function(_Min))
+
+
+class _Int(AbstractTemplate):
+    """int(x) of a bool or real number is an intp (numba's overload uses an llvmlite intrinsic)."""
+
+    key = int
+
+    def generic(self, args, kws):
+        if not kws and len(args) == 1 and isinstance(args[0], (types.Boolean, types.Integer, types.Float)):
+            return signature(types.intp, *args)
+
+
+register_global(int, types.Function(_Int))

@@ -1,0 +1,42 @@
+"""The differential test's kernels compiled here, without a GPU, and accepted by ptxas
+for sm_80 and sm_90 (one module per left operand type)."""
+
+import pytest
+
+from cumlir import compiler
+from cumlir.codegen import pipeline, targets
+from cumlir.lowering.module import ModuleBuilder
+from cumlir.typing.context import typing_context
+
+from . import differential, support
+
+CASES = differential.cases()
+
+
+def _entries(left):
+    for case in CASES:
+        name, case_left, right, literal, sig, result = case
+        if case_left != left:
+            continue
+        if name in differential.UNARY:
+            expression = differential.UNARY[name].format(a="a[i]")
+        else:
+            expression = differential.expression_for(name, right_literal=literal)
+        argtypes = (differential.array_type(left), differential.array_type(right), differential.array_type(str(result)))
+        yield differential.make_kernel(expression), argtypes
+
+
+@pytest.mark.parametrize("left", differential.TYPES)
+def test_cases_assemble(left):
+    entries = list(_entries(left))
+    assert len(entries) > 100
+    for cc in ((8, 0), (9, 0)):
+        builder = ModuleBuilder(typing_context())
+        for kernel, argtypes in entries:
+            builder.add_kernel(compiler.type_function(kernel, argtypes))
+        with builder.context:
+            pipeline.set_target(builder.module, cc)
+            pipeline.run_until(builder.module, "ptx")
+            ptx = pipeline.ptx_of(builder.module)
+        assert ptx.count(".entry ") == len(entries)
+        support.ptxas(ptx, targets.chip(cc))
