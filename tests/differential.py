@@ -162,8 +162,17 @@ def operands(name, left, right, rng, n=256):
     if name in ("pow", "builtin_pow"):
         a, b = _power_operands(a, b, left, right, rng)
     if name in ("mul", "truediv") and "complex" in left + right:
-        a, b = _finite(a), _finite(b)
+        # products that overflow in one rounding order and not in another (with fused
+        # multiply-adds) are not a semantic difference: keep operands well inside range
+        a, b = _moderate(_finite(a)), _moderate(_finite(b))
     return a, b
+
+
+def _moderate(values):
+    if values.dtype.kind in "fc":
+        limit = 1e15 if values.dtype in (np.float32, np.complex64, np.float16) else 1e150
+        values = np.where(np.abs(values) > limit, values / np.abs(values).max() * limit, values).astype(values.dtype)
+    return values
 
 
 def _finite(values):
@@ -183,6 +192,8 @@ def _power_operands(a, b, left, right, rng):
         a = np.where(np.abs(a) > 1e3, a / 1e4, a).astype(a.dtype)
         b = np.where(np.abs(b) > 8, b / 64, b).astype(b.dtype)
         a = np.where(a == 0, 1.25, a).astype(a.dtype)
+        # exponents: integral ones (the exact path), and general ones
+        b = np.where(rng.random(len(b)) < 0.3, np.round(b.real), b).astype(b.dtype)
     elif np.dtype(right).kind in "iu":
         b = rng.integers(-8, 40, len(b)).astype(right)
     return a, b
@@ -297,7 +308,9 @@ def binary_reference(name, sig, a, b):
                 return x * y, rtol
             if name == "truediv":
                 return x / y, rtol
-            return np.power(x, y), (2e-4 if tr == np.complex64 else 1e-11)
+            # complex power follows Python (CPython's algorithm), computed in double
+            powers = [complex(p) ** complex(q) for p, q in zip(x.tolist(), y.tolist())]
+            return np.array(powers, dtype=np.complex128).astype(tr), (2e-6 if tr == np.complex64 else 1e-12)
         x, y = (x.astype(tr), y.astype(tr)) if ta.kind != "f" or tb.kind != "i" else (x, y)
         if name in ("add", "sub", "mul", "truediv"):
             return {"add": np.add, "sub": np.subtract, "mul": np.multiply, "truediv": np.true_divide}[name](x, y), 0
@@ -309,11 +322,16 @@ def binary_reference(name, sig, a, b):
         return np.power(x, y), (4e-3 if tr == np.float16 else 2e-6 if tr == np.float32 else 1e-14)
 
 
-def compare(actual, expected, rtol, label, operand_a=None, operand_b=None):
-    """Assert equality (NaN equals NaN; for complex, part by part), or closeness within rtol."""
+def compare(actual, expected, rtol, label):
+    """Assert equality (NaN equals NaN), or closeness within rtol: for complex numbers,
+    each part within rtol of the whole number's magnitude."""
     if expected.dtype.kind == "c":
-        for part in (np.real, np.imag):
-            compare(part(actual), part(expected), rtol, label + " (" + part.__name__ + ")")
+        scale = np.abs(expected.astype(np.complex128))
+        with np.errstate(all="ignore"):
+            for part in (np.real, np.imag):
+                got, want = part(actual).astype(np.float64), part(expected).astype(np.float64)
+                ok = (got == want) | (np.isnan(got) & np.isnan(want)) | (np.abs(got - want) <= rtol * scale)
+                _report(~ok, got, want, f"{label} ({part.__name__})")
         return
     if expected.dtype.kind == "f" or actual.dtype.kind == "f":
         expected = expected.astype(np.float64)
@@ -323,7 +341,11 @@ def compare(actual, expected, rtol, label, operand_a=None, operand_b=None):
             close = (actual == expected) | both_nan | (np.abs(actual - expected) <= rtol * np.abs(expected))
     else:
         close = actual == expected
-    bad = np.nonzero(~close)[0]
+    _report(~close, actual, expected, label)
+
+
+def _report(wrong, actual, expected, label):
+    bad = np.nonzero(wrong)[0]
     if len(bad):
         shown = ", ".join(f"[{i}] got {actual[i]!r} expected {expected[i]!r}" for i in bad[:6])
         raise AssertionError(f"{label}: {len(bad)} of {len(expected)} differ: {shown}")
@@ -366,11 +388,14 @@ def unary_reference(name, sig, result, a):
 
 def unary_operands(name, operand, rng, n=256):
     values = np.concatenate([boundary(operand), draw(operand, n, rng)])
-    if name in ("int", "round") and values.dtype.kind in "fc":
+    if name in ("int", "round"):
         # conversion to an integer is defined only for finite values that fit
         with np.errstate(invalid="ignore"):
-            fits = np.isfinite(values) & (np.abs(values) < 2.0**62)
+            wide = values.astype(np.float64) if values.dtype.kind != "c" else values
+            fits = np.isfinite(wide) & (np.abs(wide) < 2.0**62)
         values = values[fits]
+    if name == "abs" and values.dtype.kind == "c":
+        values = _moderate(values)  # hypot next to the largest float overflows in libdevice
     return values
 
 

@@ -102,6 +102,20 @@ def ranged_sums(a, out):
         out[i] = s
 
 
+def unsigned_ranges(a, out):
+    i = cuda.grid(1)
+    if i < out.size:
+        n = a[i]
+        s = 0
+        for k in range(n):
+            s += k
+        for k in range(2, n, 3):
+            s += k
+        for k in range(n, 0, -2):
+            s += k
+        out[i] = s
+
+
 def loop_control(a, out):
     # while with break and continue
     i = cuda.grid(1)

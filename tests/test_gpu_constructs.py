@@ -41,12 +41,20 @@ def _ranged_sums(n):
     return s
 
 
-@pytest.mark.parametrize("dtype", ["int32", "int64", "uint32"])
+@pytest.mark.parametrize("dtype", ["int32", "int64"])
 def test_for_range_steps(dtype, rng):
     a = np.concatenate([[0, 1, 2, 3, 7], rng.integers(0, 200, 300)]).astype(dtype)
     out = support.poisoned(len(a), np.int64)
     _launch(kernels.ranged_sums, len(a), a, out)
     np.testing.assert_array_equal(out, [_ranged_sums(int(n)) for n in a])
+
+
+@pytest.mark.parametrize("dtype", ["uint32", "uint64"])
+def test_unsigned_ranges(dtype, rng):
+    a = np.concatenate([[0, 1, 2, 9], rng.integers(0, 300, 200)]).astype(dtype)
+    out = support.poisoned(len(a), np.int64)
+    _launch(kernels.unsigned_ranges, len(a), a, out)
+    np.testing.assert_array_equal(out, [sum(range(n)) + sum(range(2, n, 3)) + sum(range(n, 0, -2)) for n in a.tolist()])
 
 
 def test_while_break_continue(rng):

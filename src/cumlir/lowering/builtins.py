@@ -3,6 +3,8 @@
 import math
 import operator
 
+import numpy as np
+
 from mlir.dialects import arith
 from mlir.dialects import math as mlir_math
 from numba.core import types
@@ -83,9 +85,9 @@ def round_ndigits(x, ndigits):
         pow1 = 10.0 ** (-ndigits)
         pow2 = 1.0
         y = x / pow1
-    z = float(round(y))
+    z = np.rint(y)
     if math.fabs(y - z) == 0.5:
-        z = 2.0 * float(round(y / 2.0))
+        z = 2.0 * np.rint(y / 2.0)
     if ndigits >= 0:
         return (z / pow2) / pow1
     return z * pow1
@@ -111,8 +113,9 @@ def builtin_pow(lower, sig, args):
     return lower.call(operator.pow, sig, args)
 
 
-def real_int_power(a, b):
-    """float ** int as numba computes it: repeated squaring, math.pow for huge exponents."""
+def real_int_power(a, b, one):
+    """float ** int as numba computes it: repeated squaring in a's type (*one* is 1 of
+    that type), math.pow for huge exponents."""
     if b < 0:
         invert = True
         exponent = -b
@@ -121,7 +124,7 @@ def real_int_power(a, b):
         exponent = b
     if exponent >= 0x10000:
         return math.pow(a, float(b))
-    result = a - a + 1.0
+    result = one
     while exponent:
         if exponent & 1:
             result *= a
@@ -132,5 +135,7 @@ def real_int_power(a, b):
 
 @lower(operator.pow, types.Float, types.Integer)
 def float_pow_int(lower, sig, args):
-    base = lower.cast(args[0], sig.args[0], sig.return_type)
-    return lower.call_python(real_int_power, sig.replace(args=(sig.return_type, sig.args[1])), [base, args[1]])
+    ty = sig.return_type
+    base = lower.cast(args[0], sig.args[0], ty)
+    one = lower.constant(ty, 1.0)
+    return lower.call_python(real_int_power, sig.replace(args=(ty, sig.args[1], ty)), [base, args[1], one])

@@ -2,9 +2,10 @@
 
 Addition, subtraction and multiplication are the complex dialect's (the
 componentwise formulas numba uses); operations the dialect cannot lower to LLVM
-directly (negation, conjugation, comparisons) are written on the parts. Division and powers follow numba's
-algorithms, written in Python and compiled like user code; dividing by zero
-gives NumPy's answer (infinities or NaNs) where CPython would raise.
+directly (negation, conjugation, comparisons) are written on the parts. Division
+and powers follow CPython's algorithms, written in Python and compiled like user
+code; dividing by zero gives NumPy's answer (infinities or NaNs) where CPython
+would raise.
 """
 
 import math
@@ -14,6 +15,7 @@ from mlir.dialects import arith
 from mlir.dialects import complex as cx
 from numba.core import types
 
+from .module import python_implementation
 from .registry import lower, lower_cast, lower_constant, lower_getattr
 
 
@@ -141,6 +143,7 @@ def complex_ne(lower, sig, args):
     return arith.ori(arith.cmpf(arith.CmpFPredicate.UNE, ar, br), arith.cmpf(arith.CmpFPredicate.UNE, ai, bi))
 
 
+@python_implementation
 def complex_div(a, b):
     """CPython's complex division (_Py_c_quot); a zero divisor gives NumPy's inf/nan."""
     areal, aimag = a.real, a.imag
@@ -164,10 +167,25 @@ def complex_truediv(lower, sig, args):
     return lower.call_python(complex_div, sig, _operands(lower, sig, args))
 
 
+@python_implementation
+def _power_by_squaring(a, n):
+    result = complex(1.0, 0.0)
+    while n:
+        if n & 1:
+            result = result * a
+        n >>= 1
+        a = a * a
+    return result
+
+
 def complex_pow(a, b):
-    """CPython's complex power (_Py_c_pow), squaring exactly as numba does."""
-    if b.real == 2.0 and b.imag == 0.0:
-        return a * a
+    """CPython's complex power: repeated squaring for integral exponents up to 100,
+    _Py_c_pow otherwise; 0 ** b with a negative or complex b gives NaN, not an error."""
+    if b.imag == 0.0 and b.real == math.floor(b.real) and math.fabs(b.real) <= 100.0:
+        n = int(b.real)
+        if n >= 0:
+            return _power_by_squaring(a, n)
+        return complex_div(complex(1.0, 0.0), _power_by_squaring(a, -n))
     if b.real == 0.0 and b.imag == 0.0:
         return complex(1.0, 0.0)
     if a.real == 0.0 and a.imag == 0.0:
@@ -186,7 +204,10 @@ def complex_pow(a, b):
 
 @lower(operator.pow, types.Complex, types.Complex)
 def complex_power(lower, sig, args):
-    return lower.call_python(complex_pow, sig, _operands(lower, sig, args))
+    # complex64 is computed in double precision, as CPython does, then rounded
+    wide = sig.replace(args=(types.complex128, types.complex128), return_type=types.complex128)
+    operands = [lower.cast(v, t, types.complex128) for v, t in zip(args, sig.args)]
+    return lower.cast(lower.call_python(complex_pow, wide, operands), types.complex128, sig.return_type)
 
 
 def complex_abs(z):

@@ -7,6 +7,7 @@ import math
 import operator
 
 import numpy as np
+from mlir.dialects import arith
 from numba.core import types
 
 from .registry import lower
@@ -92,14 +93,6 @@ def np_fmin(a, b):
     return a if (a <= b or b != b) else b
 
 
-def np_sign(x):
-    if x > 0:
-        return x - x + 1
-    if x < 0:
-        return x - x - 1
-    return x - x if x == x else x
-
-
 def np_square(x):
     return x * x
 
@@ -125,7 +118,6 @@ _PYTHON = {
     np.minimum: np_minimum,
     np.fmax: np_fmax,
     np.fmin: np_fmin,
-    np.sign: np_sign,
     np.square: np_square,
     np.reciprocal: np_reciprocal,
     np.logical_and: np_logical_and,
@@ -164,3 +156,15 @@ def rint(lower, sig, args):
 
     value = lower.cast(args[0], sig.args[0], sig.return_type)
     return call_libdevice(lower, "rint", sig.return_type, [value])
+
+
+@lower(np.sign, types.Integer)
+@lower(np.sign, types.Float)
+def sign(lower, sig, args):
+    """1, -1, or the value itself for zeros and NaN."""
+    ty = sig.return_type
+    x = lower.cast(args[0], sig.args[0], ty)
+    positive, _ = lower.call_function(operator.gt, (ty, ty), [x, lower.constant(ty, 0)])
+    negative, _ = lower.call_function(operator.lt, (ty, ty), [x, lower.constant(ty, 0)])
+    result = arith.select(negative, lower.constant(ty, -1), x)
+    return arith.select(positive, lower.constant(ty, 1), result)

@@ -233,20 +233,22 @@ def _integer_power(lower, ty, base, exponent):
 
 
 def _shift(lower, sig, args, left):
-    """Shifts as the GPU's shl/shr instructions do them, whatever LLVM would fold:
-    an amount of the width or more (negative amounts included, read unsigned)
-    gives 0, or the sign fill for a right shift of a signed value."""
+    """Shifts as the GPU's shl/shr instructions do them: an amount of the width or more
+    (negative amounts read unsigned) gives 0, or the sign fill for a right shift of a
+    signed value. The amount is masked or clamped first, so LLVM never sees a shift
+    it may treat as undefined."""
     value, amount = _operands(lower, sig, args)
     ty = sig.return_type
-    width = _const(value.type, value.type.width)
-    too_far = arith.cmpi(cmpi_predicate(operator.ge, types.uint64), amount, width)  # amounts read unsigned
+    t = value.type
+    last_bit = _const(t, t.width - 1)
+    in_range = arith.cmpi(cmpi_predicate(operator.lt, types.uint64), amount, _const(t, t.width))  # read unsigned
+    keep = arith.extsi(t, in_range) if t.width > 1 else in_range  # all ones when in range
     if left:
-        return arith.select(too_far, _const(value.type, 0), arith.shli(value, amount))
-    in_range = arith.select(too_far, arith.subi(width, _const(value.type, 1)), amount)
-    shifted = int_op("shr", ty)(value, in_range)
+        return arith.andi(arith.shli(value, arith.andi(amount, last_bit)), keep)
+    shift = int_op("shr", ty)
     if ty.signed:
-        return shifted  # shifting by width-1 is the sign fill
-    return arith.select(too_far, _const(value.type, 0), shifted)
+        return shift(value, int_op("min", types.uint64)(amount, last_bit))  # width-1 or more: sign fill
+    return arith.andi(shift(value, arith.andi(amount, last_bit)), keep)
 
 
 @lower(operator.lshift, types.Integer, types.Integer)
@@ -281,10 +283,7 @@ def _float_divmod(a, b):
     floor_div = arith.select(round_up, arith.addf(floor_div, _const(t, 1.0)), floor_div)
     div_nonzero = arith.cmpf(arith.CmpFPredicate.UNE, div, zero)
     floor_div = arith.select(div_nonzero, floor_div, math.copysign(zero, arith.divf(a, b)))
-    # a zero divisor gives NumPy's answers: a / b for the quotient, NaN for the remainder
-    b_zero = arith.cmpf(arith.CmpFPredicate.OEQ, b, zero)
-    floor_div = arith.select(b_zero, arith.divf(a, b), floor_div)
-    mod = arith.select(b_zero, _const(t, float("nan")), mod)
+    # a zero divisor makes both NaN, as numba's real_divmod does without raising
     return floor_div, mod
 
 
@@ -311,10 +310,15 @@ def float_pow(lower, sig, args):
 
 
 @lower(operator.neg, types.Integer)
-@lower(operator.neg, types.Boolean)
 def int_neg(lower, sig, args):
     value = args[0]
     return lower.cast(arith.subi(_const(value.type, 0), value), sig.args[0], sig.return_type)
+
+
+@lower(operator.neg, types.Boolean)
+def bool_neg(lower, sig, args):
+    value = lower.cast(args[0], sig.args[0], sig.return_type)  # -True is -1
+    return arith.subi(_const(value.type, 0), value)
 
 
 @lower(operator.neg, types.Float)

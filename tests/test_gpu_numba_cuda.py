@@ -1,0 +1,55 @@
+"""Agreement with numba-cuda itself, where it is installed: the same kernels compiled by
+both compilers must write the same bits, for the integer and float cases of the
+differential test whose semantics are the subtle ones."""
+
+import importlib.util
+
+import numpy as np
+import pytest
+
+from cumlir import cuda
+
+from . import differential, support
+
+pytestmark = [
+    pytest.mark.gpu,
+    pytest.mark.skipif(importlib.util.find_spec("numba_cuda") is None, reason="numba-cuda is not installed"),
+]
+
+SUBTLE = {"floordiv", "mod", "pow", "lshift", "rshift", "truediv", "divmod_q", "divmod_r", "max", "min", "neg", "invert", "abs", "round", "int", "bool", "chained"}
+REAL = {"bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64"}
+
+CASES = [
+    c
+    for c in differential.cases()
+    if c[0] in SUBTLE and c[1] in REAL and c[2] in REAL and (c[3] is None or not isinstance(c[3], complex))
+]
+
+
+def _numba_cuda_kernel(expression):
+    from numba import cuda as ncuda
+
+    source = f"def case(a, b, out):\n    i = cuda.grid(1)\n    if i < out.size:\n        out[i] = {expression}\n"
+    namespace = {"cuda": ncuda}
+    exec(compile(source, f"<{expression}>", "exec"), namespace)
+    return ncuda.jit(namespace["case"])
+
+
+@pytest.mark.parametrize("case", CASES, ids=[differential.case_id(c) for c in CASES])
+def test_same_bits_as_numba_cuda(case, rng):
+    name, left, right, literal, sig, result = case
+    if name in differential.UNARY:
+        a = differential.unary_operands(name, left, rng)
+        b = a
+        expression = differential.UNARY[name].format(a="a[i]")
+    else:
+        a, b = differential.operands(name, left, right, rng)
+        if literal is not None:
+            b = np.full(len(a), literal, dtype=support.dtype_of(support.numba_type(right)))
+        expression = differential.expression_for(name, right_literal=literal)
+    ours = support.poisoned(len(a), support.dtype_of(result))
+    theirs = support.poisoned(len(a), support.dtype_of(result))
+    blocks = (len(a) + 127) // 128
+    cuda.jit(differential.make_kernel(expression))[blocks, 128](a, b, ours)
+    _numba_cuda_kernel(expression)[blocks, 128](a, b, theirs)
+    differential.compare(ours, theirs, 0, f"{differential.case_id(case)}: cumlir vs numba-cuda")
