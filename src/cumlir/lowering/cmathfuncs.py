@@ -142,20 +142,31 @@ def c_tan(z):
     return complex(w.imag, -w.real)
 
 
+# The inverse functions use Kahan's formulas on square roots of shifted arguments,
+# which keep the sign of a zero part, and so the side of a branch cut.
+
+
 @python_implementation
 def c_asinh(z):
-    return c_log(z + c_sqrt(z * z + 1.0))
+    s1 = c_sqrt(complex(1.0 + z.imag, -z.real))
+    s2 = c_sqrt(complex(1.0 - z.imag, z.real))
+    return complex(
+        math.asinh(s1.real * s2.imag - s2.real * s1.imag), math.atan2(z.imag, s1.real * s2.real - s1.imag * s2.imag)
+    )
 
 
 @python_implementation
 def c_acosh(z):
-    return c_log(z + c_sqrt(z + 1.0) * c_sqrt(z - 1.0))
+    s1 = c_sqrt(complex(z.real - 1.0, z.imag))
+    s2 = c_sqrt(complex(z.real + 1.0, z.imag))
+    return complex(math.asinh(s1.real * s2.real + s1.imag * s2.imag), 2.0 * math.atan2(s1.imag, s2.real))
 
 
 @python_implementation
-def c_atanh(z):
-    w = c_log(1.0 + z) - c_log(1.0 - z)
-    return complex(0.5 * w.real, 0.5 * w.imag)
+def c_acos(z):
+    s1 = c_sqrt(complex(1.0 - z.real, -z.imag))
+    s2 = c_sqrt(complex(1.0 + z.real, z.imag))
+    return complex(2.0 * math.atan2(s1.real, s2.real), math.asinh(s2.real * s1.imag - s2.imag * s1.real))
 
 
 @python_implementation
@@ -165,9 +176,20 @@ def c_asin(z):
 
 
 @python_implementation
-def c_acos(z):
-    w = c_asin(z)
-    return complex(math.pi / 2.0 - w.real, -w.imag)
+def _atanh_right_half(x, y):
+    ay = math.fabs(y)
+    real = math.log1p(4.0 * x / ((1.0 - x) * (1.0 - x) + ay * ay)) / 4.0
+    imag = -math.atan2(-2.0 * y, (1.0 - x) * (1.0 + x) - ay * ay) / 2.0
+    return complex(real, imag)
+
+
+@python_implementation
+def c_atanh(z):
+    # atanh is odd: compute in the right half plane
+    if z.real < 0.0:
+        w = _atanh_right_half(-z.real, -z.imag)
+        return complex(-w.real, -w.imag)
+    return _atanh_right_half(z.real, z.imag)
 
 
 @python_implementation

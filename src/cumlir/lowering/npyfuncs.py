@@ -53,7 +53,7 @@ _EQUIVALENTS = {
     np.subtract: (operator.sub, operator.sub),
     np.multiply: (operator.mul, operator.mul),
     np.true_divide: (operator.truediv, operator.truediv),
-    np.floor_divide: (operator.floordiv, None),
+    np.floor_divide: (operator.floordiv, None),  # integers; floats below
     np.remainder: (operator.mod, None),
     np.power: (operator.pow, operator.pow),
     np.negative: (operator.neg, operator.neg),
@@ -168,3 +168,14 @@ def sign(lower, sig, args):
     negative, _ = lower.call_function(operator.lt, (ty, ty), [x, lower.constant(ty, 0)])
     result = arith.select(negative, lower.constant(ty, -1), x)
     return arith.select(positive, lower.constant(ty, 1), result)
+
+
+@lower(np.floor_divide, types.Float, types.Float)
+def float_floor_divide(lower, sig, args):
+    """NumPy's floor_divide: a zero divisor gives a / b (an infinity or NaN)."""
+    ty = sig.return_type
+    a, b = (lower.cast(v, t, ty) for v, t in zip(args, sig.args))
+    quotient, _ = lower.call_function(operator.floordiv, (ty, ty), [a, b])
+    ratio, _ = lower.call_function(operator.truediv, (ty, ty), [a, b])
+    zero = arith.cmpf(arith.CmpFPredicate.OEQ, b, lower.constant(ty, 0.0))
+    return arith.select(zero, ratio, quotient)
