@@ -122,7 +122,7 @@ def real_int_power(a, b, one):
     else:
         invert = False
         exponent = b
-    if exponent >= 0x10000:
+    if exponent >= 0x10000 or exponent < 0:  # huge, or -b overflowed
         return math.pow(a, float(b))
     result = one
     while exponent:
