@@ -367,9 +367,12 @@ def unary_reference(name, sig, result, a):
     with np.errstate(all="ignore"):
         x = a.astype(ta)
         if name in ("neg", "pos", "invert"):
-            # numba negates and inverts in the operand's own width, then widens
+            # unsigned negation and inversion happen in the operand's own width, then
+            # widen; a signed operand is widened first (see lowering/scalars.py)
             if x.dtype.kind == "b":
                 x = x if name == "invert" else x.astype(np.int64)
+            elif x.dtype.kind == "i" and name == "neg":
+                x = x.astype(tr)
             return {"neg": np.negative, "pos": np.positive, "invert": np.invert}[name](x).astype(tr), 0
         if name == "not":
             return np.logical_not(a), 0
@@ -423,6 +426,8 @@ def cases():
                 for value in values:
                     if name in ("max", "min") and "complex" in left + kind:
                         continue
+                    if "pow" in name and "complex" in left and abs(value) > 100:
+                        continue  # Python overflows: the power has no finite value to compare
                     right = {"bool": "bool", "int": "int64", "float": "float64", "complex": "complex128"}[kind]
                     typed = scalar_case(template, left, right, right_literal=value)
                     if typed is not None:

@@ -305,13 +305,18 @@ def float_pow(lower, sig, args):
 # ---- unary -------------------------------------------------------------------------
 
 
-# As numba does, negation and inversion happen in the operand's own width and the
-# result is widened after: -uint32(1) is 2**32 - 1, not 2**64 - 1.
+# As numba does, unsigned negation and all inversion happen in the operand's own
+# width and the result is widened after: -uint32(1) is 2**32 - 1, not 2**64 - 1.
+# A signed operand is widened first: ptxas treats the overflow of a narrow signed
+# negation as undefined, so -int16(-32768) is 32768, as in Python.
 
 
 @lower(operator.neg, types.Integer)
 def int_neg(lower, sig, args):
     value = args[0]
+    if sig.args[0].signed:
+        value = lower.cast(value, sig.args[0], sig.return_type)
+        return arith.subi(_const(value.type, 0), value)
     return lower.cast(arith.subi(_const(value.type, 0), value), sig.args[0], sig.return_type)
 
 
