@@ -164,6 +164,106 @@ def complex_values_ref(a):
     return result
 
 
+@cuda.jit(device=True)
+def fib(n):
+    if n < 2:
+        return n
+    return fib(n - 1) + fib(n - 2)
+
+
+def recursion(a, out):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = fib(i % 12) + a[i]
+
+
+def _fib(n):
+    return n if n < 2 else _fib(n - 1) + _fib(n - 2)
+
+
+def recursion_ref(a):
+    return [_fib(i % 12) + x for i, x in enumerate(a.tolist())]
+
+
+def where_and_identity(a, out):
+    i = cuda.grid(1)
+    if i < out.size:
+        nothing = None
+        picked = np.where(a[i] > 0.0, a[i], -2.0)
+        out[i] = picked + (1.0 if nothing is None else 5.0) + (10.0 if nothing is not None else 20.0)
+
+
+def where_and_identity_ref(a):
+    return [(x if x > 0 else -2.0) + 1.0 + 20.0 for x in a.tolist()]
+
+
+def augmented(a, out):
+    i = cuda.grid(1)
+    if i < out.size:
+        x = a[i] * 100.0
+        n = int(x) | 1
+        x += 3.0
+        x -= 1.5
+        x *= 2.0
+        x /= 4.0
+        x //= 0.5
+        x %= 7.0
+        x **= 2
+        n <<= 2
+        n >>= 1
+        n ^= 5
+        n &= 1023
+        n |= 2048
+        out[i] = x + n
+
+
+def augmented_ref(a):
+    result = []
+    for v in a.tolist():
+        x = v * 100.0
+        n = int(x) | 1
+        x += 3.0
+        x -= 1.5
+        x *= 2.0
+        x /= 4.0
+        x //= 0.5
+        x %= 7.0
+        x **= 2
+        n <<= 2
+        n >>= 1
+        n ^= 5
+        n &= 1023
+        n |= 2048
+        result.append(x + n)
+    return result
+
+
+def make_closure_kernel(scale, offset):
+    def closure(a, out):
+        i = cuda.grid(1)
+        if i < out.size:
+            out[i] = a[i] * scale + offset
+
+    return closure
+
+
+closure = make_closure_kernel(2.5, (1.0, 3.0)[1])
+
+
+def closure_ref(a):
+    return [x * 2.5 + 3.0 for x in a.tolist()]
+
+
+# kernels with assert statements live here: pytest rewrites the asserts of test modules
+
+
+def checked(a, out):
+    i = cuda.grid(1)
+    if i < out.size:
+        assert a[i] >= 0, "negative input"
+        out[i] = a[i] * 2
+
+
 CASES = {
     "tuples": (tuples, tuples_ref),
     "named": (named, named_ref),
@@ -173,4 +273,8 @@ CASES = {
     "device_calls": (device_calls, device_calls_ref),
     "ternary_and_closure": (ternary_and_closure, ternary_and_closure_ref),
     "complex_values": (complex_values, complex_values_ref),
+    "recursion": (recursion, recursion_ref),
+    "where_and_identity": (where_and_identity, where_and_identity_ref),
+    "augmented": (augmented, augmented_ref),
+    "closure": (closure, closure_ref),
 }

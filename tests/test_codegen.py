@@ -5,7 +5,7 @@ import operator
 import pytest
 from numba.core import types
 
-from cumlir import compiler
+from cumlir import compiler, cuda
 from cumlir.codegen import pipeline, targets
 from cumlir.lowering.module import ModuleBuilder
 from cumlir.typing.context import typing_context
@@ -109,3 +109,47 @@ def test_math_and_language_kernels_assemble(cc):
     ptx, symbols = _module_ptx(entries, cc)
     assert len(symbols) == len(entries)
     support.ptxas(ptx, targets.chip(cc))
+
+
+def test_fastmath_uses_approximate_routines():
+    import math
+
+    def k(a, out):
+        i = cuda.grid(1)
+        if i < out.size:
+            out[i] = math.sin(a[i]) + math.exp(a[i]) + a[i] / out[i]
+
+    from cumlir.compiler import CompileOptions, kernel_ptx, type_function
+
+    typed = type_function(k, (_array("float32"), _array("float32")))
+    precise = kernel_ptx(typed, (9, 0)).ptx
+    fast = kernel_ptx(typed, (9, 0), options=CompileOptions(fastmath=True)).ptx
+    assert "sin.approx" in fast and "sin.approx" not in precise
+    assert "div.approx.ftz.f32" in fast and "div.rn.f32" in precise
+    assert "add.ftz.f32" in fast and "add.ftz.f32" not in precise
+    support.ptxas(fast)
+
+
+def test_debug_mode_records_raise_sites():
+    from cumlir.compiler import CompileOptions, kernel_ptx, type_function
+
+    from . import language
+
+    typed = type_function(language.checked, (_array("float64"), _array("float64")))
+    debug = kernel_ptx(typed, (9, 0), options=CompileOptions(debug=True))
+    assert [s.exc_class for s in debug.raise_sites] == [AssertionError]
+    assert debug.raise_sites[0].args == ("negative input",)
+    assert ".visible .global .align 8 .b8 cumlir_exception[16]" in debug.ptx
+    support.ptxas(debug.ptx)
+    plain = kernel_ptx(typed, (9, 0))
+    assert plain.raise_sites == [] and "cumlir_exception" not in plain.ptx
+
+
+def test_print_becomes_vprintf():
+    ptx, _ = cuda.compile_ptx(_printer, "void(float32[:])", cc=(9, 0))
+    assert "vprintf" in ptx
+    support.ptxas(ptx)
+
+
+def _printer(a):
+    print("value", a[0], True, 3)

@@ -32,3 +32,41 @@ def test_language(name, rng):
     out = np.full(len(a), np.nan)
     cuda.jit(kernel)[(len(a) + 127) // 128, 128](a, out)
     np.testing.assert_allclose(out, reference(a), rtol=1e-12, atol=1e-12)
+
+
+@cuda.jit
+def printer(a):
+    i = cuda.grid(1)
+    if i < a.size:
+        print("item", i, a[i], a[i] > 0.5, (i, 2.5))
+
+
+def test_print(capfd):
+    values = np.array([0.25, 0.75])
+    printer[1, 2](values)
+    cuda.synchronize()
+    lines = sorted(capfd.readouterr().out.strip().splitlines())
+    assert lines == ["item 0 0.250000 False (0, 2.500000)", "item 1 0.750000 True (1, 2.500000)"]
+
+
+def test_assert_raises_in_debug_mode():
+    kernel = cuda.jit(debug=True)(language.checked)
+    good = np.arange(100.0)
+    out = np.zeros(100)
+    kernel[1, 128](good, out)
+    np.testing.assert_array_equal(out, good * 2)
+    bad = good.copy()
+    bad[37] = -1.0
+    with pytest.raises(AssertionError, match=r"negative input \\(raised on the device by thread 37"):
+        kernel[1, 128](bad, out)
+    kernel[1, 128](good, out)  # the record was cleared: a later launch reports nothing
+
+
+def test_assert_is_quiet_without_debug():
+    kernel = cuda.jit(language.checked)
+    bad = np.arange(10.0)
+    bad[3] = -1.0
+    out = np.full(10, np.nan)
+    kernel[1, 32](bad, out)
+    assert np.isnan(out[3])  # the raising thread ended before its store
+    np.testing.assert_array_equal(np.delete(out, 3), np.delete(bad, 3) * 2)

@@ -8,7 +8,7 @@
 Everything up to PTX runs without a GPU.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 EMIT_STAGES = ("typed", "mlir", "optimized", "llvm", "ptx")
 
@@ -33,6 +33,7 @@ class CompiledKernel:
     symbol: str  # the PTX .entry name
     ptx: str
     cc: tuple
+    raise_sites: list = field(default_factory=list)  # debug mode: what each exception code means
 
 
 def type_function(pyfunc, argtypes, return_type=None):
@@ -58,9 +59,9 @@ def kernel_ptx(typed, cc, name=None, options=None):
     builder, symbol = lower_kernel(typed, name, options)
     with builder.context:
         pipeline.set_target(builder.module, cc, options)
-        pipeline.run_until(builder.module, "ptx")
+        pipeline.run_until(builder.module, "ptx", options)
         ptx = pipeline.ptx_of(builder.module)
-    return CompiledKernel(typed=typed, symbol=symbol, ptx=ptx, cc=cc)
+    return CompiledKernel(typed=typed, symbol=symbol, ptx=ptx, cc=cc, raise_sites=list(builder.raise_sites))
 
 
 def emit(pyfunc, argtypes, stage, cc, options=None):
@@ -80,7 +81,7 @@ def emit(pyfunc, argtypes, stage, cc, options=None):
             return str(module)
         pipeline.set_target(module, cc, options)
         last = {"optimized": "optimize", "llvm": "llvm", "ptx": "ptx"}[stage]
-        pipeline.run_until(module, last)
+        pipeline.run_until(module, last, options)
         if stage == "optimized":
             return str(module)
         if stage == "llvm":

@@ -117,7 +117,9 @@ class Dispatcher:
         from .compiler import type_function
 
         if argtypes in self._typing:
-            raise TypingError(f"recursive calls of {self.__name__} are not supported yet")
+            # numba types self-recursion through the call stack (types.RecursiveCall);
+            # getting here means a recursion it cannot resolve
+            raise TypingError(f"cannot type the recursion of {self.__name__}{argtypes}")
         self._typing.add(argtypes)
         try:
             typed = type_function(self.py_func, argtypes)
@@ -127,8 +129,9 @@ class Dispatcher:
         self._device_functions[argtypes] = compiled
         return compiled
 
-    def get_call_template(self, args, kws):
-        from numba.core import types, typing, utils
+    def fold_argument_types(self, args, kws):
+        """(Python signature, argument types with keywords and defaults folded in)."""
+        from numba.core import types, utils
         from numba.core.typing.templates import fold_arguments
 
         pysig = utils.pysignature(self.py_func)
@@ -142,7 +145,12 @@ class Dispatcher:
         def stararg(index, param, values):
             return types.StarArgTuple(values)
 
-        args = fold_arguments(pysig, args, kws, normal, default, stararg)
+        return pysig, tuple(fold_arguments(pysig, args, kws, normal, default, stararg))
+
+    def get_call_template(self, args, kws):
+        from numba.core import typing
+
+        pysig, args = self.fold_argument_types(args, kws)
         self.compile_device(args)
         signatures = [d.signature for d in self._device_functions.values()]
         template = typing.make_concrete_template(f"CallTemplate({self.__name__})", self.py_func, signatures)

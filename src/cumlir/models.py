@@ -291,6 +291,7 @@ for _cls, _model in (
     (types.Function, OpaqueModel),
     (types.BoundFunction, BoundFunctionModel),
     (types.Dispatcher, OpaqueModel),
+    (types.RecursiveCall, OpaqueModel),
     (types.Module, OpaqueModel),
     (types.NumberClass, OpaqueModel),
     (types.DTypeSpec, OpaqueModel),

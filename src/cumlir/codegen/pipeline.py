@@ -52,15 +52,45 @@ def gpu_module_of(module):
     raise LookupError("the module holds no gpu.module")
 
 
-def run_until(module, last_stage):
+def run_until(module, last_stage, options=None):
     """Run the stages in order up to and including *last_stage*."""
     names = [name for name, _ in STAGES]
     if last_stage not in names:
         raise ValueError(f"unknown stage {last_stage!r}; stages: {', '.join(names)}")
+    fast = options is not None and options.fastmath
+    if fast:
+        _fast_arithmetic(module)
     for name, pipeline in STAGES:
         _pass_manager(pipeline).run(module.operation)
+        if fast and name == "llvm":
+            _flush_denormals(module)
         if name == last_stage:
             return
+
+
+def _fast_arithmetic(module):
+    """fastmath=True: every floating-point operation may be reassociated, contracted
+    and approximated (division and square root included), as with nvcc --use_fast_math."""
+    fast = ir.Attribute.parse("#arith.fastmath<fast>")
+
+    def visit(op):
+        if "fastmath" in op.attributes and op.name.split(".")[0] in ("arith", "math"):
+            op.attributes["fastmath"] = fast
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit)
+
+
+def _flush_denormals(module):
+    """fastmath=True also flushes float32 denormals to zero (the .ftz instructions)."""
+    preserve_sign = ir.StringAttr.get("preserve-sign")
+
+    def visit(op):
+        if op.name == "llvm.func":
+            op.attributes["denormal_fp_math_f32"] = preserve_sign
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit)
 
 
 def ptx_of(module):

@@ -296,19 +296,26 @@ class MLIRLower:
         else:
             func.ReturnOp([])
 
+    def _print(self, stmt):
+        from .printing import lower_print
+
+        lower_print(self, stmt)
+
     def _ignore(self, stmt):
         pass
 
     def _raise(self, stmt):
-        # As numba-cuda does without debug=True, an exception raised on the device
-        # ends the thread's kernel quietly: a kernel returns, a device function exits the thread.
-        if self.kind == "kernel":
-            gpu.ReturnOp([])
-            return
-        from mlir.dialects import llvm, nvvm
+        from .exceptions import end_thread, record_raise
 
-        nvvm.exit()
-        llvm.unreachable()
+        if self.options.debug:
+            if isinstance(stmt, (nir.StaticRaise, nir.DynamicRaise)):
+                # the message keeps the constant arguments; values known only at run time show as "?"
+                exc_args = tuple(a if not isinstance(a, nir.Var) else "?" for a in stmt.exc_args or ())
+                record_raise(self, stmt.exc_class, exc_args, stmt.loc)
+            else:
+                exc_type = self.typemap[stmt.exception.name] if stmt.exception is not None else None
+                record_raise(self, getattr(exc_type, "exc_class", None), (), stmt.loc)
+        end_thread(self)
 
     # ---- expressions -----------------------------------------------------------------
 
@@ -350,7 +357,10 @@ class MLIRLower:
             args = [self.cast(self.load_var(v), self.typemap[v.name], t) for v, t in zip(argvars, sig.args)]
             full_sig = sig.as_function() if sig.recvr is not None else sig.replace(args=(fnty.this, *sig.args))
             return self.call(fnty.get_impl_key(sig), full_sig, [receiver] + args), sig.return_type
-        key = fnty.get_impl_key(sig) if isinstance(fnty, types.Callable) else fnty
+        if isinstance(fnty, types.RecursiveCall):
+            key = fnty.dispatcher_type.dispatcher.get_overload(sig.args)
+        else:
+            key = fnty.get_impl_key(sig) if isinstance(fnty, types.Callable) else fnty
         return self._call_with_vars(key, sig, argvars), sig.return_type
 
     def _getattr(self, expr, result_type):
@@ -501,8 +511,10 @@ _STATEMENTS = {
     nir.Jump: MLIRLower._jump,
     nir.Return: MLIRLower._return,
     nir.Del: MLIRLower._ignore,
+    nir.Print: MLIRLower._print,
     nir.StaticRaise: MLIRLower._raise,
     nir.Raise: MLIRLower._raise,
+    nir.DynamicRaise: MLIRLower._raise,
 }
 
 _EXPRESSIONS = {

@@ -35,6 +35,8 @@ class ModuleBuilder:
         self._device_symbols = {}
         self._externals = {}
         self._constants = {}
+        self._strings = {}
+        self.raise_sites = []
         self._names = set()
 
     def _unique(self, name):
@@ -93,6 +95,36 @@ class ModuleBuilder:
                     initial_value=ir.DenseElementsAttr.get(data, type=memref_type.element_type),
                     constant=True,
                     alignment=ir.IntegerAttr.get(ir.IntegerType.get_signless(64), 16),
+                )
+        return symbol
+
+    def has_symbol(self, name):
+        return name in self._names
+
+    def claim_symbol(self, name):
+        self._names.add(name)
+
+    def add_raise_site(self, site):
+        """Register a place that raises (debug mode); returns its code, 1 or more."""
+        self.raise_sites.append(site)
+        return len(self.raise_sites)
+
+    def string_constant(self, text):
+        """A private NUL-terminated string in the module; returns its symbol."""
+        symbol = self._strings.get(text)
+        if symbol is None:
+            from mlir.dialects import llvm
+
+            symbol = self._strings[text] = self._unique("cumlir_string")
+            data = text.encode() + b"\0"
+            with ir.Location.unknown(), ir.InsertionPoint.at_block_begin(self.body):
+                array = ir.Type.parse(f"!llvm.array<{len(data)} x i8>")
+                llvm.GlobalOp(
+                    array,
+                    symbol,
+                    ir.Attribute.parse("#llvm.linkage<internal>"),
+                    constant=True,
+                    value=ir.StringAttr.get(data),
                 )
         return symbol
 

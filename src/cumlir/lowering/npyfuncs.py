@@ -179,3 +179,10 @@ def float_floor_divide(lower, sig, args):
     ratio, _ = lower.call_function(operator.truediv, (ty, ty), [a, b])
     zero = arith.cmpf(arith.CmpFPredicate.OEQ, b, lower.constant(ty, 0.0))
     return arith.select(zero, ratio, quotient)
+
+
+@lower(np.where, types.Any, types.Any, types.Any)
+def scalar_where(lower, sig, args):
+    ty = sig.return_type
+    condition = lower.cast(args[0], sig.args[0], types.boolean)
+    return arith.select(condition, lower.cast(args[1], sig.args[1], ty), lower.cast(args[2], sig.args[2], ty))

@@ -392,3 +392,20 @@ def omitted_argument(lower, fromty, toty, value):
 def make_exception(lower, sig, args):
     # exceptions have no run-time value: raising one ends the thread (see MLIRLower._raise)
     return None
+
+
+def _identity(negate):
+    """``x is None`` and friends: decided by the types, as only None has an identity here."""
+
+    def rule(lower, sig, args):
+        left, right = sig.args
+        if not (isinstance(left, types.NoneType) or isinstance(right, types.NoneType)):
+            raise NotImplementedError(f"'is' between values of types {left} and {right} is not supported")
+        same = isinstance(left, types.NoneType) and isinstance(right, types.NoneType)
+        return _const(lower.get_mlir_type(types.boolean), same != negate)
+
+    return rule
+
+
+lower(operator.is_, types.Any, types.Any)(_identity(negate=False))
+lower(operator.is_not, types.Any, types.Any)(_identity(negate=True))

@@ -47,6 +47,7 @@ class Kernel:
         self._module = drv.check("cuModuleLoadData", cu.cuModuleLoadData(cubin))
         self._function = drv.check("cuModuleGetFunction", cu.cuModuleGetFunction(self._module, compiled.symbol.encode()))
         self._packer = ArgumentPacker(self.argtypes)
+        self._raise_sites = compiled.raise_sites
 
     def launch(self, args, griddim, blockdim, stream, sharedmem):
         from .arguments import HostArrayStaging
@@ -69,6 +70,22 @@ class Kernel:
             staging.abandon()
             raise
         staging.finish()
+        if self._raise_sites:
+            self._report_device_exception(stream)
+
+    def _report_device_exception(self, stream):
+        """Debug mode: wait for the kernel, and raise what a thread raised (then clear it)."""
+        from ..lowering.exceptions import EXCEPTION_GLOBAL
+
+        cu = drv.driver()
+        drv.check("cuStreamSynchronize", cu.cuStreamSynchronize(stream))
+        pointer, size = drv.check("cuModuleGetGlobal", cu.cuModuleGetGlobal(self._module, EXCEPTION_GLOBAL.encode()))
+        record = (ctypes.c_int64 * 2)()
+        drv.check("cuMemcpyDtoH", cu.cuMemcpyDtoH(ctypes.addressof(record), pointer, 16))
+        code, thread = record[0], record[1]
+        if code:
+            drv.check("cuMemsetD8", cu.cuMemsetD8(pointer, 0, 16))
+            raise self._raise_sites[code - 1].exception(thread)
 
 
 def _check_dimensions(context, griddim, blockdim):

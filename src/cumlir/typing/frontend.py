@@ -62,6 +62,8 @@ def _fold_constants(state):
 
 def _rewrite(state):
     rewrites.rewrite_registry.apply("before-inference", state)
+    # raise statements numba could not make static carry their arguments as values
+    untyped_passes.RewriteDynamicRaises().run_pass(state)
 
 
 def _unroll_literals(state):

@@ -80,3 +80,28 @@ class _Int(AbstractTemplate):
 
 
 register_global(int, types.Function(_Int))
+
+
+class _ScalarWhere(AbstractTemplate):
+    """np.where(condition, x, y) on scalars picks x or y (numba's overload is for arrays)."""
+
+    def generic(self, args, kws):
+        if kws or len(args) != 3:
+            return None
+        condition, x, y = args
+        scalars = (types.Number, types.Boolean)
+        if not all(isinstance(t, scalars) for t in args):
+            return None
+        result = self.context.unify_types(x, y)
+        if result is not None:
+            return signature(result, condition, x, y)
+
+
+def _declare_where():
+    import numpy as np
+
+    template = type("NpWhere", (_ScalarWhere,), {"key": np.where})
+    register_global(np.where, types.Function(template))
+
+
+_declare_where()

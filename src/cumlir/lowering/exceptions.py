@@ -1,0 +1,74 @@
+"""Exceptions raised on the device.
+
+Without debug=True, as in Numba-CUDA, raising ends the thread's work quietly. With
+debug=True the raise site records a code (its index in the module's exception
+table, plus one) and the raising thread's global index in the module's
+``cumlir_exception`` variable before ending the thread; the launcher reads it
+after the kernel and raises the exception on the host (runtime/kernel.py).
+"""
+
+from dataclasses import dataclass
+
+from mlir import ir
+from mlir.dialects import arith, gpu, llvm, nvvm
+
+EXCEPTION_GLOBAL = "cumlir_exception"
+GLOBAL_ADDRESS_SPACE = 1
+
+
+@dataclass(frozen=True)
+class RaiseSite:
+    exc_class: type
+    args: tuple
+    location: str  # "file:line"
+
+    def exception(self, thread):
+        message = self.args[0] if len(self.args) == 1 else ", ".join(map(str, self.args))
+        text = f"{message} (raised on the device by thread {thread}, at {self.location})"
+        return self.exc_class(text)
+
+
+def _exception_slot(module):
+    """The module's two-word exception record, declared on first use."""
+    if not module.has_symbol(EXCEPTION_GLOBAL):
+        record = ir.Type.parse("!llvm.array<2 x i64>")
+        with ir.Location.unknown(), ir.InsertionPoint.at_block_begin(module.body):
+            llvm.GlobalOp(
+                record,
+                EXCEPTION_GLOBAL,
+                ir.Attribute.parse("#llvm.linkage<external>"),
+                value=ir.Attribute.parse("dense<0> : tensor<2xi64>"),
+                addr_space=GLOBAL_ADDRESS_SPACE,
+            )
+        module.claim_symbol(EXCEPTION_GLOBAL)
+    return llvm.AddressOfOp(llvm.PointerType.get(GLOBAL_ADDRESS_SPACE), EXCEPTION_GLOBAL).result
+
+
+def _global_thread_index():
+    i64 = ir.IntegerType.get_signless(64)
+    i32 = ir.IntegerType.get_signless(32)
+
+    def wide(op):
+        return arith.extui(i64, op(i32).result)
+
+    return arith.addi(arith.muli(wide(nvvm.BlockIdXOp), wide(nvvm.BlockDimXOp)), wide(nvvm.ThreadIdXOp))
+
+
+def record_raise(lower, exc_class, exc_args, loc):
+    """Store the raise site's code and the thread's index, for the host to report."""
+    location = f"{loc.filename}:{loc.line}" if loc is not None else "unknown"
+    code = lower.module.add_raise_site(RaiseSite(exc_class or Exception, tuple(exc_args or ()), location))
+    i64 = ir.IntegerType.get_signless(64)
+    slot = _exception_slot(lower.module)
+    second = llvm.getelementptr(llvm.PointerType.get(GLOBAL_ADDRESS_SPACE), slot, [], [1], i64, 0)
+    llvm.store(_global_thread_index(), second)
+    llvm.store(arith.constant(i64, code), slot)
+
+
+def end_thread(lower):
+    """A kernel returns; a device function ends the thread."""
+    if lower.kind == "kernel":
+        gpu.ReturnOp([])
+    else:
+        nvvm.exit()
+        llvm.unreachable()

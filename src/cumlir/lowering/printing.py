@@ -1,0 +1,56 @@
+"""``print()`` in kernels, through CUDA's device-side printf (``gpu.printf`` -> vprintf).
+
+Formats are Numba-CUDA's: integers as %lld or %llu, floats as %f, booleans as
+True/False, string constants verbatim, tuples in parentheses; items separated by
+spaces and the line ended with a newline.
+"""
+
+from mlir import ir
+from mlir.dialects import gpu, llvm
+from numba.core import errors, types
+
+
+def _format_item(lower, ty, value, constant):
+    """(format text, [MLIR values]) for one printed item."""
+    if constant is not None or isinstance(ty, types.StringLiteral):
+        text = str(constant if constant is not None else ty.literal_value)
+        return text.replace("%", "%%"), []
+    if isinstance(ty, types.Boolean):
+        truth = lower.cast(value, ty, types.boolean)
+        return "%s", [llvm.select(truth, _string(lower, "True"), _string(lower, "False"))]
+    if isinstance(ty, types.Integer):
+        wide = types.int64 if ty.signed else types.uint64
+        return ("%lld" if ty.signed else "%llu"), [lower.cast(value, ty, wide)]
+    if isinstance(ty, types.Float):
+        return "%f", [lower.cast(value, ty, types.float64)]
+    if isinstance(ty, types.BaseTuple):
+        parts = [_format_item(lower, t, lower.extract(value, ty, i), None) for i, t in enumerate(ty.types)]
+        texts = [p[0] for p in parts]
+        body = texts[0] + "," if len(texts) == 1 else ", ".join(texts)
+        return f"({body})", [v for p in parts for v in p[1]]
+    if isinstance(ty, types.NoneType):
+        return "None", []
+    raise errors.UnsupportedError(f"print() of a value of type {ty} is not supported", lower.loc)
+
+
+def _string(lower, text):
+    """A pointer to a NUL-terminated constant string in the module."""
+    symbol = lower.module.string_constant(text)
+    return llvm.AddressOfOp(llvm.PointerType.get(), symbol).result
+
+
+def lower_print(lower, stmt):
+    sig = lower.calltypes[stmt]
+    formats, values = [], []
+    for index, (var, ty) in enumerate(zip(stmt.args, sig.args)):
+        constant = stmt.consts.get(index)
+        value = lower.load_var(var) if constant is None and lower.has_value(ty) else None
+        text, item_values = _format_item(lower, ty, value, constant)
+        formats.append(text)
+        values += item_values
+    if len(values) > 32:
+        raise errors.UnsupportedError("print() takes at most 32 values on the GPU", stmt.loc)
+    gpu.PrintfOp(ir.StringAttr.get(" ".join(formats) + "\n"), values)
+
+
+
