@@ -152,4 +152,4 @@ def test_print_becomes_vprintf():
 
 
 def _printer(a):
-    print("value", a[0], True, 3)
+    print("value", a[0], True, 3, a[0] > 0, (a[0], 1))

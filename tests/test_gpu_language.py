@@ -57,7 +57,7 @@ def test_assert_raises_in_debug_mode():
     np.testing.assert_array_equal(out, good * 2)
     bad = good.copy()
     bad[37] = -1.0
-    with pytest.raises(AssertionError, match=r"negative input \\(raised on the device by thread 37"):
+    with pytest.raises(AssertionError, match=r"negative input \(raised on the device by thread 37"):
         kernel[1, 128](bad, out)
     kernel[1, 128](good, out)  # the record was cleared: a later launch reports nothing
 

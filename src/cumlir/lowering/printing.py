@@ -1,4 +1,4 @@
-"""``print()`` in kernels, through CUDA's device-side printf (``gpu.printf`` -> vprintf).
+"""``print()`` in kernels, through CUDA's device-side ``vprintf(format, arguments)``.
 
 Formats are Numba-CUDA's: integers as %lld or %llu, floats as %f, booleans as
 True/False, string constants verbatim, tuples in parentheses; items separated by
@@ -6,7 +6,7 @@ spaces and the line ended with a newline.
 """
 
 from mlir import ir
-from mlir.dialects import gpu, llvm
+from mlir.dialects import arith, llvm
 from numba.core import errors, types
 
 
@@ -50,7 +50,23 @@ def lower_print(lower, stmt):
         values += item_values
     if len(values) > 32:
         raise errors.UnsupportedError("print() takes at most 32 values on the GPU", stmt.loc)
-    gpu.PrintfOp(ir.StringAttr.get(" ".join(formats) + "\n"), values)
+    _vprintf(lower, " ".join(formats) + "\n", values)
+
+
+def _vprintf(lower, text, values):
+    """vprintf takes the format and a pointer to the arguments laid out as a C struct
+    (each promoted to 8 bytes: long long, double or a pointer)."""
+    i32 = ir.IntegerType.get_signless(32)
+    buffer = llvm.ZeroOp(llvm.PointerType.get()).result
+    if values:
+        record = llvm.StructType.get_literal([v.type for v in values])
+        with lower.alloca_insertion_point():
+            one = arith.constant(i32, 1)
+            buffer = llvm.AllocaOp(llvm.PointerType.get(), one, record, alignment=8).result
+        for index, value in enumerate(values):
+            field = llvm.getelementptr(llvm.PointerType.get(), buffer, [], [0, index], record, 0)
+            llvm.store(value, field)
+    lower.call_external("vprintf", i32, [_string(lower, text), buffer])
 
 
 
