@@ -34,6 +34,12 @@ def plain_helper(x):
     return x * x - 1
 
 
+@cuda.jit
+def kernel_style(x):
+    # a function decorated like a kernel, called from another kernel as a device function
+    return x / 2
+
+
 @cuda.jit(device=True)
 def calls_plain(x):
     return device_plain(x) + 1
@@ -123,12 +129,12 @@ def device_calls(a, out):
     i = cuda.grid(1)
     if i < out.size:
         x = a[i]
-        out[i] = shifted(x) + shifted(x, 1) + shifted(x, by=2) + clamp_add(x, -1.0, 1.0) + calls_plain(x)
+        out[i] = shifted(x) + shifted(x, 1) + shifted(x, by=2) + clamp_add(x, -1.0, 1.0) + calls_plain(x) + kernel_style(x)
 
 
 def device_calls_ref(a):
     return [
-        (x + 10) + (x + 1) + (x + 2) + min(max(x + 0.5, -1.0), 1.0) + (x * x - 1 + 1) for x in a.tolist()
+        (x + 10) + (x + 1) + (x + 2) + min(max(x + 0.5, -1.0), 1.0) + (x * x - 1 + 1) + x / 2 for x in a.tolist()
     ]
 
 

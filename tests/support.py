@@ -1,7 +1,6 @@
-"""Helpers shared by the tests: ptxas, Numba's typing of operators, boundary values,
-and reference results computed on the host."""
+"""Helpers shared by the tests: ptxas, Numba's typing of operators, boundary and
+random values, poisoned outputs and comparisons."""
 
-import operator
 import subprocess
 import tempfile
 
@@ -48,16 +47,6 @@ def result_signature(op, left, right):
             return None
 
 
-def unary_signature(op, operand):
-    """Numba's typing of ``op(operand)`` for a named scalar type."""
-    from cumlir.typing.context import typing_context
-    from cumlir.typing.target import target_override
-
-    ctx = typing_context()
-    with target_override():
-        return ctx.resolve_function_type(ctx.resolve_value_type(op), (numba_type(operand),), {})
-
-
 def poisoned(n, dtype):
     """An output array filled with a value kernels never produce by accident (NaN for floats)."""
     dtype = np.dtype(dtype)
@@ -98,69 +87,6 @@ def random_values(name, n, rng):
         return (rng.standard_normal(n) * 10.0 ** rng.integers(-3, 6, n)).astype(dtype)
     info = np.iinfo(dtype)
     return rng.integers(info.min, info.max, n, dtype=dtype, endpoint=True)
-
-
-def pairs(left, right, rng, n=512):
-    """Operand arrays covering every pair of boundary values, then random pairs."""
-    a_special, b_special = boundary_values(left), boundary_values(right)
-    a_grid = np.repeat(a_special, len(b_special))
-    b_grid = np.tile(b_special, len(a_special))
-    a = np.concatenate([a_grid, random_values(left, n, rng)])
-    b = np.concatenate([b_grid, random_values(right, n, rng)])
-    return a, b
-
-
-# ---- the host reference for binary operators (Numba's semantics, numba-cuda's error model) ----
-
-
-def _wrap_int(value, dtype):
-    bits = dtype.itemsize * 8
-    value &= (1 << bits) - 1
-    if dtype.kind == "i" and value >= 1 << (bits - 1):
-        value -= 1 << bits
-    return value
-
-
-def _int_op(op, a, b, dtype):
-    info = np.iinfo(dtype)
-    if op in (operator.floordiv, operator.mod):
-        if b == 0 or (a == info.min and b == -1):
-            return 0  # numba-cuda without debug: no exception, a zero result
-        return op(a, b)
-    if op is operator.pow:
-        if b < 0:
-            return {1: 1, -1: -1 if b % 2 else 1, 0: info.min}.get(a, 0)
-        return pow(a, b, 1 << 64)
-    return op(a, b)
-
-
-def reference(op, sig, a, b):
-    """Elementwise expected result of ``a op b`` typed by *sig*, as an array of its result dtype."""
-    targs = [dtype_of(t) for t in sig.args]
-    rdtype = dtype_of(sig.return_type)
-    a = a.astype(targs[0])
-    b = b.astype(targs[1])
-    out = np.empty(len(a), dtype=rdtype)
-    with np.errstate(all="ignore"):
-        if rdtype.kind == "f" or targs[0].kind == "f":
-            if op is operator.truediv:
-                out[:] = a.astype(rdtype) / b.astype(rdtype)
-            elif op is operator.floordiv:
-                out[:] = np.floor_divide(a.astype(rdtype), b.astype(rdtype))
-            elif op is operator.mod:
-                out[:] = np.remainder(a.astype(rdtype), b.astype(rdtype))
-            elif op is operator.pow:
-                out[:] = np.power(a.astype(rdtype), b.astype(rdtype))
-            else:
-                out[:] = op(a, b)
-            return out
-        if rdtype.kind in "iu":
-            # numba's integer implementations first convert both operands to the result type
-            a, b = a.astype(rdtype), b.astype(rdtype)
-        for i, (x, y) in enumerate(zip(a.tolist(), b.tolist())):
-            value = _int_op(op, int(x), int(y), rdtype) if rdtype.kind in "iu" else op(x, y)
-            out[i] = _wrap_int(value, rdtype) if rdtype.kind in "iu" else value
-    return out
 
 
 def assert_matches(actual, expected, op_name="", rtol=0.0):

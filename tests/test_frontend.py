@@ -92,3 +92,25 @@ def test_argument_count_mismatch():
 
     with pytest.raises(TypeError, match="takes 2 arguments"):
         type_function(k, (f32_1d,))
+
+
+@pytest.mark.parametrize(
+    "body,message",
+    [
+        ("x = 1 if out[0] > 0 else (1, 2)\n    out[1] = x[0]", "Cannot unify"),
+        ("out[0] = math.sin(1.0, 2.0)", "sin"),
+        ("out[0] = math.frobnicate(1.0)", "frobnicate"),
+        ("out[0] = sorted(out)[0]", "sorted"),
+    ],
+)
+def test_typing_errors_name_the_expression_and_line(body, message):
+    import math
+
+    namespace = {"math": math}
+    source = f"def k(out):\n    {body}\n"
+    exec(compile(source, "bad_kernel.py", "exec"), namespace)
+    with pytest.raises(Exception) as info:
+        type_function(namespace["k"], (f32_1d,))
+    text = str(info.value)
+    assert message in text
+    assert "bad_kernel.py" in text and "line" in text

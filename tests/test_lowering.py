@@ -91,3 +91,16 @@ def test_layout_a_arrays_address_elements_with_signed_offsets():
     text = _mlir(kernels.unary_minus, a, a)
     assert "memref.extract_strided_metadata" in text
     assert "memref.reinterpret_cast" in text
+
+
+def test_unsigned_times_literal_is_an_integer_multiply():
+    # numba types uint64 * 3 as an int64 multiply; it must never become a float one
+    text = _mlir(_scalar_kernel("x * 3"), _array("uint64"), _array("uint64"), _array("int64"), stage="optimized")
+    assert "arith.muli" in text
+    assert "arith.mulf" not in text and "tofp" not in text
+
+
+def test_bool_to_int_is_one_not_minus_one():
+    # int(True) == 1: the widening of an i1 must be unsigned
+    text = _mlir(_scalar_kernel("int(x)"), _array("bool"), _array("bool"), _array("int64"), stage="optimized")
+    assert "arith.extui" in text and "arith.extsi" not in text

@@ -6,6 +6,12 @@ from .target import target_override
 
 
 class CUDATypingContext(BaseContext):
+    def resolve_module_constants(self, typ, attr):
+        # a missing module attribute is a typing error at its line, not an AttributeError
+        if not hasattr(typ.pymod, attr):
+            return None
+        return super().resolve_module_constants(typ, attr)
+
     def load_additional_registries(self):
         from numba.core.typing import npydecl
         from numba.misc import literal  # noqa: F401  (registers literal_unroll's typing)
