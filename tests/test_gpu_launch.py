@@ -3,6 +3,8 @@ the errors a bad launch raises."""
 
 import importlib.util
 import runpy
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -36,6 +38,23 @@ def axpy(a, x, y, out):
     i = cuda.grid(1)
     if i < out.size:
         out[i] = a * x[i] + y[i]
+
+
+def test_first_launch_in_a_fresh_process():
+    # nothing initialises the driver before the first launch (no is_available() call)
+    code = (
+        "import numpy as np\n"
+        "from cumlir import cuda\n"
+        "@cuda.jit\n"
+        "def fill(a):\n"
+        "    a[cuda.grid(1)] = 7\n"
+        "a = np.zeros(32)\n"
+        "fill[1, 32](a)\n"
+        "print(a.sum())\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "224.0"
 
 
 def test_example_runs(capsys):

@@ -2,7 +2,7 @@
 
 import threading
 
-_lock = threading.Lock()
+_lock = threading.RLock()  # current_context() initialises the driver while holding it
 _driver = None
 _context = None
 
