@@ -34,6 +34,7 @@ class Dispatcher:
         if not inspect.isfunction(pyfunc):
             raise TypeError(f"@cuda.jit decorates Python functions, not {type(pyfunc).__name__} objects")
         self.py_func = pyfunc
+        self.parameter_count = len(inspect.signature(pyfunc).parameters)  # checked at every launch
         functools.update_wrapper(self, pyfunc)
         self.device = device
         self.targetoptions = {k: v for k, v in options.items() if k in _KNOWN_OPTIONS}

@@ -1,7 +1,5 @@
 """``kernel[grid, block, stream, dynamic_shared_bytes](*args)``."""
 
-import inspect
-
 from .streams import stream_handle
 
 
@@ -44,13 +42,9 @@ class LaunchConfiguration:
         dispatcher = self.dispatcher
         if kwargs:
             raise TypeError(f"kernel {dispatcher.__name__} takes positional arguments only")
-        expected = _parameter_count(dispatcher.py_func)
+        expected = dispatcher.parameter_count
         if len(args) != expected:
             raise TypeError(f"kernel {dispatcher.__name__} takes {expected} arguments but {len(args)} were given")
         argtypes = tuple(argument_type(value, i) for i, value in enumerate(args))
         kernel = dispatcher.kernel_for(argtypes)
         kernel.launch(args, self.griddim, self.blockdim, self.stream, self.sharedmem)
-
-
-def _parameter_count(pyfunc):
-    return len(inspect.signature(pyfunc).parameters)
