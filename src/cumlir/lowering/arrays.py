@@ -86,8 +86,7 @@ def getitem(lower, sig, args):
     if not _is_integer_index(index_type):
         raise NotImplementedError(f"indexing an array with {index_type} is not supported yet")
     target, indices = _access(lower, array_type, args[0], args[1], index_type)
-    value = memref.load(target, indices)
-    return lower.dmm.lookup(array_type.dtype).from_data(value)
+    return load_element(lower, array_type.dtype, target, indices)
 
 
 @lower(operator.setitem, types.Array, types.Integer, types.Any)
@@ -98,7 +97,25 @@ def setitem(lower, sig, args):
         raise NotImplementedError(f"assigning to an array indexed by {index_type} is not supported yet")
     value = lower.cast(args[2], value_type, array_type.dtype)
     target, indices = _access(lower, array_type, args[0], args[1], index_type)
-    memref.store(lower.dmm.lookup(array_type.dtype).as_data(value), target, indices)
+    store_element(lower, array_type.dtype, value, target, indices)
+
+
+def load_element(lower, dtype, target, indices):
+    """The element of *target* at *indices*; a model may define ``load_element`` (records
+    yield a reference to the element rather than its loaded value)."""
+    model = lower.dmm.lookup(dtype)
+    custom = getattr(model, "load_element", None)
+    if custom is not None:
+        return custom(lower, target, indices)
+    return model.from_data(memref.load(target, indices))
+
+
+def store_element(lower, dtype, value, target, indices):
+    model = lower.dmm.lookup(dtype)
+    custom = getattr(model, "store_element", None)
+    if custom is not None:
+        return custom(lower, value, target, indices)
+    memref.store(model.as_data(value), target, indices)
 
 
 @lower_getattr(types.Array, "shape")
