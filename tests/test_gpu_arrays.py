@@ -154,3 +154,20 @@ def test_wrong_ndim_for_an_eager_signature():
     kernel = cuda.jit("void(float64[:, :], int64)")(arrays.out_of_bounds_2d)
     with pytest.raises(TypeError, match="no compiled signature"):
         kernel[1, 1](np.zeros(4), 1)
+
+
+def test_read_only_arrays_are_read_and_not_copied_back(rng):
+    a = rng.standard_normal(100)
+    a.flags.writeable = False
+    out = np.full(100, np.nan)
+    _launch_copy(1, a, out)
+    np.testing.assert_array_equal(out, a)
+
+
+def test_broadcast_device_arrays_with_zero_strides(rng):
+    cp = pytest.importorskip("cupy")
+    row = rng.standard_normal(7)
+    a = cp.broadcast_to(cp.asarray(row), (5, 7))
+    out = cp.full((5, 7), cp.nan)
+    _launch_copy(2, a, out)
+    np.testing.assert_array_equal(cp.asnumpy(out), np.broadcast_to(row, (5, 7)))
