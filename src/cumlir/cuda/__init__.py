@@ -6,7 +6,7 @@ when a kernel is compiled or launched.
 
 from .compile_api import compile_ptx, compile_ptx_for_current_device
 from .decorators import jit
-from .stubs import blockDim, blockIdx, grid, gridDim, gridsize, threadIdx
+from .stubs import blockDim, blockIdx, const, grid, gridDim, gridsize, local, shared, syncthreads, threadIdx
 
 
 def is_available():
@@ -54,6 +54,10 @@ __all__ = [
     "gridDim",
     "grid",
     "gridsize",
+    "shared",
+    "local",
+    "const",
+    "syncthreads",
     "is_available",
     "synchronize",
     "stream",

@@ -52,7 +52,46 @@ gridsize = Stub(
     "gridsize(ndim): the grid's shape in threads; an int64 for ndim=1, else a tuple of ndim int64.",
 )
 
-_ALL = {s.__name__: s for s in (threadIdx, blockIdx, blockDim, gridDim, grid, gridsize)}
+syncthreads = Stub(
+    "syncthreads",
+    "syncthreads(): wait until every thread of the block has reached this point and the "
+    "block's shared and global memory accesses made before it are visible to all of them.",
+)
+
+
+class MemoryNamespace(Stub):
+    """shared, local and const: namespaces whose functions allocate arrays in a memory space."""
+
+    def __init__(self, name, doc, functions):
+        super().__init__(name, doc)
+        for function, function_doc in functions.items():
+            setattr(self, function, Stub(f"{name}.{function}", function_doc))
+
+
+shared = MemoryNamespace(
+    "shared",
+    "Arrays in the block's shared memory.",
+    {
+        "array": "array(shape, dtype, alignment=None): a C-layout array in shared memory, one per "
+        "block and call site; shape 0 makes it use the launch's dynamic shared memory.",
+    },
+)
+local = MemoryNamespace(
+    "local",
+    "Arrays private to each thread.",
+    {"array": "array(shape, dtype, alignment=None): a C-layout array private to the thread."},
+)
+const = MemoryNamespace(
+    "const",
+    "Arrays in constant memory.",
+    {"array_like": "array_like(ndarray): a copy of a module-level NumPy array in constant memory."},
+)
+
+_ALL = {
+    s.__name__: s
+    for s in (threadIdx, blockIdx, blockDim, gridDim, grid, gridsize, syncthreads, shared, local, const)
+}
+_ALL.update({f.__name__: f for f in (shared.array, local.array, const.array_like)})
 
 
 def _stub_by_name(name):

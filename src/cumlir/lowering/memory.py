@@ -1,0 +1,139 @@
+"""Lowering of the memory-space intrinsics: shared, local and constant arrays, syncthreads.
+
+A shared or constant array is a memref.global in its NVPTX address space, cast to
+the generic space so that it has the ordinary array type; LLVM's address-space
+inference turns the accesses back into ld.shared/st.shared. Dynamic shared arrays
+all view one zero-length external global, which PTX places in the launch's
+dynamic shared memory (``extern __shared__`` in CUDA C++).
+"""
+
+import math
+import weakref
+
+from mlir import ir
+from mlir.dialects import arith, memref, nvvm
+from numba.core import errors, types
+
+from ..cuda import stubs
+from ..typing.memorydecl import array_spec, itemsize
+from .registry import lower
+
+SHARED_MEMORY = 3  # the NVPTX address space of __shared__ data
+STATIC_SHARED_LIMIT = 48 * 1024  # what CUDA allows for static __shared__ data in one kernel
+DEFAULT_SHARED_ALIGNMENT = 16  # as CUDA C++ aligns __shared__ arrays: room for vector accesses
+DYNAMIC_SHARED_SYMBOL = "cumlir_dynamic_shared"
+
+# static shared bytes allocated so far by each function of each module being built
+_static_shared = weakref.WeakKeyDictionary()
+
+
+def _i64_attr(value):
+    return ir.IntegerAttr.get(ir.IntegerType.get_signless(64), value)
+
+
+def _spec(lower, name, sig):
+    shape, dtype, *alignment = sig.args
+    extents, nb_dtype, align = array_spec(name, shape, dtype, alignment[0] if alignment else None)
+    return extents, lower.dmm.lookup(nb_dtype).get_data_type(), align, itemsize(nb_dtype)
+
+
+def _as_array(lower, array_type, value, space_type):
+    """A memref in another address space, as a value of the Numba *array_type*."""
+    generic = memref.memory_space_cast(space_type, value)
+    return memref.cast(lower.get_mlir_type(array_type), generic)
+
+
+def _count_static_shared(lower, nbytes):
+    per_function = _static_shared.setdefault(lower.module, {})
+    total = per_function.get(lower.symbol, 0) + nbytes
+    if total > STATIC_SHARED_LIMIT:
+        raise errors.LoweringError(
+            f"cuda.shared.array: {total} bytes of static shared memory in one function is more than the "
+            f"{STATIC_SHARED_LIMIT} bytes CUDA allows (use dynamic shared memory, shape 0, for more)",
+            lower.loc,
+        )
+    per_function[lower.symbol] = total
+
+
+def _static_shared_array(lower, sig, extents, element, alignment, nbytes):
+    _count_static_shared(lower, nbytes)
+    space = _i64_attr(SHARED_MEMORY)
+    global_type = ir.MemRefType.get(list(extents), element, memory_space=space)
+    symbol = lower.module._unique("cumlir_shared")
+    with ir.Location.unknown(), ir.InsertionPoint.at_block_begin(lower.module.body):
+        memref.GlobalOp(
+            symbol,
+            ir.TypeAttr.get(global_type),
+            sym_visibility="private",
+            initial_value=ir.UnitAttr.get(),  # uninitialized, as __shared__ data is
+            alignment=_i64_attr(alignment or DEFAULT_SHARED_ALIGNMENT),
+        )
+    value = memref.get_global(global_type, symbol)
+    return _as_array(lower, sig.return_type, value, ir.MemRefType.get(list(extents), element))
+
+
+def _dynamic_shared_buffer(lower, alignment):
+    """The module's zero-length external i8 global that aliases all dynamic shared memory."""
+    space = _i64_attr(SHARED_MEMORY)
+    buffer_type = ir.MemRefType.get([0], ir.IntegerType.get_signless(8), memory_space=space)
+    alignment = max(alignment or 0, DEFAULT_SHARED_ALIGNMENT)
+    module = lower.module
+    if not module.has_symbol(DYNAMIC_SHARED_SYMBOL):
+        module.claim_symbol(DYNAMIC_SHARED_SYMBOL)
+        with ir.Location.unknown(), ir.InsertionPoint.at_block_begin(module.body):
+            memref.GlobalOp(DYNAMIC_SHARED_SYMBOL, ir.TypeAttr.get(buffer_type), alignment=_i64_attr(alignment))
+    else:
+        _raise_alignment(module, alignment)
+    return memref.get_global(buffer_type, DYNAMIC_SHARED_SYMBOL)
+
+
+def _raise_alignment(module, alignment):
+    for op in module.body.operations:
+        if op.operation.name == "memref.global" and ir.StringAttr(op.attributes["sym_name"]).value == DYNAMIC_SHARED_SYMBOL:
+            if ir.IntegerAttr(op.attributes["alignment"]).value < alignment:
+                op.attributes["alignment"] = _i64_attr(alignment)
+            return
+
+
+def _dynamic_shared_array(lower, sig, element, alignment, size):
+    buffer = _dynamic_shared_buffer(lower, alignment)
+    index = ir.IndexType.get()
+    space = _i64_attr(SHARED_MEMORY)
+    i8_buffer = memref.cast(ir.MemRefType.get([ir.ShapedType.get_dynamic_size()], buffer.type.element_type, memory_space=space), buffer)
+    # the launch's dynamic shared bytes, in whole elements
+    nbytes = arith.index_castui(index, nvvm.read_ptx_sreg_dynamic_smem_size(ir.IntegerType.get_signless(32)))
+    length = arith.divui(nbytes, arith.constant(index, size))
+    dynamic = [ir.ShapedType.get_dynamic_size()]
+    view = memref.view(
+        ir.MemRefType.get(dynamic, element, memory_space=space), i8_buffer, arith.constant(index, 0), [length]
+    )
+    return _as_array(lower, sig.return_type, view, ir.MemRefType.get(dynamic, element))
+
+
+@lower(stubs.shared.array, types.VarArg(types.Any))
+def shared_array(lower, sig, args):
+    extents, element, alignment, size = _spec(lower, "cuda.shared.array", sig)
+    if extents == (0,):
+        return _dynamic_shared_array(lower, sig, element, alignment, size)
+    return _static_shared_array(lower, sig, extents, element, alignment, math.prod(extents) * size)
+
+
+@lower(stubs.local.array, types.VarArg(types.Any))
+def local_array(lower, sig, args):
+    extents, element, alignment, _ = _spec(lower, "cuda.local.array", sig)
+    alloca_type = ir.MemRefType.get(list(extents), element)
+    align = _i64_attr(alignment) if alignment else None
+    with lower.alloca_insertion_point():
+        buffer = memref.alloca(alloca_type, [], [], alignment=align)
+    return memref.cast(lower.get_mlir_type(sig.return_type), buffer)
+
+
+@lower(stubs.const.array_like, types.Array)
+def const_array_like(lower, sig, args):
+    # a module-level array is already lowered into constant memory (arrays.array_constant)
+    return args[0]
+
+
+@lower(stubs.syncthreads)
+def syncthreads(lower, sig, args):
+    nvvm.Barrier0Op()
