@@ -246,8 +246,12 @@ def array_constant(lower, ty, pyval):
     strides = [s // data.itemsize for s in data.strides]
     layout = ir.StridedLayoutAttr.get(0, strides)
     space = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), CONSTANT_MEMORY)
-    global_type = ir.MemRefType.get(list(data.shape), element, layout, space)
-    symbol = lower.module.constant_array(data, global_type)
+    # the global is 1-D (LLVM lowering takes only identity layouts), viewed with the array's shape
+    flat = data.ravel(order="K")
+    global_type = ir.MemRefType.get([flat.size], element, memory_space=space)
+    symbol = lower.module.constant_array(flat, global_type)
     value = memref.get_global(global_type, symbol)
-    generic = memref.memory_space_cast(ir.MemRefType.get(list(data.shape), element, layout), value)
+    shape = list(data.shape)
+    view = memref.reinterpret_cast(ir.MemRefType.get(shape, element, layout, space), value, [], [], [], [0], shape, strides)
+    generic = memref.memory_space_cast(ir.MemRefType.get(shape, element, layout), view)
     return memref.cast(lower.get_mlir_type(ty), generic)

@@ -48,6 +48,7 @@ class Kernel:
         self._function = drv.check("cuModuleGetFunction", cu.cuModuleGetFunction(self._module, compiled.symbol.encode()))
         self._packer = ArgumentPacker(self.argtypes)
         self._raise_sites = compiled.raise_sites
+        self._shared = SharedMemoryLimits(context, self._function)
 
     def launch(self, args, griddim, blockdim, stream, sharedmem):
         from .arguments import HostArrayStaging
@@ -56,6 +57,8 @@ class Kernel:
         _check_dimensions(context, griddim, blockdim)
         if self._function is None:
             self._load(context)
+        if sharedmem > self._shared.dynamic_allowed:
+            self._shared.allow_dynamic(sharedmem)
         staging = HostArrayStaging(stream)
         try:
             pointers, buffer = self._packer.pack(args, staging)
@@ -86,6 +89,35 @@ class Kernel:
         if code:
             drv.check("cuMemsetD8", cu.cuMemsetD8(pointer, 0, 16))
             raise self._raise_sites[code - 1].exception(thread)
+
+
+class SharedMemoryLimits:
+    """The kernel's static shared memory and the dynamic shared memory it may be launched with.
+
+    Above 48 KiB a kernel must opt in to more dynamic shared memory (up to the device's
+    opt-in maximum) before it is launched with it; the opt-in is done once, when asked for."""
+
+    def __init__(self, context, function):
+        cu = drv.driver()
+        attr = cu.CUfunction_attribute
+        self._function = function
+        self.static = drv.check("cuFuncGetAttribute", cu.cuFuncGetAttribute(attr.CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, function))
+        self.dynamic_allowed = drv.check(
+            "cuFuncGetAttribute", cu.cuFuncGetAttribute(attr.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, function)
+        )
+        self.device_limit = context.attribute(cu.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)
+
+    def allow_dynamic(self, nbytes):
+        if self.static + nbytes > self.device_limit:
+            raise ValueError(
+                f"the kernel uses {self.static} bytes of static shared memory and was launched with {nbytes} bytes "
+                f"of dynamic shared memory: {self.static + nbytes} bytes in all, more than the "
+                f"{self.device_limit} bytes per block this device allows"
+            )
+        cu = drv.driver()
+        attr = cu.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
+        drv.check("cuFuncSetAttribute", cu.cuFuncSetAttribute(self._function, attr, nbytes))
+        self.dynamic_allowed = nbytes
 
 
 def _check_dimensions(context, griddim, blockdim):
