@@ -164,9 +164,11 @@ def aligned_arrays(alignment):
         s = cuda.shared.array(3, "uint8", alignment=alignment)
         loc = cuda.local.array(3, "uint8", alignment=alignment)
         i = cuda.threadIdx.x
-        s[i % 3] = i
-        loc[i % 3] = i
+        if i < 3:
+            s[i] = i + 10
+        for j in range(3):
+            loc[j] = i + j
         cuda.syncthreads()
-        out[i] = s[(i + 1) % 3] + loc[(i + 2) % 3]
+        out[i] = s[i % 3] + loc[(i + 1) % 3]
 
     return aligned
