@@ -239,3 +239,34 @@ def test_each_call_site_is_its_own_allocation():
 
     ptx = _ptx(k, (_array(np.float64),))
     assert ptx.count(".shared .align 16 .b8 cumlir_shared") == 2
+
+
+def test_dynamic_array_alignment_raises_the_buffer_alignment():
+    def k(out):
+        a = cuda.shared.array(0, float32)
+        b = cuda.shared.array(0, float64, alignment=128)
+        a[0] = 1.0
+        out[0] = b[0] + len(a)
+
+    ptx = _ptx(k, (_array(np.float64),))
+    assert ".extern .shared .align 128 .b8 cumlir_dynamic_shared[]" in ptx
+    support.ptxas(ptx)
+
+
+def test_shared_and_local_arrays_in_device_functions():
+    @cuda.jit(device=True)
+    def rotate(x, i):
+        s = cuda.shared.array(32, float32)
+        loc = cuda.local.array(4, int32)
+        s[i % 32] = x
+        loc[i % 4] = i
+        cuda.syncthreads()
+        return s[(i + 1) % 32] + loc[i % 4]
+
+    def k(out):
+        i = cuda.threadIdx.x
+        out[i] = rotate(out[i], i)
+
+    ptx = _ptx(k, (_array(np.float32),))
+    assert "ld.shared.b32" in ptx and "bar.sync" in ptx
+    support.ptxas(ptx)
