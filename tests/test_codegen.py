@@ -154,3 +154,14 @@ def test_print_becomes_vprintf():
 
 def _printer(a):
     print("value", a[0], True, 3, a[0] > 0, (a[0], 1))
+
+
+def test_64_bit_integers_are_loaded_whole():
+    def k(a, out):
+        i = cuda.grid(1)
+        if i < out.size:
+            out[i] = a[i] + 1
+
+    ptx, _ = cuda.compile_ptx(k, "void(int64[:], int64[:])", cc=(9, 0))
+    assert "ld.global.b64" in ptx and "st.global.b64" in ptx
+    assert "ld.global.b32" not in ptx

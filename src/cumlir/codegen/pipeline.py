@@ -24,6 +24,8 @@ STAGES = (
     ("ptx", "builtin.module(gpu-module-to-binary{format=isa})"),
 )
 
+NVPTX_DATA_LAYOUT = "e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64"
+
 _pass_managers = {}
 
 
@@ -43,6 +45,10 @@ def set_target(module, cc, options=None):
         f'#nvvm.target<O = {opt_level}, chip = "{targets.chip(cc)}", features = "{targets.ptx_feature(cc)}"{flags}>'
     )
     gpu_module.attributes["targets"] = ir.ArrayAttr.get([target])
+    # the NVPTX layout must be known when the module is translated to LLVM IR: loads and
+    # stores without an explicit alignment take the layout's, and LLVM's default aligns
+    # i64 to 4 bytes, which splits every 64-bit integer access in two
+    gpu_module.attributes["llvm.data_layout"] = ir.StringAttr.get(NVPTX_DATA_LAYOUT)
 
 
 def gpu_module_of(module):
