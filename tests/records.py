@@ -48,7 +48,7 @@ def copy_all_fields(src, dst):
         d["i4"] = r.i4 + 1
         d["u4"] = r.u4 + 1
         d["i8"] = r.i8 + 1
-        d["u8"] = r.u8 + 1
+        d["u8"] = r.u8 ^ r.u1  # uint64 + int64 would be a float64 in Numba
         d["f2"] = r.f2 + r.f2
         d["f4"] = r.f4 + 1
         d["f8"] = r.f8 + 1

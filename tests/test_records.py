@@ -39,6 +39,7 @@ ENTRIES = [
     (R.swap_pairs, (_array(R.POINT_PACKED),)),
     (R.points_2d, (_array(R.POINT_ALIGNED, 2, "C"), types.float64[:, :])),
     (R.points_2d, (_array(R.POINT_PACKED, 2, "F"), types.float64[:, :])),
+    (R.points_2d, (_array(R.POINT_PACKED, 2, "A"), types.float64[:, :])),
     (R.nested, (_array(R.OUTER), F8)),
     (R.nested, (_array(R.OUTER_PACKED), F8)),
     (R.nested_copy, (_array(R.OUTER), _array(R.OUTER))),
