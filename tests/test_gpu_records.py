@@ -218,3 +218,15 @@ def test_device_record_array(rng):
     np.testing.assert_array_equal(out.get(), host["x"].astype(np.float64) + host["z"] * host["y"])
     np.testing.assert_array_equal(result["y"], host["y"] + 1)
     np.testing.assert_array_equal(result["x"], host["z"].astype(np.float32))
+
+
+@pytest.mark.parametrize("step", [1, 2])
+def test_field_views(step, rng):
+    points = _random_records(R.POINT_ALIGNED, 301, rng)
+    view = points[::step]
+    before = view.copy()
+    out = support.poisoned(len(view), np.float64)
+    _launch(R.field_views, len(view), view, out)
+    np.testing.assert_array_equal(out, before["z"] * 2)
+    np.testing.assert_array_equal(view["x"], np.arange(len(view), dtype=np.float32))
+    np.testing.assert_array_equal(view["y"], before["y"])

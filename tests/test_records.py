@@ -49,6 +49,8 @@ ENTRIES = [
     (R.through_device_function, (_array(R.POINT_ALIGNED), F8)),
     (R.through_device_function, (_array(R.POINT_PACKED), F8)),
     (R.iterate_records, (_array(R.POINT_PACKED), F8)),
+    (R.field_views, (_array(R.POINT_ALIGNED), F8)),
+    (R.field_views, (_array(R.POINT_ALIGNED, 1, "A"), F8)),
 ]
 
 
@@ -164,6 +166,11 @@ def test_unaligned_sub_array_field_is_refused():
     dtype = np.dtype([("c", np.int8), ("v", np.float32, (2,))])
     with pytest.raises(errors.UnsupportedError, match="not aligned"):
         _compile(_packed_sub_array, (_array(dtype), F8))
+
+
+def test_view_of_a_field_not_at_multiples_of_its_size_is_refused():
+    with pytest.raises(errors.UnsupportedError, match="do not hold it at multiples of its size 8"):
+        _compile(R.field_views, (_array(R.POINT_PACKED), F8))
 
 
 # ---- launch packing -----------------------------------------------------------------------

@@ -183,6 +183,35 @@ def record_setattr(lower, sig, args, attr):
     write_field(lower, sig.args[0], args[0], attr, args[1], sig.args[1])
 
 
+@lower_getattr_generic(types.Array)
+def record_array_field(lower, ty, array, attr):
+    """``records.x``: a strided view of one field of every record, in units of the field."""
+    from .kernel_abi import memref_from_params
+
+    if not isinstance(ty.dtype, types.Record):
+        raise errors.LoweringError(f"no lowering for the attribute {ty}.{attr}", lower.loc)
+    field, offset, _ = _field(lower, ty.dtype, attr)
+    if not isinstance(field, (types.Number, types.Boolean)):
+        raise errors.UnsupportedError(f"a view of the field '{attr}' of type {field} is not supported", lower.loc)
+    size = _natural(field) if not isinstance(field, types.Complex) else field.bitwidth // 8
+    if ty.dtype.size % size or offset % size:
+        raise errors.UnsupportedError(
+            f"a view of the field '{attr}': records of {ty.dtype.size} bytes with the field at offset "
+            f"{offset} do not hold it at multiples of its size {size}",
+            lower.loc,
+        )
+    _, start, *rest = memref.extract_strided_metadata(array)
+    sizes, strides = rest[: ty.ndim], rest[ty.ndim :]
+    unit = arith.constant(ir.IndexType.get(), size)
+    start = arith.divsi(arith.addi(start, arith.constant(ir.IndexType.get(), offset)), unit)
+    strides = [arith.divsi(s, unit) for s in strides]
+    base = arith.index_cast(_i64(), memref.extract_aligned_pointer_as_index(array))
+    parts = [llvm.inttoptr(llvm.PointerType.get(), base)]
+    parts += [arith.index_cast(_i64(), v) for v in (start, *sizes, *strides)]
+    view_type = lower.typing_context.resolve_getattr(ty, attr)
+    return memref_from_params(lower, view_type, parts)
+
+
 @lower("static_getitem", types.Record, types.StringLiteral)
 @lower("static_getitem", types.Record, types.IntegerLiteral)
 def record_static_getitem(lower, sig, args):
