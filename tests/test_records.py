@@ -96,6 +96,34 @@ def test_aligned_fields_are_accessed_whole():
     assert {"ld.global.b64", "st.global.b64"} == _global_accesses(R.record_copy, R.POINT_ALIGNED)
 
 
+def _float_registers_stored_narrower(ptx):
+    """Stores narrower than 32 bits taken straight from a register a float instruction wrote
+    (ptxas stores those as the float converted to an integer, not as its low bits)."""
+    import re
+
+    float_defs, bad = set(), []
+    for line in ptx.splitlines():
+        parts = line.strip().rstrip(";").replace(",", " ").split()
+        if not parts or parts[0].startswith(("//", ".", "{", "}")):
+            continue
+        op, operands = parts[0], parts[1:]
+        if op.startswith("st.") and re.search(r"\.b(8|16)$", op):
+            bad += [line.strip()] if operands[-1] in float_defs else []
+        elif operands and operands[0].startswith("%"):
+            types_ = re.findall(r"\.([subf])(8|16|32|64)\b", op)
+            (float_defs.add if types_ and types_[0][0] == "f" else float_defs.discard)(operands[0])
+    return bad
+
+
+@pytest.mark.parametrize("kernel", [R.point_update, R.record_argument, R.copy_all_fields])
+def test_unaligned_float_fields_are_stored_from_integer_registers(kernel):
+    dtype = R.ALL_PACKED if kernel is R.copy_all_fields else R.POINT_PACKED
+    args = {R.point_update: (_array(dtype), F8), R.record_argument: (_record(dtype), F8)}
+    ptx, _ = _module_ptx([(kernel, args.get(kernel, (_array(dtype), _array(dtype))))], (9, 0))
+    assert "st.global.b8" in ptx
+    assert _float_registers_stored_narrower(ptx) == []
+
+
 def _compile(fn, argtypes):
     builder = ModuleBuilder(typing_context())
     builder.add_kernel(compiler.type_function(fn, argtypes))

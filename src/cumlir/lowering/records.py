@@ -81,14 +81,36 @@ def _load_scalar(lower, ty, pointer, align):
     return model.from_data(data)
 
 
+_INT_CONSTRAINTS = {2: "h", 4: "r", 8: "l"}  # PTX inline-asm register classes by size
+
+
+def _store(value, pointer, align):
+    """Store *value*; a float narrower-aligned than its size is stored byte by byte from
+    integer operations: ptxas stores a byte taken straight from a register written by a
+    float instruction as the float converted to an integer, not as its low bits."""
+    size = ir.FloatType(value.type).width // 8 if isinstance(value.type, ir.FloatType) else None
+    if size is None or align >= size:
+        llvm.store(value, pointer, alignment=align)
+        return
+    bits = ir.IntegerType.get_signless(8 * size)
+    word = llvm.bitcast(bits, value)
+    c = _INT_CONSTRAINTS[size]
+    # an opaque integer op, which LLVM cannot fold back into the float register
+    low = llvm.inline_asm(bits, [word], f"and.b{8 * size} $0, $1, 255;", f"={c},{c}")
+    llvm.store(arith.trunci(_i8(), low), pointer, alignment=1)
+    for k in range(1, size):
+        byte = arith.trunci(_i8(), arith.shrui(word, arith.constant(bits, 8 * k)))
+        llvm.store(byte, _advance(pointer, k), alignment=1)
+
+
 def _store_scalar(lower, ty, value, pointer, align):
     model = lower.dmm.lookup(ty)
     if isinstance(ty, types.Complex):
         size = ty.bitwidth // 16
-        llvm.store(complex.re(value), pointer, alignment=min(align, size))
-        llvm.store(complex.im(value), _advance(pointer, size), alignment=min(_alignment(align, size), size))
+        _store(complex.re(value), pointer, min(align, size))
+        _store(complex.im(value), _advance(pointer, size), min(_alignment(align, size), size))
         return
-    llvm.store(model.as_data(value), pointer, alignment=min(align, _natural(ty)))
+    _store(model.as_data(value), pointer, min(align, _natural(ty)))
 
 
 def copy_record(record, source, destination):
