@@ -18,8 +18,7 @@ def _launch(pyfunc, n, *args, threads=64):
 
 def _random_records(dtype, shape, rng):
     """Random values in every scalar field (nested fields included); padding poisoned."""
-    out = np.frombuffer(np.full(int(np.prod(shape)) * dtype.itemsize, 0x5A, np.uint8).tobytes(), dtype).copy()
-    out = out.reshape(shape)
+    out = _poisoned_records(dtype, shape)
     _fill(out, rng)
     return out
 
@@ -40,8 +39,17 @@ def _fill(view, rng):
             field[...] = rng.integers(info.min, info.max, field.shape, dtype=field.dtype, endpoint=True)
 
 
+def _random_points(dtype, n, rng):
+    """(random points with small y, so that y + k stays in int16, their copy)."""
+    points = _random_records(dtype, n, rng)
+    points["y"] = rng.integers(-1000, 1000, n)
+    return points, points.copy()
+
+
 def _poisoned_records(dtype, shape):
-    return np.frombuffer(np.full(int(np.prod(shape)) * dtype.itemsize, 0x5A, np.uint8).tobytes(), dtype).copy()
+    """Records whose every byte (padding included) is 0x5A."""
+    count = int(np.prod(shape))
+    return np.frombuffer(np.full(count * dtype.itemsize, 0x5A, np.uint8).tobytes(), dtype).reshape(shape).copy()
 
 
 def _assert_fields_equal(actual, expected):
@@ -79,9 +87,7 @@ def test_every_field_type(dtype, rng):
 @pytest.mark.parametrize("dtype", [R.POINT_PACKED, R.POINT_ALIGNED], ids=["packed", "aligned"])
 def test_read_and_write_through_references(dtype, rng):
     n = 500
-    points = _random_records(dtype, n, rng)
-    points["y"] = rng.integers(-1000, 1000, n)
-    before = points.copy()
+    points, before = _random_points(dtype, n, rng)
     out = support.poisoned(n, np.float64)
     _launch(R.point_update, n, points, out)
     np.testing.assert_array_equal(out, before["x"].astype(np.float64) + before["z"] * before["y"])
@@ -170,9 +176,7 @@ def test_record_scalar_argument_is_written_back(dtype, rng):
 @pytest.mark.parametrize("dtype", [R.POINT_PACKED, R.POINT_ALIGNED], ids=["packed", "aligned"])
 def test_records_through_device_functions(dtype, rng):
     n = 300
-    points = _random_records(dtype, n, rng)
-    points["y"] = rng.integers(-1000, 1000, n)
-    before = points.copy()
+    points, before = _random_points(dtype, n, rng)
     out = support.poisoned(n, np.float64)
     _launch(R.through_device_function, n, points, out)
     np.testing.assert_array_equal(out, np.abs(before["x"]).astype(np.float64) + np.abs(before["z"]))
@@ -208,8 +212,7 @@ class _DeviceRecords:
 def test_device_record_array(rng):
     cp = pytest.importorskip("cupy")
     n = 400
-    host = _random_records(R.POINT_PACKED, n, rng)
-    host["y"] = rng.integers(-1000, 1000, n)
+    host, _ = _random_points(R.POINT_PACKED, n, rng)
     device = cp.asarray(host.view(np.uint8).reshape(-1))
     out = cp.full(n, cp.nan, cp.float64)
     _launch(R.point_update, n, _DeviceRecords(device, R.POINT_PACKED, (n,)), out)
