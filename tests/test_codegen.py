@@ -137,8 +137,9 @@ def test_debug_mode_records_raise_sites():
 
     typed = type_function(language.checked, (_array("float64"), _array("float64")))
     debug = kernel_ptx(typed, (9, 0), options=CompileOptions(debug=True))
-    assert [s.exc_class for s in debug.raise_sites] == [AssertionError]
-    assert debug.raise_sites[0].args == ("negative input",)
+    asserts = [s for s in debug.raise_sites if s.exc_class is not IndexError]  # the rest check bounds
+    assert [s.exc_class for s in asserts] == [AssertionError]
+    assert asserts[0].args == ("negative input",)
     assert ".visible .global .align 8 .b8 cumlir_exception[16]" in debug.ptx
     support.ptxas(debug.ptx)
     plain = kernel_ptx(typed, (9, 0))

@@ -175,22 +175,69 @@ class ComplexModel(DataModel):
 
 
 class StructModel(DataModel):
-    """Aggregates held in registers as an LLVM literal struct of the members' values."""
+    """Aggregates held in registers as an LLVM literal struct of the members' values.
+
+    An aggregate with a member that an LLVM struct cannot hold (an array's memref, a
+    composite value) is held apart instead: a Python tuple of its members' values,
+    flattened into block and function arguments like a CompositeModel.
+    """
 
     def member_types(self):
         raise NotImplementedError
 
+    @property
+    def held_apart(self):
+        try:
+            return self._held_apart
+        except AttributeError:
+            self._held_apart = any(_needs_parts(self._dmm.lookup(t)) for t in self.member_types())
+            return self._held_apart
+
+    def _members(self):
+        return [self._dmm.lookup(t) for t in self.member_types()]
+
     def get_value_type(self):
+        if self.held_apart:
+            raise TypeError(f"{self.fe_type} is held as several values, not one MLIR value")
         members = []
-        for ty in self.member_types():
-            model = self._dmm.lookup(ty)
-            if not model.has_value:
-                raise TypeError(f"{self.fe_type}: member {ty} has no runtime value")
-            mlir_type = model.get_value_type()
-            if isinstance(mlir_type, ir.MemRefType):
-                raise TypeError(f"{self.fe_type}: members of type {ty} cannot be held in a tuple yet")
-            members.append(mlir_type)
+        for model in self._members():
+            if not model.has_value:  # None in (None, 1), say: an empty placeholder keeps positions
+                members.append(llvm.StructType.get_literal([]))
+                continue
+            members.append(model.get_value_type())
         return llvm.StructType.get_literal(members)
+
+    def flat_types(self):
+        if not self.held_apart:
+            return [self.get_value_type()]
+        return [t for m in self._members() if m.has_value for t in m.flat_types()]
+
+    def flatten(self, value):
+        if not self.held_apart:
+            return [value]
+        return [v for m, member in zip(self._members(), value) if m.has_value for v in m.flatten(member)]
+
+    def unflatten(self, values):
+        if not self.held_apart:
+            return values[0]
+        parts, start = [], 0
+        for model in self._members():
+            if not model.has_value:
+                parts.append(None)
+                continue
+            n = len(model.flat_types())
+            parts.append(model.unflatten(values[start : start + n]))
+            start += n
+        return tuple(parts)
+
+
+def _needs_parts(model):
+    """Whether a value of *model* cannot be a member of an LLVM struct."""
+    if isinstance(model, CompositeModel):
+        return True
+    if isinstance(model, StructModel):
+        return model.held_apart
+    return model.has_value and isinstance(model.get_value_type(), ir.MemRefType)
 
 
 class TupleModel(StructModel):
@@ -203,6 +250,13 @@ class PairModel(StructModel):
 
     def member_types(self):
         return [self.fe_type.first_type, self.fe_type.second_type]
+
+
+class SliceModel(StructModel):
+    """slice(start, stop, step) as three int64 (see lowering/slices.py)."""
+
+    def member_types(self):
+        return [types.int64] * 3
 
 
 class RangeModel(StructModel):
@@ -310,6 +364,8 @@ for _cls, _model in (
     (types.BaseTuple, TupleModel),
     (types.Pair, PairModel),
     (types.RangeType, RangeModel),
+    (types.SliceType, SliceModel),
+    (types.EllipsisType, OpaqueModel),
     (types.RangeIteratorType, RangeIteratorModel),
     (types.EnumerateType, EnumerateModel),
     (types.ZipType, ZipModel),

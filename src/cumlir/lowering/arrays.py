@@ -1,19 +1,19 @@
-"""Lowering rules for arrays: element access, shape, size and len.
+"""Lowering rules for arrays: element access, indexing, attributes and methods.
 
-Arrays are strided memrefs. C and F arrays (contiguous, positive strides) use
-memref.load/store directly; arrays of layout A may have negative strides, which
-memref's own address arithmetic (no-unsigned-wrap) does not allow, so their
-element offset is computed here with plain signed arithmetic.
+Arrays are strided memrefs (models.ArrayModel). Indexing that selects one element
+loads or stores it; any other basic index (slices, None, Ellipsis, fewer integers
+than axes) makes a view (arrayviews.py), and assigning to such an index fills the
+view (fill.py).
 """
 
 import operator
 
 from mlir import ir
 from mlir.dialects import arith, memref
-from numba.core import types
+from numba.core import errors, types
 
-from .registry import lower, lower_constant, lower_getattr
-from .signedness import int_op
+from . import arrayviews, fill
+from .registry import lower, lower_cast, lower_constant, lower_getattr
 
 
 def _index_type():
@@ -30,74 +30,91 @@ def dim(array, axis):
     return arith.index_cast(_i64(), extent)
 
 
-def _wrap_index(lower, array, axis, index, index_type):
-    """Numba's wraparound: a negative signed index counts from the end of the axis."""
+def wrap_index(lower, length, index, index_type):
+    """An index into an axis of *length* (i64) as an MLIR index: negative signed indices count
+    from the end (numba's wraparound); with debug=True an index outside the axis raises IndexError."""
     if isinstance(index_type, types.Integer) and index_type.signed:
         index = lower.cast(index, index_type, types.int64)
         negative = arith.cmpi(arith.CmpIPredicate.slt, index, arith.constant(_i64(), 0))
-        index = arith.select(negative, arith.addi(index, dim(array, axis)), index)
-        return arith.index_cast(_index_type(), index)
-    return int_op("to_index", index_type)(_index_type(), index)
+        index = arith.select(negative, arith.addi(index, length), index)
+    else:
+        index = lower.cast(index, index_type, types.uint64)
+    if lower.options.debug:
+        _check_bounds(lower, index, length)
+    return arith.index_cast(_index_type(), index)
 
 
-def _indices(lower, array, array_type, index, index_type):
+def _check_bounds(lower, index, length):
+    from mlir.dialects import nvvm, scf
+
+    from .exceptions import record_raise
+
+    # one unsigned comparison also catches indices still negative after wrapping
+    outside = arith.cmpi(arith.CmpIPredicate.uge, index, length)
+    branch = scf.IfOp(outside)
+    with ir.InsertionPoint(branch.then_block):
+        record_raise(lower, IndexError, ("index is out of bounds",), lower.loc)
+        nvvm.exit()
+        scf.YieldOp([])
+
+
+def _element_indices(lower, array, index, index_type):
     if isinstance(index_type, types.BaseTuple):
         members = [lower.extract(index, index_type, i) for i in range(len(index_type))]
-        return [
-            _wrap_index(lower, array, axis, m, t) for axis, (m, t) in enumerate(zip(members, index_type.types))
-        ]
-    return [_wrap_index(lower, array, 0, index, index_type)]
+        member_types = index_type.types
+    else:
+        members, member_types = [index], [index_type]
+    return [wrap_index(lower, dim(array, axis), m, t) for axis, (m, t) in enumerate(zip(members, member_types))]
 
 
-def _element_view(array, indices):
-    """A one-element memref at *indices*, with the offset computed in signed arithmetic."""
-    base, offset, *rest = memref.extract_strided_metadata(array)
-    strides = rest[len(rest) // 2 :]
-    linear = offset
-    for index, stride in zip(indices, strides):
-        linear = arith.addi(linear, arith.muli(index, stride))
-    dynamic = ir.ShapedType.get_dynamic_stride_or_offset()
-    element_type = ir.MemRefType(array.type).element_type
-    layout = ir.StridedLayoutAttr.get(dynamic, [1])
-    view_type = ir.MemRefType.get([1], element_type, layout)
-    return memref.reinterpret_cast(view_type, base, [linear], [], [], [dynamic], [1], [1])
+def _selects_element(array_type, index_type):
+    """Whether *index_type* is one integer per axis (the element fast path)."""
+    members = index_type.types if isinstance(index_type, types.BaseTuple) else (index_type,)
+    return len(members) == array_type.ndim and all(isinstance(t, types.Integer) for t in members)
 
 
 def _access(lower, array_type, array, index, index_type):
-    """(memref, indices) through which the element at *index* is loaded or stored."""
-    indices = _indices(lower, array, array_type, index, index_type)
-    if len(indices) != array_type.ndim:
-        raise NotImplementedError(f"indexing {array_type} with {index_type} (sub-array views) is not supported yet")
-    if array_type.layout in "CF":
-        return array, indices
-    return _element_view(array, indices), [arith.constant(_index_type(), 0)]
+    """(memref, indices) through which the element at *index* is loaded or stored.
+
+    C and F arrays (positive strides) use memref's own addressing; arrays of layout A
+    may have negative strides, which memref's address arithmetic (no-unsigned-wrap)
+    does not allow, so their element offset is computed with signed arithmetic."""
+    if _selects_element(array_type, index_type):
+        indices = _element_indices(lower, array, index, index_type)
+        if array_type.layout in "CF":
+            return array, indices
+        base, offset, _, strides = arrayviews.parts(array, array_type.ndim)
+        for position, stride in zip(indices, strides):
+            offset = arith.addi(offset, arith.muli(arrayviews.to_i64(position), stride))
+    else:
+        base, offset, sizes, _ = arrayviews.select(lower, array_type, array, index_type, index)
+        if sizes:
+            raise TypeError(f"{array_type}[{index_type}] selects an array, not an element")
+    return arrayviews.element_at(lower, array_type.dtype, base, offset)
 
 
-def _is_integer_index(ty):
-    if isinstance(ty, types.BaseTuple):
-        return all(isinstance(t, types.Integer) for t in ty.types)
-    return isinstance(ty, types.Integer)
-
-
-@lower(operator.getitem, types.Array, types.Integer)
-@lower(operator.getitem, types.Array, types.BaseTuple)
+@lower(operator.getitem, types.Array, types.Any)
 def getitem(lower, sig, args):
     array_type, index_type = sig.args
-    if not _is_integer_index(index_type):
-        raise NotImplementedError(f"indexing an array with {index_type} is not supported yet")
+    if isinstance(sig.return_type, types.Array):
+        base, offset, sizes, strides = arrayviews.select(lower, array_type, args[0], index_type, args[1])
+        return arrayviews.make_view(lower, sig.return_type, base, offset, sizes, strides)
     target, indices = _access(lower, array_type, args[0], args[1], index_type)
     return load_element(lower, array_type.dtype, target, indices)
 
 
-@lower(operator.setitem, types.Array, types.Integer, types.Any)
-@lower(operator.setitem, types.Array, types.BaseTuple, types.Any)
+@lower(operator.setitem, types.Array, types.Any, types.Any)
 def setitem(lower, sig, args):
     array_type, index_type, value_type = sig.args
-    if not _is_integer_index(index_type):
-        raise NotImplementedError(f"assigning to an array indexed by {index_type} is not supported yet")
-    value = lower.cast(args[2], value_type, array_type.dtype)
-    target, indices = _access(lower, array_type, args[0], args[1], index_type)
-    store_element(lower, array_type.dtype, value, target, indices)
+    if _selects_element(array_type, index_type) or isinstance(index_type, types.Integer) and array_type.ndim == 1:
+        value = lower.cast(args[2], value_type, array_type.dtype)
+        target, indices = _access(lower, array_type, args[0], args[1], index_type)
+        store_element(lower, array_type.dtype, value, target, indices)
+        return
+    base, offset, sizes, strides = arrayviews.select(lower, array_type, args[0], index_type, args[1])
+    view_type = array_type.copy(ndim=len(sizes), layout="A")
+    view = arrayviews.make_view(lower, view_type, base, offset, sizes, strides)
+    fill.assign(lower, view_type, view, value_type, args[2])
 
 
 def load_element(lower, dtype, target, indices):
@@ -118,10 +135,34 @@ def store_element(lower, dtype, value, target, indices):
     memref.store(model.as_data(value), target, indices)
 
 
+@lower_cast(types.Array, types.Array)
+def array_to_array(lower, fromty, toty, value):
+    """Layout and read-only changes (C -> A, say): the same memory, another memref type."""
+    if fromty.dtype != toty.dtype or fromty.ndim != toty.ndim:
+        raise TypeError(f"cannot convert {fromty} to {toty}")
+    target = lower.get_mlir_type(toty)
+    return value if value.type == target else memref.cast(target, value)
+
+
+# ---- attributes and methods ---------------------------------------------------------------
+
+
 @lower_getattr(types.Array, "shape")
 def array_shape(lower, ty, array, attr):
     shape_type = types.UniTuple(types.intp, ty.ndim)
     return lower.make_struct(shape_type, [dim(array, axis) for axis in range(ty.ndim)])
+
+
+def stride_unit(ty):
+    """Bytes per unit of the memref's strides: the item size (record arrays count bytes)."""
+    return 1 if isinstance(ty.dtype, types.Record) else arrayviews.itemsize(ty.dtype)
+
+
+@lower_getattr(types.Array, "strides")
+def array_strides(lower, ty, array, attr):
+    _, _, _, strides = arrayviews.parts(array, ty.ndim)
+    unit = arith.constant(_i64(), stride_unit(ty))
+    return lower.make_struct(types.UniTuple(types.intp, ty.ndim), [arith.muli(s, unit) for s in strides])
 
 
 @lower_getattr(types.Array, "size")
@@ -135,6 +176,51 @@ def array_size(lower, ty, array, attr):
 @lower_getattr(types.Array, "ndim")
 def array_ndim(lower, ty, array, attr):
     return arith.constant(_i64(), ty.ndim)
+
+
+@lower_getattr(types.Array, "itemsize")
+def array_itemsize(lower, ty, array, attr):
+    return arith.constant(_i64(), arrayviews.itemsize(ty.dtype))
+
+
+@lower_getattr(types.Array, "nbytes")
+def array_nbytes(lower, ty, array, attr):
+    return arith.muli(array_size(lower, ty, array, attr), array_itemsize(lower, ty, array, attr))
+
+
+@lower_getattr(types.Array, "T")
+def array_transposed(lower, ty, array, attr):
+    result_type = lower.typing_context.resolve_getattr(ty, "T")
+    return arrayviews.transpose(lower, ty, array, result_type)
+
+
+@lower("array.transpose", types.Array)
+def array_transpose(lower, sig, args):
+    return arrayviews.transpose(lower, sig.args[0], args[0], sig.return_type)
+
+
+@lower("array.reshape", types.Array, types.VarArg(types.Any))
+def array_reshape(lower, sig, args):
+    array_type, *shape_types = sig.args
+    if len(shape_types) == 1 and isinstance(shape_types[0], types.BaseTuple):
+        tuple_type = shape_types[0]
+        shape = [lower.cast(lower.extract(args[1], tuple_type, k), t, types.int64) for k, t in enumerate(tuple_type)]
+    else:
+        shape = [lower.cast(v, t, types.int64) for v, t in zip(args[1:], shape_types)]
+    return arrayviews.reshape(lower, array_type, args[0], shape, sig.return_type)
+
+
+@lower("array.view", types.Array, types.Any)
+def array_view(lower, sig, args):
+    return arrayviews.view_as(lower, sig.args[0], args[0], sig.return_type)
+
+
+@lower("array.copy", types.Array)
+def array_copy(lower, sig, args):
+    raise errors.UnsupportedError(
+        "arr.copy() allocates a new array, which kernels cannot do (as in Numba-CUDA); "
+        "copy into a cuda.local.array or cuda.shared.array instead"
+    )
 
 
 @lower(len, types.Array)

@@ -57,6 +57,10 @@ class MLIRLower:
     def has_value(self, numba_type):
         return self.dmm.lookup(numba_type).has_value
 
+    def flat_types(self, numba_types):
+        """The MLIR types that carry values of *numba_types* as function arguments or results."""
+        return [t for ty in numba_types if self.has_value(ty) for t in self.dmm.lookup(ty).flat_types()]
+
     def load_var(self, var):
         name = var if isinstance(var, str) else var.name
         try:
@@ -175,9 +179,8 @@ class MLIRLower:
                 fn_type = ir.FunctionType.get(params, [])
                 op = gpu.GPUFuncOp(ir.TypeAttr.get(fn_type), sym_name=self.symbol, kernel=True)
             else:
-                params = [self.get_mlir_type(ty) for ty in argtypes if self.has_value(ty)]
-                ret = self.typed.return_type
-                results = [self.get_mlir_type(ret)] if self.has_value(ret) else []
+                params = self.flat_types(argtypes)
+                results = self.flat_types([self.typed.return_type])
                 fn_type = ir.FunctionType.get(params, results)
                 op = func.FuncOp(self.symbol, fn_type, visibility="private")
                 # internal linkage: LLVM may inline it everywhere and drop the definition
@@ -193,7 +196,10 @@ class MLIRLower:
                 self._args.append(kernel_abi.value_from_params(self, ty, params[:n]))
                 params = params[n:]
             elif self.has_value(ty):
-                self._args.append(params.pop(0))
+                model = self.dmm.lookup(ty)
+                n = len(model.flat_types())
+                self._args.append(model.unflatten(params[:n]))
+                params = params[n:]
             else:
                 self._args.append(NO_VALUE)
 
@@ -300,7 +306,7 @@ class MLIRLower:
         ret = self.typed.return_type
         if self.has_value(ret):
             value = self.cast(self.load_var(stmt.value), self.typemap[stmt.value.name], ret)
-            func.ReturnOp([value])
+            func.ReturnOp(self.dmm.lookup(ret).flatten(value))
         else:
             func.ReturnOp([])
 
@@ -457,6 +463,8 @@ class MLIRLower:
     def make_struct(self, ty, values):
         from mlir.dialects import llvm
 
+        if getattr(self.dmm.lookup(ty), "held_apart", False):
+            return tuple(values)
         struct = self.poison(self.get_mlir_type(ty))
         for i, (member_type, value) in enumerate(zip(self.dmm.lookup(ty).member_types(), values)):
             if self.has_value(member_type):
@@ -466,9 +474,12 @@ class MLIRLower:
     def extract(self, struct, ty, index):
         from mlir.dialects import llvm
 
-        member_type = self.dmm.lookup(ty).member_types()[index]
+        model = self.dmm.lookup(ty)
+        member_type = model.member_types()[index]
         if not self.has_value(member_type):
             return NO_VALUE
+        if model.held_apart:
+            return struct[index]
         return llvm.extractvalue(self.get_mlir_type(member_type), struct, ir.DenseI64ArrayAttr.get([index]))
 
 

@@ -163,8 +163,6 @@ def _sequence_next(lower, sig, args, length, item_at):
 @lower("getiter", types.UniTuple)
 @lower("getiter", types.Array)
 def sequence_iter(lower, sig, args):
-    if isinstance(sig.args[0], types.Array) and sig.args[0].ndim != 1:
-        raise NotImplementedError("iterating over arrays of more than one dimension is not supported yet")
     return (_new_counter(lower, arith.constant(ir.IntegerType.get_signless(64), 0)), args[0])
 
 
@@ -192,7 +190,7 @@ def array_next(lower, sig, args):
         return dim(container, 0)
 
     def item_at(container, position):
-        getitem = signature(array_type.dtype, array_type, types.int64)
+        getitem = signature(sig.args[0].yield_type, array_type, types.int64)
         return lower.call(operator.getitem, getitem, [container, position])
 
     return _sequence_next(lower, sig, args, length, item_at)

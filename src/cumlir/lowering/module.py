@@ -15,7 +15,7 @@ GPU_MODULE_NAME = "cumlir_kernels"
 def _load_rules():
     # importing the rule modules fills the registry
     from . import arrays, builtins, cmathfuncs, complexes, intrinsics, iterators  # noqa: F401
-    from . import mathfuncs, npyfuncs, records, scalars, tuples  # noqa: F401
+    from . import mathfuncs, npyfuncs, records, scalars, slices, tuples  # noqa: F401
 
 
 class ModuleBuilder:
@@ -72,14 +72,15 @@ class ModuleBuilder:
     def emit_device_call(self, lower, callee, sig, args):
         symbol = self.device_symbol(callee)
         ret = callee.typed.return_type
-        results = [lower.get_mlir_type(ret)] if lower.has_value(ret) else []
+        results = lower.flat_types([ret])
         operands = [
-            lower.cast(value, fromty, toty)
+            part
             for value, fromty, toty in zip(args, sig.args, callee.typed.args)
             if lower.has_value(toty)
+            for part in lower.dmm.lookup(toty).flatten(lower.cast(value, fromty, toty))
         ]
         call = func.CallOp(results, ir.FlatSymbolRefAttr.get(symbol), operands)
-        return call.results[0] if results else NO_VALUE
+        return lower.dmm.lookup(ret).unflatten(list(call.results)) if lower.has_value(ret) else NO_VALUE
 
     def constant_array(self, data, memref_type):
         """A memref.global in constant memory holding *data*; returns its symbol."""

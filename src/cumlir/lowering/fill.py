@@ -1,0 +1,69 @@
+"""Assignment to a view (``a[1:5] = x``, ``a[:, 0] = b[2]``): one loop nest over the view.
+
+The value is a scalar, stored into every element, or an array broadcast against
+the view as NumPy does (missing leading axes and axes of extent 1 repeat).
+"""
+
+from mlir import ir
+from mlir.dialects import arith, scf
+from numba.core import types
+
+from . import arrayviews
+
+
+def _loop_nest(extents, body):
+    """Call body(indices) inside loops over 0 <= indices[k] < extents[k] (i64 extents)."""
+    index = ir.IndexType.get()
+
+    def level(k, indices):
+        if k == len(extents):
+            body(indices)
+            return
+        loop = scf.ForOp(arith.constant(index, 0), arrayviews.to_index(extents[k]), arith.constant(index, 1))
+        with ir.InsertionPoint(loop.body):
+            level(k + 1, indices + [arrayviews.to_i64(loop.induction_variable)])
+            scf.YieldOp([])
+
+    level(0, [])
+
+
+def _offset(offset, strides, indices):
+    for stride, position in zip(strides, indices):
+        offset = arith.addi(offset, arith.muli(position, stride))
+    return offset
+
+
+def _broadcast_strides(sizes, strides):
+    """Strides with the axes of extent 1 repeating (stride 0)."""
+    one, zero = (arith.constant(ir.IntegerType.get_signless(64), v) for v in (1, 0))
+    return [arith.select(arith.cmpi(arith.CmpIPredicate.eq, n, one), zero, s) for n, s in zip(sizes, strides)]
+
+
+def assign(lower, view_type, view, value_type, value):
+    from .arrays import load_element, store_element
+
+    dtype = view_type.dtype
+    base, offset, sizes, strides = arrayviews.parts(view, view_type.ndim)
+    if isinstance(value_type, types.Array):
+        if value_type.ndim > view_type.ndim:
+            raise ValueError(f"cannot assign a {value_type.ndim}-d array to a {view_type.ndim}-d selection")
+        source_base, source_offset, source_sizes, source_strides = arrayviews.parts(value, value_type.ndim)
+        source_strides = _broadcast_strides(source_sizes, source_strides)
+        skipped = view_type.ndim - value_type.ndim
+
+        def element(indices):
+            where = _offset(source_offset, source_strides, indices[skipped:])
+            item = load_element(lower, value_type.dtype, *arrayviews.element_at(lower, value_type.dtype, source_base, where))
+            return lower.cast(item, value_type.dtype, dtype)
+
+    else:
+        scalar = lower.cast(value, value_type, dtype)
+
+        def element(indices):
+            return scalar
+
+    def store(indices):
+        target, at = arrayviews.element_at(lower, dtype, base, _offset(offset, strides, indices))
+        store_element(lower, dtype, element(indices), target, at)
+
+    _loop_nest(sizes, store)
