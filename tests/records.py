@@ -157,3 +157,12 @@ def field_views(points, out):
     if i < zs.shape[0]:
         out[i] = zs[i] * 2
         xs[i] = i
+
+
+def sliced_and_reshaped(points, out):
+    """Views of a record array: a slice with a step, and a reshape."""
+    every_other = points[1::2]
+    grid = points.reshape((2, -1))
+    i = cuda.grid(1)
+    if i < every_other.shape[0]:
+        out[i] = every_other[i].z + grid[1, i].x

@@ -50,6 +50,7 @@ ENTRIES = [
     (R.through_device_function, (_array(R.POINT_PACKED), F8)),
     (R.iterate_records, (_array(R.POINT_PACKED), F8)),
     (R.field_views, (_array(R.POINT_ALIGNED), F8)),
+    (R.sliced_and_reshaped, (_array(R.POINT_PACKED), F8)),
     (R.field_views, (_array(R.POINT_ALIGNED, 1, "A"), F8)),
 ]
 
