@@ -233,3 +233,11 @@ def test_field_views(step, rng):
     np.testing.assert_array_equal(out, before["z"] * 2)
     np.testing.assert_array_equal(view["x"], np.arange(len(view), dtype=np.float32))
     np.testing.assert_array_equal(view["y"], before["y"])
+
+
+def test_sliced_and_reshaped_record_arrays(rng):
+    m = 150
+    points = _random_records(R.POINT_PACKED, 2 * m, rng)
+    out = support.poisoned(m, np.float64)
+    _launch(R.sliced_and_reshaped, m, points, out)
+    np.testing.assert_array_equal(out, points["z"][1::2] + points["x"][m:].astype(np.float64))
