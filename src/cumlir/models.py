@@ -44,6 +44,10 @@ class DataModel:
         """In-memory form -> value."""
         return value
 
+    def memref_element(self):
+        """(MLIR element type, unit of static strides) of an array of this type."""
+        return self.get_data_type(), 1
+
 
 class PrimitiveModel(DataModel):
     """A type represented by one MLIR value of *be_type*, the same in registers and memory."""
@@ -263,20 +267,46 @@ class RangeModel(StructModel):
 
 
 class ArrayModel(DataModel):
-    """A strided memref. C and F layouts make the innermost (outermost) stride a static 1."""
+    """A strided memref. C and F layouts make the innermost (outermost) stride a static 1.
+
+    Arrays of records are memrefs of i8 whose offset and strides count bytes (a memref
+    cannot hold LLVM aggregates): their sizes are element counts, and the innermost
+    (outermost) static stride is the item size.
+    """
 
     def get_value_type(self):
         ty = self.fe_type
+        element, unit = self._dmm.lookup(ty.dtype).memref_element()
         dyn = ir.ShapedType.get_dynamic_stride_or_offset()
         strides = [dyn] * ty.ndim
         if ty.ndim and ty.layout == "C":
-            strides[-1] = 1
+            strides[-1] = unit
         elif ty.ndim and ty.layout == "F":
-            strides[0] = 1
+            strides[0] = unit
         layout = ir.StridedLayoutAttr.get(dyn, strides)
-        element = self._dmm.lookup(ty.dtype).get_data_type()
         shape = [ir.ShapedType.get_dynamic_size()] * ty.ndim
         return ir.MemRefType.get(shape, element, layout)
+
+
+class RecordModel(DataModel):
+    """A record is held by reference: a pointer to its bytes, wherever they live (an array
+    element, a staged kernel argument). Writes through it land in that memory, as in Numba."""
+
+    def get_value_type(self):
+        return llvm.PointerType.get()
+
+    def memref_element(self):
+        return ir.IntegerType.get_signless(8), self.fe_type.size
+
+    def load_element(self, lower, array, indices):
+        from .lowering.records import element_pointer
+
+        return element_pointer(array, indices)
+
+    def store_element(self, lower, value, array, indices):
+        from .lowering.records import copy_record, element_pointer
+
+        copy_record(self.fe_type, value, element_pointer(array, indices))
 
 
 class RangeIteratorModel(DataModel):
@@ -342,6 +372,7 @@ for _cls, _model in (
     (types.UniTupleIter, SequenceIteratorModel),
     (types.ArrayIterator, SequenceIteratorModel),
     (types.Array, ArrayModel),
+    (types.Record, RecordModel),
     (types.NoneType, OpaqueModel),
     (types.Omitted, OpaqueModel),
     (types.Function, OpaqueModel),

@@ -131,9 +131,10 @@ def transpose(lower, array_type, array, result_type):
     return make_view(lower, result_type, base, offset, sizes[::-1], strides[::-1])
 
 
-def c_strides(sizes):
-    """Element strides of a C-contiguous array of *sizes*."""
-    strides, step = [], arith.constant(_i64(), 1)
+def c_strides(sizes, unit=1):
+    """Strides of a C-contiguous array of *sizes*, in units of which an element is *unit*
+    (1, or the item size for arrays of records, whose strides count bytes)."""
+    strides, step = [], arith.constant(_i64(), unit)
     for size in reversed(sizes):
         strides.insert(0, step)
         step = arith.muli(step, size)
@@ -158,7 +159,8 @@ def reshape(lower, array_type, array, shape, result_type):
     missing = arith.divsi(total, arith.subi(arith.constant(_i64(), 0), known))
     minus_one = arith.constant(_i64(), -1)
     shape = [arith.select(arith.cmpi(arith.CmpIPredicate.eq, s, minus_one), missing, s) for s in shape]
-    return make_view(lower, result_type, base, offset, shape, c_strides(shape))
+    unit = lower.dmm.lookup(array_type.dtype).memref_element()[1]
+    return make_view(lower, result_type, base, offset, shape, c_strides(shape, unit))
 
 
 def itemsize(dtype):
@@ -170,6 +172,8 @@ def itemsize(dtype):
 def view_as(lower, array_type, array, result_type):
     """``arr.view(dtype)``: the same bytes read as another dtype. With another item size the
     last axis (contiguous, as numba requires) changes length, and the other strides scale."""
+    if isinstance(array_type.dtype, types.Record) or isinstance(result_type.dtype, types.Record):
+        raise errors.UnsupportedError(f"viewing {array_type} as {result_type.dtype} (records) is not supported yet")
     old, new = itemsize(array_type.dtype), itemsize(result_type.dtype)
     _, offset, sizes, strides = parts(array, array_type.ndim)
 

@@ -278,6 +278,14 @@ class MLIRLower:
         operands = (stmt.target, index, stmt.value)
         self._call_with_vars(_setitem_key(), sig, operands)
 
+    def _setattr(self, stmt):
+        sig = self.calltypes[stmt]
+        rule = registry.find_setattr(sig.args[0], stmt.attr)
+        if rule is None:
+            raise errors.LoweringError(f"no lowering for assigning to {sig.args[0]}.{stmt.attr}", stmt.loc)
+        args = [self.cast(self.load_var(v), self.typemap[v.name], t) for v, t in zip((stmt.target, stmt.value), sig.args)]
+        rule(self, sig, args, stmt.attr)
+
     def _branch(self, stmt):
         cond = self.cast(self.load_var(stmt.cond), self.typemap[stmt.cond.name], types.boolean)
         cf.CondBranchOp(
@@ -518,6 +526,7 @@ _STATEMENTS = {
     nir.Assign: MLIRLower._assign,
     nir.SetItem: MLIRLower._setitem,
     nir.StaticSetItem: MLIRLower._setitem,
+    nir.SetAttr: MLIRLower._setattr,
     nir.Branch: MLIRLower._branch,
     nir.Jump: MLIRLower._jump,
     nir.Return: MLIRLower._return,

@@ -3,7 +3,8 @@
 A scalar is one parameter of its in-memory type (bool as one byte). An N-d array
 is 2 + 2N parameters, the memref descriptor without its allocation pointer:
 ``data pointer, offset, size[0..N-1], stride[0..N-1]``, offset and strides in
-elements, all i64. docs/abi.md describes this for callers; runtime/packing.py
+elements (bytes for arrays of records), all i64. A record is one pointer to its
+bytes. docs/abi.md describes this for callers; runtime/packing.py
 writes arguments in this layout.
 """
 
@@ -20,6 +21,8 @@ def param_types(lower, ty):
     """The MLIR types of the kernel parameters that carry an argument of Numba type *ty*."""
     if isinstance(ty, types.Array):
         return [llvm.PointerType.get()] + [_i64()] * (1 + 2 * ty.ndim)
+    if isinstance(ty, types.Record):  # by reference: the launcher copies it in and out
+        return [llvm.PointerType.get()]
     if isinstance(ty, (types.Integer, types.Float, types.Boolean)):
         return [lower.dmm.lookup(ty).get_data_type()]
     if not lower.has_value(ty):
@@ -30,13 +33,14 @@ def param_types(lower, ty):
 def value_from_params(lower, ty, params):
     """Rebuild the argument's value from its kernel parameters (inside the kernel's entry block)."""
     if isinstance(ty, types.Array):
-        return _memref_from_params(lower, ty, params)
+        return memref_from_params(lower, ty, params)
     if not params:
         return None
     return lower.dmm.lookup(ty).from_data(params[0])
 
 
-def _memref_from_params(lower, ty, params):
+def memref_from_params(lower, ty, params):
+    """A memref of Numba array type *ty* from (pointer, offset, sizes..., strides...) as i64s."""
     ptr, offset = params[0], params[1]
     sizes, strides = params[2 : 2 + ty.ndim], params[2 + ty.ndim :]
     fields = [llvm.PointerType.get(), llvm.PointerType.get(), _i64()]

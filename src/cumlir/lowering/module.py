@@ -15,7 +15,7 @@ GPU_MODULE_NAME = "cumlir_kernels"
 def _load_rules():
     # importing the rule modules fills the registry
     from . import arrays, builtins, cmathfuncs, complexes, intrinsics, iterators  # noqa: F401
-    from . import mathfuncs, memory, npyfuncs, scalars, slices, tuples  # noqa: F401
+    from . import mathfuncs, memory, npyfuncs, records, scalars, slices, tuples  # noqa: F401
 
 
 class ModuleBuilder:

@@ -10,6 +10,7 @@ type instance (matches equal types), a type class (matches instances),
 Rule shapes (internal rules; ``cumlir.extending`` adapts the public shapes):
   call:     rule(lower, sig, args) -> value         args already cast to sig.args
   getattr:  rule(lower, typ, value, attr) -> value
+  setattr:  rule(lower, sig, args, attr)         sig is (target type, value type) -> none
   cast:     rule(lower, fromty, toty, value) -> value
   constant: rule(lower, typ, pyval) -> value
 """
@@ -68,6 +69,7 @@ class LoweringRegistry:
     def __init__(self):
         self.calls = _Table()
         self.getattrs = _Table()
+        self.setattrs = _Table()
         self.casts = _Table()
         self.constants = _Table()
 
@@ -90,6 +92,16 @@ class LoweringRegistry:
     def lower_getattr_generic(self, pattern):
         return self.lower_getattr(pattern, None)
 
+    def lower_setattr(self, pattern, attr):
+        def decorate(rule):
+            self.setattrs.add(attr, (pattern,), rule)
+            return rule
+
+        return decorate
+
+    def lower_setattr_generic(self, pattern):
+        return self.lower_setattr(pattern, None)
+
     def lower_cast(self, from_pattern, to_pattern):
         def decorate(rule):
             self.casts.add(None, (from_pattern, to_pattern), rule)
@@ -111,6 +123,9 @@ class LoweringRegistry:
     def find_getattr(self, ty, attr):
         return self.getattrs.find(attr, (ty,)) or self.getattrs.find(None, (ty,))
 
+    def find_setattr(self, ty, attr):
+        return self.setattrs.find(attr, (ty,)) or self.setattrs.find(None, (ty,))
+
     def find_cast(self, fromty, toty):
         return self.casts.find(None, (fromty, toty))
 
@@ -122,5 +137,7 @@ registry = LoweringRegistry()
 lower = registry.lower
 lower_getattr = registry.lower_getattr
 lower_getattr_generic = registry.lower_getattr_generic
+lower_setattr = registry.lower_setattr
+lower_setattr_generic = registry.lower_setattr_generic
 lower_cast = registry.lower_cast
 lower_constant = registry.lower_constant

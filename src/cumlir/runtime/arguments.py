@@ -148,6 +148,8 @@ class _ArrayParameter:
         self.ndim = ty.ndim
         self.slots = 2 + 2 * ty.ndim
         self._format = "Qq" + "q" * (2 * ty.ndim)
+        # arrays of records count offset and strides in bytes (docs/abi.md)
+        self._byte_strides = _is_record(ty.dtype)
 
     def pack(self, value, buffer, offset, launch):
         if isinstance(value, np.ndarray):
@@ -169,16 +171,47 @@ class _ArrayParameter:
                 strides.append(step)
                 step *= extent
             strides.reverse()
+        unit = 1 if self._byte_strides else itemsize
         elements = []
         for s in strides:
-            if s % itemsize:
+            if s % unit:
                 raise ValueError(
                     f"argument {self.index}: a byte stride of {s} is not a multiple of the item size {itemsize}"
                 )
-            elements.append(s // itemsize)
+            elements.append(s // unit)
         values = (pointer, 0, *shape, *elements)
         for k, v in enumerate(values):
             struct.pack_into(self._format[k], buffer, offset + SLOT * k, v)
+
+
+def _is_record(ty):
+    from numba.core import types
+
+    return isinstance(ty, types.Record)
+
+
+class _RecordParameter:
+    """A NumPy record (np.void): passed by reference to a device copy, copied back after the
+    launch so that the kernel's writes reach the host record, as Numba-CUDA does."""
+
+    slots = 1
+
+    def __init__(self, ty, index):
+        self.index = index
+        self.type = ty
+
+    def pack(self, value, buffer, offset, launch):
+        if not isinstance(value, np.void) or value.dtype != self.type.dtype:
+            raise TypeError(f"argument {self.index}: expected a record of dtype {self.type.dtype}, got {value!r}")
+        pointer = launch.stage_host_array(_writable_bytes(value))[0]
+        struct.pack_into("Q", buffer, offset, pointer)
+
+
+def _writable_bytes(record):
+    """A writable array over the memory of a NumPy record (whose buffer NumPy exports read-only):
+    a record taken from an array shares that array's memory, so the copy back updates both."""
+    address = np.frombuffer(record, np.uint8).ctypes.data
+    return np.ctypeslib.as_array((ctypes.c_uint8 * record.dtype.itemsize).from_address(address))
 
 
 def _parameter(ty, index):
@@ -186,6 +219,8 @@ def _parameter(ty, index):
 
     if isinstance(ty, types.Array):
         return _ArrayParameter(ty, index)
+    if isinstance(ty, types.Record):
+        return _RecordParameter(ty, index)
     if str(ty) in _SCALAR_FORMATS:
         return _ScalarParameter(ty, index)
     raise TypeError(f"argument {index}: kernel parameters of type {ty} are not supported yet")

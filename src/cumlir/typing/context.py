@@ -16,7 +16,7 @@ class CUDATypingContext(BaseContext):
         from numba.core.typing import npydecl
         from numba.misc import literal  # noqa: F401  (registers literal_unroll's typing)
 
-        from . import cmathdecl, cudadecl, mathdecl, memorydecl, scalardecl  # noqa: F401  (they fill the registry)
+        from . import cmathdecl, cudadecl, mathdecl, memorydecl, recorddecl, scalardecl  # noqa: F401  (they fill the registry)
         from .registry import registry
 
         # cumlir's declarations first: for a key typed by several registries, the
