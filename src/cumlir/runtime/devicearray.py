@@ -172,7 +172,6 @@ class DeviceNDArray:
 
     def getitem(self, key, stream=0):
         """A view for slices; an element (copied to the host) when every axis gets an integer."""
-        self._check_bounds(key)
         offset, shape, strides, is_element = view_geometry(self.shape, self.strides, self.dtype, key)
         view = self._view(shape, strides, offset)
         if not is_element:
@@ -183,23 +182,6 @@ class DeviceNDArray:
         if stream:
             drv.check("cuStreamSynchronize", drv.driver().cuStreamSynchronize(stream))
         return host[0]
-
-    def _check_bounds(self, key):
-        # NumPy checks integer indices against the fake geometry too; this gives the device's wording
-        parts = key if isinstance(key, tuple) else (key,)
-        axis = 0
-        for part in parts:
-            if part is Ellipsis:
-                return
-            if part is None:
-                continue
-            if not isinstance(part, slice) and hasattr(part, "__index__") and axis < self.ndim:
-                index = part.__index__()
-                if not -self.shape[axis] <= index < self.shape[axis]:
-                    raise IndexError(f"index {index} is out of bounds for axis {axis} with size {self.shape[axis]}")
-            axis += 1
-        if axis > self.ndim:
-            raise IndexError(f"too many indices for a {self.ndim}-d device array: {axis} were given")
 
     def __setitem__(self, key, value):
         self.setitem(key, value)

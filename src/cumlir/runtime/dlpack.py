@@ -205,11 +205,9 @@ def version_for(max_version):
     """Whether to write a versioned capsule, given the consumer's ``max_version``."""
     if max_version is None:
         return False
-    try:
-        major = int(max_version[0])
-    except (TypeError, IndexError, ValueError):
-        raise TypeError(f"max_version must be a (major, minor) tuple, got {max_version!r}") from None
-    return major >= 1
+    if not (isinstance(max_version, (tuple, list)) and len(max_version) == 2):
+        raise TypeError(f"max_version must be a (major, minor) tuple, got {max_version!r}")
+    return int(max_version[0]) >= 1
 
 
 class ImportedTensor:
