@@ -5,15 +5,19 @@ import operator
 import numpy as np
 
 
-def normalize_shape(shape):
-    """A tuple of non-negative ints from an int or a sequence of ints."""
+def _ints(value, what):
     try:
-        shape = (operator.index(shape),)
+        return (operator.index(value),)
     except TypeError:
         try:
-            shape = tuple(operator.index(extent) for extent in shape)
+            return tuple(operator.index(v) for v in value)
         except TypeError:
-            raise TypeError(f"a shape is an int or a tuple of ints, got {shape!r}") from None
+            raise TypeError(f"{what} is an int or a tuple of ints, got {value!r}") from None
+
+
+def normalize_shape(shape):
+    """A tuple of non-negative ints from an int or a sequence of ints."""
+    shape = _ints(shape, "a shape")
     if any(extent < 0 for extent in shape):
         raise ValueError(f"negative dimensions are not allowed: {shape}")
     return shape
@@ -46,13 +50,7 @@ def allocation_strides(shape, itemsize, strides, order):
     """The strides of a new allocation: given ones (checked), else compact in *order*."""
     if strides is None:
         return contiguous_strides(shape, itemsize, order)
-    try:
-        strides = (operator.index(strides),)
-    except TypeError:
-        try:
-            strides = tuple(operator.index(s) for s in strides)
-        except TypeError:
-            raise TypeError(f"strides are an int or a tuple of ints, got {strides!r}") from None
+    strides = _ints(strides, "strides")
     if len(strides) != len(shape):
         raise ValueError(f"strides {strides} do not match the {len(shape)} dimensions of shape {shape}")
     return strides
