@@ -66,7 +66,13 @@ class MappedNDArray(np.ndarray):
     kernels given it read and write the host memory directly, with no copy."""
 
     def __array_finalize__(self, parent):
-        self._mapping = getattr(parent, "_mapping", None)
+        # views keep the mapping; results of arithmetic are new, unmapped memory
+        memory = getattr(parent, "_mapping", None)
+        if memory is not None:
+            address = self.__array_interface__["data"][0]
+            if not memory.pointer <= address <= memory.pointer + memory.nbytes:
+                memory = None
+        self._mapping = memory
 
     @property
     def device_pointer(self):
