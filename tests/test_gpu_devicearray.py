@@ -233,6 +233,11 @@ def test_mapped_array_is_written_in_place(rng):
     shared = cuda.as_cuda_array(mapped)
     assert shared.device_pointer == mapped.device_pointer
 
+    copy = mapped + 1  # new host memory: staged and copied back like any NumPy array
+    launch_1d(double_1d, copy)
+    np.testing.assert_array_equal(copy, (expected + 1) * 2)
+    np.testing.assert_array_equal(mapped, expected)
+
 
 # ---- CuPy ----------------------------------------------------------------------------------
 
