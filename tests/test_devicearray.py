@@ -231,3 +231,33 @@ def test_array_functions_keep_the_import_cheap():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
     assert out == "[]"
+
+
+@pytest.mark.parametrize("cc", [(8, 0), (9, 0)], ids=["sm_80", "sm_90"])
+def test_gpu_tier_kernels_assemble_for_device_array_layouts(cc):
+    from cumlir import compiler
+    from cumlir.codegen import pipeline, targets
+    from cumlir.lowering.module import ModuleBuilder
+    from cumlir.runtime.arguments import argument_type
+    from cumlir.typing.context import typing_context
+
+    from . import support
+    from .test_gpu_devicearray import affine_2d, double_1d, index_fill
+
+    def types_of(*arrays):
+        return tuple(argument_type(a, i) for i, a in enumerate(arrays))
+
+    square = fake_device_array((40, 60), np.float64)
+    entries = [(double_1d, types_of(fake_device_array(9, t))) for t in ("float32", "float64", "int64")]
+    entries += [(double_1d, types_of(fake_device_array(9, "float32")[::3]))]
+    entries += [(index_fill, types_of(fake_device_array(9, t))) for t in ("int8", "uint8")]
+    entries += [(affine_2d, types_of(v, square)) for v in (square, square.T, square[::2, 1:], square[::-2].T)]
+    entries += [(affine_2d, types_of(fake_device_array((4, 4), "int32"), fake_device_array((4, 4), "int32")))]
+    builder = ModuleBuilder(typing_context())
+    for f, args in entries:
+        builder.add_kernel(compiler.type_function(f.py_func, args))
+    with builder.context:
+        pipeline.set_target(builder.module, cc)
+        pipeline.run_until(builder.module, "ptx")
+        ptx = pipeline.ptx_of(builder.module)
+    support.ptxas(ptx, targets.chip(cc))

@@ -239,6 +239,27 @@ def test_mapped_array_is_written_in_place(rng):
     np.testing.assert_array_equal(mapped, expected)
 
 
+# ---- stream semantics of sharing -----------------------------------------------------------
+
+
+def test_arrays_on_a_stream_report_it_and_order_consumers(rng, torch):
+    host = cuda.pinned_array(16 << 20, np.float32)
+    host[...] = rng.standard_normal(host.size).astype(np.float32)
+    stream = cuda.stream()
+    dev = cuda.device_array(host.shape, np.float32, stream=stream)
+    assert dev.__cuda_array_interface__["stream"] == stream.handle
+    dev.copy_to_device(host)  # the array's stream: queued, asynchronous from pinned memory
+    t = torch.from_dlpack(dev)  # the copy is ordered before torch's stream
+    assert t.data_ptr() == dev.device_pointer
+    np.testing.assert_array_equal(t.cpu().numpy(), host)
+
+    dev2 = cuda.device_array(host.shape, np.float32, stream=stream)
+    dev2.copy_to_device(host * 2)
+    shared = cuda.as_cuda_array(dev2)  # sync=True waits for the producer's stream
+    assert int(shared.stream) == stream.handle
+    np.testing.assert_array_equal(shared.copy_to_host(stream=cuda.default_stream()), host * 2)
+
+
 # ---- CuPy ----------------------------------------------------------------------------------
 
 
@@ -362,8 +383,9 @@ def test_cuda_core_buffers_as_kernel_arguments():
             pytest.skip("cuda.core is not installed")
     device = Device(0)
     device.set_current()
-    buffer = device.allocate(1024)
-    device.sync()
+    stream = device.create_stream()
+    buffer = device.allocate(1024, stream=stream)
+    stream.sync()
     if not hasattr(buffer, "__dlpack__"):
         pytest.skip("this cuda.core Buffer has no __dlpack__")
     view = cuda.from_dlpack(buffer)
@@ -374,4 +396,5 @@ def test_cuda_core_buffers_as_kernel_arguments():
     cuda.synchronize()
     expected = (np.arange(view.size) % 100).astype(view.dtype).reshape(view.shape)
     np.testing.assert_array_equal(view.copy_to_host(), expected)
-    buffer.close()
+    del view
+    buffer.close(stream)
