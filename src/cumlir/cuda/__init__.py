@@ -4,6 +4,18 @@ Importing this module is cheap: numba, MLIR and the CUDA driver are loaded only
 when a kernel is compiled or launched.
 """
 
+from .arrays import (
+    as_cuda_array,
+    device_array,
+    device_array_like,
+    from_dlpack,
+    is_cuda_array,
+    mapped_array,
+    mapped_array_like,
+    pinned_array,
+    pinned_array_like,
+    to_device,
+)
 from .compile_api import compile_ptx, compile_ptx_for_current_device
 from .decorators import jit
 from .stubs import blockDim, blockIdx, const, grid, gridDim, gridsize, local, shared, syncthreads, threadIdx
@@ -63,4 +75,14 @@ __all__ = [
     "stream",
     "default_stream",
     "get_current_device",
+    "to_device",
+    "device_array",
+    "device_array_like",
+    "pinned_array",
+    "pinned_array_like",
+    "mapped_array",
+    "mapped_array_like",
+    "as_cuda_array",
+    "is_cuda_array",
+    "from_dlpack",
 ]

@@ -4,7 +4,9 @@ Types come from the Python values: ints are int64, floats float64, NumPy scalars
 keep their dtype; NumPy arrays and objects exposing ``__cuda_array_interface__``
 (CuPy, PyTorch, ...) become ``Array(dtype, ndim, layout)``. NumPy arrays live on
 the host: they are copied to the device before the launch and back after it, as
-Numba-CUDA does. Device arrays are used in place.
+Numba-CUDA does. Device arrays are used in place: cumlir's own are recognised by
+their type, mapped host arrays pass their device address, and objects that only
+speak DLPack (cuda.core buffers) are imported for the launch.
 
 Parameters follow the kernel ABI of lowering/kernel_abi.py: a scalar is one
 parameter; an N-d array is (data pointer, offset, sizes, strides), offset and
@@ -17,6 +19,8 @@ import struct
 import numpy as np
 
 from . import driver as drv
+from .devicearray import DeviceNDArray, import_dlpack
+from .hostmemory import mapped_pointer
 
 SLOT = 8
 
@@ -93,13 +97,39 @@ def _cai_dtype(cai):
 
 def argument_type(value, index):
     """The Numba type a launch argument is compiled for."""
+    if isinstance(value, DeviceNDArray):
+        ty = value._argument_type
+        if ty is None:
+            ty = value._argument_type = _array_type(value.dtype, value.shape, value.strides, value._readonly, index)
+        return ty
     if isinstance(value, np.ndarray):
         return _array_type(value.dtype, value.shape, value.strides, not value.flags.writeable, index)
     cai = cuda_array_interface(value)
     if cai is not None:
         dtype = _cai_dtype(cai)
         return _array_type(dtype, tuple(cai["shape"]), cai.get("strides"), bool(cai["data"][1]), index)
+    if hasattr(value, "__dlpack__"):
+        return argument_type(import_dlpack(value, -1), index)  # -1: typing needs no stream ordering
     return _scalar_type(value, index)
+
+
+def _device_memory(value, index, launch):
+    """(pointer, shape, byte strides, itemsize) of an array argument, staging host arrays."""
+    if isinstance(value, DeviceNDArray):
+        return value.device_pointer, value.shape, value.strides, value.dtype.itemsize
+    if isinstance(value, np.ndarray):
+        pointer = mapped_pointer(value)
+        if pointer is None:
+            return launch.stage_host_array(value)
+        return pointer, value.shape, value.strides, value.itemsize
+    cai = cuda_array_interface(value)
+    if cai is not None:
+        launch.wait_for_producer(cai.get("stream"))
+        return cai["data"][0] or 0, tuple(cai["shape"]), cai.get("strides"), np.dtype(cai["typestr"]).itemsize
+    if hasattr(value, "__dlpack__"):
+        imported = import_dlpack(value, launch.stream or 1)  # DLPack calls the legacy default stream 1
+        return imported.device_pointer, imported.shape, imported.strides, imported.dtype.itemsize
+    raise TypeError(f"argument {index}: expected an array, got {type(value).__name__}")
 
 
 # ---- packing ------------------------------------------------------------------------------
@@ -152,17 +182,7 @@ class _ArrayParameter:
         self._byte_strides = _is_record(ty.dtype)
 
     def pack(self, value, buffer, offset, launch):
-        if isinstance(value, np.ndarray):
-            pointer, shape, strides, itemsize = launch.stage_host_array(value)
-        else:
-            cai = cuda_array_interface(value)
-            if cai is None:
-                raise TypeError(f"argument {self.index}: expected an array for {self.type}, got {type(value).__name__}")
-            launch.wait_for_producer(cai.get("stream"))
-            pointer = cai["data"][0] or 0
-            shape = tuple(cai["shape"])
-            itemsize = np.dtype(cai["typestr"]).itemsize
-            strides = cai.get("strides")
+        pointer, shape, strides, itemsize = _device_memory(value, self.index, launch)
         if len(shape) != self.ndim:
             raise TypeError(f"argument {self.index}: expected a {self.ndim}-d array, got {len(shape)}-d")
         if strides is None:

@@ -1,0 +1,406 @@
+"""Device arrays: N-d arrays in GPU memory, with Numba-CUDA's ``DeviceNDArray`` API.
+
+An array is a pointer to element [0, ..., 0], a shape, byte strides and a dtype,
+plus ``gpu_data``: the object that keeps the memory alive (an allocation of ours,
+or the CuPy array, PyTorch tensor or DLPack capsule it was imported from). Views
+share their parent's ``gpu_data``; memory is freed when the last of them dies.
+"""
+
+import ctypes
+
+import numpy as np
+
+from . import dlpack
+from . import driver as drv
+from .layout import (
+    allocation_strides,
+    byte_extent,
+    checked_dtype,
+    contiguous_strides,
+    is_contiguous,
+    normalize_shape,
+    reshaped,
+    transposed,
+    view_geometry,
+)
+from .streams import Stream, stream_handle
+
+
+class DeviceMemory:
+    """A cuMemAlloc allocation, freed when garbage-collected."""
+
+    def __init__(self, nbytes):
+        drv.current_context()
+        self.nbytes = nbytes
+        self.pointer = int(drv.check("cuMemAlloc", drv.driver().cuMemAlloc(nbytes))) if nbytes else 0
+
+    def __del__(self):
+        pointer, self.pointer = getattr(self, "pointer", 0), 0
+        if pointer and drv._driver is not None:
+            try:
+                drv.current_context()
+                drv._driver.cuMemFree(pointer)
+            except Exception:  # interpreter shutdown
+                pass
+
+
+# ---- copies --------------------------------------------------------------------------------
+
+
+def _copy(kind, destination, source, nbytes, stream):
+    """cuMemcpy{kind}: synchronous on stream 0, else queued on *stream*."""
+    if not nbytes:
+        return
+    cu = drv.driver()
+    if stream:
+        name = f"cuMemcpy{kind}Async"
+        drv.check(name, getattr(cu, name)(destination, source, nbytes, stream))
+    else:
+        name = f"cuMemcpy{kind}"
+        drv.check(name, getattr(cu, name)(destination, source, nbytes))
+
+
+def _host_address(array):
+    return array.__array_interface__["data"][0]
+
+
+def order_streams(producer, consumer):
+    """Make work queued later on *consumer* wait for what is queued on *producer* now."""
+    legacy = (0, 1)
+    if consumer == -1 or producer == consumer or (producer in legacy and consumer in legacy):
+        return
+    cu = drv.driver()
+    event = drv.check("cuEventCreate", cu.cuEventCreate(cu.CUevent_flags.CU_EVENT_DISABLE_TIMING))
+    try:
+        drv.check("cuEventRecord", cu.cuEventRecord(event, producer))
+        drv.check("cuStreamWaitEvent", cu.cuStreamWaitEvent(consumer, event, 0))
+    finally:
+        cu.cuEventDestroy(event)
+
+
+def _same_shape(what, a_shape, a_dtype, b_shape, b_dtype):
+    if np.dtype(a_dtype) != np.dtype(b_dtype):
+        raise TypeError(f"{what}: incompatible dtypes {a_dtype} and {b_dtype}")
+    if tuple(a_shape) != tuple(b_shape):
+        raise ValueError(f"{what}: incompatible shapes {tuple(a_shape)} and {tuple(b_shape)}")
+
+
+class DeviceNDArray:
+    """An array in device memory (Numba-CUDA's ``DeviceNDArray``)."""
+
+    def __init__(self, shape, strides, dtype, stream=0, gpu_data=None, *, pointer=None, readonly=False):
+        self.shape = normalize_shape(shape)
+        self.dtype = checked_dtype(dtype)
+        itemsize = self.dtype.itemsize
+        self.strides = allocation_strides(self.shape, itemsize, strides, "C")
+        self.ndim = len(self.shape)
+        self.size = int(np.prod(self.shape, dtype=np.int64))
+        self.stream = stream
+        if gpu_data is None:
+            low, high = byte_extent(self.shape, self.strides, itemsize)
+            if low < 0:
+                raise ValueError(f"a new device array cannot have negative strides {self.strides}")
+            gpu_data = DeviceMemory(high)
+            pointer = gpu_data.pointer
+        elif pointer is None:
+            pointer = int(getattr(gpu_data, "pointer", 0))
+        self.gpu_data = gpu_data
+        self._pointer = int(pointer)
+        self._readonly = readonly
+        self._argument_type = None  # the kernel argument type, computed at the first launch
+
+    # ---- attributes ----
+
+    @property
+    def itemsize(self):
+        return self.dtype.itemsize
+
+    @property
+    def nbytes(self):
+        return self.size * self.dtype.itemsize
+
+    @property
+    def alloc_size(self):
+        low, high = byte_extent(self.shape, self.strides, self.dtype.itemsize)
+        return high - low
+
+    @property
+    def device_ctypes_pointer(self):
+        return ctypes.c_void_p(self._pointer or None)
+
+    @property
+    def device_pointer(self):
+        """The device address of element [0, ..., 0], as an int."""
+        return self._pointer
+
+    def __len__(self):
+        if not self.shape:
+            raise TypeError("len() of a 0-d device array")
+        return self.shape[0]
+
+    def __repr__(self):
+        return f"<cumlir DeviceNDArray shape={self.shape} dtype={self.dtype} at {self._pointer:#x}>"
+
+    def is_c_contiguous(self):
+        return is_contiguous(self.shape, self.strides, self.dtype.itemsize, "C")
+
+    def is_f_contiguous(self):
+        return is_contiguous(self.shape, self.strides, self.dtype.itemsize, "F")
+
+    @property
+    def flags(self):
+        return {"C_CONTIGUOUS": self.is_c_contiguous(), "F_CONTIGUOUS": self.is_f_contiguous()}
+
+    def _default_stream(self, stream):
+        return stream_handle(stream if stream else self.stream)
+
+    # ---- views ----
+
+    def _view(self, shape, strides, offset=0, dtype=None):
+        return DeviceNDArray(
+            shape,
+            strides,
+            self.dtype if dtype is None else dtype,
+            stream=self.stream,
+            gpu_data=self.gpu_data,
+            pointer=self._pointer + offset,
+            readonly=self._readonly,
+        )
+
+    def __getitem__(self, key):
+        return self.getitem(key)
+
+    def getitem(self, key, stream=0):
+        """A view for slices; an element (copied to the host) when every axis gets an integer."""
+        offset, shape, strides, is_element = view_geometry(self.shape, self.strides, self.dtype, key)
+        view = self._view(shape, strides, offset)
+        if not is_element:
+            return view
+        host = np.empty(1, self.dtype)
+        stream = self._default_stream(stream)
+        _copy("DtoH", _host_address(host), view._pointer, self.dtype.itemsize, stream)
+        if stream:
+            drv.check("cuStreamSynchronize", drv.driver().cuStreamSynchronize(stream))
+        return host[0]
+
+    def __setitem__(self, key, value):
+        self.setitem(key, value)
+
+    def setitem(self, key, value, stream=0):
+        offset, shape, strides, _ = view_geometry(self.shape, self.strides, self.dtype, key)
+        view = self._view(shape, strides, offset)
+        if is_device_array(value):
+            view.copy_to_device(value, stream=stream)
+        else:
+            view.copy_to_device(np.broadcast_to(np.asarray(value, dtype=self.dtype), shape), stream=stream)
+
+    def transpose(self, *axes):
+        shape, strides = transposed(self.shape, self.strides, axes)
+        return self._view(shape, strides)
+
+    @property
+    def T(self):
+        return self.transpose()
+
+    def reshape(self, *newshape, order="C"):
+        shape, strides = reshaped(self.shape, self.strides, self.dtype.itemsize, newshape, order)
+        return self._view(shape, strides)
+
+    def ravel(self, order="C"):
+        return self.reshape(self.size, order=order)
+
+    def view(self, dtype):
+        """Reinterpret the elements as *dtype* (the last axis must be contiguous)."""
+        dtype = checked_dtype(dtype)
+        if dtype.itemsize == self.dtype.itemsize:
+            return self._view(self.shape, self.strides, dtype=dtype)
+        if not self.shape or self.strides[-1] != self.dtype.itemsize:
+            raise ValueError("changing the item size needs a contiguous last axis")
+        last = self.shape[-1] * self.dtype.itemsize
+        if last % dtype.itemsize:
+            raise ValueError(f"the last axis of {last} bytes is not a multiple of the new item size {dtype.itemsize}")
+        return self._view(self.shape[:-1] + (last // dtype.itemsize,), self.strides[:-1] + (dtype.itemsize,), dtype=dtype)
+
+    # ---- copies ----
+
+    def copy_to_host(self, ary=None, stream=0):
+        """Copy to a new host array, or into *ary*; queued on *stream* when one is given."""
+        stream = self._default_stream(stream)
+        low, high = byte_extent(self.shape, self.strides, self.dtype.itemsize)
+        if ary is not None:
+            if not isinstance(ary, np.ndarray):
+                raise TypeError(f"copy_to_host needs a NumPy array to copy into, got {type(ary).__name__}")
+            _same_shape("copy_to_host", self.shape, self.dtype, ary.shape, ary.dtype)
+            if not ary.flags.writeable:
+                raise ValueError("copy_to_host: the destination array is read-only")
+        contiguous = self.is_c_contiguous() or self.is_f_contiguous()
+        if ary is not None and contiguous and _matches(ary, self):
+            _copy("DtoH", _host_address(ary) + low, self._pointer + low, high - low, stream)
+            return ary
+        span = np.empty(high - low, np.uint8)
+        _copy("DtoH", _host_address(span), self._pointer + low, high - low, stream)
+        result = np.ndarray(self.shape, self.dtype, buffer=span, offset=-low, strides=self.strides)
+        if ary is None:
+            return result
+        if stream:  # the gathered bytes must be here before they are scattered into *ary*
+            drv.check("cuStreamSynchronize", drv.driver().cuStreamSynchronize(stream))
+        ary[...] = result
+        return ary
+
+    def copy_to_device(self, ary, stream=0):
+        """Copy *ary* (a host array or another device array of the same shape and dtype) here."""
+        stream = self._default_stream(stream)
+        if is_device_array(ary):
+            source = ary if isinstance(ary, DeviceNDArray) else as_device_array(ary)
+            _same_shape("copy_to_device", self.shape, self.dtype, source.shape, source.dtype)
+            if not (_matches(source, self) and (self.is_c_contiguous() or self.is_f_contiguous())):
+                raise NotImplementedError("copies between device arrays of different layouts are not supported")
+            _copy("DtoD", self._pointer, source._pointer, self.nbytes, stream)
+            return
+        if not isinstance(ary, np.ndarray):
+            ary = np.asarray(ary)
+            if ary.dtype.hasobject:
+                raise TypeError(f"cannot copy a {type(ary).__name__} of Python objects to a device array")
+        _same_shape("copy_to_device", self.shape, self.dtype, ary.shape, ary.dtype)
+        low, high = byte_extent(self.shape, self.strides, self.dtype.itemsize)
+        for order in ("C", "F"):
+            if is_contiguous(self.shape, self.strides, self.dtype.itemsize, order):
+                source = np.asarray(ary, order=order)
+                _copy("HtoD", self._pointer + low, _host_address(source), high - low, stream)
+                return
+        # a strided view: write the elements into its span, leaving the bytes between them as they are
+        span = self.copy_to_host(stream=stream)
+        if stream:
+            drv.check("cuStreamSynchronize", drv.driver().cuStreamSynchronize(stream))
+        span[...] = ary
+        _copy("HtoD", self._pointer + low, _host_address(span) + low, high - low, 0)
+
+    def copy(self, stream=0):
+        """A new contiguous device array with the same contents."""
+        if not (self.is_c_contiguous() or self.is_f_contiguous()):
+            raise NotImplementedError("copying a non-contiguous device array is not supported")
+        result = DeviceNDArray(self.shape, self.strides, self.dtype, stream=self.stream)
+        result.copy_to_device(self, stream=stream)
+        return result
+
+    # ---- interoperability ----
+
+    @property
+    def __cuda_array_interface__(self):
+        handle = stream_handle(self.stream)
+        return {
+            "shape": self.shape,
+            "strides": None if self.is_c_contiguous() else self.strides,
+            "data": (self._pointer, self._readonly),
+            "typestr": self.dtype.str,
+            "stream": handle if handle else None,
+            "version": 3,
+        }
+
+    def __dlpack_device__(self):
+        return (dlpack.CUDA, drv.current_context().ordinal)
+
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        ordinal = drv.current_context().ordinal
+        if dl_device is not None and tuple(int(d) for d in dl_device) != (dlpack.CUDA, ordinal):
+            raise BufferError(f"a device array on CUDA device {ordinal} cannot be exported to device {dl_device}")
+        versioned = dlpack.version_for(max_version)
+        source = self.copy() if copy else self
+        # DLPack numbers streams as CUDA does, except None: the legacy default stream
+        consumer = 1 if stream is None else int(stream)
+        order_streams(stream_handle(self.stream), consumer)
+        return dlpack.export(
+            source.gpu_data, source._pointer, source.shape, source.strides, source.dtype, ordinal, versioned,
+            readonly=source._readonly, copied=bool(copy),
+        )
+
+
+def _matches(a, b):
+    """Same layout in memory: strides equal on every axis longer than 1."""
+    return all(n <= 1 or s == t for n, s, t in zip(a.shape, a.strides, b.strides))
+
+
+# ---- constructing ---------------------------------------------------------------------------
+
+
+def device_array(shape, dtype=np.float64, strides=None, order="C", stream=0):
+    shape = normalize_shape(shape)
+    dtype = checked_dtype(dtype)
+    strides = allocation_strides(shape, dtype.itemsize, strides, order)
+    return DeviceNDArray(shape, strides, dtype, stream=stream)
+
+
+def from_host(obj, stream=0, copy=True):
+    """A device array holding (a copy of) the host array-like *obj*."""
+    array = obj if isinstance(obj, np.ndarray) else np.asarray(obj)
+    if array.dtype.hasobject:
+        raise TypeError(f"a {type(obj).__name__} holding Python objects cannot be copied to the device")
+    if not (array.flags.c_contiguous or array.flags.f_contiguous):
+        array = np.ascontiguousarray(array)
+    result = DeviceNDArray(array.shape, array.strides, array.dtype, stream=stream)
+    if copy:
+        result.copy_to_device(array, stream=stream)
+    return result
+
+
+def is_device_array(obj):
+    return isinstance(obj, DeviceNDArray) or hasattr(obj, "__cuda_array_interface__")
+
+
+def _cai_dtype(cai):
+    typestr = cai["typestr"]
+    if typestr.startswith("|V") and cai.get("descr"):
+        return np.dtype(cai["descr"])
+    return np.dtype(typestr)
+
+
+def from_cuda_array_interface(cai, owner=None, sync=True):
+    """A DeviceNDArray over the memory a ``__cuda_array_interface__`` dict describes."""
+    if cai.get("mask") is not None:
+        raise NotImplementedError("masked arrays (a __cuda_array_interface__ with a mask) are not supported")
+    if "version" not in cai or "shape" not in cai or "data" not in cai or "typestr" not in cai:
+        raise TypeError(f"a __cuda_array_interface__ needs version, shape, typestr and data; got {sorted(cai)}")
+    dtype = _cai_dtype(cai)
+    shape = tuple(cai["shape"])
+    strides = cai.get("strides") or contiguous_strides(shape, dtype.itemsize, "C")
+    pointer, readonly = cai["data"]
+    producer = cai.get("stream")
+    if producer == 0:
+        raise ValueError("a __cuda_array_interface__ stream of 0 is not allowed (use 1 for the legacy default stream)")
+    if producer is not None and sync:
+        drv.current_context()
+        drv.check("cuStreamSynchronize", drv.driver().cuStreamSynchronize(producer))
+    stream = Stream(producer) if producer is not None else 0
+    return DeviceNDArray(
+        shape, strides, dtype, stream=stream, gpu_data=owner, pointer=pointer or 0, readonly=bool(readonly)
+    )
+
+
+def as_device_array(obj, sync=True):
+    """A DeviceNDArray sharing the memory of *obj* (any ``__cuda_array_interface__`` object)."""
+    if isinstance(obj, DeviceNDArray):
+        return obj._view(obj.shape, obj.strides)
+    cai = getattr(obj, "__cuda_array_interface__", None)
+    if cai is None:
+        raise TypeError(f"a {type(obj).__name__} does not implement the CUDA Array Interface")
+    return from_cuda_array_interface(cai, owner=obj, sync=sync)
+
+
+def from_dlpack(obj, stream=None):
+    """A DeviceNDArray sharing the memory of any object with ``__dlpack__`` on the current GPU;
+    work the producer queued is ordered before *stream* (the legacy default stream if None)."""
+    array = import_dlpack(obj, 1 if not stream else stream_handle(stream))
+    array.stream = stream or 0
+    return array
+
+
+def import_dlpack(obj, consumer):
+    """from_dlpack with the consumer's stream given as DLPack numbers it (-1: no ordering)."""
+    context = drv.current_context()
+    imported = dlpack.import_capsule(obj, consumer)
+    if imported.device[1] != context.ordinal:
+        raise BufferError(f"the tensor is on CUDA device {imported.device[1]}, not the current device {context.ordinal}")
+    return DeviceNDArray(
+        imported.shape, imported.strides, imported.dtype, gpu_data=imported,
+        pointer=imported.pointer, readonly=imported.readonly,
+    )
