@@ -8,10 +8,11 @@ result is the one numba's typing gave; a C (F) result keeps a static innermost
 """
 
 from mlir import ir
-from mlir.dialects import arith, builtin, llvm, memref
+from mlir.dialects import arith, llvm, memref
 from numba.core import errors, types
 
 from . import slices
+from .kernel_abi import memref_from_params
 
 
 def _i64():
@@ -52,23 +53,6 @@ def make_view(lower, result_type, base, offset, sizes, strides):
         [ir.ShapedType.get_dynamic_size()] * len(sizes),
         static_strides,
     )
-
-
-def memref_from_pointer(lower, result_type, pointer, offset, sizes, strides):
-    """A memref of *result_type* over raw memory at *pointer* (an !llvm.ptr); numbers as i64.
-
-    Unlike make_view, the element type may differ from the memory's previous one."""
-    ndim = len(sizes)
-    fields = [llvm.PointerType.get(), llvm.PointerType.get(), _i64()]
-    if ndim:
-        fields += [ir.Type.parse(f"!llvm.array<{ndim} x i64>")] * 2
-    descriptor = llvm.mlir_poison(llvm.StructType.get_literal(fields))
-    for position, value in [([0], pointer), ([1], pointer), ([2], offset)]:
-        descriptor = llvm.insertvalue(descriptor, value, ir.DenseI64ArrayAttr.get(position))
-    for field, values in ((3, sizes), (4, strides)):
-        for k, value in enumerate(values):
-            descriptor = llvm.insertvalue(descriptor, value, ir.DenseI64ArrayAttr.get([field, k]))
-    return builtin.unrealized_conversion_cast([lower.get_mlir_type(result_type)], [descriptor])
 
 
 def aligned_pointer(array):
@@ -185,4 +169,4 @@ def view_as(lower, array_type, array, result_type):
     if array_type.ndim:
         sizes = sizes[:-1] + [rescale(sizes[-1])]
         strides = [rescale(s) for s in strides[:-1]] + [strides[-1]]
-    return memref_from_pointer(lower, result_type, aligned_pointer(array), rescale(offset), sizes, strides)
+    return memref_from_params(lower, result_type, [aligned_pointer(array), rescale(offset), *sizes, *strides])
