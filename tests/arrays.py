@@ -165,3 +165,24 @@ def out_of_bounds(a, i):
 
 def out_of_bounds_2d(a, i):
     a[1, i] = 1.0
+
+
+def pick_from_pair(pair, k):
+    return pair[0][k] + pair[1][k]
+
+
+_device_pick = cuda.jit(device=True)(pick_from_pair)
+
+
+def tuple_of_arrays(a, b, out):
+    pair = (a, b[::-1])
+    out[0] = _device_pick(pair, 1)
+    x, y = pair
+    out[1] = x[2] * y[0]
+
+
+def host_tuple_of_arrays(a, b, out):
+    pair = (a, b[::-1])
+    out[0] = pick_from_pair(pair, 1)
+    x, y = pair
+    out[1] = x[2] * y[0]

@@ -32,6 +32,7 @@ def _all_entries():
         entries.append((arrays.assign_views, (_array("float64", 2, layout), _array("float64", 2, layout))))
         entries.append((arrays.views_through_device_function, (_array("float64", 2, layout), f64)))
     entries.append((arrays.reshape_and_view, (_array("float32", 1), f64)))
+    entries.append((arrays.tuple_of_arrays, (f64, _array("float64", 1, "A"), f64)))
     return entries
 
 

@@ -171,3 +171,8 @@ def test_broadcast_device_arrays_with_zero_strides(rng):
     out = cp.full((5, 7), cp.nan)
     _launch_copy(2, a, out)
     np.testing.assert_array_equal(cp.asnumpy(out), np.broadcast_to(row, (5, 7)))
+
+
+def test_tuples_holding_arrays(rng):
+    a, b = rng.standard_normal(5), rng.standard_normal(5)
+    _compare_program(arrays.tuple_of_arrays, [a, b], [np.full(2, np.nan)], arrays.host_tuple_of_arrays)
