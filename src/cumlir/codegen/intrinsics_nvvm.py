@@ -1,0 +1,122 @@
+"""The intrinsics the LLVM 7 printer knows, and what each MLIR intrinsic op becomes.
+
+libNVVM accepts any intrinsic name without complaint and ptxas fails much later on the
+result, so everything here is an explicit list: an op or intrinsic not named below is
+rejected by the printer with an error naming it.
+"""
+
+# NVVM dialect ops read a special register: op name -> intrinsic name
+SPECIAL_REGISTERS = {
+    f"nvvm.read.ptx.sreg.{reg}.{axis}": f"llvm.nvvm.read.ptx.sreg.{reg}.{axis}"
+    for reg in ("tid", "ntid", "ctaid", "nctaid")
+    for axis in "xyz"
+}
+SPECIAL_REGISTERS.update(
+    {
+        "nvvm.read.ptx.sreg.laneid": "llvm.nvvm.read.ptx.sreg.laneid",
+        "nvvm.read.ptx.sreg.warpsize": "llvm.nvvm.read.ptx.sreg.warpsize",
+        "nvvm.read.ptx.sreg.clock": "llvm.nvvm.read.ptx.sreg.clock",
+        "nvvm.read.ptx.sreg.clock64": "llvm.nvvm.read.ptx.sreg.clock64",
+        "nvvm.read.ptx.sreg.globaltimer": "llvm.nvvm.read.ptx.sreg.globaltimer",
+        "nvvm.read.ptx.sreg.lanemask.eq": "llvm.nvvm.read.ptx.sreg.lanemask.eq",
+        "nvvm.read.ptx.sreg.lanemask.le": "llvm.nvvm.read.ptx.sreg.lanemask.le",
+        "nvvm.read.ptx.sreg.lanemask.lt": "llvm.nvvm.read.ptx.sreg.lanemask.lt",
+        "nvvm.read.ptx.sreg.lanemask.ge": "llvm.nvvm.read.ptx.sreg.lanemask.ge",
+        "nvvm.read.ptx.sreg.lanemask.gt": "llvm.nvvm.read.ptx.sreg.lanemask.gt",
+    }
+)
+
+# registers NVVM 7 has no intrinsic for: read through inline PTX (op name -> PTX register)
+ASM_REGISTERS = {
+    "nvvm.read.ptx.sreg.dynamic.smem.size": "%dynamic_smem_size",
+    "nvvm.read.ptx.sreg.total.smem.size": "%total_smem_size",
+}
+
+# NVVM dialect ops with no operands and no result -> intrinsic
+NULLARY = {
+    "nvvm.barrier0": "llvm.nvvm.barrier0",
+    "nvvm.membar.cta": "llvm.nvvm.membar.cta",
+    "nvvm.membar.gl": "llvm.nvvm.membar.gl",
+    "nvvm.membar.sys": "llvm.nvvm.membar.sys",
+}
+
+# NVVM dialect ops spelled as one PTX instruction
+ASM_STATEMENTS = {
+    "nvvm.exit": "exit;",
+    "nvvm.trap": "trap;",
+}
+
+# llvm.intr.* ops overloaded on their result type: op name -> intrinsic base name
+OVERLOADED = {
+    f"llvm.intr.{name}": f"llvm.{name}"
+    for name in (
+        "fabs",
+        "sqrt",
+        "fma",
+        "fmuladd",
+        "copysign",
+        "minnum",
+        "maxnum",
+        "floor",
+        "ceil",
+        "trunc",
+        "round",
+        "rint",
+        "nearbyint",
+        "ctpop",
+        "bswap",
+        "bitreverse",
+        "fshl",
+        "fshr",
+    )
+}
+
+# overloaded intrinsics that take a trailing i1 flag held by the MLIR op as an attribute
+FLAGGED = {
+    "llvm.intr.ctlz": ("llvm.ctlz", "is_zero_poison"),
+    "llvm.intr.cttz": ("llvm.cttz", "is_zero_poison"),
+}
+
+# integer min/max and abs came after LLVM 7: compare and select instead (op -> icmp predicate)
+MIN_MAX = {
+    "llvm.intr.smax": "sgt",
+    "llvm.intr.smin": "slt",
+    "llvm.intr.umax": "ugt",
+    "llvm.intr.umin": "ult",
+}
+
+# full names accepted in llvm.call_intrinsic and in calls to declared llvm.* functions
+KNOWN_CALLS = frozenset(
+    set(SPECIAL_REGISTERS.values())
+    | set(NULLARY.values())
+    | {
+        "llvm.nvvm.barrier0",
+        "llvm.nvvm.barrier0.popc",
+        "llvm.nvvm.barrier0.and",
+        "llvm.nvvm.barrier0.or",
+        "llvm.nvvm.bar.warp.sync",
+        "llvm.nvvm.vote.all.sync",
+        "llvm.nvvm.vote.any.sync",
+        "llvm.nvvm.vote.uni.sync",
+        "llvm.nvvm.vote.ballot.sync",
+        "llvm.nvvm.shfl.sync.idx.i32",
+        "llvm.nvvm.shfl.sync.up.i32",
+        "llvm.nvvm.shfl.sync.down.i32",
+        "llvm.nvvm.shfl.sync.bfly.i32",
+        "llvm.nvvm.shfl.sync.idx.f32",
+        "llvm.nvvm.shfl.sync.up.f32",
+        "llvm.nvvm.shfl.sync.down.f32",
+        "llvm.nvvm.shfl.sync.bfly.f32",
+        "llvm.nvvm.match.any.sync.i32",
+        "llvm.nvvm.match.any.sync.i64",
+    }
+)
+
+# type suffixes of overloaded intrinsic names, by LLVM 7 type spelling
+SUFFIX = {"half": "f16", "float": "f32", "double": "f64"}
+
+
+def suffix(ty):
+    if ty.kind == "vector":
+        return f"v{ty.bits}{suffix(ty.members[0])}"
+    return SUFFIX.get(ty.text, ty.text)

@@ -1,0 +1,279 @@
+"""A printer from the MLIR LLVM dialect to LLVM 7.0 textual IR, the dialect libNVVM
+reads for sm_75 ... sm_90.
+
+What differs from modern LLVM IR, and how the printer bridges it:
+  - typed pointers: every pointer value is ``i8 addrspace(N)*``; loads, stores, GEPs and
+    allocas bitcast to and from the element type around each use (llvm7_ops.py);
+  - block arguments become phi nodes; an edge that needs its own phi entry (both arms of
+    a conditional branch to one block) gets a block of its own;
+  - kernels are named in ``!nvvm.annotations`` and kept alive through ``@llvm.used``, or
+    nvJitLink drops them from LTO-IR without a word;
+  - only ops and intrinsics in the printer's tables are accepted: libNVVM takes unknown
+    intrinsic names silently and ptxas fails much later.
+
+Constants, poison and global addresses are folded into their uses (LLVM IR has no
+instruction for them), so one prepass gives every such value its literal.
+"""
+
+from . import llvm7_constants, llvm7_ops, llvm7_types
+from .llvm7_errors import Llvm7Error
+
+NVVM_DATA_LAYOUT = (
+    "e-p:64:64:64-i1:8:8-i8:8:8-i16:16:16-i32:32:32-i64:64:64-i128:128:128-f32:32:32-f64:64:64"
+    "-v16:16:16-v32:32:32-v64:64:64-v128:128:128-n16:32:64"
+)
+NVVM_TRIPLE = "nvptx64-nvidia-cuda"
+NVVM_IR_VERSION = (2, 0, 3, 2)  # libNVVM 13's nvvm.ir_version(); the debug pair only matters with -g
+
+_KERNEL_ATTRIBUTES = ("gpu.kernel", "nvvm.kernel")
+# launch bounds carried by MLIR function attributes -> nvvm.annotations keys
+_LAUNCH_BOUNDS = {"nvvm.maxntid": "maxntid", "nvvm.reqntid": "reqntid"}
+_LAUNCH_SCALARS = {"nvvm.minctasm": "minctasm", "nvvm.maxnreg": "maxnreg"}
+_LINKAGES = {
+    "external": "",
+    "private": "private ",
+    "internal": "internal ",
+    "linkonce_odr": "linkonce_odr ",
+    "weak_odr": "weak_odr ",
+    "linkonce": "linkonce ",
+    "weak": "weak ",
+    "common": "common ",
+}
+
+
+def print_module(gpu_module):
+    """LLVM 7 text of the ``gpu.module`` (or ``builtin.module``) *gpu_module* after the "llvm" stage."""
+    return ModulePrinter(gpu_module).run()
+
+
+def _string_attr(op, name):
+    attr = op.attributes[name] if name in op.attributes else None
+    return None if attr is None else str(attr).strip('"')
+
+
+def linkage_of(op):
+    text = str(op.attributes["linkage"]) if "linkage" in op.attributes else "#llvm.linkage<external>"
+    name = text.removeprefix("#llvm.linkage<").removesuffix(">")
+    if name not in _LINKAGES:
+        raise Llvm7Error(f"the LLVM 7 printer does not support linkage {name!r} (on @{_string_attr(op, 'sym_name')})")
+    return name
+
+
+class ModulePrinter:
+    def __init__(self, gpu_module):
+        self.ops = list(gpu_module.regions[0].blocks[0].operations)
+        self.globals = {}  # symbol -> (value Type, address space)
+        self.functions = {}  # symbol -> function Type
+        self.kernels = []  # (symbol, function Type, annotations)
+        self.intrinsics = {}  # declaration text by intrinsic name, for those the body uses
+
+    def run(self):
+        for op in self.ops:
+            name = op.operation.name
+            if name == "llvm.func":
+                self.functions[_string_attr(op, "sym_name")] = llvm7_types.of(op.attributes["function_type"].value)
+            elif name == "llvm.mlir.global":
+                space = op.attributes["addr_space"].value if "addr_space" in op.attributes else 0
+                self.globals[_string_attr(op, "sym_name")] = (llvm7_types.of(op.attributes["global_type"].value), space)
+        body = []
+        for op in self.ops:
+            printer = _TOP_LEVEL.get(op.operation.name)
+            if printer is None:
+                raise Llvm7Error(f"the LLVM 7 printer does not support the module-level op {op.operation.name!r}")
+            body.append(printer(self, op.operation))
+        head = [f'target datalayout = "{NVVM_DATA_LAYOUT}"', f'target triple = "{NVVM_TRIPLE}"', ""]
+        return "\n".join(head + [b for b in body if b] + list(self.intrinsics.values()) + self._metadata()) + "\n"
+
+    def use_intrinsic(self, name, declaration):
+        self.intrinsics.setdefault(name, declaration)
+
+    def _function(self, op):
+        return FunctionPrinter(self, op).run()
+
+    def _global(self, op):
+        return llvm7_constants.global_definition(self, op)
+
+    def _metadata(self):
+        lines = []
+        if self.kernels:
+            refs = ", ".join(f"i8* bitcast ({fn.text}* @{sym} to i8*)" for sym, fn, _ in self.kernels)
+            lines.append(
+                f"@llvm.used = appending global [{len(self.kernels)} x i8*] [{refs}], section \"llvm.metadata\""
+            )
+        entries = []
+        for sym, fn, extra in self.kernels:
+            entries.append(f'!{{{fn.text}* @{sym}, !"kernel", i32 1}}')
+            entries += [f'!{{{fn.text}* @{sym}, !"{key}", i32 {value}}}' for key, value in extra]
+        nodes = [f"!{i} = {text}" for i, text in enumerate(entries)]
+        version = len(entries)
+        lines += ["", f"!nvvm.annotations = !{{{', '.join(f'!{i}' for i in range(len(entries)))}}}"] if entries else [""]
+        lines += nodes
+        lines.append(f"!nvvmir.version = !{{!{version}}}")
+        lines.append(f"!{version} = !{{{', '.join(f'i32 {v}' for v in NVVM_IR_VERSION)}}}")
+        return lines
+
+    def kernel_annotations(self, op):
+        extra = []
+        for attr, key in _LAUNCH_BOUNDS.items():
+            if attr in op.attributes:
+                values = [int(v) for v in str(op.attributes[attr]).split(":")[1].strip(" >").split(",")]
+                extra += [(f"{key}{axis}", v) for axis, v in zip("xyz", values)]
+        for attr, key in _LAUNCH_SCALARS.items():
+            if attr in op.attributes:
+                extra.append((key, op.attributes[attr].value))
+        return extra
+
+
+_TOP_LEVEL = {
+    "llvm.func": ModulePrinter._function,
+    "llvm.mlir.global": ModulePrinter._global,
+}
+
+
+class FunctionPrinter:
+    """One llvm.func: names for values and blocks, phis for block arguments, the body."""
+
+    def __init__(self, module, op):
+        self.module = module
+        self.op = op
+        self.symbol = _string_attr(op, "sym_name")
+        self.type = module.functions[self.symbol]
+        self.names = {}  # Value -> operand text (an SSA name or a folded literal)
+        self.lines = []
+        self._counter = 0
+        self.labels = {}  # Block -> label
+        self.incoming = {}  # Block -> [(pred label, [Values])]
+        self.edge_labels = {}  # (terminator, successor index) -> label to branch to
+        self.edge_blocks = {}  # block label -> lines of the edge blocks after it
+
+    # -- names -------------------------------------------------------------------------
+    def fresh(self, hint="t"):
+        self._counter += 1
+        return f"%{hint}{self._counter}"
+
+    def value(self, v):
+        name = self.names.get(v)
+        if name is None:
+            name = self.names[v] = self.fresh("v")
+        return name
+
+    def type_of(self, v):
+        return llvm7_types.of(v.type)
+
+    def typed(self, v):
+        return f"{self.type_of(v).text} {self.value(v)}"
+
+    def emit(self, text):
+        self.lines.append("  " + text)
+
+    def define(self, result, text):
+        """Emit ``%name = text`` for the op result *result*."""
+        self.emit(f"{self.value(result)} = {text}")
+
+    def cast_pointer(self, v, elem):
+        """A typed pointer to *elem* holding the ``i8 addrspace(N)*`` value *v*."""
+        ptr = self.type_of(v)
+        if ptr.kind != "ptr":
+            raise Llvm7Error(f"expected a pointer, got {ptr.text}")
+        name = self.fresh("p")
+        self.emit(f"{name} = bitcast {ptr.text} {self.value(v)} to {llvm7_types.typed_pointer(elem, ptr.bits)}")
+        return name
+
+    # -- the function ------------------------------------------------------------------
+    def run(self):
+        op = self.op
+        result, *params = self.type.members
+        linkage = linkage_of(op)
+        region = op.regions[0]
+        if not list(region.blocks):
+            vararg = ", ..." if self.type.vararg else ""
+            return f"declare {result.text} @{self.symbol}({', '.join(p.text for p in params)}{vararg})\n"
+        if self.type.vararg:
+            raise Llvm7Error(f"variadic function definitions are not supported (@{self.symbol})")
+        if any(a in op.attributes for a in _KERNEL_ATTRIBUTES):
+            self.module.kernels.append((self.symbol, self.type, self.module.kernel_annotations(op)))
+        blocks = list(region.blocks)
+        for i, arg in enumerate(blocks[0].arguments):
+            self.names[arg] = f"%arg{i}"
+        for i, block in enumerate(blocks):
+            self.labels[block] = f"bb{i}"
+        llvm7_constants.fold(self, blocks)
+        self._plan_phis(blocks)
+        args = ", ".join(f"{p.text} %arg{i}" for i, p in enumerate(params))
+        out = [f"define {_LINKAGES[linkage]}{result.text} @{self.symbol}({args}) {{"]
+        for block in blocks:
+            self.lines = []
+            self._block(block, entry=block == blocks[0])
+            out.append(f"{self.labels[block]}:")
+            out += self.lines
+            out += self.edge_blocks.get(self.labels[block], [])
+        out.append("}\n")
+        return "\n".join(out)
+
+    def _plan_phis(self, blocks):
+        for block in blocks:
+            terminator = list(block.operations)[-1].operation
+            pred = self.labels[block]
+            seen = set()
+            for index, (succ, operands) in enumerate(successors(terminator)):
+                label = pred
+                if succ in seen and (operands or self.incoming.get(succ)):
+                    # a second edge from one block to the same target: LLVM wants one phi
+                    # entry per predecessor block, so this edge gets a block of its own
+                    label = f"{pred}.e{index}"
+                    self.edge_labels[(terminator, index)] = label
+                    self.edge_blocks.setdefault(pred, []).extend(
+                        [f"{label}:", f"  br label %{self.labels[succ]}"]
+                    )
+                seen.add(succ)
+                self.incoming.setdefault(succ, []).append((label, operands))
+
+    def target(self, terminator, index, block):
+        return "%" + self.edge_labels.get((terminator, index), self.labels[block])
+
+    def _block(self, block, entry=False):
+        for position, arg in enumerate([] if entry else block.arguments):
+            if not self.incoming.get(block):
+                raise Llvm7Error(f"block argument without predecessors in @{self.symbol}")
+            entries = ", ".join(
+                f"[ {self.value(operands[position])}, %{label} ]" for label, operands in self.incoming[block]
+            )
+            self.emit(f"{self.value(arg)} = phi {self.type_of(arg).text} {entries}")
+        for op in block.operations:
+            op = op.operation
+            if op.name in llvm7_constants.FOLDED:
+                continue
+            printer = llvm7_ops.PRINTERS.get(op.name)
+            if printer is None:
+                raise Llvm7Error(
+                    f"the LLVM 7 printer (nvvm code-generation path) does not support the op {op.name!r}"
+                    f" (in @{self.symbol})"
+                )
+            printer(self, op)
+
+
+def _segments(op):
+    return list(op.attributes["operandSegmentSizes"]) if "operandSegmentSizes" in op.attributes else None
+
+
+def successors(terminator):
+    """[(Block, [operand Values])] for each successor of a terminator, in order."""
+    op = terminator.operation
+    blocks = list(op.successors)
+    if not blocks:
+        return []
+    operands = list(op.operands)
+    if op.name == "llvm.br":
+        return [(blocks[0], operands)]
+    if op.name == "llvm.cond_br":
+        _, n_true, n_false = _segments(op)
+        return [(blocks[0], operands[1 : 1 + n_true]), (blocks[1], operands[1 + n_true : 1 + n_true + n_false])]
+    if op.name == "llvm.switch":
+        _, n_default, _ = _segments(op)
+        result = [(blocks[0], operands[1 : 1 + n_default])]
+        start = 1 + n_default
+        for block, size in zip(blocks[1:], list(op.attributes["case_operand_segments"])):
+            result.append((block, operands[start : start + size]))
+            start += size
+        return result
+    raise Llvm7Error(f"the LLVM 7 printer does not support the terminator {op.name!r}")

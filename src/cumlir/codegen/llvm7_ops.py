@@ -1,0 +1,380 @@
+"""One printer per LLVM-dialect op for the LLVM 7 printer (llvm7.py), kept in PRINTERS.
+
+Each printer gets the FunctionPrinter ``p`` and the op, and emits LLVM 7 instructions.
+Pointers are ``i8 addrspace(N)*`` everywhere, so memory ops bitcast to the element type
+first (``p.cast_pointer``) and GEP results are cast back.
+"""
+
+from . import intrinsics_nvvm as intrinsics
+from . import llvm7_types
+from .llvm7_errors import Llvm7Error
+
+PRINTERS = {}
+
+_INT_MIN = -(2**31)  # GEP index slot taken by the next dynamic operand
+ICMP = ("eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge")
+FCMP = ("false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord", "ueq", "ugt", "uge", "ult", "ule", "une", "uno", "true")
+_FASTMATH = ("nnan", "ninf", "nsz", "arcp", "contract", "afn", "reassoc")
+
+
+def _rule(*names):
+    def register(fn):
+        for name in names:
+            PRINTERS[name] = fn
+        return fn
+
+    return register
+
+
+def fastmath(op):
+    if "fastmathFlags" not in op.attributes:
+        return ""
+    text = str(op.attributes["fastmathFlags"]).removeprefix("#llvm.fastmath<").removesuffix(">")
+    flags = [f.strip() for f in text.split(",") if f.strip() not in ("", "none")]
+    if "fast" in flags:
+        return "fast "
+    return "".join(f"{f} " for f in flags if f in _FASTMATH)
+
+
+def _attr_int(op, name, default=None):
+    return op.attributes[name].value if name in op.attributes else default
+
+
+# -- arithmetic --------------------------------------------------------------------------
+_INT_BINARY = ("add", "sub", "mul", "udiv", "sdiv", "urem", "srem", "and", "or", "xor", "shl", "lshr", "ashr")
+_FLOAT_BINARY = ("fadd", "fsub", "fmul", "fdiv", "frem")
+
+
+@_rule(*(f"llvm.{name}" for name in _INT_BINARY))
+def _int_binary(p, op):
+    # nsw/nuw/exact only license optimisations, so leaving them out is always correct
+    a, b = op.operands
+    p.define(op.results[0], f"{op.name[5:]} {p.typed(a)}, {p.value(b)}")
+
+
+@_rule(*(f"llvm.{name}" for name in _FLOAT_BINARY))
+def _float_binary(p, op):
+    a, b = op.operands
+    p.define(op.results[0], f"{op.name[5:]} {fastmath(op)}{p.typed(a)}, {p.value(b)}")
+
+
+@_rule("llvm.fneg")
+def _fneg(p, op):
+    # LLVM 7 has no fneg instruction; -0.0 - x is its exact equivalent
+    (a,) = op.operands
+    ty = p.type_of(a)
+    if ty.kind != "float":
+        raise Llvm7Error(f"llvm.fneg of {ty.text} is not supported by the LLVM 7 printer")
+    from .llvm7_constants import float_literal
+
+    p.define(op.results[0], f"fsub {fastmath(op)}{ty.text} {float_literal(-0.0, ty)}, {p.value(a)}")
+
+
+_CASTS = (
+    "zext",
+    "sext",
+    "trunc",
+    "fpext",
+    "fptrunc",
+    "sitofp",
+    "uitofp",
+    "fptosi",
+    "fptoui",
+    "bitcast",
+    "ptrtoint",
+    "inttoptr",
+    "addrspacecast",
+)
+
+
+@_rule(*(f"llvm.{name}" for name in _CASTS))
+def _cast(p, op):
+    (a,) = op.operands
+    result = op.results[0]
+    p.define(result, f"{op.name[5:]} {p.typed(a)} to {p.type_of(result).text}")
+
+
+@_rule("llvm.freeze")
+def _freeze(p, op):
+    # LLVM 7 has no freeze; its undef is already what freeze would give
+    p.names[op.results[0]] = p.value(op.operands[0])
+
+
+@_rule("llvm.icmp")
+def _icmp(p, op):
+    a, b = op.operands
+    p.define(op.results[0], f"icmp {ICMP[_attr_int(op, 'predicate')]} {p.typed(a)}, {p.value(b)}")
+
+
+@_rule("llvm.fcmp")
+def _fcmp(p, op):
+    a, b = op.operands
+    p.define(op.results[0], f"fcmp {fastmath(op)}{FCMP[_attr_int(op, 'predicate')]} {p.typed(a)}, {p.value(b)}")
+
+
+@_rule("llvm.select")
+def _select(p, op):
+    c, a, b = op.operands
+    p.define(op.results[0], f"select {p.typed(c)}, {p.typed(a)}, {p.typed(b)}")
+
+
+# -- aggregates --------------------------------------------------------------------------
+def _position(op):
+    return ", ".join(str(i) for i in op.attributes["position"])
+
+
+@_rule("llvm.extractvalue")
+def _extractvalue(p, op):
+    (agg,) = op.operands
+    p.define(op.results[0], f"extractvalue {p.typed(agg)}, {_position(op)}")
+
+
+@_rule("llvm.insertvalue")
+def _insertvalue(p, op):
+    agg, value = op.operands
+    p.define(op.results[0], f"insertvalue {p.typed(agg)}, {p.typed(value)}, {_position(op)}")
+
+
+@_rule("llvm.extractelement")
+def _extractelement(p, op):
+    vec, index = op.operands
+    p.define(op.results[0], f"extractelement {p.typed(vec)}, {p.typed(index)}")
+
+
+@_rule("llvm.insertelement")
+def _insertelement(p, op):
+    vec, value, index = op.operands
+    p.define(op.results[0], f"insertelement {p.typed(vec)}, {p.typed(value)}, {p.typed(index)}")
+
+
+# -- memory ------------------------------------------------------------------------------
+def _align(op):
+    align = _attr_int(op, "alignment")
+    return f", align {align}" if align else ""
+
+
+def _plain_memory_op(op):
+    if _attr_int(op, "ordering", 0) != 0:
+        raise Llvm7Error(f"atomic {op.name} is not supported by the LLVM 7 printer")
+    return "volatile " if "volatile_" in op.attributes else ""
+
+
+@_rule("llvm.load")
+def _load(p, op):
+    volatile = _plain_memory_op(op)
+    (ptr,) = op.operands
+    result = op.results[0]
+    ty = p.type_of(result)
+    typed = p.cast_pointer(ptr, ty)
+    space = p.type_of(ptr).bits
+    p.define(result, f"load {volatile}{ty.text}, {llvm7_types.typed_pointer(ty, space)} {typed}{_align(op)}")
+
+
+@_rule("llvm.store")
+def _store(p, op):
+    volatile = _plain_memory_op(op)
+    value, ptr = op.operands
+    ty = p.type_of(value)
+    typed = p.cast_pointer(ptr, ty)
+    space = p.type_of(ptr).bits
+    p.emit(f"store {volatile}{ty.text} {p.value(value)}, {llvm7_types.typed_pointer(ty, space)} {typed}{_align(op)}")
+
+
+@_rule("llvm.getelementptr")
+def _getelementptr(p, op):
+    base, *dynamic = op.operands
+    elem = llvm7_types.of(op.attributes["elem_type"].value)
+    space = p.type_of(base).bits
+    typed = p.cast_pointer(base, elem)
+    indices, current = [], elem
+    for position, raw in enumerate(op.attributes["rawConstantIndices"]):
+        if raw == _INT_MIN:
+            index = dynamic.pop(0)
+            indices.append(p.typed(index))
+        else:
+            # struct fields need i32 constants; i32 serves for the other levels too
+            indices.append(f"i32 {raw}")
+        if position > 0:
+            current = llvm7_types.member(current, raw if raw != _INT_MIN else 0)
+    gep = p.fresh("g")
+    ptr_ty = llvm7_types.typed_pointer(elem, space)
+    p.emit(f"{gep} = getelementptr {elem.text}, {ptr_ty} {typed}, {', '.join(indices)}")
+    result = op.results[0]
+    p.define(result, f"bitcast {llvm7_types.typed_pointer(current, space)} {gep} to {p.type_of(result).text}")
+
+
+@_rule("llvm.alloca")
+def _alloca(p, op):
+    (count,) = op.operands
+    elem = llvm7_types.of(op.attributes["elem_type"].value)
+    slot = p.fresh("a")
+    p.emit(f"{slot} = alloca {elem.text}, {p.typed(count)}{_align(op)}")
+    result = op.results[0]
+    space = p.type_of(result).bits
+    if space:
+        raise Llvm7Error("allocas outside the generic address space are not supported by the LLVM 7 printer")
+    p.define(result, f"bitcast {elem.text}* {slot} to i8*")
+
+
+# -- calls and control flow --------------------------------------------------------------
+@_rule("llvm.call")
+def _call(p, op):
+    if "callee" not in op.attributes:
+        raise Llvm7Error("indirect calls are not supported by the LLVM 7 printer")
+    callee = str(op.attributes["callee"]).lstrip("@")
+    if callee.startswith("llvm.") and callee not in intrinsics.KNOWN_CALLS:
+        raise Llvm7Error(f"the LLVM 7 printer does not know the intrinsic {callee!r}")
+    fn = p.module.functions[callee]
+    shape = f"{fn.text} " if fn.vararg else f"{fn.members[0].text} "
+    _emit_call(p, op, shape, f"@{callee}", list(op.operands))
+
+
+def _emit_call(p, op, shape, callee, args, extra=""):
+    text = f"call {fastmath(op)}{shape}{callee}({', '.join([p.typed(a) for a in args] + ([extra] if extra else []))})"
+    if len(op.results):
+        p.define(op.results[0], text)
+    else:
+        p.emit(text)
+
+
+@_rule("llvm.call_intrinsic")
+def _call_intrinsic(p, op):
+    name = str(op.attributes["intrin"]).strip('"')
+    if name not in intrinsics.KNOWN_CALLS:
+        raise Llvm7Error(f"the LLVM 7 printer does not know the intrinsic {name!r}")
+    result = p.type_of(op.results[0]) if len(op.results) else llvm7_types.VOID
+    args = list(op.operands)
+    p.module.use_intrinsic(name, f"declare {result.text} @{name}({', '.join(p.type_of(a).text for a in args)})")
+    _emit_call(p, op, f"{result.text} ", f"@{name}", args)
+
+
+@_rule("llvm.br")
+def _br(p, op):
+    p.emit(f"br label {p.target(op, 0, op.successors[0])}")
+
+
+@_rule("llvm.cond_br")
+def _cond_br(p, op):
+    cond = op.operands[0]
+    true, false = op.successors
+    p.emit(f"br {p.typed(cond)}, label {p.target(op, 0, true)}, label {p.target(op, 1, false)}")
+
+
+@_rule("llvm.switch")
+def _switch(p, op):
+    value = op.operands[0]
+    ty = p.type_of(value)
+    blocks = list(op.successors)
+    from .llvm7_constants import int_literal
+
+    cases = " ".join(
+        f"{ty.text} {int_literal(int(v), ty)}, label {p.target(op, i + 1, b)}"
+        for i, (v, b) in enumerate(zip(op.attributes["case_values"], blocks[1:]))
+    )
+    p.emit(f"switch {p.typed(value)}, label {p.target(op, 0, blocks[0])} [ {cases} ]")
+
+
+@_rule("llvm.return")
+def _return(p, op):
+    p.emit(f"ret {p.typed(op.operands[0])}" if len(op.operands) else "ret void")
+
+
+@_rule("llvm.unreachable")
+def _unreachable(p, op):
+    p.emit("unreachable")
+
+
+# -- inline PTX --------------------------------------------------------------------------
+def _quoted(text):
+    return '"' + "".join(c if 32 <= ord(c) < 127 and c not in '"\\' else "\\%02X" % ord(c) for c in text) + '"'
+
+
+def _asm_call(p, op, template, constraints, side_effects):
+    result = p.type_of(op.results[0]) if len(op.results) else llvm7_types.VOID
+    effects = "sideeffect " if side_effects else ""
+    args = list(op.operands)
+    asm = f"asm {effects}{_quoted(template)}, {_quoted(constraints)}"
+    text = f"call {result.text} {asm}({', '.join(p.typed(a) for a in args)})"
+    if len(op.results):
+        p.define(op.results[0], text)
+    else:
+        p.emit(text)
+
+
+@_rule("llvm.inline_asm")
+def _inline_asm(p, op):
+    template = op.attributes["asm_string"].value
+    constraints = op.attributes["constraints"].value
+    _asm_call(p, op, template, constraints, "has_side_effects" in op.attributes)
+
+
+# -- NVVM and LLVM intrinsics ------------------------------------------------------------
+def _intrinsic_call(p, op, name, args, extra=()):
+    """``call @name(args, extra)``, declaring @name from the operand and result types."""
+    result = p.type_of(op.results[0]) if len(op.results) else llvm7_types.VOID
+    params = [p.type_of(a).text for a in args] + [e.split(" ")[0] for e in extra]
+    p.module.use_intrinsic(name, f"declare {result.text} @{name}({', '.join(params)})")
+    text = f"call {fastmath(op)}{result.text} @{name}({', '.join([p.typed(a) for a in args] + list(extra))})"
+    if len(op.results):
+        p.define(op.results[0], text)
+    else:
+        p.emit(text)
+
+
+def _special_register(p, op):
+    _intrinsic_call(p, op, intrinsics.SPECIAL_REGISTERS[op.name], [])
+
+
+def _asm_register(p, op):
+    width = p.type_of(op.results[0]).bits
+    _asm_call(p, op, f"mov.u{width} $0, {intrinsics.ASM_REGISTERS[op.name]};", "=r" if width == 32 else "=l", False)
+
+
+def _nullary(p, op):
+    _intrinsic_call(p, op, intrinsics.NULLARY[op.name], [])
+
+
+def _asm_statement(p, op):
+    _asm_call(p, op, intrinsics.ASM_STATEMENTS[op.name], "", True)
+
+
+def _overloaded(p, op):
+    ty = p.type_of(op.results[0])
+    _intrinsic_call(p, op, f"{intrinsics.OVERLOADED[op.name]}.{intrinsics.suffix(ty)}", list(op.operands))
+
+
+def _flagged(p, op):
+    base, flag = intrinsics.FLAGGED[op.name]
+    ty = p.type_of(op.results[0])
+    value = "true" if flag in op.attributes and op.attributes[flag].value else "false"
+    _intrinsic_call(p, op, f"{base}.{intrinsics.suffix(ty)}", list(op.operands), [f"i1 {value}"])
+
+
+def _min_max(p, op):
+    a, b = op.operands
+    test = p.fresh("c")
+    p.emit(f"{test} = icmp {intrinsics.MIN_MAX[op.name]} {p.typed(a)}, {p.value(b)}")
+    p.define(op.results[0], f"select i1 {test}, {p.typed(a)}, {p.typed(b)}")
+
+
+def _abs(p, op):
+    a = op.operands[0]
+    ty = p.type_of(a)
+    negative, negated = p.fresh("c"), p.fresh("n")
+    p.emit(f"{negative} = icmp slt {p.typed(a)}, 0")
+    p.emit(f"{negated} = sub {ty.text} 0, {p.value(a)}")
+    p.define(op.results[0], f"select i1 {negative}, {ty.text} {negated}, {p.typed(a)}")
+
+
+for _table, _printer in (
+    (intrinsics.SPECIAL_REGISTERS, _special_register),
+    (intrinsics.ASM_REGISTERS, _asm_register),
+    (intrinsics.NULLARY, _nullary),
+    (intrinsics.ASM_STATEMENTS, _asm_statement),
+    (intrinsics.OVERLOADED, _overloaded),
+    (intrinsics.FLAGGED, _flagged),
+    (intrinsics.MIN_MAX, _min_max),
+):
+    for _name in _table:
+        PRINTERS[_name] = _printer
+PRINTERS["llvm.intr.abs"] = _abs

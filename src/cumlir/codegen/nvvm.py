@@ -1,0 +1,113 @@
+"""The "nvvm" code-generation path: LLVM dialect -> LLVM IR text -> libNVVM -> PTX or LTO-IR.
+
+libNVVM (13.x, from the nvidia-cuda-nvvm wheel) reads LLVM 7.0 IR for sm_75 ... sm_90,
+printed by llvm7.py; for compute_100 and newer it reads modern LLVM IR, which MLIR's
+own translation gives once it carries NVVM's data layout and ``!nvvmir.version``.
+libdevice is linked lazily by libNVVM, so only the ``__nv_*`` functions a module
+calls are kept.
+"""
+
+import functools
+import re
+
+from . import llvm7, pipeline, targets
+
+OUTPUTS = ("ptx", "ltoir")
+MODERN_IR_FROM = (10, 0)  # the first compute capability whose libNVVM reads modern LLVM IR
+
+
+class NvvmError(RuntimeError):
+    """libNVVM rejected a module; the message holds its log."""
+
+
+@functools.lru_cache(maxsize=1)
+def _nvvm():
+    from cuda import pathfinder
+
+    pathfinder.load_nvidia_dynamic_lib("nvvm")
+    from cuda.bindings import nvvm
+
+    return nvvm
+
+
+@functools.lru_cache(maxsize=1)
+def _libdevice():
+    from cuda import pathfinder
+
+    with open(pathfinder.find_bitcode_lib("device"), "rb") as f:
+        return f.read()
+
+
+def nvvm_options(cc, options, output):
+    """libNVVM's command-line options for a compute capability, CompileOptions and output kind."""
+    major, minor = targets.parse_cc(cc)
+    result = [f"-arch=compute_{major}{minor}", "-opt=3" if options is None or options.opt else "-opt=0"]
+    if options is not None and options.fastmath:
+        result += ["-ftz=1", "-prec-div=0", "-prec-sqrt=0", "-fma=1"]
+    if output == "ltoir":
+        result.append("-gen-lto")
+    return result
+
+
+def llvm_ir(mlir_module, cc):
+    """The LLVM IR text libNVVM is given for *mlir_module* (after the pipeline's "llvm" stage)."""
+    if targets.parse_cc(cc) >= MODERN_IR_FROM:
+        return modern_ir(mlir_module)
+    return llvm7.print_module(pipeline.gpu_module_of(mlir_module))
+
+
+def modern_ir(mlir_module):
+    """MLIR's own LLVM IR, given NVVM's data layout, ``@llvm.used`` kernels and ``!nvvmir.version``."""
+    text = pipeline.llvm_ir_of(mlir_module)
+    text = re.sub(r'^target datalayout = ".*"$', f'target datalayout = "{llvm7.NVVM_DATA_LAYOUT}"', text, flags=re.M)
+    if "target datalayout" not in text:
+        text = f'target datalayout = "{llvm7.NVVM_DATA_LAYOUT}"\n' + text
+    if "target triple" not in text:
+        text = f'target triple = "{llvm7.NVVM_TRIPLE}"\n' + text
+    kernels = re.findall(r"^define\s[^@]*ptx_kernel\s[^@]*@([\w.$]+)\(", text, flags=re.M)
+    node = max((int(n) for n in re.findall(r"^!(\d+) = ", text, flags=re.M)), default=-1) + 1
+    lines = [text.rstrip("\n")]
+    if kernels:
+        refs = ", ".join(f"ptr @{k}" for k in kernels)
+        lines.append(f'@llvm.used = appending global [{len(kernels)} x ptr] [{refs}], section "llvm.metadata"')
+    version = ", ".join(f"i32 {v}" for v in _nvvm().ir_version())
+    lines += [f"!nvvmir.version = !{{!{node}}}", f"!{node} = !{{{version}}}"]
+    return "\n".join(lines) + "\n"
+
+
+def compile_module(mlir_module, cc, options, output):
+    """PTX text (as bytes) or LTO-IR of a module after the pipeline's "llvm" stage, through libNVVM."""
+    if output not in OUTPUTS:
+        raise ValueError(f"unknown output {output!r} for the nvvm path; choose one of {', '.join(OUTPUTS)}")
+    text = llvm_ir(mlir_module, cc)
+    result = compile_ir(text, nvvm_options(cc, options, output), link_libdevice="@__nv_" in text)
+    return result.rstrip(b"\0") if output == "ptx" else result
+
+
+def compile_ir(text, opts, link_libdevice=True):
+    """Run libNVVM on LLVM IR *text* with options *opts*; the compiled bytes."""
+    nvvm = _nvvm()
+    program = nvvm.create_program()
+    try:
+        data = text.encode()
+        nvvm.add_module_to_program(program, data, len(data), "cumlir")
+        if link_libdevice:
+            libdevice = _libdevice()
+            nvvm.lazy_add_module_to_program(program, libdevice, len(libdevice), "libdevice")
+        try:
+            nvvm.compile_program(program, len(opts), opts)
+        except nvvm.nvvmError as error:
+            raise NvvmError(f"libNVVM ({' '.join(opts)}) rejected the module: {error}\n{_log(nvvm, program)}") from None
+        size = nvvm.get_compiled_result_size(program)
+        buffer = bytearray(size)
+        nvvm.get_compiled_result(program, buffer)
+        return bytes(buffer)
+    finally:
+        nvvm.destroy_program(program)
+
+
+def _log(nvvm, program):
+    size = nvvm.get_program_log_size(program)
+    buffer = bytearray(size)
+    nvvm.get_program_log(program, buffer)
+    return bytes(buffer).rstrip(b"\0").decode(errors="replace")
