@@ -8,8 +8,10 @@
 Everything up to PTX runs without a GPU.
 """
 
+import os
 from dataclasses import dataclass, field
 
+BACKENDS = ("nvptx", "nvvm")
 EMIT_STAGES = ("typed", "mlir", "optimized", "llvm", "ptx")
 
 
@@ -21,10 +23,17 @@ class CompileOptions:
     debug: bool = False
     lineinfo: bool = False
     opt: bool = True
+    # code generation: "nvptx" (LLVM's NVPTX back end) or "nvvm" (libNVVM); CUMLIR_BACKEND sets the default
+    backend: str = field(default_factory=lambda: os.environ.get("CUMLIR_BACKEND", "nvptx"))
+
+    def __post_init__(self):
+        if self.backend not in BACKENDS:
+            raise ValueError(f"unknown backend {self.backend!r}; choose one of {', '.join(BACKENDS)}")
 
     @classmethod
     def from_targetoptions(cls, options):
-        return cls(**{k: bool(options[k]) for k in ("fastmath", "debug", "lineinfo", "opt") if k in options})
+        flags = {k: bool(options[k]) for k in ("fastmath", "debug", "lineinfo", "opt") if k in options}
+        return cls(**flags, **({"backend": options["backend"]} if "backend" in options else {}))
 
 
 @dataclass
@@ -59,8 +68,14 @@ def kernel_ptx(typed, cc, name=None, options=None):
     builder, symbol = lower_kernel(typed, name, options)
     with builder.context:
         pipeline.set_target(builder.module, cc, options)
-        pipeline.run_until(builder.module, "ptx", options)
-        ptx = pipeline.ptx_of(builder.module)
+        if options.backend == "nvvm":
+            from .codegen import nvvm
+
+            pipeline.run_until(builder.module, "llvm", options)
+            ptx = nvvm.compile_module(builder.module, cc, options, "ptx").decode()
+        else:
+            pipeline.run_until(builder.module, "ptx", options)
+            ptx = pipeline.ptx_of(builder.module)
     return CompiledKernel(typed=typed, symbol=symbol, ptx=ptx, cc=cc, raise_sites=list(builder.raise_sites))
 
 

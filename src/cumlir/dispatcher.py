@@ -10,7 +10,7 @@ This module imports neither numba nor MLIR until something is compiled.
 import functools
 import inspect
 
-_KNOWN_OPTIONS = {"debug", "lineinfo", "fastmath", "opt", "link", "cache", "max_registers", "inline", "forceinline"}
+_KNOWN_OPTIONS = {"debug", "lineinfo", "fastmath", "opt", "link", "cache", "max_registers", "inline", "forceinline", "backend"}
 
 
 class DeviceFunction:
