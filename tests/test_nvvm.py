@@ -29,20 +29,24 @@ def _print(source):
         return llvm7.print_module(pipeline.gpu_module_of(module))
 
 
-def _lower(entries, cc, options=NVVM):
-    """A module holding several kernels, [(pyfunc, argtypes)], after the "llvm" stage."""
+def _typed(entries):
+    return [compiler.type_function(f, args) for f, args in entries]
+
+
+def _lower(typed, cc, options=NVVM):
+    """A module holding several typed kernels, after the "llvm" stage."""
     builder = ModuleBuilder(typing_context(), options)
-    symbols = [builder.add_kernel(compiler.type_function(f, args)) for f, args in entries]
+    symbols = [builder.add_kernel(t) for t in typed]
     pipeline.set_target(builder.module, cc, options)
     pipeline.run_until(builder.module, "llvm", options)
     return builder.module, symbols
 
 
-def _nvvm_ptx(entries, cc, options=NVVM):
+def _nvvm_ptx(typed, cc, options=NVVM):
     with mlir_context():
-        module, symbols = _lower(entries, cc, options)
+        module, symbols = _lower(typed, cc, options)
         ptx = nvvm.compile_module(module, cc, options, "ptx").decode()
-    assert ptx.count(".entry ") == len(entries)
+    assert ptx.count(".entry ") == len(typed)
     for symbol in symbols:
         assert f".entry {symbol}(" in ptx
     return ptx
@@ -190,11 +194,11 @@ def _memory():
 
 
 def _differential_sample():
-    """Every 5th scalar differential kernel of each left operand type (all of them: minutes)."""
+    """Every 10th scalar differential kernel of each left operand type (typing all takes minutes)."""
     from . import differential
     from .test_codegen_differential import _entries
 
-    return [e for left in differential.TYPES for e in list(_entries(left))[::5]]
+    return [e for left in differential.TYPES for e in list(_entries(left))[::10]]
 
 
 FAMILIES = {
@@ -210,9 +214,9 @@ FAMILIES = {
 
 @pytest.mark.parametrize("family", FAMILIES)
 def test_kernels_assemble_through_nvvm(family):
-    entries = FAMILIES[family]()
+    typed = _typed(FAMILIES[family]())
     for cc in ARCHS:
-        ptx = _nvvm_ptx(entries, cc)
+        ptx = _nvvm_ptx(typed, cc)
         assert f".target {targets.chip(cc)}" in ptx and "NVVM" in ptx
         support.ptxas(ptx, targets.chip(cc))
 
@@ -263,7 +267,7 @@ def test_ltoir_links_into_a_cubin(cc):
     from cuda.bindings import nvjitlink
 
     with mlir_context():
-        module, (symbol,) = _lower([(_vadd, (_array("float64"),) * 3)], cc)
+        module, (symbol,) = _lower(_typed([(_vadd, (_array("float64"),) * 3)]), cc)
         ltoir = nvvm.compile_module(module, cc, NVVM, "ltoir")
     assert not ltoir.startswith(b"//")  # not PTX
     options = [f"-arch={targets.chip(cc)}", "-lto"]
@@ -282,7 +286,7 @@ def test_ltoir_links_into_a_cubin(cc):
 
 def test_unknown_output_is_rejected():
     with mlir_context():
-        module, _ = _lower([(_vadd, (_array("float64"),) * 3)], (8, 0))
+        module, _ = _lower(_typed([(_vadd, (_array("float64"),) * 3)]), (8, 0))
         with pytest.raises(ValueError, match="unknown output 'cubin'"):
             nvvm.compile_module(module, (8, 0), NVVM, "cubin")
 
