@@ -262,7 +262,7 @@ def test_fastmath_and_opt_reach_libnvvm():
     support.ptxas(fast)
 
 
-@pytest.mark.parametrize("cc", ARCHS, ids=lambda cc: targets.chip(cc))
+@pytest.mark.parametrize("cc", ARCHS + [(10, 0)], ids=lambda cc: targets.chip(cc))
 def test_ltoir_links_into_a_cubin(cc):
     from cuda.bindings import nvjitlink
 
@@ -282,6 +282,19 @@ def test_ltoir_links_into_a_cubin(cc):
     assert cubin[:4] == b"\x7fELF"
     # the kernel survived link-time optimisation (it is listed in @llvm.used)
     assert symbol.encode() in bytes(cubin)
+
+
+def test_blackwell_takes_modern_ir():
+    with mlir_context():
+        module, (symbol,) = _lower(_typed([(_vadd, (_array("float32"),) * 3)]), (10, 0))
+        text = nvvm.llvm_ir(module, (10, 0))
+        ptx = nvvm.compile_module(module, (10, 0), NVVM, "ptx").decode()
+    assert "ptr addrspace(1)" in text or "ptr %" in text  # opaque pointers, as MLIR writes them
+    assert f'target datalayout = "{llvm7.NVVM_DATA_LAYOUT}"' in text
+    assert f"@llvm.used = appending global [1 x ptr] [ptr @{symbol}]" in text
+    assert "!nvvmir.version" in text
+    assert ".target sm_100" in ptx
+    support.ptxas(ptx, "sm_100")
 
 
 def test_unknown_output_is_rejected():
