@@ -255,6 +255,7 @@ def test_fastmath_and_opt_reach_libnvvm():
     assert nvvm.nvvm_options((9, 0), compiler.CompileOptions(opt=False), "ltoir") == [
         "-arch=compute_90",
         "-opt=0",
+        "-fma=0",
         "-gen-lto",
     ]
     unoptimized = compiler.kernel_ptx(typed, (9, 0), options=compiler.CompileOptions(backend="nvvm", opt=False))

@@ -44,6 +44,10 @@ def nvvm_options(cc, options, output):
     result = [f"-arch=compute_{major}{minor}", "-opt=3" if options is None or options.opt else "-opt=0"]
     if options is not None and options.fastmath:
         result += ["-ftz=1", "-prec-div=0", "-prec-sqrt=0", "-fma=1"]
+    else:
+        # no contraction of a*b+c into fma unless fastmath: the nvptx path does not
+        # contract either, and both paths must give the same bits
+        result.append("-fma=0")
     if output == "ltoir":
         result.append("-gen-lto")
     return result
