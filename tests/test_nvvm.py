@@ -120,6 +120,31 @@ def test_block_arguments_become_phis():
     assert nvvm.compile_ir(text, ["-arch=compute_80"], link_libdevice=False)
 
 
+SWITCH = """
+llvm.func @pick(%x: i32, %a: f64) -> f64 {
+  %one = llvm.mlir.constant(1.0 : f64) : f64
+  llvm.switch %x : i32, ^other(%a : f64) [
+    0: ^done(%one : f64),
+    7: ^done(%a : f64)
+  ]
+^other(%y: f64):
+  %z = llvm.fmul %y, %y {fastmathFlags = #llvm.fastmath<contract, nnan>} : f64
+  llvm.br ^done(%z : f64)
+^done(%r: f64):
+  llvm.return %r : f64
+}
+llvm.module_flags [#llvm.mlir.module_flag<override, "nvvm-reflect-ftz", 1 : i32>]
+"""
+
+
+def test_switch_edges_and_fastmath_flags():
+    text = _print(SWITCH)
+    assert "switch i32 %arg0, label %bb1 [ i32 0, label %bb2 i32 7, label %bb0.e2 ]" in text
+    assert re.search(r"phi double \[ 0x3FF0000000000000, %bb0 \], \[ %arg1, %bb0.e2 \], \[ %v\d+, %bb1 \]", text)
+    assert re.search(r"fmul nnan contract double", text)
+    assert nvvm.compile_ir(text, ["-arch=compute_90"], link_libdevice=False)
+
+
 def test_unknown_intrinsic_is_rejected():
     source = 'llvm.func @k() { %0 = llvm.call_intrinsic "llvm.nvvm.made.up"() : () -> i32\n llvm.return }'
     with pytest.raises(Llvm7Error, match="does not know the intrinsic 'llvm.nvvm.made.up'"):
@@ -319,3 +344,14 @@ def test_constants_are_spelled_exactly():
     assert llvm7_constants.int_literal(2**64 - 1, llvm7_types.parse("i64")) == "-1"
     assert llvm7_constants.float_literal(1.0, llvm7_types.parse("f16")) == "0xH3C00"
     assert llvm7_types.parse("!llvm.struct<(ptr<3>, array<2 x vector<4xf32>>)>").text == "{ i8 addrspace(3)*, [2 x <4 x float>] }"
+
+
+def test_launch_bounds_become_annotations():
+    source = (
+        "llvm.func @k() attributes {gpu.kernel, nvvm.kernel, nvvm.maxntid = array<i32: 128, 2, 1>,"
+        " nvvm.minctasm = 4 : i32} { llvm.return }"
+    )
+    text = _print(source)
+    assert '!{void ()* @k, !"maxntidx", i32 128}' in text and '!{void ()* @k, !"minctasm", i32 4}' in text
+    ptx = nvvm.compile_ir(text, ["-arch=compute_80"], link_libdevice=False).decode()
+    assert ".maxntid 128, 2, 1" in ptx and ".minnctapersm 4" in ptx

@@ -93,6 +93,10 @@ class ModulePrinter:
     def _global(self, op):
         return llvm7_constants.global_definition(self, op)
 
+    def _module_flags(self, op):
+        # FTZ and precise division/square root reach libNVVM as options (nvvm.py), not flags
+        return ""
+
     def _metadata(self):
         lines = []
         if self.kernels:
@@ -127,6 +131,7 @@ class ModulePrinter:
 _TOP_LEVEL = {
     "llvm.func": ModulePrinter._function,
     "llvm.mlir.global": ModulePrinter._global,
+    "llvm.module_flags": ModulePrinter._module_flags,
 }
 
 
@@ -217,7 +222,7 @@ class FunctionPrinter:
             seen = set()
             for index, (succ, operands) in enumerate(successors(terminator)):
                 label = pred
-                if succ in seen and (operands or self.incoming.get(succ)):
+                if succ in seen and operands:
                     # a second edge from one block to the same target: LLVM wants one phi
                     # entry per predecessor block, so this edge gets a block of its own
                     label = f"{pred}.e{index}"

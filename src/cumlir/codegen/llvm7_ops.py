@@ -100,22 +100,19 @@ def _freeze(p, op):
     p.names[op.results[0]] = p.value(op.operands[0])
 
 
-@_rule("llvm.icmp")
-def _icmp(p, op):
+_PREDICATES = {"llvm.icmp": ICMP, "llvm.fcmp": FCMP}
+
+
+@_rule(*_PREDICATES)
+def _compare(p, op):
     a, b = op.operands
-    p.define(op.results[0], f"icmp {ICMP[_attr_int(op, 'predicate')]} {p.typed(a)}, {p.value(b)}")
+    predicate = _PREDICATES[op.name][_attr_int(op, "predicate")]
+    p.define(op.results[0], f"{op.name[5:]} {fastmath(op)}{predicate} {p.typed(a)}, {p.value(b)}")
 
 
-@_rule("llvm.fcmp")
-def _fcmp(p, op):
-    a, b = op.operands
-    p.define(op.results[0], f"fcmp {fastmath(op)}{FCMP[_attr_int(op, 'predicate')]} {p.typed(a)}, {p.value(b)}")
-
-
-@_rule("llvm.select")
-def _select(p, op):
-    c, a, b = op.operands
-    p.define(op.results[0], f"select {p.typed(c)}, {p.typed(a)}, {p.typed(b)}")
+@_rule("llvm.select", "llvm.extractelement", "llvm.insertelement")
+def _all_operands_typed(p, op):
+    p.define(op.results[0], f"{op.name[5:]} {', '.join(p.typed(x) for x in op.operands)}")
 
 
 # -- aggregates --------------------------------------------------------------------------
@@ -133,18 +130,6 @@ def _extractvalue(p, op):
 def _insertvalue(p, op):
     agg, value = op.operands
     p.define(op.results[0], f"insertvalue {p.typed(agg)}, {p.typed(value)}, {_position(op)}")
-
-
-@_rule("llvm.extractelement")
-def _extractelement(p, op):
-    vec, index = op.operands
-    p.define(op.results[0], f"extractelement {p.typed(vec)}, {p.typed(index)}")
-
-
-@_rule("llvm.insertelement")
-def _insertelement(p, op):
-    vec, value, index = op.operands
-    p.define(op.results[0], f"insertelement {p.typed(vec)}, {p.typed(value)}, {p.typed(index)}")
 
 
 # -- memory ------------------------------------------------------------------------------
@@ -217,6 +202,14 @@ def _alloca(p, op):
 
 
 # -- calls and control flow --------------------------------------------------------------
+def _produce(p, op, text):
+    """Emit *text* as the definition of the op's result, or on its own for a void op."""
+    if len(op.results):
+        p.define(op.results[0], text)
+    else:
+        p.emit(text)
+
+
 @_rule("llvm.call")
 def _call(p, op):
     if "callee" not in op.attributes:
@@ -231,10 +224,7 @@ def _call(p, op):
 
 def _emit_call(p, op, shape, callee, args, extra=""):
     text = f"call {fastmath(op)}{shape}{callee}({', '.join([p.typed(a) for a in args] + ([extra] if extra else []))})"
-    if len(op.results):
-        p.define(op.results[0], text)
-    else:
-        p.emit(text)
+    _produce(p, op, text)
 
 
 @_rule("llvm.call_intrinsic")
@@ -295,10 +285,7 @@ def _asm_call(p, op, template, constraints, side_effects):
     args = list(op.operands)
     asm = f"asm {effects}{_quoted(template)}, {_quoted(constraints)}"
     text = f"call {result.text} {asm}({', '.join(p.typed(a) for a in args)})"
-    if len(op.results):
-        p.define(op.results[0], text)
-    else:
-        p.emit(text)
+    _produce(p, op, text)
 
 
 @_rule("llvm.inline_asm")
@@ -315,10 +302,7 @@ def _intrinsic_call(p, op, name, args, extra=()):
     params = [p.type_of(a).text for a in args] + [e.split(" ")[0] for e in extra]
     p.module.use_intrinsic(name, f"declare {result.text} @{name}({', '.join(params)})")
     text = f"call {fastmath(op)}{result.text} @{name}({', '.join([p.typed(a) for a in args] + list(extra))})"
-    if len(op.results):
-        p.define(op.results[0], text)
-    else:
-        p.emit(text)
+    _produce(p, op, text)
 
 
 def _special_register(p, op):
