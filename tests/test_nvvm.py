@@ -258,6 +258,9 @@ def test_backend_option_selects_the_path(monkeypatch):
     assert "NVVM" not in compiler.kernel_ptx(typed, (8, 0), options=compiler.CompileOptions()).ptx
     monkeypatch.setenv("CUMLIR_BACKEND", "nvvm")
     assert compiler.CompileOptions().backend == "nvvm"
+    argtypes = (_array("float32"),) * 3
+    assert re.search(r"bitcast i8\* %\w+ to float\*", compiler.emit(_vadd, argtypes, "llvm", (8, 0)))
+    assert "NVVM" in compiler.emit(_vadd, argtypes, "ptx", (8, 0))
     options = compiler.CompileOptions.from_targetoptions(cuda.jit(backend="nvptx")(_vadd).targetoptions)
     assert options.backend == "nvptx"
     with pytest.raises(ValueError, match="unknown backend 'llvm'"):

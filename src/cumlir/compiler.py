@@ -95,6 +95,13 @@ def emit(pyfunc, argtypes, stage, cc, options=None):
         if stage == "mlir":
             return str(module)
         pipeline.set_target(module, cc, options)
+        if options.backend == "nvvm" and stage in ("llvm", "ptx"):
+            from .codegen import nvvm
+
+            pipeline.run_until(module, "llvm", options)
+            if stage == "llvm":
+                return nvvm.llvm_ir(module, cc)  # what libNVVM reads
+            return nvvm.compile_module(module, cc, options, "ptx").decode()
         last = {"optimized": "optimize", "llvm": "llvm", "ptx": "ptx"}[stage]
         pipeline.run_until(module, last, options)
         if stage == "optimized":

@@ -23,7 +23,7 @@ NVVM_DATA_LAYOUT = (
     "-v16:16:16-v32:32:32-v64:64:64-v128:128:128-n16:32:64"
 )
 NVVM_TRIPLE = "nvptx64-nvidia-cuda"
-NVVM_IR_VERSION = (2, 0, 3, 2)  # libNVVM 13's nvvm.ir_version(); the debug pair only matters with -g
+NVVM_IR_VERSION = (2, 0, 3, 2)  # libNVVM 13's nvvm.ir_version(), for printing without libNVVM
 
 _KERNEL_ATTRIBUTES = ("gpu.kernel", "nvvm.kernel")
 # launch bounds carried by MLIR function attributes -> nvvm.annotations keys
@@ -41,9 +41,9 @@ _LINKAGES = {
 }
 
 
-def print_module(gpu_module):
+def print_module(gpu_module, ir_version=NVVM_IR_VERSION):
     """LLVM 7 text of the ``gpu.module`` (or ``builtin.module``) *gpu_module* after the "llvm" stage."""
-    return ModulePrinter(gpu_module).run()
+    return ModulePrinter(gpu_module, ir_version).run()
 
 
 def _string_attr(op, name):
@@ -60,7 +60,8 @@ def linkage_of(op):
 
 
 class ModulePrinter:
-    def __init__(self, gpu_module):
+    def __init__(self, gpu_module, ir_version=NVVM_IR_VERSION):
+        self.ir_version = ir_version
         self.ops = list(gpu_module.regions[0].blocks[0].operations)
         self.globals = {}  # symbol -> (value Type, address space)
         self.functions = {}  # symbol -> function Type
@@ -113,7 +114,7 @@ class ModulePrinter:
         lines += ["", f"!nvvm.annotations = !{{{', '.join(f'!{i}' for i in range(len(entries)))}}}"] if entries else [""]
         lines += nodes
         lines.append(f"!nvvmir.version = !{{!{version}}}")
-        lines.append(f"!{version} = !{{{', '.join(f'i32 {v}' for v in NVVM_IR_VERSION)}}}")
+        lines.append(f"!{version} = !{{{', '.join(f'i32 {v}' for v in self.ir_version)}}}")
         return lines
 
     def kernel_annotations(self, op):

@@ -57,7 +57,7 @@ def llvm_ir(mlir_module, cc):
     """The LLVM IR text libNVVM is given for *mlir_module* (after the pipeline's "llvm" stage)."""
     if targets.parse_cc(cc) >= MODERN_IR_FROM:
         return modern_ir(mlir_module)
-    return llvm7.print_module(pipeline.gpu_module_of(mlir_module))
+    return llvm7.print_module(pipeline.gpu_module_of(mlir_module), _nvvm().ir_version())
 
 
 def modern_ir(mlir_module):
