@@ -88,7 +88,8 @@ def test_kernels_are_annotated_and_kept_alive():
     assert re.search(r'!\{void \(i8 addrspace\(1\)\*, i64\)\* @k, !"kernel", i32 1\}', text)
     assert "@helper" not in text.split("@llvm.used")[1]
     version = ", ".join(f"i32 {v}" for v in nvvm._nvvm().ir_version())
-    assert re.search(r"!nvvmir.version = !\{!(\d+)\}\n!\1 = !\{" + re.escape(version) + r"\}", text)
+    node = re.search(r"^!nvvmir.version = !\{!(\d+)\}$", text, re.M).group(1)
+    assert f"\n!{node} = !{{{version}}}\n" in text
 
 
 LOOP = """
@@ -347,6 +348,28 @@ def test_constants_are_spelled_exactly():
     assert llvm7_constants.int_literal(2**64 - 1, llvm7_types.parse("i64")) == "-1"
     assert llvm7_constants.float_literal(1.0, llvm7_types.parse("f16")) == "0xH3C00"
     assert llvm7_types.parse("!llvm.struct<(ptr<3>, array<2 x vector<4xf32>>)>").text == "{ i8 addrspace(3)*, [2 x <4 x float>] }"
+
+
+def _lines(a, out):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = a[i] * 2.0
+
+
+def test_lineinfo_gives_line_tables():
+    typed = compiler.type_function(_lines, (_array("float64"),) * 2)
+    options = compiler.CompileOptions(backend="nvvm", lineinfo=True)
+    with mlir_context():
+        module, _ = _lower([typed], (8, 0), options)
+        text = nvvm.llvm_ir(module, (8, 0), options)
+    assert re.search(r"define void @_lines\(.*\) !dbg !\d+ \{", text)
+    line = _lines.__code__.co_firstlineno + 3
+    assert re.search(rf"!DILocation\(line: {line}, column: \d+, scope: !\d+\)", text)
+    assert "emissionKind: LineTablesOnly" in text and '!"Debug Info Version", i32 3' in text
+    ptx = compiler.kernel_ptx(typed, (8, 0), options=options).ptx
+    assert re.search(rf"\.loc\s+\d+ {line} ", ptx) and "test_nvvm.py" in ptx
+    support.ptxas(ptx, "sm_80")
+    assert ".loc" not in compiler.kernel_ptx(typed, (8, 0), options=NVVM).ptx
 
 
 def test_launch_bounds_become_annotations():

@@ -100,7 +100,7 @@ def emit(pyfunc, argtypes, stage, cc, options=None):
 
             pipeline.run_until(module, "llvm", options)
             if stage == "llvm":
-                return nvvm.llvm_ir(module, cc)  # what libNVVM reads
+                return nvvm.llvm_ir(module, cc, options)  # what libNVVM reads
             return nvvm.compile_module(module, cc, options, "ptx").decode()
         last = {"optimized": "optimize", "llvm": "llvm", "ptx": "ptx"}[stage]
         pipeline.run_until(module, last, options)

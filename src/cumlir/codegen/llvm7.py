@@ -15,7 +15,7 @@ Constants, poison and global addresses are folded into their uses (LLVM IR has n
 instruction for them), so one prepass gives every such value its literal.
 """
 
-from . import llvm7_constants, llvm7_ops, llvm7_types
+from . import llvm7_constants, llvm7_debug, llvm7_ops, llvm7_types
 from .llvm7_errors import Llvm7Error
 
 NVVM_DATA_LAYOUT = (
@@ -41,9 +41,10 @@ _LINKAGES = {
 }
 
 
-def print_module(gpu_module, ir_version=NVVM_IR_VERSION):
-    """LLVM 7 text of the ``gpu.module`` (or ``builtin.module``) *gpu_module* after the "llvm" stage."""
-    return ModulePrinter(gpu_module, ir_version).run()
+def print_module(gpu_module, ir_version=NVVM_IR_VERSION, line_tables=False):
+    """LLVM 7 text of the ``gpu.module`` (or ``builtin.module``) *gpu_module* after the "llvm" stage;
+    with *line_tables*, each instruction carries its Python source line."""
+    return ModulePrinter(gpu_module, ir_version, line_tables).run()
 
 
 def _string_attr(op, name):
@@ -60,8 +61,11 @@ def linkage_of(op):
 
 
 class ModulePrinter:
-    def __init__(self, gpu_module, ir_version=NVVM_IR_VERSION):
+    def __init__(self, gpu_module, ir_version=NVVM_IR_VERSION, line_tables=False):
         self.ir_version = ir_version
+        self.nodes = []  # metadata node definitions, numbered in order
+        self.named_metadata = {}  # name -> node references
+        self.line_tables = llvm7_debug.LineTables(self) if line_tables else None
         self.ops = list(gpu_module.regions[0].blocks[0].operations)
         self.globals = {}  # symbol -> (value Type, address space)
         self.functions = {}  # symbol -> function Type
@@ -98,6 +102,11 @@ class ModulePrinter:
         # FTZ and precise division/square root reach libNVVM as options (nvvm.py), not flags
         return ""
 
+    def node(self, text):
+        """A new numbered metadata node holding *text*; its reference ``!N``."""
+        self.nodes.append(f"!{len(self.nodes)} = {text}")
+        return f"!{len(self.nodes) - 1}"
+
     def _metadata(self):
         lines = []
         if self.kernels:
@@ -105,17 +114,17 @@ class ModulePrinter:
             lines.append(
                 f"@llvm.used = appending global [{len(self.kernels)} x i8*] [{refs}], section \"llvm.metadata\""
             )
-        entries = []
+        annotations = []
         for sym, fn, extra in self.kernels:
-            entries.append(f'!{{{fn.text}* @{sym}, !"kernel", i32 1}}')
-            entries += [f'!{{{fn.text}* @{sym}, !"{key}", i32 {value}}}' for key, value in extra]
-        nodes = [f"!{i} = {text}" for i, text in enumerate(entries)]
-        version = len(entries)
-        lines += ["", f"!nvvm.annotations = !{{{', '.join(f'!{i}' for i in range(len(entries)))}}}"] if entries else [""]
-        lines += nodes
-        lines.append(f"!nvvmir.version = !{{!{version}}}")
-        lines.append(f"!{version} = !{{{', '.join(f'i32 {v}' for v in self.ir_version)}}}")
-        return lines
+            annotations.append(self.node(f'!{{{fn.text}* @{sym}, !"kernel", i32 1}}'))
+            annotations += [self.node(f'!{{{fn.text}* @{sym}, !"{key}", i32 {value}}}') for key, value in extra]
+        if annotations:
+            self.named_metadata["nvvm.annotations"] = annotations
+        version = ", ".join(f"i32 {v}" for v in self.ir_version)
+        self.named_metadata["nvvmir.version"] = [self.node(f"!{{{version}}}")]
+        lines.append("")
+        lines += [f"!{name} = !{{{', '.join(refs)}}}" for name, refs in self.named_metadata.items()]
+        return lines + self.nodes
 
     def kernel_annotations(self, op):
         extra = []
@@ -151,6 +160,7 @@ class FunctionPrinter:
         self.incoming = {}  # Block -> [(pred label, [Values])]
         self.edge_labels = {}  # (terminator, successor index) -> label to branch to
         self.edge_blocks = {}  # block label -> lines of the edge blocks after it
+        self.dbg = ""  # the source position appended to each instruction (lineinfo)
 
     # -- names -------------------------------------------------------------------------
     def fresh(self, hint="t"):
@@ -170,7 +180,7 @@ class FunctionPrinter:
         return f"{self.type_of(v).text} {self.value(v)}"
 
     def emit(self, text):
-        self.lines.append("  " + text)
+        self.lines.append("  " + text + self.dbg)
 
     def define(self, result, text):
         """Emit ``%name = text`` for the op result *result*."""
@@ -206,7 +216,11 @@ class FunctionPrinter:
         llvm7_constants.fold(self, blocks)
         self._plan_phis(blocks)
         args = ", ".join(f"{p.text} %arg{i}" for i, p in enumerate(params))
-        out = [f"define {_LINKAGES[linkage]}{result.text} @{self.symbol}({args}) {{"]
+        tables, scope_ref = self.module.line_tables, ""
+        if tables is not None:
+            self.scope, self.scope_line = tables.subprogram(self.symbol, op)
+            scope_ref = f" !dbg {self.scope}"
+        out = [f"define {_LINKAGES[linkage]}{result.text} @{self.symbol}({args}){scope_ref} {{"]
         for block in blocks:
             self.lines = []
             self._block(block, entry=block == blocks[0])
@@ -238,6 +252,8 @@ class FunctionPrinter:
         return "%" + self.edge_labels.get((terminator, index), self.labels[block])
 
     def _block(self, block, entry=False):
+        self.dbg = ""
+        tables = self.module.line_tables
         for position, arg in enumerate([] if entry else block.arguments):
             if not self.incoming.get(block):
                 raise Llvm7Error(f"block argument without predecessors in @{self.symbol}")
@@ -255,6 +271,8 @@ class FunctionPrinter:
                     f"the LLVM 7 printer (nvvm code-generation path) does not support the op {op.name!r}"
                     f" (in @{self.symbol})"
                 )
+            if tables is not None:
+                self.dbg = tables.location(op, self.scope, self.scope_line)
             printer(self, op)
 
 

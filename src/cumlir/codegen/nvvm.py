@@ -53,11 +53,13 @@ def nvvm_options(cc, options, output):
     return result
 
 
-def llvm_ir(mlir_module, cc):
+def llvm_ir(mlir_module, cc, options=None):
     """The LLVM IR text libNVVM is given for *mlir_module* (after the pipeline's "llvm" stage)."""
     if targets.parse_cc(cc) >= MODERN_IR_FROM:
         return modern_ir(mlir_module)
-    return llvm7.print_module(pipeline.gpu_module_of(mlir_module), _nvvm().ir_version())
+    # line tables only: full debug info (-g) would also need variables and types
+    lines = options is not None and (options.lineinfo or options.debug)
+    return llvm7.print_module(pipeline.gpu_module_of(mlir_module), _nvvm().ir_version(), line_tables=lines)
 
 
 def modern_ir(mlir_module):
@@ -83,7 +85,7 @@ def compile_module(mlir_module, cc, options, output):
     """PTX text (as bytes) or LTO-IR of a module after the pipeline's "llvm" stage, through libNVVM."""
     if output not in OUTPUTS:
         raise ValueError(f"unknown output {output!r} for the nvvm path; choose one of {', '.join(OUTPUTS)}")
-    text = llvm_ir(mlir_module, cc)
+    text = llvm_ir(mlir_module, cc, options)
     result = compile_ir(text, nvvm_options(cc, options, output), link_libdevice="@__nv_" in text)
     return result.rstrip(b"\0") if output == "ptx" else result
 
