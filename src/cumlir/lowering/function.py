@@ -17,13 +17,14 @@ from numba.core import ir as nir
 
 from ..models import default_manager
 from . import kernel_abi
+from .builder_api import BuilderAPI
 from .registry import registry
 
 # The value of a variable whose type has no runtime representation.
 NO_VALUE = None
 
 
-class MLIRLower:
+class MLIRLower(BuilderAPI):
     """Builds one function; ``kind`` is "kernel" (a gpu.func) or "device" (a func.func)."""
 
     def __init__(self, module, typed, kind, symbol):
