@@ -68,11 +68,11 @@ def overload_attribute(typ, attr, **kwargs):
 
     def decorate(overload_func):
         numba_overload_attribute(typ, attr, **kwargs)(overload_func)
-        call = _call_overloaded(overload_func)
 
         @_rules.lower_getattr(typ, attr)
+        @_reported(overload_func)
         def getattr_rule(lower, ty, value, attr):
-            return call(lower, signature(types.none, ty), [value], cast_result=False)
+            return lower.call_function(overload_func, (ty,), [value])[0]
 
         return overload_func
 
@@ -83,9 +83,9 @@ def _call_overloaded(overload_func):
     """A call rule lowering to the device function numba's typing chose for *overload_func*."""
 
     @_reported(overload_func)
-    def rule(lower, sig, args, cast_result=True):
+    def rule(lower, sig, args):
         value, result_type = lower.call_function(overload_func, sig.args, args)
-        return lower.cast(value, result_type, sig.return_type) if cast_result else value
+        return lower.cast(value, result_type, sig.return_type)
 
     return rule
 

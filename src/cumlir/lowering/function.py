@@ -16,6 +16,7 @@ from numba.core import analysis, errors, types
 from numba.core import ir as nir
 
 from ..models import default_manager
+from ..typing.target import target_override
 from . import kernel_abi
 from .builder_api import BuilderAPI
 from .registry import registry
@@ -118,8 +119,6 @@ class MLIRLower(BuilderAPI):
         Returns (value, result type). For rules that apply Python operations to parts
         of their operands (comparing tuple members, say)."""
         from numba.core.typing.templates import Signature
-
-        from ..typing.target import target_override
 
         with target_override():
             fnty = self.typing_context.resolve_value_type(fn)
@@ -383,7 +382,8 @@ class MLIRLower(BuilderAPI):
         value = self.load_var(expr.value)
         if isinstance(result_type, types.BoundFunction):
             return self.cast(value, ty, result_type.this), result_type
-        attrty = self.typing_context.resolve_getattr(ty, expr.attr)
+        with target_override():  # attributes declared for cumlir (overload_attribute) resolve only here
+            attrty = self.typing_context.resolve_getattr(ty, expr.attr)
         if not self.has_value(attrty):
             return NO_VALUE, attrty
         if isinstance(ty, types.Module):  # a module-level constant such as math.pi
