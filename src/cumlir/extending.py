@@ -15,13 +15,12 @@ import functools
 
 from numba.core import types
 from numba.core.errors import ForceLiteralArg  # noqa: F401
-from numba.core.extending import type_callable  # noqa: F401  (generic templates apply to cumlir)
 from numba.core.typing.templates import AbstractTemplate, AttributeTemplate, signature  # noqa: F401
 
 from .lowering.extension_registry import _reported, lowering_registry
 from .lowering.registry import registry as _rules
 from .models import register_model  # noqa: F401
-from .typing.registry import registry as typing_registry
+from .typing.extension_registry import typing_guard, typing_registry
 from .typing.target import TARGET_NAME
 
 lower_cast = lowering_registry.lower_cast
@@ -33,6 +32,26 @@ lower_setattr_generic = lowering_registry.lower_setattr_generic
 lower = lowering_registry.lower
 
 
+# ---- typing -------------------------------------------------------------------------
+
+
+def type_callable(func):
+    """Numba's ``type_callable``: ``typing_func(context)`` returns a typer, called with the
+    argument types, returning the result type or None."""
+    from numba.core.extending import type_callable as numba_type_callable
+
+    def decorate(typing_func):
+        @functools.wraps(typing_func)
+        def guarded(context):
+            typer = typing_guard(typing_func)(context)
+            return typing_guard(typing_func, typer) if callable(typer) else typer
+
+        numba_type_callable(func)(guarded)
+        return typing_func
+
+    return decorate
+
+
 # ---- high level: implementations written in Python -----------------------------------
 
 
@@ -42,7 +61,12 @@ def overload(func, jit_options=None, strict=True, inline="never", prefer_literal
     from numba.core.extending import overload as numba_overload
 
     kwargs.setdefault("target", TARGET_NAME)
-    return numba_overload(func, jit_options or {}, strict, inline, prefer_literal, **kwargs)
+
+    def decorate(overload_func):
+        numba_overload(func, jit_options or {}, strict, inline, prefer_literal, **kwargs)(typing_guard(overload_func))
+        return overload_func
+
+    return decorate
 
 
 def overload_method(typ, attr, **kwargs):
@@ -52,9 +76,10 @@ def overload_method(typ, attr, **kwargs):
     kwargs.setdefault("target", TARGET_NAME)
 
     def decorate(overload_func):
-        numba_overload_method(typ, attr, **kwargs)(overload_func)
-        # numba types the method as a call of overload_func on (receiver, *args)
-        _rules.lower((typ, attr), typ, types.VarArg(types.Any))(_call_overloaded(overload_func))
+        guarded = typing_guard(overload_func)
+        numba_overload_method(typ, attr, **kwargs)(guarded)
+        # numba types the method as a call of the (guarded) overload function on (receiver, *args)
+        _rules.lower((typ, attr), typ, types.VarArg(types.Any))(_call_overloaded(guarded))
         return overload_func
 
     return decorate
@@ -67,12 +92,13 @@ def overload_attribute(typ, attr, **kwargs):
     kwargs.setdefault("target", TARGET_NAME)
 
     def decorate(overload_func):
-        numba_overload_attribute(typ, attr, **kwargs)(overload_func)
+        guarded = typing_guard(overload_func)
+        numba_overload_attribute(typ, attr, **kwargs)(guarded)
 
         @_rules.lower_getattr(typ, attr)
         @_reported(overload_func)
         def getattr_rule(lower, ty, value, attr):
-            return lower.call_function(overload_func, (ty,), [value])[0]
+            return lower.call_function(guarded, (ty,), [value])[0]
 
         return overload_func
 
@@ -140,7 +166,7 @@ class Intrinsic:
     def _type_call(self, typing_context, args, kws):
         if kws:
             return None
-        result = self._definition(typing_context, *args)
+        result = typing_guard(self._definition)(typing_context, *args)
         if result is None:
             return None
         sig, codegen = result
