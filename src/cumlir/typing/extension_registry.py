@@ -8,7 +8,7 @@ Numba's own exceptions (TypingError, ForceLiteralArg) pass unchanged.
 
 import functools
 
-from numba.core import errors
+from numba.core import errors, types
 
 from .registry import registry as _registry
 
@@ -59,8 +59,15 @@ class TypingRegistry:
         if typ is not None:  # a global of a known type
             return _registry.register_global(val, typ, **kwargs)
 
+        # numba asks *val* to be reachable as module.name (its key must pickle); cumlir
+        # does not pickle templates, so constructors made inside functions work too
+        key = kwargs.pop("typing_key", val)
+        if kwargs:
+            raise TypeError(f"unexpected arguments {sorted(kwargs)}")
+
         def decorate(template):
-            _registry.register_global(val, **kwargs)(_guard_template(template))
+            keyed = type(template.__name__, (_guard_template(template),), {"key": key})
+            _registry.register_global(val, types.Function(keyed))
             return template
 
         return decorate
