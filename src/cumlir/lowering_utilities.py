@@ -163,7 +163,7 @@ def tensor_to_memref(value):
 
 
 def broadcast_shapes_for_binary_op(lhs, rhs, builder=None):
-    """NumPy's broadcast of two ranked shaped values: (lhs, rhs) of one common static shape.
+    """NumPy's broadcast of two ranked shaped values: (lhs, rhs) as tensors of one common static shape.
 
     Both operands must have static shapes (tensors or memrefs); a size-1 dimension is
     repeated along the other's, and missing leading dimensions are added.
@@ -176,10 +176,10 @@ def broadcast_shapes_for_binary_op(lhs, rhs, builder=None):
     shape = _broadcast_shape(list(lt.shape), list(rt.shape))
 
     def expand(value, vtype):
-        if list(vtype.shape) == shape:
-            return value
         if isinstance(value.type, ir.MemRefType):
             value = memref_to_tensor(value)
+        if list(vtype.shape) == shape:
+            return value
         src = list(vtype.shape)
         offset = len(shape) - len(src)
         # drop the size-1 dimensions that grow, then broadcast along them and the new leading ones
@@ -198,7 +198,8 @@ def broadcast_shapes_for_binary_op(lhs, rhs, builder=None):
         collapsed = tensor.collapse_shape(collapsed_type, value, groups) if src != [src[i] for i in kept] else value
         init = tensor.empty(shape, vtype.element_type)
         grown = [d for d in range(len(shape)) if d < offset or (d - offset) not in kept]
-        return linalg.broadcast(collapsed, outs=[init], dimensions=grown)
+        op = linalg.broadcast(collapsed, outs=[init], dimensions=grown)
+        return op.results[0] if hasattr(op, "results") else op[0]
 
     return expand(lhs, lt), expand(rhs, rt)
 
