@@ -345,7 +345,14 @@ class MLIRLower(BuilderAPI):
 
     def _impl_key(self, fn, sig):
         fnty = self.typing_context.resolve_value_type(fn)
-        return fnty.get_impl_key(sig)
+        try:
+            return fnty.get_impl_key(sig)
+        except KeyError:
+            # declarations registered since typing (an extension, numba's lazy ones) gave
+            # *fn* a new function type that has not seen this call yet: type it again
+            with target_override():
+                self.typing_context.resolve_function_type(fnty, sig.args, {})
+            return fnty.get_impl_key(sig)
 
     def _binop(self, expr, result_type):
         sig = self.calltypes[expr]
