@@ -93,7 +93,7 @@ def _kind_of(path):
 
 def as_linkable(item):
     """A LinkableCode from a link item: a LinkableCode or a path."""
-    if isinstance(item, LinkableCode):
+    if isinstance(item, (LinkableCode, _LazyPath)):
         return item
     if isinstance(item, (str, os.PathLike)):
         _kind_of(item)  # a bad suffix is reported when the item is given, not when linking

@@ -19,6 +19,12 @@ def add_entry(builder, callee, symbol, abi):
     """Lower the DeviceFunction *callee* into *builder* behind a public wrapper *symbol*."""
     if builder.has_symbol(symbol):
         raise ValueError(f"the symbol {symbol!r} is already defined in this module")
+    if isinstance(callee.typed.return_type, types.Record):
+        # a record is held by reference: its pointer would outlive the memory it points to
+        raise errors.UnsupportedError(
+            f"a device function compiled on its own cannot return a record ({callee.typed.return_type}); "
+            "write it through a CPointer argument instead"
+        )
     builder.claim_symbol(symbol)
     with builder.context, ir.Location.unknown():
         inner = builder.device_symbol(callee)
@@ -85,6 +91,3 @@ def numba_abi_name(pyfunc, argtypes):
     qualified = f"{pyfunc.__module__}.{pyfunc.__qualname__}"
     return itanium_mangler.mangle(qualified, tuple(argtypes), abi_tags=("v1",))
 
-
-def returns_nothing(ty):
-    return ty in (types.none, types.void)
