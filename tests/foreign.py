@@ -102,3 +102,21 @@ def void_caller(name, element_c):
         f"  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
         f"  if (i < n) {name}(&a[i], &b[i], &out[i]);\n}}\n"
     )
+
+
+MUL_CXX = 'extern "C" __device__ int mul_f32(float* r, float x, float y) { *r = x * y; return 0; }\n'
+
+
+def multiply_kernel():
+    """A kernel multiplying two arrays through a CUDA C++ device function (Numba's ABI)."""
+    from cumlir.linkable import CUSource
+
+    mul = cuda.declare_device("mul_f32", "float32(float32, float32)", link=[CUSource(MUL_CXX, "mul.cu")])
+
+    @cuda.jit
+    def k(a, b, out):
+        i = cuda.grid(1)
+        if i < out.size:
+            out[i] = mul(a[i], b[i])
+
+    return k

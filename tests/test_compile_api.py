@@ -181,19 +181,12 @@ def test_nvrtc_error_names_the_source():
 
 # ---- kernels calling external device functions -------------------------------------------------
 
-MUL_CXX = 'extern "C" __device__ int mul_f32(float* r, float x, float y) { *r = x * y; return 0; }\n'
+MUL_CXX = foreign.MUL_CXX
 
 
 @pytest.mark.parametrize("cc", ARCHS, ids=ARCH_IDS)
 def test_kernel_calls_declared_cxx_function(cc):
-    mul = cuda.declare_device("mul_f32", "float32(float32, float32)", link=[CUSource(MUL_CXX, "mul.cu")])
-
-    @cuda.jit
-    def k(a, b, out):
-        i = cuda.grid(1)
-        if i < out.size:
-            out[i] = mul(a[i], b[i])
-
+    k = foreign.multiply_kernel()
     compiled = k.compile("void(float32[:], float32[:], float32[:])").compiled(cc)
     assert re.search(r"\.extern \.func\s+\(\.param \.b32 func_retval0\)\s+mul_f32", compiled.ptx)
     cubin = linking.link_kernel(compiled.ptx, cc, compiled.link, name=compiled.symbol)
@@ -277,6 +270,18 @@ def test_farray_is_fortran_ordered():
     assert re.search(r"getelementptr (inbounds )?(nuw )?(i8|double), ptr %\d+, i\d+ (40|5)\b", ir), ir
 
 
+def test_numba_carray_is_cuda_carray():
+    import numba
+
+    def total(p, n):
+        a = numba.carray(p, n)
+        return a[0] + a[n - 1]
+
+    ptx, restype = cuda.compile(total, (types.CPointer(types.int64), types.int64), cc=(9, 0))
+    assert restype == types.int64
+    support.ptxas(ptx)
+
+
 def test_carray_of_voidptr_needs_a_dtype():
     def f(p):
         return cuda.carray(p, 4)[0]
@@ -338,3 +343,19 @@ def test_returning_a_record_is_refused():
 
     with pytest.raises(Exception, match="cannot return a record"):
         cuda.compile(first, (foreign.PTR_PAIR,), cc=(9, 0))
+
+
+def test_device_function_link_items_reach_the_kernel():
+    mul = cuda.declare_device("mul_f32", "float32(float32, float32)")
+
+    @cuda.jit(device=True, link=[CUSource(MUL_CXX, "mul.cu")])
+    def twice_product(x, y):
+        return 2 * mul(x, y)
+
+    @cuda.jit
+    def k(a, out):
+        out[0] = twice_product(a[0], a[1])
+
+    compiled = k.compile("void(float32[:], float32[:])").compiled((9, 0))
+    assert [item.name for item in compiled.link] == ["mul.cu"]
+    assert b"mul_f32" in linking.link_kernel(compiled.ptx, (9, 0), compiled.link)

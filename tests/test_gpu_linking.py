@@ -150,19 +150,11 @@ def test_ltoir_operator_is_inlined():
     assert "CALL" not in sass.upper()
 
 
-MUL_CXX = 'extern "C" __device__ int mul_f32(float* r, float x, float y) { *r = x * y; return 0; }\n'
 POLY_CXX = 'extern "C" __device__ int poly(long long* r, long long x, int k) { *r = x * x + k; return 0; }\n'
 
 
 def test_kernel_calls_cxx_device_functions(rng):
-    mul = cuda.declare_device("mul_f32", "float32(float32, float32)", link=[CUSource(MUL_CXX, "mul.cu")])
-
-    @cuda.jit
-    def k(a, b, out):
-        i = cuda.grid(1)
-        if i < out.size:
-            out[i] = mul(a[i], b[i])
-
+    k = foreign.multiply_kernel()
     a, b = (rng.standard_normal(N).astype(np.float32) for _ in range(2))
     out = support.poisoned(N, np.float32)
     k[(N + 127) // 128, 128](a, b, out)

@@ -68,9 +68,15 @@ def kernel_ptx(typed, cc, name=None, options=None):
 
 
 def _external_links(builder):
+    """Link items of the external functions the module calls and of its device functions' link=."""
     from .lowering.externals import link_items
 
-    return link_items(builder)
+    items = link_items(builder)
+    for callee in builder._device_symbols:
+        for item in callee.dispatcher.targetoptions.get("link") or ():
+            if item not in items:
+                items.append(item)
+    return items
 
 
 def emit(pyfunc, argtypes, stage, cc, options=None):

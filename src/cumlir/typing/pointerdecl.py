@@ -7,6 +7,7 @@ element type: it is only passed on, or turned into an array with ``cuda.carray(p
 
 import operator
 
+import numba
 from numba.core import types
 from numba.core.errors import TypingError
 from numba.core.typing.npydecl import parse_dtype
@@ -83,4 +84,4 @@ for _name, _layout in (("carray", "C"), ("farray", "F")):
     _template = _array_template(_name, _layout)
     register_global(getattr(foreign, _name), types.Function(_template))
     # numba.carray / numba.farray, written in code shared with numba
-    registry.register_global(getattr(__import__("numba"), _name), types.Function(_template))
+    registry.register_global(getattr(numba, _name), types.Function(_template))
