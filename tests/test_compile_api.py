@@ -166,6 +166,19 @@ def test_cxx_kernels_link_cumlir_operators(cc):
         assert f"call_{op[2]}".encode() in cubin and op[2].encode() in cubin
 
 
+@pytest.mark.parametrize("cc", ARCHS, ids=ARCH_IDS)
+def test_lto_input_switches_on_lto(cc):
+    """An LTO-IR input makes the whole link use -lto: CUDA C++ items become LTO-IR too."""
+    from cumlir.nvrtc import compile_source
+
+    callee = compile_source('extern "C" __device__ int add_i32(int x, int y) { return x + y; }', cc, output="ltoir")
+    caller = CUSource(foreign.scalar_caller("add_i32", "int", ["int", "int"]), "caller.cu")
+    cubin = linking.link_cubin([LTOIR(callee, "add.ltoir"), caller], cc)
+    assert b"call_add_i32" in cubin
+    with pytest.raises(linking.LinkError, match="bad.ltoir"):
+        linking.link_cubin([LTOIR(b"not LTO-IR", "bad.ltoir"), caller], cc)
+
+
 def test_unresolved_symbol_is_named():
     source = foreign.scalar_caller("missing_op", "int", ["int"])
     with pytest.raises(linking.LinkError, match="missing_op"):
