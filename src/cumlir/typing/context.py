@@ -17,6 +17,7 @@ class CUDATypingContext(BaseContext):
         from numba.misc import literal  # noqa: F401  (registers literal_unroll's typing)
 
         from . import cmathdecl, cudadecl, mathdecl, memorydecl, recorddecl, scalardecl  # noqa: F401  (they fill the registry)
+        from . import pointerdecl  # noqa: F401  (foreign interfaces)
         from .registry import registry
 
         # cumlir's declarations first: for a key typed by several registries, the
