@@ -43,6 +43,7 @@ class CompiledKernel:
     ptx: str
     cc: tuple
     raise_sites: list = field(default_factory=list)  # debug mode: what each exception code means
+    link: list = field(default_factory=list)  # link items of the external functions it calls
 
 
 def type_function(pyfunc, argtypes, return_type=None):
@@ -76,7 +77,21 @@ def kernel_ptx(typed, cc, name=None, options=None):
         else:
             pipeline.run_until(builder.module, "ptx", options)
             ptx = pipeline.ptx_of(builder.module)
-    return CompiledKernel(typed=typed, symbol=symbol, ptx=ptx, cc=cc, raise_sites=list(builder.raise_sites))
+    return CompiledKernel(
+        typed=typed, symbol=symbol, ptx=ptx, cc=cc, raise_sites=list(builder.raise_sites), link=_external_links(builder)
+    )
+
+
+def _external_links(builder):
+    """Link items of the external functions the module calls and of its device functions' link=."""
+    from .lowering.externals import link_items
+
+    items = link_items(builder)
+    for callee in builder._device_symbols:
+        for item in callee.dispatcher.targetoptions.get("link") or ():
+            if item not in items:
+                items.append(item)
+    return items
 
 
 def emit(pyfunc, argtypes, stage, cc, options=None):
@@ -109,3 +124,81 @@ def emit(pyfunc, argtypes, stage, cc, options=None):
         if stage == "llvm":
             return pipeline.llvm_ir_of(module)
         return pipeline.ptx_of(module)
+
+
+# ---- device functions compiled on their own (the compile API) -------------------------
+
+OUTPUTS = ("ptx", "ltoir", "llvm")
+
+
+@dataclass
+class CompiledDevice:
+    symbol: str  # the function's name in the PTX / LTO-IR / LLVM IR
+    code: object  # PTX text, LTO-IR bytes or LLVM IR text
+    return_type: object
+    cc: tuple
+
+
+def device_entry(pyfunc, argtypes, return_type=None):
+    """The DeviceFunction compiling *pyfunc* for *argtypes* (the return type inferred unless given)."""
+    from .dispatcher import DeviceFunction, Dispatcher
+
+    dispatcher = pyfunc if isinstance(pyfunc, Dispatcher) else Dispatcher(pyfunc, device=True)
+    if return_type is None:
+        return dispatcher.compile_device(argtypes)
+    return DeviceFunction(dispatcher, type_function(dispatcher.py_func, argtypes, return_type))
+
+
+def lower_device(callee, symbol, abi, options=None):
+    """A ModuleBuilder holding *callee* behind a public function *symbol* with ABI *abi*."""
+    from .lowering.entry import add_entry
+    from .lowering.module import ModuleBuilder
+    from .typing.context import typing_context
+
+    builder = ModuleBuilder(typing_context(), options)
+    add_entry(builder, callee, symbol, abi)
+    return builder
+
+
+def device_code(callee, symbol, cc, abi="c", output="ptx", options=None):
+    """Compile the DeviceFunction *callee* on its own into *output* for compute capability *cc*."""
+    from .codegen import pipeline
+
+    if output not in OUTPUTS:
+        raise ValueError(f"unknown output {output!r}; choose one of {', '.join(OUTPUTS)}")
+    options = options or CompileOptions()
+    builder = lower_device(callee, symbol, abi, options)
+    with builder.context:
+        pipeline.set_target(builder.module, cc, options)
+        if output == "ptx":
+            pipeline.run_until(builder.module, "ptx", options)
+            code = pipeline.ptx_of(builder.module)
+        else:
+            pipeline.run_until(builder.module, "llvm", options)
+            code = _llvm_ir(builder.module) if output == "llvm" else _nvvm_ltoir(builder.module, cc, options)
+    return CompiledDevice(symbol=symbol, code=code, return_type=callee.typed.return_type, cc=cc)
+
+
+NVPTX_TRIPLE = "nvptx64-nvidia-cuda"
+
+
+def _llvm_ir(module):
+    """LLVM IR text with the NVPTX data layout and triple, for host-side JIT linkers."""
+    from mlir import ir
+
+    from .codegen import pipeline
+
+    pipeline.gpu_module_of(module).attributes["llvm.target_triple"] = ir.StringAttr.get(NVPTX_TRIPLE)
+    return pipeline.llvm_ir_of(module)
+
+
+def _nvvm_ltoir(module, cc, options):
+    """LTO-IR through libNVVM (the "nvvm" code-generation path)."""
+    try:
+        from .codegen import nvvm
+    except ImportError:
+        raise NotImplementedError(
+            "output='ltoir' needs the libNVVM code-generation path (cumlir.codegen.nvvm), "
+            "which this installation does not have; use output='ptx' or 'llvm'"
+        ) from None
+    return nvvm.compile_module(module, cc, options, "ltoir")

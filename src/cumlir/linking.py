@@ -1,4 +1,9 @@
-"""nvJitLink: PTX (and later LTO-IR and other link items) -> cubin for one chip."""
+"""nvJitLink: PTX, LTO-IR and the other link items -> one cubin for one chip.
+
+Link-time optimisation (``-lto``) is switched on whenever any input is LTO-IR;
+CUDA C++ sources are then compiled by NVRTC to LTO-IR too, so that the optimiser
+sees through every call, else to PTX.
+"""
 
 from .codegen import targets
 
@@ -9,22 +14,61 @@ class LinkError(RuntimeError):
 
 def link_ptx(ptx, cc, name="cumlir"):
     """A cubin for compute capability *cc* from PTX text."""
+    return link_cubin([_ptx(ptx, name)], cc)
+
+
+def link_kernel(ptx, cc, items, name="cumlir"):
+    """A cubin from a kernel's PTX and its link items (paths or LinkableCode objects)."""
+    from .linkable import as_linkable
+
+    return link_cubin([_ptx(ptx, name)] + [as_linkable(item) for item in items], cc)
+
+
+def link_cubin(items, cc):
+    """A cubin for compute capability *cc* linking every item (LinkableCode objects or paths)."""
     from cuda.bindings import nvjitlink
 
-    data = ptx.encode() if isinstance(ptx, str) else ptx
-    options = [f"-arch={targets.chip(cc)}"]
+    from .linkable import LTOIR, as_linkable, load
+
+    items = [load(as_linkable(item)) for item in items]
+    lto = any(isinstance(item, LTOIR) for item in items)
+    options = [f"-arch={targets.chip(cc)}"] + (["-lto"] if lto else [])
     handle = nvjitlink.create(len(options), options)
     try:
+        names = []
         try:
-            nvjitlink.add_data(handle, nvjitlink.InputType.PTX, data, len(data), name)
+            for item in items:
+                kind, data = _input(item, cc, lto)
+                names.append(item.name)
+                nvjitlink.add_data(handle, getattr(nvjitlink.InputType, kind), data, len(data), item.name)
             nvjitlink.complete(handle)
         except nvjitlink.nvJitLinkError as e:
-            raise LinkError(f"nvJitLink could not link {name}: {e}\n{_error_log(nvjitlink, handle)}") from None
+            log = _error_log(nvjitlink, handle)
+            raise LinkError(f"nvJitLink could not link {', '.join(names) or 'the inputs'}: {e}\n{log}") from None
         cubin = bytearray(nvjitlink.get_linked_cubin_size(handle))
         nvjitlink.get_linked_cubin(handle, cubin)
         return bytes(cubin)
     finally:
         nvjitlink.destroy(handle)
+
+
+def _ptx(ptx, name):
+    from .linkable import PTXSource
+
+    return PTXSource(ptx, name=name)
+
+
+def _input(item, cc, lto):
+    """(nvJitLink input type name, bytes) for one link item; CUDA C++ is compiled first."""
+    from .linkable import CUSource
+
+    if isinstance(item, CUSource):
+        from .nvrtc import compile_source
+
+        output = "ltoir" if lto else "ptx"
+        code = compile_source(item.data, cc, name=item.name, output=output)
+        return ("LTOIR", code) if lto else ("PTX", code.encode())
+    return item.kind, item.bytes
 
 
 def _error_log(nvjitlink, handle):

@@ -180,10 +180,28 @@ class StructModel(DataModel):
     An aggregate with a member that an LLVM struct cannot hold (an array's memref, a
     composite value) is held apart instead: a Python tuple of its members' values,
     flattened into block and function arguments like a CompositeModel.
+
+    Extensions name the members: ``StructModel(dmm, fe_type, [("x", types.float32), ...])``.
     """
 
+    def __init__(self, dmm, fe_type, members=None):
+        super().__init__(dmm, fe_type)
+        self._named_members = list(members) if members is not None else None
+
     def member_types(self):
-        raise NotImplementedError
+        if self._named_members is None:
+            raise NotImplementedError
+        return [ty for _, ty in self._named_members]
+
+    def get_field_position(self, name):
+        """The index of the member called *name* (models built with named members)."""
+        names = [n for n, _ in self._named_members or ()]
+        if name not in names:
+            raise AttributeError(f"{self.fe_type} has no field {name!r}")
+        return names.index(name)
+
+    def get_member_type(self, name):
+        return self.member_types()[self.get_field_position(name)]
 
     @property
     def held_apart(self):
@@ -229,6 +247,9 @@ class StructModel(DataModel):
             parts.append(model.unflatten(values[start : start + n]))
             start += n
         return tuple(parts)
+
+
+AggregateTypeModel = StructModel
 
 
 def _needs_parts(model):

@@ -16,7 +16,8 @@ from .arrays import (
     pinned_array_like,
     to_device,
 )
-from .compile_api import compile_ptx, compile_ptx_for_current_device
+from .compile_api import compile, compile_for_current_device, compile_ptx, compile_ptx_for_current_device
+from .foreign import carray, declare_device, farray
 from .decorators import jit
 from .stubs import blockDim, blockIdx, const, grid, gridDim, gridsize, local, shared, syncthreads, threadIdx
 
@@ -58,7 +59,12 @@ def get_current_device():
 
 __all__ = [
     "jit",
+    "compile",
+    "compile_for_current_device",
     "compile_ptx",
+    "carray",
+    "farray",
+    "declare_device",
     "compile_ptx_for_current_device",
     "threadIdx",
     "blockIdx",

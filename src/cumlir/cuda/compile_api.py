@@ -1,30 +1,113 @@
-"""Compiling to PTX without launching: works on machines with no GPU when ``cc`` is given."""
+"""Compiling without launching: PTX, LTO-IR or LLVM IR for use by other languages.
+
+Everything here works on a machine with no GPU and no driver when ``cc`` is given.
+See docs/compiling.md for the two ABIs of device functions.
+"""
+
+import re
+
+ABIS = ("c", "numba")
+OUTPUTS = ("ptx", "ltoir", "llvm")
+_C_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
 
-def compile_ptx(pyfunc, sig, debug=False, lineinfo=False, device=False, fastmath=False, cc=None, opt=True, abi="numba"):
-    """Compile *pyfunc* for *sig* into PTX; returns ``(ptx, return_type)``.
+def compile(pyfunc, sig, debug=False, lineinfo=False, device=True, fastmath=False, cc=None, opt=True, abi="c", abi_info=None, output="ptx"):
+    """Compile *pyfunc* for *sig*; returns ``(code, return_type)``.
 
-    ``cc`` is a compute capability such as ``(9, 0)``; without one, the current
-    device's is used (which needs a GPU).
+    ``code`` is PTX text (``output="ptx"``), LTO-IR bytes (``"ltoir"``) or LLVM IR text
+    (``"llvm"``). With ``device=True`` the function is a device function with the C ABI
+    (``abi="c"``: named ``pyfunc.__name__`` or ``abi_info["abi_name"]``, returning its
+    result) or Numba's (``abi="numba"``: a mangled name, the result stored through a
+    pointer passed first, a status code returned). *sig* may give only the argument
+    types; the return type is then inferred. ``cc`` is a compute capability such as
+    ``(9, 0)``; without one, the current device's is used.
     """
-    from ..compiler import CompileOptions, kernel_ptx, type_function
+    from ..compiler import CompileOptions
     from ..typing.signatures import parse_signature
 
-    if device:
-        raise NotImplementedError("compile_ptx(device=True) is not supported yet; compile a kernel")
-    if abi != "numba":
-        raise NotImplementedError(f"abi={abi!r} is not supported yet for kernels")
+    _check_choice("abi", abi, ABIS)
+    _check_choice("output", output, OUTPUTS)
     argtypes, return_type = parse_signature(sig)
+    cc = _compute_capability(cc)
+    options = CompileOptions(fastmath=fastmath, debug=debug, lineinfo=lineinfo, opt=opt)
+    if device:
+        return _device(pyfunc, argtypes, return_type, cc, options, abi, abi_info, output)
+    return _kernel(pyfunc, argtypes, return_type, cc, options, abi, output)
+
+
+def compile_for_current_device(pyfunc, sig, debug=False, lineinfo=False, device=True, fastmath=False, opt=True, abi="c", abi_info=None, output="ptx"):
+    """``compile`` for the compute capability of the current device."""
+    return compile(pyfunc, sig, debug=debug, lineinfo=lineinfo, device=device, fastmath=fastmath, cc=None, opt=opt, abi=abi, abi_info=abi_info, output=output)
+
+
+def compile_ptx(pyfunc, sig, debug=False, lineinfo=False, device=False, fastmath=False, cc=None, opt=True, abi="numba", abi_info=None):
+    """Compile *pyfunc* for *sig* into PTX; returns ``(ptx, return_type)``.
+
+    As ``compile(..., output="ptx")``, but a kernel and Numba's ABI by default.
+    """
+    return compile(pyfunc, sig, debug=debug, lineinfo=lineinfo, device=device, fastmath=fastmath, cc=cc, opt=opt, abi=abi, abi_info=abi_info, output="ptx")
+
+
+def compile_ptx_for_current_device(pyfunc, sig, debug=False, lineinfo=False, device=False, fastmath=False, opt=True, abi="numba", abi_info=None):
+    """``compile_ptx`` for the compute capability of the current device."""
+    return compile_ptx(pyfunc, sig, debug=debug, lineinfo=lineinfo, device=device, fastmath=fastmath, cc=None, opt=opt, abi=abi, abi_info=abi_info)
+
+
+def _check_choice(what, value, choices):
+    if value not in choices:
+        raise ValueError(f"unknown {what} {value!r}; choose one of {', '.join(map(repr, choices))}")
+
+
+def _compute_capability(cc):
+    from ..codegen.targets import parse_cc
+
     if cc is None:
         from ..runtime.driver import current_context
 
         cc = current_context().compute_capability
-    typed = type_function(pyfunc, argtypes, return_type)
-    options = CompileOptions(fastmath=fastmath, debug=debug, lineinfo=lineinfo, opt=opt)
-    compiled = kernel_ptx(typed, cc, name=pyfunc.__name__, options=options)
+    return parse_cc(cc)
+
+
+def _py_function(pyfunc):
+    return getattr(pyfunc, "py_func", pyfunc)
+
+
+def _symbol(pyfunc, argtypes, abi, abi_info):
+    """The name the compiled device function gets."""
+    if abi == "numba":
+        from ..lowering.entry import numba_abi_name
+
+        return numba_abi_name(_py_function(pyfunc), argtypes)
+    abi_info = abi_info or {}
+    unknown = set(abi_info) - {"abi_name"}
+    if unknown:
+        raise ValueError(f"unknown abi_info keys {sorted(unknown)}; the C ABI takes 'abi_name'")
+    name = abi_info.get("abi_name", _py_function(pyfunc).__name__)
+    if not isinstance(name, str) or not _C_IDENTIFIER.match(name):
+        raise ValueError(f"abi_name {name!r} is not a C identifier (letters, digits and '_', not starting with a digit)")
+    return name
+
+
+def _device(pyfunc, argtypes, return_type, cc, options, abi, abi_info, output):
+    from ..compiler import device_code, device_entry
+
+    symbol = _symbol(pyfunc, argtypes, abi, abi_info)
+    callee = device_entry(pyfunc, argtypes, return_type)
+    compiled = device_code(callee, symbol, cc, abi=abi, output=output, options=options)
+    return compiled.code, compiled.return_type
+
+
+def _kernel(pyfunc, argtypes, return_type, cc, options, abi, output):
+    from numba.core import types
+
+    from ..compiler import kernel_ptx, type_function
+
+    if abi != "numba":
+        raise NotImplementedError(f"abi={abi!r} applies to device functions; kernels use abi='numba'")
+    if output != "ptx":
+        raise NotImplementedError(f"output={output!r} is available for device functions (device=True); kernels compile to PTX")
+    if return_type is not None and return_type not in (types.none, types.void):
+        raise TypeError(f"a kernel must return None, but the signature returns {return_type}")
+    typed = type_function(_py_function(pyfunc), argtypes, return_type)
+    compiled = kernel_ptx(typed, cc, name=_py_function(pyfunc).__name__, options=options)
     return compiled.ptx, typed.return_type
-
-
-def compile_ptx_for_current_device(pyfunc, sig, debug=False, lineinfo=False, device=False, fastmath=False, opt=True, abi="numba"):
-    """``compile_ptx`` for the compute capability of the current device."""
-    return compile_ptx(pyfunc, sig, debug=debug, lineinfo=lineinfo, device=device, fastmath=fastmath, opt=opt, abi=abi)

@@ -10,6 +10,8 @@ def jit(func_or_sig=None, device=False, **options):
     """
     from ..dispatcher import Dispatcher
 
+    if "link" in options:
+        options["link"] = _link_items(options["link"])
     if callable(func_or_sig) and not isinstance(func_or_sig, (str, list, tuple)) and _is_function(func_or_sig):
         return Dispatcher(func_or_sig, device=device, **options)
 
@@ -27,3 +29,11 @@ def _is_function(obj):
     import inspect
 
     return inspect.isfunction(obj)
+
+
+def _link_items(link):
+    """Link items checked when the kernel is decorated: a bad path suffix is reported here."""
+    from ..linkable import as_linkable
+
+    items = link if isinstance(link, (list, tuple)) else [link]
+    return [as_linkable(item) for item in items]

@@ -16,14 +16,16 @@ from numba.core import analysis, errors, types
 from numba.core import ir as nir
 
 from ..models import default_manager
+from ..typing.target import target_override
 from . import kernel_abi
+from .builder_api import BuilderAPI
 from .registry import registry
 
 # The value of a variable whose type has no runtime representation.
 NO_VALUE = None
 
 
-class MLIRLower:
+class MLIRLower(BuilderAPI):
     """Builds one function; ``kind`` is "kernel" (a gpu.func) or "device" (a func.func)."""
 
     def __init__(self, module, typed, kind, symbol):
@@ -117,8 +119,6 @@ class MLIRLower:
         Returns (value, result type). For rules that apply Python operations to parts
         of their operands (comparing tuple members, say)."""
         from numba.core.typing.templates import Signature
-
-        from ..typing.target import target_override
 
         with target_override():
             fnty = self.typing_context.resolve_value_type(fn)
@@ -345,7 +345,14 @@ class MLIRLower:
 
     def _impl_key(self, fn, sig):
         fnty = self.typing_context.resolve_value_type(fn)
-        return fnty.get_impl_key(sig)
+        try:
+            return fnty.get_impl_key(sig)
+        except KeyError:
+            # declarations registered since typing (an extension, numba's lazy ones) gave
+            # *fn* a new function type that has not seen this call yet: type it again
+            with target_override():
+                self.typing_context.resolve_function_type(fnty, sig.args, {})
+            return fnty.get_impl_key(sig)
 
     def _binop(self, expr, result_type):
         sig = self.calltypes[expr]
@@ -382,7 +389,8 @@ class MLIRLower:
         value = self.load_var(expr.value)
         if isinstance(result_type, types.BoundFunction):
             return self.cast(value, ty, result_type.this), result_type
-        attrty = self.typing_context.resolve_getattr(ty, expr.attr)
+        with target_override():  # attributes declared for cumlir (overload_attribute) resolve only here
+            attrty = self.typing_context.resolve_getattr(ty, expr.attr)
         if not self.has_value(attrty):
             return NO_VALUE, attrty
         if isinstance(ty, types.Module):  # a module-level constant such as math.pi

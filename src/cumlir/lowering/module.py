@@ -16,6 +16,7 @@ def _load_rules():
     # importing the rule modules fills the registry
     from . import arrays, builtins, cmathfuncs, complexes, intrinsics, iterators  # noqa: F401
     from . import mathfuncs, memory, npyfuncs, records, scalars, slices, tuples  # noqa: F401
+    from . import externals, pointers  # noqa: F401  (foreign interfaces)
 
 
 class ModuleBuilder:

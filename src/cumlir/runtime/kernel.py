@@ -38,11 +38,12 @@ class Kernel:
         return self.compiled(cc or drv.current_context().compute_capability).ptx
 
     def _load(self, context):
-        from ..linking import link_ptx
+        from ..linking import link_kernel
         from .arguments import ArgumentPacker
 
         compiled = self.compiled(context.compute_capability)
-        cubin = link_ptx(compiled.ptx, context.compute_capability, name=compiled.symbol)
+        items = list(self.dispatcher.targetoptions.get("link") or ()) + compiled.link
+        cubin = link_kernel(compiled.ptx, context.compute_capability, items, name=compiled.symbol)
         cu = drv.driver()
         self._module = drv.check("cuModuleLoadData", cu.cuModuleLoadData(cubin))
         self._function = drv.check("cuModuleGetFunction", cu.cuModuleGetFunction(self._module, compiled.symbol.encode()))

@@ -17,6 +17,7 @@ class CUDATypingContext(BaseContext):
         from numba.misc import literal  # noqa: F401  (registers literal_unroll's typing)
 
         from . import cmathdecl, cudadecl, mathdecl, memorydecl, recorddecl, scalardecl  # noqa: F401  (they fill the registry)
+        from . import pointerdecl  # noqa: F401  (foreign interfaces)
         from .registry import registry
 
         # cumlir's declarations first: for a key typed by several registries, the
@@ -26,21 +27,34 @@ class CUDATypingContext(BaseContext):
 
 
 _context = None
+_seen = None
+
+
+def _registrations():
+    """How many declarations the installed registries hold: extensions (``@overload``,
+    ``type_callable``, templates) registered after the context was built change it."""
+    return sum(len(r.functions) + len(r.attributes) + len(r.globals) for r in _context._registries)
 
 
 def typing_context():
-    """The process-wide typing context, built and refreshed on first use."""
-    global _context
+    """The process-wide typing context, built on first use and refreshed when extensions
+    have registered declarations since."""
+    global _context, _seen
     if _context is None:
         with target_override():
             ctx = CUDATypingContext()
             ctx.refresh()
         _context = ctx
+        _seen = _registrations()
+    elif _registrations() != _seen:
+        refresh()
     return _context
 
 
 def refresh():
     """Pick up declarations registered since the context was built."""
+    global _seen
     if _context is not None:
         with target_override():
             _context.refresh()
+        _seen = _registrations()

@@ -1,0 +1,3 @@
+"""See cumlir.mlir.dialects."""
+
+from ..mlir.dialects import __getattr__  # noqa: F401

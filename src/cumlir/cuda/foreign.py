@@ -1,0 +1,34 @@
+"""Foreign interfaces: arrays over raw pointers, and device functions defined elsewhere.
+
+``carray``/``farray`` are stubs the compiler recognises (like ``cuda.grid``);
+``declare_device`` builds a typed stub for an external function, linked in from
+the items given by ``link=``. Numba is imported only when a stub is declared.
+"""
+
+from .stubs import Stub
+
+carray = Stub(
+    "carray",
+    "carray(ptr, shape, dtype=None): a C-ordered array over the memory at *ptr* (a CPointer, or a "
+    "voidptr with a dtype), without copying.",
+)
+farray = Stub(
+    "farray",
+    "farray(ptr, shape, dtype=None): as carray, in Fortran order.",
+)
+
+
+def declare_device(name, sig, link=None, use_cooperative=False):
+    """A stub for the external device function *name* with signature *sig*, callable from kernels.
+
+    The function follows Numba's ABI with C linkage: ``extern "C" __device__ int name(RET* result,
+    ARGS...)`` stores its result through the first parameter and returns 0. *link* lists the
+    files or LinkableCode objects defining it; they are linked into every kernel that calls it.
+    """
+    from ..linkable import as_linkable
+    from ..typing.externals import ExternalFunction
+
+    if use_cooperative:
+        raise NotImplementedError("declare_device(use_cooperative=True) is not supported")
+    items = link if isinstance(link, (list, tuple)) else ([] if link is None else [link])
+    return ExternalFunction(name, sig, [as_linkable(item) for item in items])

@@ -1,0 +1,226 @@
+"""The extension API: teach cumlir new types, functions, methods and attributes.
+
+Two tiers share one set of registries (docs/extending.md):
+
+* low level: typing templates on ``typing_registry``, data models in ``cumlir.models``,
+  lowering callbacks emitting MLIR on ``lowering_registry``;
+* high level: ``overload``, ``overload_method``, ``overload_attribute`` and
+  ``register_jitable`` (implementations in Python, compiled like device functions) and
+  ``intrinsic`` (typing in Python, code generation in MLIR).
+
+Numba's own decorators keep working when given ``target="cumlir"``; these default to it.
+"""
+
+import functools
+
+from numba.core import types
+from numba.core.errors import ForceLiteralArg  # noqa: F401
+from numba.core.typing.templates import AbstractTemplate, AttributeTemplate, signature  # noqa: F401
+
+from .lowering.extension_registry import _reported, lowering_registry
+from .lowering.registry import registry as _rules
+from .models import register_model  # noqa: F401
+from .typing.extension_registry import typing_guard, typing_registry
+from .typing.target import TARGET_NAME
+
+lower_cast = lowering_registry.lower_cast
+lower_constant = lowering_registry.lower_constant
+lower_getattr = lowering_registry.lower_getattr
+lower_getattr_generic = lowering_registry.lower_getattr_generic
+lower_setattr = lowering_registry.lower_setattr
+lower_setattr_generic = lowering_registry.lower_setattr_generic
+lower = lowering_registry.lower
+
+
+# ---- typing -------------------------------------------------------------------------
+
+
+def type_callable(func):
+    """Numba's ``type_callable``: ``typing_func(context)`` returns a typer, called with the
+    argument types, returning the result type or None."""
+    from numba.core.extending import type_callable as numba_type_callable
+
+    def decorate(typing_func):
+        @functools.wraps(typing_func)
+        def guarded(context):
+            typer = typing_guard(typing_func)(context)
+            return typing_guard(typing_func, typer) if callable(typer) else typer
+
+        numba_type_callable(func)(guarded)
+        return typing_func
+
+    return decorate
+
+
+# ---- high level: implementations written in Python -----------------------------------
+
+
+def overload(func, jit_options=None, strict=True, inline="never", prefer_literal=False, **kwargs):
+    """Numba's ``@overload``: the decorated function receives the argument types and
+    returns a Python implementation, compiled by cumlir as a device function."""
+    from numba.core.extending import overload as numba_overload
+
+    kwargs.setdefault("target", TARGET_NAME)
+
+    def decorate(overload_func):
+        numba_overload(func, jit_options or {}, strict, inline, prefer_literal, **kwargs)(typing_guard(overload_func))
+        return overload_func
+
+    return decorate
+
+
+def overload_method(typ, attr, **kwargs):
+    """Numba's ``@overload_method``: a method *attr* on values of *typ*."""
+    from numba.core.extending import overload_method as numba_overload_method
+
+    kwargs.setdefault("target", TARGET_NAME)
+
+    def decorate(overload_func):
+        guarded = typing_guard(overload_func)
+        numba_overload_method(typ, attr, **kwargs)(guarded)
+        # numba types the method as a call of the (guarded) overload function on (receiver, *args)
+        _rules.lower((typ, attr), typ, types.VarArg(types.Any))(_call_overloaded(guarded))
+        return overload_func
+
+    return decorate
+
+
+def overload_attribute(typ, attr, **kwargs):
+    """Numba's ``@overload_attribute``: a read-only attribute *attr* on values of *typ*."""
+    from numba.core.extending import overload_attribute as numba_overload_attribute
+
+    kwargs.setdefault("target", TARGET_NAME)
+
+    def decorate(overload_func):
+        guarded = typing_guard(overload_func)
+        numba_overload_attribute(typ, attr, **kwargs)(guarded)
+
+        @_rules.lower_getattr(typ, attr)
+        @_reported(overload_func)
+        def getattr_rule(lower, ty, value, attr):
+            return lower.call_function(guarded, (ty,), [value])[0]
+
+        return overload_func
+
+    return decorate
+
+
+def _call_overloaded(overload_func):
+    """A call rule lowering to the device function numba's typing chose for *overload_func*."""
+
+    @_reported(overload_func)
+    def rule(lower, sig, args):
+        value, result_type = lower.call_function(overload_func, sig.args, args)
+        return lower.cast(value, result_type, sig.return_type)
+
+    return rule
+
+
+def register_jitable(*args, **kwargs):
+    """Make a Python function callable from kernels (compiled as a device function),
+    while it stays an ordinary Python function outside them."""
+
+    def wrap(fn):
+        inline = kwargs.pop("inline", "never")
+
+        @overload(fn, jit_options=kwargs, inline=inline, strict=False)
+        def implementation(*a, **k):
+            return fn
+
+        return fn
+
+    if kwargs or not args:
+        return wrap
+    return wrap(*args)
+
+
+# ---- high level: typing in Python, code generation in MLIR ----------------------------
+
+
+class Intrinsic:
+    """What ``@intrinsic`` returns: callable from kernels only.
+
+    The definition is called at typing time with the typing context and the argument
+    types; it returns ``(signature, codegen)`` or None. ``codegen(context, builder,
+    sig, args)`` receives the MLIR builder and the arguments' MLIR values (cast to
+    ``sig.args``) and returns the result's MLIR value.
+    """
+
+    def __init__(self, definition, prefer_literal=False):
+        functools.update_wrapper(self, definition)
+        self._definition = definition
+        self._codegens = {}
+        intrinsic = self
+
+        def generic(template, args, kws):
+            return intrinsic._type_call(template.context, args, kws)
+
+        template = type(
+            f"Intrinsic_{definition.__name__}",
+            (AbstractTemplate,),
+            {"key": self, "generic": generic, "prefer_literal": prefer_literal},
+        )
+        typing_registry.register_global(self, types.Function(template))
+        _rules.lower(self, types.VarArg(types.Any))(self._lower_call)
+
+    def _type_call(self, typing_context, args, kws):
+        if kws:
+            return None
+        result = typing_guard(self._definition)(typing_context, *args)
+        if result is None:
+            return None
+        sig, codegen = result
+        self._codegens[tuple(sig.args)] = codegen
+        return sig
+
+    def _lower_call(self, lower, sig, args):
+        codegen = self._codegens[tuple(sig.args)]
+        return _reported(codegen)(_run_codegen)(lower, codegen, sig, args)
+
+    def __call__(self, *args, **kwargs):
+        raise NotImplementedError(f"{self.__name__} is an intrinsic: it can only be called from a kernel")
+
+    def __repr__(self):
+        return f"<intrinsic {self.__name__}>"
+
+
+def _run_codegen(lower, codegen, sig, args):
+    return codegen(lower.target_context, lower, sig, list(args))
+
+
+def intrinsic(*args, **kwargs):
+    """``@intrinsic`` or ``@intrinsic(prefer_literal=True)``: see Intrinsic."""
+    if args and callable(args[0]) and not kwargs:
+        return Intrinsic(args[0])
+
+    def decorate(definition):
+        return Intrinsic(definition, **kwargs)
+
+    return decorate
+
+
+# ---- structs with named fields ---------------------------------------------------------
+
+
+def make_attribute_wrapper(typeclass, struct_attr, python_attr):
+    """Expose the member *struct_attr* of a StructModel type as the read-only attribute
+    *python_attr* (Numba's helper of the same name)."""
+    from mlir import ir
+    from mlir.dialects import llvm
+
+    from .models import default_manager
+
+    @typing_registry.register_attr
+    class StructAttribute(AttributeTemplate):
+        key = typeclass
+
+        def generic_resolve(self, typ, attr):
+            if attr == python_attr:
+                return default_manager.lookup(typ).get_member_type(struct_attr)
+
+    @_rules.lower_getattr(typeclass, python_attr)
+    def struct_getattr(lower, typ, value, attr):
+        model = lower.dmm.lookup(typ)
+        member = model.get_member_type(struct_attr)
+        position = ir.DenseI64ArrayAttr.get([model.get_field_position(struct_attr)])
+        return llvm.extractvalue(lower.get_mlir_type(member), value, position)

@@ -1,0 +1,1 @@
+"""Bridges to libraries that call cumlir-compiled code from their own kernels."""

@@ -1,0 +1,126 @@
+"""Code to link with kernels: ``@cuda.jit(link=[...])`` and ``cuda.declare_device(..., link=...)``.
+
+Each kind holds bytes (or CUDA C++ text) and knows the nvJitLink input type it
+becomes. A path is read when the kernel is linked; its kind is guessed from its suffix.
+"""
+
+import os
+
+
+class LinkableCode:
+    """Code in some form nvJitLink can link; ``name`` labels it in error messages."""
+
+    kind = None  # the nvJitLink InputType name
+    suffixes = ()
+
+    def __init__(self, data, name=None):
+        if not isinstance(data, (bytes, bytearray, str)):
+            raise TypeError(f"{type(self).__name__} holds bytes or text, not {type(data).__name__}")
+        self.data = data
+        self.name = name or f"<{type(self).__name__}>"
+
+    def __repr__(self):
+        return f"<{type(self).__name__} {self.name}>"
+
+    def __eq__(self, other):
+        return type(self) is type(other) and self.data == other.data and self.name == other.name
+
+    def __hash__(self):
+        return hash((type(self), self.name))
+
+    @property
+    def bytes(self):
+        return self.data.encode() if isinstance(self.data, str) else bytes(self.data)
+
+    @staticmethod
+    def from_path(path):
+        """The LinkableCode in the file *path*, its kind guessed from the suffix."""
+        kind = _kind_of(path)
+        mode = "r" if kind is CUSource else "rb"
+        with open(path, mode) as f:
+            return kind(f.read(), name=os.fspath(path))
+
+
+class PTXSource(LinkableCode):
+    kind = "PTX"
+    suffixes = (".ptx",)
+
+
+class CUSource(LinkableCode):
+    """CUDA C++ source, compiled with NVRTC (to PTX, or to LTO-IR when the link uses LTO)."""
+
+    kind = None
+    suffixes = (".cu",)
+
+
+class LTOIR(LinkableCode):
+    kind = "LTOIR"
+    suffixes = (".ltoir",)
+
+
+class Cubin(LinkableCode):
+    kind = "CUBIN"
+    suffixes = (".cubin",)
+
+
+class Fatbin(LinkableCode):
+    kind = "FATBIN"
+    suffixes = (".fatbin",)
+
+
+class Object(LinkableCode):
+    kind = "OBJECT"
+    suffixes = (".o", ".obj")
+
+
+class Archive(LinkableCode):
+    kind = "LIBRARY"
+    suffixes = (".a", ".lib")
+
+
+KINDS = (PTXSource, CUSource, LTOIR, Cubin, Fatbin, Object, Archive)
+_BY_SUFFIX = {suffix: kind for kind in KINDS for suffix in kind.suffixes}
+
+
+def _kind_of(path):
+    suffix = os.path.splitext(os.fspath(path))[1].lower()
+    kind = _BY_SUFFIX.get(suffix)
+    if kind is None:
+        known = ", ".join(sorted(_BY_SUFFIX))
+        raise ValueError(f"cannot tell what kind of code {os.fspath(path)!r} holds from its suffix; known suffixes: {known}")
+    return kind
+
+
+def as_linkable(item):
+    """A LinkableCode from a link item: a LinkableCode or a path."""
+    if isinstance(item, (LinkableCode, _LazyPath)):
+        return item
+    if isinstance(item, (str, os.PathLike)):
+        _kind_of(item)  # a bad suffix is reported when the item is given, not when linking
+        return _LazyPath(os.fspath(item))
+    raise TypeError(f"a link item is a path or a LinkableCode (CUSource, PTXSource, LTOIR, ...), not {item!r}")
+
+
+class _LazyPath:
+    """A path given as a link item: read when linked, so the file may be written later."""
+
+    def __init__(self, path):
+        self.path = path
+
+    def __eq__(self, other):
+        return isinstance(other, _LazyPath) and other.path == self.path
+
+    def __hash__(self):
+        return hash(self.path)
+
+    def __repr__(self):
+        return repr(self.path)
+
+    def load(self):
+        if not os.path.exists(self.path):
+            raise FileNotFoundError(f"the link item {self.path!r} does not exist")
+        return LinkableCode.from_path(self.path)
+
+
+def load(item):
+    return item.load() if isinstance(item, _LazyPath) else item

@@ -1,0 +1,112 @@
+"""The part of the MLIR builder offered to extensions (see docs/extending.md).
+
+Public lowering callbacks receive Numba IR variables, not MLIR values; rules of
+the internal registry receive values. ``bind_temporaries`` bridges the two by
+binding values to fresh variable names that ``load_var``/``store_var`` accept.
+"""
+
+import contextlib
+import itertools
+
+from mlir import ir
+from mlir.dialects import llvm
+from numba.core import errors, types
+
+_temporary_ids = itertools.count()
+
+
+class TargetContext:
+    """The ``context`` argument of attribute, cast and constant callbacks."""
+
+    def __init__(self, lower):
+        self._lower = lower
+        self.typing_context = lower.typing_context
+        self.data_model_manager = lower.dmm
+
+    def get_value_type(self, numba_type):
+        return self._lower.get_mlir_type(numba_type)
+
+    def get_data_type(self, numba_type):
+        return self.data_model_manager.lookup(numba_type).get_data_type()
+
+    def cast(self, builder, value, fromty, toty):
+        return builder.cast(value, fromty, toty)
+
+
+class BuilderAPI:
+    """Mixed into MLIRLower."""
+
+    @property
+    def target_context(self):
+        return TargetContext(self)
+
+    def mlir_convert(self, value, target_mlir_type):
+        """Convert between MLIR types, integers taken as signed (see lowering_utilities.convert)."""
+        from ..lowering_utilities import convert
+
+        return convert(value, target_mlir_type)
+
+    def lower_literal_if_needed(self, value, numba_type=None):
+        """An MLIR value for *value*: MLIR values pass through, Python and NumPy scalars
+        become constants of *numba_type* (or of the type numba gives them)."""
+        if isinstance(value, ir.Value):
+            return value
+        if numba_type is None:
+            from numba import typeof
+
+            numba_type = typeof(value)
+        return self.constant(types.unliteral(numba_type), value)
+
+    def alloca(self, ty, count=1):
+        """A stack slot for *count* values of the MLIR type *ty*, in the entry block; an LLVM pointer."""
+        with self.alloca_insertion_point(), ir.Location.unknown():
+            size = llvm.ConstantOp(ir.IntegerType.get_signless(64), ir.IntegerAttr.get(ir.IntegerType.get_signless(64), count))
+            return llvm.alloca(llvm.PointerType.get(), size, ty)
+
+    def incref(self, typ, value):
+        """Kernels run without Numba's reference-counted runtime: nothing to count."""
+
+    def decref(self, typ, value):
+        """See incref."""
+
+    def lower_overload_call(self, target, disp, args):
+        """Call the ``@overload``-ed function (or jitted dispatcher) *disp* on the variables
+        *args*, as user code calling it would, and store the result in *target*."""
+        argtypes = [self.get_numba_type(a) for a in args]
+        value, result_type = self.call_function(disp, argtypes, self.load_vars(args))
+        if target is not None:
+            self.store_var(target, value, result_type)
+        return value
+
+    # ---- bridging values and variables ------------------------------------------------
+
+    @contextlib.contextmanager
+    def bind_temporaries(self, values, numba_types):
+        """Fresh variable names bound to *values* of *numba_types*, removed on exit.
+        A value of None leaves its name unbound (a target for the callback to store into)."""
+        names = []
+        try:
+            for value, ty in zip(values, numba_types):
+                name = f"$ext.{next(_temporary_ids)}"
+                self.typemap[name] = ty
+                if value is not None or not self.has_value(ty):
+                    self._values[name] = value
+                names.append(name)
+            yield names
+        finally:
+            for name in names:
+                self.typemap.pop(name, None)
+                self._values.pop(name, None)
+
+    def read_temporary(self, name):
+        """The value stored into the temporary *name*, or None if nothing was stored."""
+        return self._values.get(name)
+
+
+def extension_error(callback, exc, loc):
+    """A LoweringError naming the extension *callback* that raised *exc* at the kernel line *loc*."""
+    code = getattr(callback, "__code__", None)
+    where = f" ({code.co_filename}:{code.co_firstlineno})" if code else ""
+    name = getattr(callback, "__qualname__", repr(callback))
+    detail = exc.msg if isinstance(exc, errors.NumbaError) and hasattr(exc, "msg") else str(exc)
+    return errors.LoweringError(f"in the extension lowering {name}{where}: {type(exc).__name__}: {detail}", loc)

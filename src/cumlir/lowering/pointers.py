@@ -1,0 +1,124 @@
+"""Raw pointers (``types.CPointer(T)``, ``types.voidptr``) and arrays over them.
+
+A pointer is an ``!llvm.ptr`` in the generic address space, the same as a C ``T*``
+or ``void*`` parameter, so a device function with pointer arguments has the C
+signature a library expects. ``p[i]`` addresses whole elements (NumPy's item
+size; a record element is held by reference, as in arrays), and ``carray``/``farray``
+wrap the memory in an ordinary strided memref without copying.
+"""
+
+import operator
+
+from mlir import ir
+from mlir.dialects import arith, llvm
+from numba.core import errors, types
+
+from ..cuda import foreign
+from ..models import PrimitiveModel, default_manager
+from .kernel_abi import memref_from_params
+from .registry import lower, lower_cast
+
+_GEP_DYNAMIC = -(2**31)  # llvm.getelementptr's marker: take this index from the operands
+
+
+class PointerModel(PrimitiveModel):
+    def __init__(self, dmm, fe_type):
+        super().__init__(dmm, fe_type, llvm.PointerType.get())
+
+
+default_manager.register(types.CPointer, PointerModel)
+default_manager.register(types.RawPointer, PointerModel)
+
+
+def _i64():
+    return ir.IntegerType.get_signless(64)
+
+
+def _as_i64(lower, value, ty):
+    return lower.cast(value, ty, types.int64 if ty.signed else types.uint64)
+
+
+def _element_address(lower, pointer_type, pointer, index, index_type):
+    """The address of element *index* (of Numba type *index_type*) past *pointer*."""
+    dtype = pointer_type.dtype
+    model = lower.dmm.lookup(dtype)
+    element, unit = model.memref_element()
+    if isinstance(element, ir.ComplexType):
+        raise errors.UnsupportedError(f"pointers to {dtype} are not supported", lower.loc)
+    offset = _as_i64(lower, index, index_type)
+    if unit != 1:  # records: memref_element gives bytes and the record's size
+        offset = arith.muli(offset, arith.constant(_i64(), unit))
+    return llvm.getelementptr(llvm.PointerType.get(), pointer, [offset], [_GEP_DYNAMIC], element, 0)
+
+
+@lower(operator.getitem, types.CPointer, types.Integer)
+def pointer_getitem(lower, sig, args):
+    address = _element_address(lower, sig.args[0], args[0], args[1], sig.args[1])
+    dtype = sig.args[0].dtype
+    if isinstance(dtype, types.Record):
+        return address
+    model = lower.dmm.lookup(dtype)
+    return model.from_data(llvm.load(model.get_data_type(), address))
+
+
+@lower(operator.setitem, types.CPointer, types.Integer, types.Any)
+def pointer_setitem(lower, sig, args):
+    ptr_type, index_type, value_type = sig.args
+    address = _element_address(lower, ptr_type, args[0], args[1], index_type)
+    value = lower.cast(args[2], value_type, ptr_type.dtype)
+    if isinstance(ptr_type.dtype, types.Record):
+        from .records import copy_record
+
+        copy_record(ptr_type.dtype, value, address)
+        return None
+    llvm.store(lower.dmm.lookup(ptr_type.dtype).as_data(value), address)
+    return None
+
+
+@lower(operator.add, types.CPointer, types.Integer)
+def pointer_add(lower, sig, args):
+    return _element_address(lower, sig.args[0], args[0], args[1], sig.args[1])
+
+
+@lower(operator.add, types.Integer, types.CPointer)
+def integer_add_pointer(lower, sig, args):
+    return _element_address(lower, sig.args[1], args[1], args[0], sig.args[0])
+
+
+@lower(operator.sub, types.CPointer, types.Integer)
+def pointer_sub(lower, sig, args):
+    offset = _as_i64(lower, args[1], sig.args[1])
+    negated = arith.subi(arith.constant(_i64(), 0), offset)
+    return _element_address(lower, sig.args[0], args[0], negated, types.int64)
+
+
+@lower_cast(types.CPointer, types.RawPointer)
+@lower_cast(types.RawPointer, types.CPointer)
+@lower_cast(types.CPointer, types.CPointer)
+def pointer_to_pointer(lower, fromty, toty, value):
+    return value
+
+
+def _array_over_pointer(lower, sig, args):
+    """carray/farray: a memref over the pointer, with contiguous strides for the shape."""
+    array_type = sig.return_type
+    shape_type = sig.args[1]
+    if isinstance(shape_type, types.BaseTuple):
+        extents = [lower.cast(lower.extract(args[1], shape_type, i), t, types.int64) for i, t in enumerate(shape_type.types)]
+    else:
+        extents = [lower.cast(args[1], shape_type, types.int64)]
+    unit = lower.dmm.lookup(array_type.dtype).memref_element()[1]
+    order = extents[::-1] if array_type.layout == "C" else extents
+    strides, step = [], arith.constant(_i64(), unit)
+    for extent in order:
+        strides.append(step)
+        step = arith.muli(step, extent)
+    if array_type.layout == "C":
+        strides.reverse()
+    zero = arith.constant(_i64(), 0)
+    return memref_from_params(lower, array_type, [args[0], zero, *extents, *strides])
+
+
+for _stub in (foreign.carray, foreign.farray):
+    lower(_stub, types.Any, types.Any)(_array_over_pointer)
+    lower(_stub, types.Any, types.Any, types.Any)(_array_over_pointer)

@@ -1,0 +1,1 @@
+from numba.core.typeconv import Conversion  # noqa: F401

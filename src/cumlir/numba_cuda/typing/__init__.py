@@ -1,0 +1,1 @@
+from numba.core.typing import signature  # noqa: F401

@@ -1,0 +1,69 @@
+"""CUDA C++ -> PTX or LTO-IR with NVRTC (from the CUDA pip wheels, found by cuda-pathfinder)."""
+
+from .codegen import targets
+
+
+class NVRTCError(RuntimeError):
+    """NVRTC could not compile a source; the message holds its log."""
+
+
+def compile_source(source, cc, name="source.cu", output="ptx", options=()):
+    """Compile CUDA C++ *source* for compute capability *cc* into PTX text or LTO-IR bytes.
+
+    The code is compiled for separate linking (``-rdc=true``), so its ``extern``
+    device functions are resolved by nvJitLink against cumlir's code.
+    """
+    from cuda.bindings import nvrtc
+
+    if output not in ("ptx", "ltoir"):
+        raise ValueError(f"NVRTC output is 'ptx' or 'ltoir', not {output!r}")
+    major, minor = targets.parse_cc(cc)
+    flags = [f"-arch=compute_{major}{minor}", "-rdc=true", "-default-device", *_include_options(), *options]
+    if output == "ltoir":
+        flags.append("-dlto")
+    text = source.encode() if isinstance(source, str) else bytes(source)
+    prog = _check(nvrtc, nvrtc.nvrtcCreateProgram(text, name.encode(), 0, [], []), name)
+    try:
+        encoded = [f.encode() for f in flags]
+        (result,) = nvrtc.nvrtcCompileProgram(prog, len(encoded), encoded)
+        if result != nvrtc.nvrtcResult.NVRTC_SUCCESS:
+            raise NVRTCError(f"NVRTC could not compile {name}:\n{_log(nvrtc, prog)}")
+        get_size, get = (
+            (nvrtc.nvrtcGetPTXSize, nvrtc.nvrtcGetPTX) if output == "ptx" else (nvrtc.nvrtcGetLTOIRSize, nvrtc.nvrtcGetLTOIR)
+        )
+        buffer = b" " * _check(nvrtc, get_size(prog), name)
+        _check(nvrtc, get(prog, buffer), name)
+        return buffer.rstrip(b"\0").decode() if output == "ptx" else buffer
+    finally:
+        nvrtc.nvrtcDestroyProgram(prog)
+
+
+def _check(nvrtc, returned, name):
+    result, *values = returned
+    if result != nvrtc.nvrtcResult.NVRTC_SUCCESS:
+        raise NVRTCError(f"NVRTC failed on {name}: {nvrtc.nvrtcGetErrorString(result)[1].decode()}")
+    return values[0] if values else None
+
+
+def _log(nvrtc, prog):
+    size = _check(nvrtc, nvrtc.nvrtcGetProgramLogSize(prog), "the log")
+    log = b" " * size
+    nvrtc.nvrtcGetProgramLog(prog, log)
+    return log.rstrip(b"\0").decode(errors="replace")
+
+
+_includes = None
+
+
+def _include_options():
+    """-I for the CUDA runtime headers of the pip wheels, where they are installed."""
+    global _includes
+    if _includes is None:
+        try:
+            from cuda import pathfinder
+
+            directory = pathfinder.find_nvidia_header_directory("cudart")
+        except Exception:  # the headers are optional: plain device code needs none
+            directory = None
+        _includes = [f"-I{directory}"] if directory else []
+    return _includes

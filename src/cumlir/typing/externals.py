@@ -1,0 +1,46 @@
+"""External device functions declared with ``cuda.declare_device``: typing."""
+
+import re
+
+from numba.core import types
+from numba.core.typing.templates import ConcreteTemplate, signature
+
+from .signatures import parse_signature
+
+_C_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+
+class ExternalFunction:
+    """A device function defined outside cumlir (CUDA C++, PTX, ...), called by its C name.
+
+    Kernels see it through numba's ``_numba_type_`` protocol as a function of one
+    signature; the lowering rule for it is registered on first use.
+    """
+
+    def __init__(self, name, sig, link):
+        if not isinstance(name, str) or not _C_IDENTIFIER.match(name):
+            raise ValueError(f"declare_device: {name!r} is not a C identifier")
+        argtypes, return_type = parse_signature(sig)
+        if return_type is None:
+            raise TypeError(f"declare_device({name!r}): the signature {sig!r} must give the return type")
+        self.name = name
+        self.__name__ = name
+        self.signature = signature(return_type, *argtypes)
+        self.link = list(link)
+        self._type = None
+
+    def __repr__(self):
+        return f"<external device function {self.name}{self.signature}>"
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError(f"{self.name} is an external device function: call it from a kernel or device function")
+
+    @property
+    def _numba_type_(self):
+        if self._type is None:
+            from ..lowering.externals import register
+
+            template = type(f"ExternalTemplate_{self.name}", (ConcreteTemplate,), {"key": self, "cases": [self.signature]})
+            register(self)
+            self._type = types.Function(template)
+        return self._type

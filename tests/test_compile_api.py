@@ -1,0 +1,374 @@
+"""The compile API on a machine without a GPU: device functions with the C and Numba ABIs,
+PTX / LLVM IR / LTO-IR, raw pointers, link items, NVRTC and nvJitLink, and bad input."""
+
+import re
+
+import numpy as np
+import pytest
+from numba.core import types
+from numba.core.errors import TypingError
+
+from cumlir import cuda, linking
+from cumlir.linkable import LTOIR, Archive, Cubin, CUSource, Fatbin, LinkableCode, Object, PTXSource
+from cumlir.codegen import targets
+
+from . import foreign, support
+
+ARCHS = [(8, 0), (9, 0)]
+ARCH_IDS = [targets.chip(cc) for cc in ARCHS]
+ALL_OPERATORS = [(op[0], op[1], op[2]) for op in foreign.SCALAR_OPERATORS + foreign.VOID_OPERATORS]
+
+
+def _prototype(ptx, name):
+    """The PTX declaration of the function *name* (up to its body)."""
+    match = re.search(r"\.visible \.func\s+(\(.*?\)\s*)?" + re.escape(name) + r"\((.*?)\)", ptx, re.S)
+    assert match, f"no .visible .func {name} in the PTX"
+    return match
+
+
+def _has_nvvm():
+    try:
+        from cumlir.codegen import nvvm  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+needs_nvvm = pytest.mark.skipif(not _has_nvvm(), reason="the libNVVM code-generation path is not built yet")
+
+
+# ---- the C ABI --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("cc", ARCHS, ids=ARCH_IDS)
+@pytest.mark.parametrize("pyfunc, sig, name", ALL_OPERATORS, ids=[op[2] for op in ALL_OPERATORS])
+def test_c_abi_symbol_and_ptxas(pyfunc, sig, name, cc):
+    ptx, _ = cuda.compile(pyfunc, sig, cc=cc, abi_info={"abi_name": name})
+    _prototype(ptx, name)
+    assert f".target {targets.chip(cc)}" in ptx
+    # one visible function: the helpers it calls are inlined or internal
+    assert ptx.count(".visible") == 1
+    support.ptxas(ptx, targets.chip(cc))
+
+
+@pytest.mark.parametrize("op", foreign.SCALAR_OPERATORS, ids=[op[2] for op in foreign.SCALAR_OPERATORS])
+def test_c_abi_returns_the_result(op):
+    pyfunc, sig, name, _, arg_cs, return_type = op
+    ptx, restype = cuda.compile(pyfunc, sig, cc=(9, 0), abi_info={"abi_name": name})
+    assert restype == return_type
+    match = _prototype(ptx, name)
+    assert match.group(1) and "func_retval0" in match.group(1)
+    assert match.group(2).count(".param") == len(arg_cs)  # exactly the Python arguments
+
+
+def test_default_name_is_the_python_name():
+    ptx, restype = cuda.compile(foreign.add, (types.float32, types.float32), cc=(9, 0))
+    _prototype(ptx, "add")
+    assert restype == types.float32
+
+
+def test_void_operator_has_no_result():
+    ptx, restype = cuda.compile(foreign.void_add_int32, "void(voidptr, voidptr, voidptr)", cc=(9, 0))
+    match = _prototype(ptx, "void_add_int32")
+    assert match.group(1) is None and match.group(2).count(".param .b64") == 3
+    assert restype == types.none
+
+
+def test_declared_return_type_converts_the_result():
+    ptx, restype = cuda.compile(foreign.add, "float64(int32, int32)", cc=(9, 0), abi_info={"abi_name": "add_f64"})
+    assert restype == types.float64
+    assert "cvt.rn.f64.s32" in ptx or "cvt.rn.f64.s64" in ptx
+
+
+def test_compile_ptx_device_c_abi():
+    ptx, restype = cuda.compile_ptx(foreign.add, "int32(int32, int32)", device=True, abi="c", cc=(8, 0))
+    _prototype(ptx, "add")
+    assert restype == types.int32
+
+
+def test_compile_accepts_a_device_dispatcher():
+    ptx, restype = cuda.compile(foreign._square, (types.int64,), cc=(9, 0), abi_info={"abi_name": "sq"})
+    _prototype(ptx, "sq")
+    assert restype == types.int64
+
+
+# ---- the Numba ABI ----------------------------------------------------------------------------
+
+
+def test_numba_abi_mangled_result_pointer_and_status():
+    ptx, restype = cuda.compile_ptx(foreign.add, "int32(int32, int32)", device=True, cc=(9, 0))
+    assert restype == types.int32
+    match = re.search(r"\.visible \.func\s+\(\.param \.b32 func_retval0\)\s+(_ZN\w+)\((.*?)\)", ptx, re.S)
+    assert match, ptx
+    name, params = match.groups()
+    assert "add" in name and name.endswith("Eii")
+    assert params.count(".param") == 3 and params.split(",")[0].strip().startswith(".param .b64")
+    support.ptxas(ptx)
+
+
+def test_numba_abi_names_differ_by_signature():
+    a, _ = cuda.compile(foreign.add, (types.int32, types.int32), abi="numba", cc=(9, 0))
+    b, _ = cuda.compile(foreign.add, (types.float32, types.float32), abi="numba", cc=(9, 0))
+    name = lambda ptx: re.search(r"\.visible \.func.*?(_ZN\w+)\(", ptx, re.S).group(1)  # noqa: E731
+    assert name(a) != name(b)
+
+
+def test_compile_ptx_kernel_still_works():
+    def k(a):
+        a[0] = 1.0
+
+    ptx, restype = cuda.compile_ptx(k, "void(float32[:])", cc=(9, 0))
+    assert ".visible .entry k(" in ptx and restype == types.none
+
+
+# ---- other outputs ----------------------------------------------------------------------------
+
+
+def test_llvm_output_has_nvptx_layout_and_triple():
+    ir, restype = cuda.compile(foreign.clamp, (types.float64,) * 3, cc=(9, 0), output="llvm", abi_info={"abi_name": "clamp_f64"})
+    assert 'target triple = "nvptx64-nvidia-cuda"' in ir
+    assert 'target datalayout = "e-' in ir
+    assert re.search(r"define double @clamp_f64\(double", ir)
+    assert "internal" not in ir.split("@clamp_f64")[0].splitlines()[-1]
+
+
+@needs_nvvm
+@pytest.mark.parametrize("cc", ARCHS, ids=ARCH_IDS)
+def test_ltoir_links_with_lto(cc):
+    ltoir, _ = cuda.compile(foreign.add, "int32(int32, int32)", cc=cc, output="ltoir", abi_info={"abi_name": "add_i32"})
+    assert isinstance(ltoir, bytes) and ltoir
+    source = foreign.scalar_caller("add_i32", "int", ["int", "int"])
+    cubin = linking.link_cubin([LTOIR(ltoir, "add.ltoir"), CUSource(source, "caller.cu")], cc)
+    assert b"call_add_i32" in cubin
+
+
+@pytest.mark.skipif(_has_nvvm(), reason="the libNVVM code-generation path is present")
+def test_ltoir_without_nvvm_is_a_clear_error():
+    with pytest.raises(NotImplementedError, match="ltoir"):
+        cuda.compile(foreign.add, "int32(int32, int32)", cc=(9, 0), output="ltoir")
+
+
+# ---- linking with CUDA C++ through nvJitLink (no GPU needed) ----------------------------------
+
+
+@pytest.mark.parametrize("cc", ARCHS, ids=ARCH_IDS)
+def test_cxx_kernels_link_cumlir_operators(cc):
+    items = []
+    for pyfunc, sig, name, ret_c, arg_cs, _ in foreign.SCALAR_OPERATORS:
+        ptx, _ = cuda.compile(pyfunc, sig, cc=cc, abi_info={"abi_name": name})
+        items += [PTXSource(ptx, f"{name}.ptx"), CUSource(foreign.scalar_caller(name, ret_c, arg_cs), f"call_{name}.cu")]
+    for pyfunc, sig, name, element_c, _ in foreign.VOID_OPERATORS:
+        ptx, _ = cuda.compile(pyfunc, sig, cc=cc, abi_info={"abi_name": name})
+        items += [PTXSource(ptx, f"{name}.ptx"), CUSource(foreign.void_caller(name, element_c), f"call_{name}.cu")]
+    cubin = linking.link_cubin(items, cc)
+    assert cubin[:4] == b"\x7fELF"
+    for op in foreign.SCALAR_OPERATORS + foreign.VOID_OPERATORS:
+        assert f"call_{op[2]}".encode() in cubin and op[2].encode() in cubin
+
+
+@pytest.mark.parametrize("cc", ARCHS, ids=ARCH_IDS)
+def test_lto_input_switches_on_lto(cc):
+    """An LTO-IR input makes the whole link use -lto: CUDA C++ items become LTO-IR too."""
+    from cumlir.nvrtc import compile_source
+
+    callee = compile_source('extern "C" __device__ int add_i32(int x, int y) { return x + y; }', cc, output="ltoir")
+    caller = CUSource(foreign.scalar_caller("add_i32", "int", ["int", "int"]), "caller.cu")
+    cubin = linking.link_cubin([LTOIR(callee, "add.ltoir"), caller], cc)
+    assert b"call_add_i32" in cubin
+    with pytest.raises(linking.LinkError, match="bad.ltoir"):
+        linking.link_cubin([LTOIR(b"not LTO-IR", "bad.ltoir"), caller], cc)
+
+
+def test_unresolved_symbol_is_named():
+    source = foreign.scalar_caller("missing_op", "int", ["int"])
+    with pytest.raises(linking.LinkError, match="missing_op"):
+        linking.link_cubin([CUSource(source, "caller.cu")], (9, 0))
+
+
+def test_nvrtc_error_names_the_source():
+    from cumlir.nvrtc import NVRTCError
+
+    with pytest.raises(NVRTCError, match="broken.cu"):
+        linking.link_cubin([CUSource("this is not C++", "broken.cu")], (9, 0))
+
+
+# ---- kernels calling external device functions -------------------------------------------------
+
+MUL_CXX = foreign.MUL_CXX
+
+
+@pytest.mark.parametrize("cc", ARCHS, ids=ARCH_IDS)
+def test_kernel_calls_declared_cxx_function(cc):
+    k = foreign.multiply_kernel()
+    compiled = k.compile("void(float32[:], float32[:], float32[:])").compiled(cc)
+    assert re.search(r"\.extern \.func\s+\(\.param \.b32 func_retval0\)\s+mul_f32", compiled.ptx)
+    cubin = linking.link_kernel(compiled.ptx, cc, compiled.link, name=compiled.symbol)
+    assert b"mul_f32" in cubin
+
+
+def test_link_option_items_are_linked(tmp_path):
+    path = tmp_path / "mul.cu"
+    path.write_text(MUL_CXX)
+    mul = cuda.declare_device("mul_f32", "float32(float32, float32)")
+
+    @cuda.jit(link=[str(path)])
+    def k(a, out):
+        out[0] = mul(a[0], a[1])
+
+    kernel = k.compile("void(float32[:], float32[:])")
+    compiled = kernel.compiled((9, 0))
+    assert compiled.link == []
+    cubin = linking.link_kernel(compiled.ptx, (9, 0), k.targetoptions["link"], name=compiled.symbol)
+    assert b"mul_f32" in cubin
+    with pytest.raises(linking.LinkError, match="mul_f32"):
+        linking.link_kernel(compiled.ptx, (9, 0), [], name=compiled.symbol)
+
+
+def test_declare_device_errors():
+    with pytest.raises(ValueError, match="not a C identifier"):
+        cuda.declare_device("not-a-name", "int32(int32)")
+    with pytest.raises(TypeError, match="return type"):
+        cuda.declare_device("f", "(int32,)")
+    f = cuda.declare_device("f", "int32(int32)")
+    with pytest.raises(RuntimeError, match="external device function"):
+        f(1)
+
+
+# ---- link items ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "suffix, kind",
+    [(".cu", CUSource), (".ptx", PTXSource), (".ltoir", LTOIR), (".cubin", Cubin), (".fatbin", Fatbin), (".o", Object), (".a", Archive)],
+)
+def test_from_path_guesses_the_kind(tmp_path, suffix, kind):
+    path = tmp_path / f"code{suffix}"
+    path.write_bytes(b"data")
+    item = LinkableCode.from_path(path)
+    assert type(item) is kind and item.name == str(path)
+
+
+def test_unknown_link_suffix_names_the_item():
+    with pytest.raises(ValueError, match="code.weird"):
+        LinkableCode.from_path("code.weird")
+    with pytest.raises(ValueError, match="lib.weird"):
+
+        @cuda.jit(link=["lib.weird"])
+        def k(a):
+            a[0] = 1
+
+    with pytest.raises(TypeError, match="link item"):
+        cuda.jit(link=[42])
+
+
+# ---- raw pointers -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("cc", ARCHS, ids=ARCH_IDS)
+def test_pointer_arithmetic_assembles(cc):
+    sig = "void(CPointer(float32), CPointer(float32), int64)"
+    ptx, _ = cuda.compile(foreign.pointer_walk, sig, cc=cc)
+    _prototype(ptx, "pointer_walk")
+    support.ptxas(ptx, targets.chip(cc))
+
+
+def test_farray_is_fortran_ordered():
+    def corner(p):
+        a = cuda.farray(p, (3, 4))
+        return a[2, 1]
+
+    ir, restype = cuda.compile(corner, (types.CPointer(types.float64),), cc=(9, 0), output="llvm")
+    assert restype == types.float64
+    # element [2, 1] of a 3x4 Fortran array is 2 + 1*3 = 5 elements (40 bytes) in
+    assert re.search(r"getelementptr (inbounds )?(nuw )?(i8|double), ptr %\d+, i\d+ (40|5)\b", ir), ir
+
+
+def test_numba_carray_is_cuda_carray():
+    import numba
+
+    def total(p, n):
+        a = numba.carray(p, n)
+        return a[0] + a[n - 1]
+
+    ptx, restype = cuda.compile(total, (types.CPointer(types.int64), types.int64), cc=(9, 0))
+    assert restype == types.int64
+    support.ptxas(ptx)
+
+
+def test_carray_of_voidptr_needs_a_dtype():
+    def f(p):
+        return cuda.carray(p, 4)[0]
+
+    with pytest.raises(TypingError, match="voidptr needs a dtype"):
+        cuda.compile(f, "(voidptr,)", cc=(9, 0))
+
+
+def test_carray_dtype_must_match_the_pointer():
+    def f(p):
+        return cuda.carray(p, 4, np.float64)[0]
+
+    with pytest.raises(TypingError, match="does not match"):
+        cuda.compile(f, (types.CPointer(types.int32),), cc=(9, 0))
+
+
+def test_voidptr_cannot_be_indexed():
+    def f(p):
+        return p[0]
+
+    with pytest.raises(TypingError):
+        cuda.compile(f, "(voidptr,)", cc=(9, 0))
+
+
+# ---- bad input ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "kwargs, exc, message",
+    [
+        ({"abi": "fortran"}, ValueError, "abi 'fortran'"),
+        ({"output": "sass"}, ValueError, "output 'sass'"),
+        ({"abi_info": {"abi_name": "1add"}}, ValueError, "'1add' is not a C identifier"),
+        ({"abi_info": {"abi_name": "my-add"}}, ValueError, "'my-add' is not a C identifier"),
+        ({"abi_info": {"abi_nam": "x"}}, ValueError, "abi_nam"),
+        ({"cc": (5, 2)}, ValueError, "5.2"),
+        ({"cc": "sm_99"}, ValueError, "9.9"),
+    ],
+)
+def test_bad_arguments(kwargs, exc, message):
+    kwargs.setdefault("cc", (9, 0))
+    with pytest.raises(exc, match=re.escape(message)):
+        cuda.compile(foreign.add, "int32(int32, int32)", **kwargs)
+
+
+def test_kernels_have_no_c_abi_or_ltoir():
+    def k(a):
+        a[0] = 1
+
+    with pytest.raises(NotImplementedError, match="abi='c'"):
+        cuda.compile(k, "void(int32[:])", device=False, cc=(9, 0))
+    with pytest.raises(NotImplementedError, match="ltoir"):
+        cuda.compile(k, "void(int32[:])", device=False, abi="numba", output="ltoir", cc=(9, 0))
+
+
+def test_returning_a_record_is_refused():
+    def first(p):
+        return p[0]
+
+    with pytest.raises(Exception, match="cannot return a record"):
+        cuda.compile(first, (foreign.PTR_PAIR,), cc=(9, 0))
+
+
+def test_device_function_link_items_reach_the_kernel():
+    mul = cuda.declare_device("mul_f32", "float32(float32, float32)")
+
+    @cuda.jit(device=True, link=[CUSource(MUL_CXX, "mul.cu")])
+    def twice_product(x, y):
+        return 2 * mul(x, y)
+
+    @cuda.jit
+    def k(a, out):
+        out[0] = twice_product(a[0], a[1])
+
+    compiled = k.compile("void(float32[:], float32[:])").compiled((9, 0))
+    assert [item.name for item in compiled.link] == ["mul.cu"]
+    assert b"mul_f32" in linking.link_kernel(compiled.ptx, (9, 0), compiled.link)
