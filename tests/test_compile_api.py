@@ -283,18 +283,6 @@ def test_farray_is_fortran_ordered():
     assert re.search(r"getelementptr (inbounds )?(nuw )?(i8|double), ptr %\d+, i\d+ (40|5)\b", ir), ir
 
 
-def test_numba_carray_is_cuda_carray():
-    import numba
-
-    def total(p, n):
-        a = numba.carray(p, n)
-        return a[0] + a[n - 1]
-
-    ptx, restype = cuda.compile(total, (types.CPointer(types.int64), types.int64), cc=(9, 0))
-    assert restype == types.int64
-    support.ptxas(ptx)
-
-
 def test_carray_of_voidptr_needs_a_dtype():
     def f(p):
         return cuda.carray(p, 4)[0]

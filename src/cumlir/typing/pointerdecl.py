@@ -7,7 +7,6 @@ element type: it is only passed on, or turned into an array with ``cuda.carray(p
 
 import operator
 
-import numba
 from numba.core import types
 from numba.core.errors import TypingError
 from numba.core.typing.npydecl import parse_dtype
@@ -83,5 +82,3 @@ def _array_template(name, layout):
 for _name, _layout in (("carray", "C"), ("farray", "F")):
     _template = _array_template(_name, _layout)
     register_global(getattr(foreign, _name), types.Function(_template))
-    # numba.carray / numba.farray, written in code shared with numba
-    registry.register_global(getattr(numba, _name), types.Function(_template))
