@@ -36,9 +36,15 @@ def test_raw_op_lto_ir():
     assert isinstance(code, bytes) and len(code) > 0
 
 
-def test_tuple_results_need_a_record_type():
-    with pytest.raises(TypeError, match="returns a tuple"):
-        cccl.compile_raw_op(cccl_operators.pair_combine, [cccl_operators.PAIR] * 2, cc=(9, 0), output="ptx")
+def test_results_are_stored_in_the_operand_type():
+    # int32 + int32 is int64 in Python's promotion, but CCCL's result slot holds an int32
+    ptx, symbol = cccl.compile_raw_op(cccl_operators.add, ["int32", "int32"], cc=(9, 0), output="ptx")
+    body = ptx[ptx.index(f".visible .func {symbol}(") :]
+    assert "st.b32" in body or "st.u32" in body or "st.s32" in body
+    assert "st.b64" not in body
+
+
+def test_tuple_results_must_fill_a_record():
     with pytest.raises(TypeError, match="does not fill"):
         cccl.compile_raw_op(cccl_operators.pair_combine, [cccl_operators.PAIR] * 2, "float64", cc=(9, 0), output="ptx")
 

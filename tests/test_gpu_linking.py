@@ -2,6 +2,7 @@
 (NVRTC, launched through the driver API) calling cumlir operators linked as PTX or LTO-IR."""
 
 import ctypes
+import re
 import subprocess
 import tempfile
 
@@ -87,14 +88,20 @@ def _void_inputs(rng, name):
     return a, b, expected
 
 
-def _check(out, expected):
+def _check(out, expected, rtol=1e-6):
     if out.dtype.names:
         for field in out.dtype.names:
-            np.testing.assert_allclose(out[field], expected[field], rtol=1e-6)
+            np.testing.assert_allclose(out[field], expected[field], rtol=rtol)
     elif out.dtype.kind == "f":
-        np.testing.assert_allclose(out, expected, rtol=1e-6)
+        np.testing.assert_allclose(out, expected, rtol=rtol)
     else:
         np.testing.assert_array_equal(out, expected)
+
+
+# Linked as LTO-IR, the operator is compiled together with its C++ caller, whose
+# default (as with nvcc) contracts a * b + c into one fma: float32 results may then
+# differ from NumPy's two roundings by an ulp or so of the product.
+LTO_RTOL = 1e-5
 
 
 def _operator_code(pyfunc, sig, name, output):
@@ -115,7 +122,7 @@ def test_cxx_kernel_calls_cumlir_operator(rng, op, output):
     cubin = linking.link_cubin([operator, caller], _cc())
     out = cuda.to_device(support.poisoned(N, expected.dtype))
     _launch(cubin, f"call_{name}", [cuda.to_device(x) for x in inputs] + [out], N)
-    _check(out.copy_to_host(), expected)
+    _check(out.copy_to_host(), expected, LTO_RTOL if output == "ltoir" else 1e-6)
 
 
 @pytest.mark.parametrize("output", OUTPUTS)
@@ -147,7 +154,8 @@ def test_ltoir_operator_is_inlined():
         f.flush()
         sass = subprocess.run([exe, f.name], capture_output=True, text=True, check=True).stdout
     assert "IADD" in sass.upper() or "IMAD" in sass.upper()
-    assert "CALL" not in sass.upper()
+    # no call instruction (the kernel's own name, call_add_i32, appears in symbol tables)
+    assert not re.search(r"\bCALL\.(REL|ABS)", sass, re.IGNORECASE), sass
 
 
 POLY_CXX = 'extern "C" __device__ int poly(long long* r, long long x, int k) { *r = x * x + k; return 0; }\n'

@@ -24,13 +24,14 @@ def raw_op(pyfunc, argument_types, result_type=None, name=None, cc=None):
     """A ``cuda.compute.RawOp`` running *pyfunc* on operands of *argument_types*.
 
     Types may be Numba types, NumPy dtypes (structured ones become records) or their
-    names. *result_type* defaults to the type *pyfunc* returns; *cc* to the current
-    device's compute capability.
+    names. *result_type*, the type of CCCL's result slot, defaults to the first operand's
+    (the value returned is converted to it); *cc* defaults to the current device's
+    compute capability.
     """
-    import cuda.compute
+    from cuda.compute.op import RawOp
 
     code, symbol = compile_raw_op(pyfunc, argument_types, result_type, name, cc)
-    return cuda.compute.RawOp(name=symbol, ltoir=code)
+    return RawOp(name=symbol, ltoir=code)
 
 
 def compile_raw_op(pyfunc, argument_types, result_type=None, name=None, cc=None, output="ltoir"):
@@ -43,11 +44,9 @@ def compile_raw_op(pyfunc, argument_types, result_type=None, name=None, cc=None,
 
     argtypes = tuple(as_numba_type(t) for t in argument_types)
     returned = type_function(getattr(pyfunc, "py_func", pyfunc), argtypes).return_type
-    if result_type is None:
-        if isinstance(returned, types.BaseTuple):
-            raise TypeError(f"{pyfunc.__name__} returns a tuple: name the record type it stands for as result_type")
-        result_type = returned
-    result_type = as_numba_type(result_type)
+    # CCCL's slot for the result holds the operands' type ((T, T) -> T), whatever width
+    # Python's promotion gives the expression (int32 + int32 is int64): store it converted
+    result_type = argtypes[0] if result_type is None else as_numba_type(result_type)
     fields = _tuple_fields(pyfunc, returned, result_type)
     symbol = name or _symbol(pyfunc, argtypes, result_type)
     wrapper = _wrapper(pyfunc, symbol, len(argtypes), fields)
