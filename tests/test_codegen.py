@@ -165,3 +165,17 @@ def test_64_bit_integers_are_loaded_whole():
     ptx, _ = cuda.compile_ptx(k, "void(int64[:], int64[:])", cc=(9, 0))
     assert "ld.global.b64" in ptx and "st.global.b64" in ptx
     assert "ld.global.b32" not in ptx
+
+
+def test_float32_sqrt_is_correctly_rounded_unless_fastmath():
+    import math
+
+    def k(a, out):
+        i = cuda.grid(1)
+        if i < out.size:
+            out[i] = math.sqrt(a[i])
+
+    precise, _ = cuda.compile_ptx(k, "void(float32[:], float32[:])", cc=(9, 0))
+    fast, _ = cuda.compile_ptx(k, "void(float32[:], float32[:])", cc=(9, 0), fastmath=True)
+    assert "sqrt.rn.f32" in precise and "sqrt.approx" not in precise
+    assert "sqrt.approx" in fast

@@ -62,12 +62,20 @@ _LIBDEVICE_BINARY = {
 _FAST_FLOAT32 = {"sin", "cos", "tan", "exp", "log", "log2", "log10", "pow"}
 
 
+# float32 routines whose plain libdevice form is approximate unless __CUDA_PREC_SQRT is
+# set through nvvm-reflect, which LLVM's NVPTX pipeline only takes as a process-wide
+# option: without fastmath they call the correctly rounded routine directly
+_PRECISE_FLOAT32 = {"sqrt": "__nv_fsqrt_rn"}
+
+
 def libdevice_name(name, ty, fastmath=False):
     """The libdevice symbol computing *name* for the float type *ty* (float16 uses float32's)."""
     if ty.bitwidth == 64:
         return f"__nv_{name}"
     if fastmath and name in _FAST_FLOAT32:
         return f"__nv_fast_{name}f"
+    if not fastmath and name in _PRECISE_FLOAT32:
+        return _PRECISE_FLOAT32[name]
     return f"__nv_{name}f"
 
 
