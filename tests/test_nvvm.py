@@ -381,3 +381,13 @@ def test_launch_bounds_become_annotations():
     assert '!{void ()* @k, !"maxntidx", i32 128}' in text and '!{void ()* @k, !"minctasm", i32 4}' in text
     ptx = nvvm.compile_ir(text, ["-arch=compute_80"], link_libdevice=False).decode()
     assert ".maxntid 128, 2, 1" in ptx and ".minnctapersm 4" in ptx
+
+
+def test_nvvm_ops_without_an_nvvm7_intrinsic_become_inline_ptx(monkeypatch):
+    from . import extending_kernels
+
+    monkeypatch.setenv("CUMLIR_BACKEND", "nvvm")
+    array = types.Array(types.float32, 1, "C")
+    ptx, _ = cuda.compile_ptx(extending_kernels.intrinsic_kernel, (array, array), cc=(8, 0))
+    assert "rcp.approx.ftz.f32" in ptx
+    support.ptxas(ptx, "sm_80")

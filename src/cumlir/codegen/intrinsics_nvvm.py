@@ -46,6 +46,13 @@ ASM_STATEMENTS = {
     "nvvm.trap": "trap;",
 }
 
+# NVVM dialect ops on values that map to one PTX instruction whose intrinsic NVVM 7 lacks:
+# op name -> (inline PTX, constraints)
+ASM_OPERATIONS = {
+    "nvvm.rcp.approx.ftz.f": ("rcp.approx.ftz.f32 $0, $1;", "=f,f"),
+    "nvvm.rcp.approx.ftz.d": ("rcp.approx.ftz.f64 $0, $1;", "=d,d"),
+}
+
 # llvm.intr.* ops overloaded on their result type: op name -> intrinsic base name
 OVERLOADED = {
     f"llvm.intr.{name}": f"llvm.{name}"

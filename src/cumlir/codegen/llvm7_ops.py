@@ -322,6 +322,11 @@ def _asm_statement(p, op):
     _asm_call(p, op, intrinsics.ASM_STATEMENTS[op.name], "", True)
 
 
+def _asm_operation(p, op):
+    template, constraints = intrinsics.ASM_OPERATIONS[op.name]
+    _asm_call(p, op, template, constraints, False)
+
+
 def _overloaded(p, op):
     ty = p.type_of(op.results[0])
     _intrinsic_call(p, op, f"{intrinsics.OVERLOADED[op.name]}.{intrinsics.suffix(ty)}", list(op.operands))
@@ -355,6 +360,7 @@ for _table, _printer in (
     (intrinsics.ASM_REGISTERS, _asm_register),
     (intrinsics.NULLARY, _nullary),
     (intrinsics.ASM_STATEMENTS, _asm_statement),
+    (intrinsics.ASM_OPERATIONS, _asm_operation),
     (intrinsics.OVERLOADED, _overloaded),
     (intrinsics.FLAGGED, _flagged),
     (intrinsics.MIN_MAX, _min_max),
