@@ -54,19 +54,16 @@ def test_intrinsic_emits_its_nvvm_op():
 
 
 def test_struct_operator_to_ltoir_with_c_abi():
-    compile_fn = getattr(cuda, "compile", None)
-    if compile_fn is None:
-        pytest.skip("cuda.compile is not available yet")
     point = ek.Point.numba_type
 
     def add(a, b):
         return a + b
 
-    try:
-        code, _ = compile_fn(add, point(point, point), device=True, abi="c", output="ltoir", cc=(9, 0))
-    except NotImplementedError as e:
-        pytest.skip(f"LTO-IR output is not available yet: {e}")
+    code, restype = cuda.compile(add, point(point, point), device=True, abi="c", output="ltoir", cc=(9, 0))
+    assert restype == point
     assert isinstance(code, (bytes, bytearray)) and len(code) > 0
+    ptx, _ = cuda.compile(add, point(point, point), device=True, abi="c", cc=(9, 0))
+    assert ".visible .func" in ptx and " add(" in ptx
 
 
 # ---- errors inside extensions ------------------------------------------------------------

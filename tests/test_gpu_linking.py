@@ -19,14 +19,6 @@ pytestmark = pytest.mark.gpu
 N = 1000
 
 
-def _has_nvvm():
-    try:
-        from cumlir.codegen import nvvm  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
 def _cc():
     return cuda.get_current_device().compute_capability
 
@@ -113,7 +105,7 @@ def _operator_code(pyfunc, sig, name, output):
     return PTXSource(code, f"{name}.ptx") if output == "ptx" else LTOIR(code, f"{name}.ltoir")
 
 
-OUTPUTS = ["ptx", pytest.param("ltoir", marks=pytest.mark.skipif(not _has_nvvm(), reason="needs the libNVVM path"))]
+OUTPUTS = ["ptx", "ltoir"]
 
 
 @pytest.mark.parametrize("output", OUTPUTS)
@@ -147,7 +139,6 @@ def test_cxx_kernel_calls_void_pointer_operator(rng, op, output):
     _check(out.copy_to_host(), expected)
 
 
-@pytest.mark.skipif(not _has_nvvm(), reason="needs the libNVVM path")
 def test_ltoir_operator_is_inlined():
     from cuda import pathfinder
 

@@ -69,14 +69,7 @@ def kernel_ptx(typed, cc, name=None, options=None):
     builder, symbol = lower_kernel(typed, name, options)
     with builder.context:
         pipeline.set_target(builder.module, cc, options)
-        if options.backend == "nvvm":
-            from .codegen import nvvm
-
-            pipeline.run_until(builder.module, "llvm", options)
-            ptx = nvvm.compile_module(builder.module, cc, options, "ptx").decode()
-        else:
-            pipeline.run_until(builder.module, "ptx", options)
-            ptx = pipeline.ptx_of(builder.module)
+        ptx = _ptx(builder.module, cc, options)
     return CompiledKernel(
         typed=typed, symbol=symbol, ptx=ptx, cc=cc, raise_sites=list(builder.raise_sites), link=_external_links(builder)
     )
@@ -162,7 +155,7 @@ def lower_device(callee, symbol, abi, options=None):
 
 def device_code(callee, symbol, cc, abi="c", output="ptx", options=None):
     """Compile the DeviceFunction *callee* on its own into *output* for compute capability *cc*."""
-    from .codegen import pipeline
+    from .codegen import nvvm, pipeline
 
     if output not in OUTPUTS:
         raise ValueError(f"unknown output {output!r}; choose one of {', '.join(OUTPUTS)}")
@@ -171,11 +164,10 @@ def device_code(callee, symbol, cc, abi="c", output="ptx", options=None):
     with builder.context:
         pipeline.set_target(builder.module, cc, options)
         if output == "ptx":
-            pipeline.run_until(builder.module, "ptx", options)
-            code = pipeline.ptx_of(builder.module)
+            code = _ptx(builder.module, cc, options)
         else:
             pipeline.run_until(builder.module, "llvm", options)
-            code = _llvm_ir(builder.module) if output == "llvm" else _nvvm_ltoir(builder.module, cc, options)
+            code = _llvm_ir(builder.module) if output == "llvm" else nvvm.compile_module(builder.module, cc, options, "ltoir")
     return CompiledDevice(symbol=symbol, code=code, return_type=callee.typed.return_type, cc=cc)
 
 
@@ -192,13 +184,12 @@ def _llvm_ir(module):
     return pipeline.llvm_ir_of(module)
 
 
-def _nvvm_ltoir(module, cc, options):
-    """LTO-IR through libNVVM (the "nvvm" code-generation path)."""
-    try:
-        from .codegen import nvvm
-    except ImportError:
-        raise NotImplementedError(
-            "output='ltoir' needs the libNVVM code-generation path (cumlir.codegen.nvvm), "
-            "which this installation does not have; use output='ptx' or 'llvm'"
-        ) from None
-    return nvvm.compile_module(module, cc, options, "ltoir")
+def _ptx(module, cc, options):
+    """PTX of a freshly lowered module, through the chosen code-generation path (options.backend)."""
+    from .codegen import nvvm, pipeline
+
+    if options.backend == "nvvm":
+        pipeline.run_until(module, "llvm", options)
+        return nvvm.compile_module(module, cc, options, "ptx").decode()
+    pipeline.run_until(module, "ptx", options)
+    return pipeline.ptx_of(module)
