@@ -30,9 +30,9 @@ def test_eager_signature_types_at_decoration():
     def store(a, x):
         a[0] = x
 
-    (kernel,) = store._kernels.values()
+    (kernel,) = store.overloads.values()
     assert kernel.argtypes == (types.Array(types.int64, 1, "A"), types.float64)
-    ptx = kernel.compiled((9, 0)).ptx
+    ptx = kernel.output("ptx", (9, 0))
     support.ptxas(ptx)
 
 
@@ -63,7 +63,7 @@ def test_kernel_returning_a_value_is_an_error():
     def k(a):
         return a[0]
 
-    with pytest.raises(Exception, match="must not return a value"):
+    with pytest.raises(TypeError, match=r"kernel k \(.*test_api.py:\d+\): a kernel must return None, but it returns float32"):
         cuda.compile_ptx(k, "(float32[:],)", cc=(9, 0))
 
 

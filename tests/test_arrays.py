@@ -59,10 +59,11 @@ def test_c_views_keep_a_unit_stride_in_mlir():
 
 
 def test_debug_mode_checks_bounds():
-    from cumlir.compiler import CompileOptions, kernel_ptx, type_function
+    from cumlir.compiler import kernel_ptx, type_function
+    from cumlir.options import Options
 
     typed = type_function(arrays.out_of_bounds_2d, (_array("float32", 2), types.int64))
-    debug = kernel_ptx(typed, (9, 0), options=CompileOptions(debug=True))
+    debug = kernel_ptx(typed, (9, 0), options=Options(debug=True))
     assert [s.exc_class for s in debug.raise_sites] == [IndexError, IndexError]
     support.ptxas(debug.ptx)
     assert kernel_ptx(typed, (9, 0)).raise_sites == []

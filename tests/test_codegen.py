@@ -24,9 +24,8 @@ def _module_ptx(entries, cc):
     builder = ModuleBuilder(typing_context())
     symbols = [builder.add_kernel(compiler.type_function(f, args)) for f, args in entries]
     with builder.context:
-        pipeline.set_target(builder.module, cc)
-        pipeline.run_until(builder.module, "ptx")
-        return pipeline.ptx_of(builder.module), symbols
+        compiled = compiler.run(compiler.from_module(builder, cc), "code")
+        return compiled.ptx, symbols
 
 
 @pytest.mark.parametrize("cc", ARCHS, ids=lambda cc: targets.chip(cc))
@@ -119,11 +118,12 @@ def test_fastmath_uses_approximate_routines():
         if i < out.size:
             out[i] = math.sin(a[i]) + math.exp(a[i]) + a[i] / out[i]
 
-    from cumlir.compiler import CompileOptions, kernel_ptx, type_function
+    from cumlir.compiler import kernel_ptx, type_function
+    from cumlir.options import Options
 
     typed = type_function(k, (_array("float32"), _array("float32")))
     precise = kernel_ptx(typed, (9, 0)).ptx
-    fast = kernel_ptx(typed, (9, 0), options=CompileOptions(fastmath=True)).ptx
+    fast = kernel_ptx(typed, (9, 0), options=Options(fastmath=True)).ptx
     assert "sin.approx" in fast and "sin.approx" not in precise
     assert "div.approx.ftz.f32" in fast and "div.rn.f32" in precise
     assert "add.ftz.f32" in fast and "add.ftz.f32" not in precise
@@ -131,12 +131,13 @@ def test_fastmath_uses_approximate_routines():
 
 
 def test_debug_mode_records_raise_sites():
-    from cumlir.compiler import CompileOptions, kernel_ptx, type_function
+    from cumlir.compiler import kernel_ptx, type_function
+    from cumlir.options import Options
 
     from . import language
 
     typed = type_function(language.checked, (_array("float64"), _array("float64")))
-    debug = kernel_ptx(typed, (9, 0), options=CompileOptions(debug=True))
+    debug = kernel_ptx(typed, (9, 0), options=Options(debug=True))
     asserts = [s for s in debug.raise_sites if s.exc_class is not IndexError]  # the rest check bounds
     assert [s.exc_class for s in asserts] == [AssertionError]
     assert asserts[0].args == ("negative input",)

@@ -35,8 +35,7 @@ def test_cases_assemble(left):
         for kernel, argtypes in entries:
             builder.add_kernel(compiler.type_function(kernel, argtypes))
         with builder.context:
-            pipeline.set_target(builder.module, cc)
-            pipeline.run_until(builder.module, "ptx")
-            ptx = pipeline.ptx_of(builder.module)
+            compiled = compiler.run(compiler.from_module(builder, cc), "code")
+            ptx = compiled.ptx
         assert ptx.count(".entry ") == len(entries)
         support.ptxas(ptx, targets.chip(cc))

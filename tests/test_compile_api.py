@@ -182,10 +182,9 @@ MUL_CXX = foreign.MUL_CXX
 @pytest.mark.parametrize("cc", ARCHS, ids=ARCH_IDS)
 def test_kernel_calls_declared_cxx_function(cc):
     k = foreign.multiply_kernel()
-    compiled = k.compile("void(float32[:], float32[:], float32[:])").compiled(cc)
+    compiled = k.compile("void(float32[:], float32[:], float32[:])").compilation(cc)
     assert re.search(r"\.extern \.func\s+\(\.param \.b32 func_retval0\)\s+mul_f32", compiled.ptx)
-    cubin = linking.link_kernel(compiled.ptx, cc, compiled.link, name=compiled.symbol)
-    assert b"mul_f32" in cubin
+    assert b"mul_f32" in compiled.cubin
 
 
 def test_link_option_items_are_linked(tmp_path):
@@ -197,13 +196,11 @@ def test_link_option_items_are_linked(tmp_path):
     def k(a, out):
         out[0] = mul(a[0], a[1])
 
-    kernel = k.compile("void(float32[:], float32[:])")
-    compiled = kernel.compiled((9, 0))
-    assert compiled.link == []
-    cubin = linking.link_kernel(compiled.ptx, (9, 0), k.targetoptions["link"], name=compiled.symbol)
-    assert b"mul_f32" in cubin
+    compiled = k.compile("void(float32[:], float32[:])").compilation((9, 0))
+    assert compiled.link == list(k.options.link) and repr(compiled.link[0]) == repr(str(path))
+    assert b"mul_f32" in compiled.cubin
     with pytest.raises(linking.LinkError, match="mul_f32"):
-        linking.link_kernel(compiled.ptx, (9, 0), [], name=compiled.symbol)
+        linking.link_cubin([PTXSource(compiled.ptx, name="k.ptx")], (9, 0))
 
 
 def test_declare_device_errors():
@@ -310,14 +307,15 @@ def test_bad_arguments(kwargs, exc, message):
         cuda.compile(foreign.add, "int32(int32, int32)", **kwargs)
 
 
-def test_kernels_have_no_c_abi_or_ltoir():
+def test_kernels_have_no_c_abi_but_compile_to_ltoir():
     def k(a):
         a[0] = 1
 
     with pytest.raises(NotImplementedError, match="abi='c'"):
         cuda.compile(k, "void(int32[:])", device=False, cc=(9, 0))
-    with pytest.raises(NotImplementedError, match="ltoir"):
-        cuda.compile(k, "void(int32[:])", device=False, abi="numba", output="ltoir", cc=(9, 0))
+    ltoir, _ = cuda.compile(k, "void(int32[:])", device=False, abi="numba", output="ltoir", cc=(9, 0))
+    cubin = linking.link_cubin([LTOIR(ltoir, name="k.ltoir")], (9, 0))
+    assert b"k" in cubin and cubin[:4] == b"\x7fELF"
 
 
 def test_returning_a_record_is_refused():
@@ -339,9 +337,9 @@ def test_device_function_link_items_reach_the_kernel():
     def k(a, out):
         out[0] = twice_product(a[0], a[1])
 
-    compiled = k.compile("void(float32[:], float32[:])").compiled((9, 0))
+    compiled = k.compile("void(float32[:], float32[:])").compilation((9, 0))
     assert [item.name for item in compiled.link] == ["mul.cu"]
-    assert b"mul_f32" in linking.link_kernel(compiled.ptx, (9, 0), compiled.link)
+    assert b"mul_f32" in compiled.cubin
 
 
 def test_device_function_ptx_follows_the_backend(monkeypatch):

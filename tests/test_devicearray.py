@@ -257,7 +257,6 @@ def test_gpu_tier_kernels_assemble_for_device_array_layouts(cc):
     for f, args in entries:
         builder.add_kernel(compiler.type_function(f.py_func, args))
     with builder.context:
-        pipeline.set_target(builder.module, cc)
-        pipeline.run_until(builder.module, "ptx")
-        ptx = pipeline.ptx_of(builder.module)
+        compiled = compiler.run(compiler.from_module(builder, cc), "code")
+        ptx = compiled.ptx
     support.ptxas(ptx, targets.chip(cc))

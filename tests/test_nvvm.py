@@ -14,12 +14,13 @@ from cumlir.codegen import llvm7, nvvm, pipeline, targets
 from cumlir.codegen.llvm7_errors import Llvm7Error
 from cumlir.lowering.module import ModuleBuilder
 from cumlir.mlir_context import mlir_context
+from cumlir.options import Options
 from cumlir.typing.context import typing_context
 
 from . import kernels, support
 
 ARCHS = [(8, 0), (9, 0)]
-NVVM = compiler.CompileOptions(backend="nvvm")
+NVVM = Options(backend="nvvm")
 
 
 def _print(source):
@@ -37,8 +38,7 @@ def _lower(typed, cc, options=NVVM):
     """A module holding several typed kernels, after the "llvm" stage."""
     builder = ModuleBuilder(typing_context(), options)
     symbols = [builder.add_kernel(t) for t in typed]
-    pipeline.set_target(builder.module, cc, options)
-    pipeline.run_until(builder.module, "llvm", options)
+    compiler.run(compiler.from_module(builder, cc, options), "llvm")
     return builder.module, symbols
 
 
@@ -256,16 +256,16 @@ def _vadd(a, b, c):
 def test_backend_option_selects_the_path(monkeypatch):
     typed = compiler.type_function(_vadd, (_array("float32"),) * 3)
     assert "NVVM" in compiler.kernel_ptx(typed, (8, 0), options=NVVM).ptx
-    assert "NVVM" not in compiler.kernel_ptx(typed, (8, 0), options=compiler.CompileOptions()).ptx
+    assert "NVVM" not in compiler.kernel_ptx(typed, (8, 0), options=Options()).ptx
     monkeypatch.setenv("CUMLIR_BACKEND", "nvvm")
-    assert compiler.CompileOptions().backend == "nvvm"
+    assert Options().backend == "nvvm"
     argtypes = (_array("float32"),) * 3
     assert re.search(r"bitcast i8\* %\w+ to float\*", compiler.emit(_vadd, argtypes, "llvm", (8, 0)))
     assert "NVVM" in compiler.emit(_vadd, argtypes, "ptx", (8, 0))
-    options = compiler.CompileOptions.from_targetoptions(cuda.jit(backend="nvptx")(_vadd).targetoptions)
+    options = cuda.jit(backend="nvptx")(_vadd).options
     assert options.backend == "nvptx"
     with pytest.raises(ValueError, match="unknown backend 'llvm'"):
-        compiler.CompileOptions(backend="llvm")
+        Options(backend="llvm")
 
 
 def test_fastmath_and_opt_reach_libnvvm():
@@ -277,17 +277,17 @@ def test_fastmath_and_opt_reach_libnvvm():
             out[i] = math.sqrt(a[i]) / out[i]
 
     typed = compiler.type_function(k, (_array("float32"),) * 2)
-    fast = compiler.kernel_ptx(typed, (9, 0), options=compiler.CompileOptions(backend="nvvm", fastmath=True)).ptx
+    fast = compiler.kernel_ptx(typed, (9, 0), options=Options(backend="nvvm", fastmath=True)).ptx
     precise = compiler.kernel_ptx(typed, (9, 0), options=NVVM).ptx
     assert "div.rn.f32" in precise and "sqrt.rn.f32" in precise
     assert "div.rn" not in fast and "sqrt.approx.ftz.f32" in fast
-    assert nvvm.nvvm_options((9, 0), compiler.CompileOptions(opt=False), "ltoir") == [
+    assert nvvm.nvvm_options((9, 0), Options(opt=False), "ltoir") == [
         "-arch=compute_90",
         "-opt=0",
         "-fma=0",
         "-gen-lto",
     ]
-    unoptimized = compiler.kernel_ptx(typed, (9, 0), options=compiler.CompileOptions(backend="nvvm", opt=False))
+    unoptimized = compiler.kernel_ptx(typed, (9, 0), options=Options(backend="nvvm", opt=False))
     support.ptxas(unoptimized.ptx)
     support.ptxas(fast)
 
@@ -358,7 +358,7 @@ def _lines(a, out):
 
 def test_lineinfo_gives_line_tables():
     typed = compiler.type_function(_lines, (_array("float64"),) * 2)
-    options = compiler.CompileOptions(backend="nvvm", lineinfo=True)
+    options = Options(backend="nvvm", lineinfo=True)
     with mlir_context():
         module, _ = _lower([typed], (8, 0), options)
         text = nvvm.llvm_ir(module, (8, 0), options)

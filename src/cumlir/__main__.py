@@ -1,7 +1,8 @@
 """Print one stage of compiling a kernel: ``python -m cumlir FILE.py FUNCTION --sig SIG --emit STAGE``.
 
-No GPU is needed. Stages: typed (Numba IR with types), mlir (as lowered),
-optimized (after MLIR inlining and canonicalization), llvm (LLVM IR), ptx.
+No GPU is needed. Stages, in the compiler's order: typed (Numba IR with types),
+mlir (as lowered), optimized (after MLIR inlining and canonicalization), llvm
+(LLVM IR), ptx or ltoir (code generation), cubin (linked by nvJitLink).
 """
 
 import argparse
@@ -26,13 +27,13 @@ def _load_function(path, name):
 
 
 def main(argv=None):
-    from .compiler import EMIT_STAGES
+    from .compiler import OUTPUTS
 
     parser = argparse.ArgumentParser(prog="python -m cumlir", description=__doc__.splitlines()[0])
     parser.add_argument("file", help="the Python file defining the kernel")
     parser.add_argument("function", help="the kernel's name in that file")
     parser.add_argument("--sig", required=True, help='argument types, e.g. "void(float32[:], int64)"')
-    parser.add_argument("--emit", choices=EMIT_STAGES, default="ptx", help="the stage to print (default: ptx)")
+    parser.add_argument("--emit", choices=list(OUTPUTS), default="ptx", help="the stage to print (default: ptx)")
     parser.add_argument("--cc", default="9.0", help="compute capability, e.g. 9.0 or 8.0 (default: 9.0)")
     args = parser.parse_args(argv)
 
@@ -46,7 +47,11 @@ def main(argv=None):
     except (TypeError, ValueError) as e:
         raise SystemExit(f"cumlir: {e}") from None
     pyfunc = _load_function(args.file, args.function)
-    sys.stdout.write(emit(pyfunc, argtypes, args.emit, cc))
+    result = emit(pyfunc, argtypes, args.emit, cc)
+    if isinstance(result, bytes):
+        sys.stdout.buffer.write(result)
+    else:
+        sys.stdout.write(result)
     return 0
 
 

@@ -1,195 +1,275 @@
-"""The compilation pipeline for one function and one argument-type signature.
+"""The compiler: one ordered list of named stages, each a short function from one
+artefact to the next, all reading one ``Options`` object.
 
-    frontend   Python function -> typed Numba IR           (typing/frontend.py)
-    lowering   typed IR -> MLIR gpu.module                 (lowering/)
-    passes     MLIR -> LLVM dialect -> PTX                  (codegen/pipeline.py)
-    link       PTX -> cubin                                (linking.py, at load time)
+    typed       Python function -> typed Numba IR              typing/frontend.py
+    mlir        typed IR -> MLIR gpu.module                    lowering/
+    optimized   MLIR inlining, canonicalization, CSE           codegen/pipeline.py
+    llvm        MLIR -> LLVM dialect (math -> libdevice)       codegen/pipeline.py
+    ptx|ltoir   code generation: NVPTX (PTX) or libNVVM         codegen/
+    cubin       nvJitLink with the link items                  linking.py
 
-Everything up to PTX runs without a GPU.
+``run(compilation, until)`` runs the stages up to *until*. ``--emit``,
+``cuda.compile(output=...)`` and the dispatcher's ``inspect_*`` all stop this one
+list at a stage. Everything before ``cubin`` runs without a GPU; ``cubin`` needs
+nvJitLink, not a device. The runtime receives the cubin and only loads and launches it.
 """
 
-import os
 from dataclasses import dataclass, field
 
-BACKENDS = ("nvptx", "nvvm")
-EMIT_STAGES = ("typed", "mlir", "optimized", "llvm", "ptx")
+from .codegen.targets import CODE_FORMATS, parse_cc
+from .options import Options
+
+STAGES = ("typed", "mlir", "optimized", "llvm", "code", "cubin")
+# what a user may ask for -> the stage that produces it
+OUTPUTS = {"typed": "typed", "mlir": "mlir", "optimized": "optimized", "llvm": "llvm", "ptx": "code", "ltoir": "code", "cubin": "cubin"}
+# what cuda.compile gives to other languages' toolchains
+LIBRARY_OUTPUTS = ("ptx", "ltoir", "llvm")
+NVPTX_TRIPLE = "nvptx64-nvidia-cuda"
+
+
+# ---- what is compiled: a kernel, or a device function behind a public wrapper -----------
 
 
 @dataclass(frozen=True)
-class CompileOptions:
-    """Options of @cuda.jit that change the generated code."""
+class KernelEntry:
+    """A Python function compiled as a kernel (its PTX ``.entry``)."""
 
-    fastmath: bool = False
-    debug: bool = False
-    lineinfo: bool = False
-    opt: bool = True
-    # code generation: "nvptx" (LLVM's NVPTX back end) or "nvvm" (libNVVM); CUMLIR_BACKEND sets the default
-    backend: str = field(default_factory=lambda: os.environ.get("CUMLIR_BACKEND", "nvptx"))
+    pyfunc: object
+    argtypes: tuple
+    name: str = None
+    return_type: object = None  # as declared by a signature, if one was given
 
-    def __post_init__(self):
-        if self.backend not in BACKENDS:
-            raise ValueError(f"unknown backend {self.backend!r}; choose one of {', '.join(BACKENDS)}")
+    def type(self):
+        code = self.pyfunc.__code__
+        where = f"kernel {self.pyfunc.__name__} ({code.co_filename}:{code.co_firstlineno})"
+        check_kernel_result(where, self.return_type)
+        typed = type_function(self.pyfunc, self.argtypes, self.return_type)
+        check_kernel_result(where, typed.return_type)
+        return typed
 
-    @classmethod
-    def from_targetoptions(cls, options):
-        flags = {k: bool(options[k]) for k in ("fastmath", "debug", "lineinfo", "opt") if k in options}
-        return cls(**flags, **({"backend": options["backend"]} if "backend" in options else {}))
+    def lower(self, builder, typed):
+        return builder.add_kernel(typed, self.name)
+
+
+@dataclass(frozen=True)
+class DeviceEntry:
+    """A typed device function (a typing.device_functions.DeviceFunction) exported as
+    *symbol* with the "c" or "numba" ABI (see lowering/entry.py)."""
+
+    callee: object
+    symbol: str
+    abi: str
+
+    def type(self):
+        return self.callee.typed
+
+    def lower(self, builder, typed):
+        from .lowering.entry import add_entry
+
+        return add_entry(builder, self.callee, self.symbol, self.abi)
 
 
 @dataclass
-class CompiledKernel:
-    typed: object  # TypedFunction
-    symbol: str  # the PTX .entry name
-    ptx: str
+class Compilation:
+    """One function compiled for one chip: each stage fills in the next artefact."""
+
+    entry: object  # KernelEntry or DeviceEntry
     cc: tuple
+    options: Options = field(default_factory=Options)
+    code_format: str = "ptx"  # what the code stage makes: "ptx" or "ltoir"
+    done: str = None  # the last stage run
+    typed: object = None  # typing.frontend.TypedFunction
+    builder: object = None  # lowering.module.ModuleBuilder (its .module is the MLIR module)
+    symbol: str = None  # the entry's name in the generated code
     raise_sites: list = field(default_factory=list)  # debug mode: what each exception code means
-    link: list = field(default_factory=list)  # link items of the external functions it calls
+    exception_global: str = None  # debug mode: the global a raising thread writes its code to
+    link: list = field(default_factory=list)  # every link item the code needs
+    code: object = None  # PTX text or LTO-IR bytes
+    cubin: bytes = None
+
+    @property
+    def ptx(self):
+        if self.code_format != "ptx":
+            raise ValueError(f"this compilation made {self.code_format}, not PTX")
+        return self.code
+
+    @property
+    def return_type(self):
+        return self.typed.return_type
+
+    @property
+    def module(self):
+        return self.builder.module
+
+
+# ---- the stages ----------------------------------------------------------------------------
+
+
+def _typed(c):
+    c.typed = c.entry.type()
+
+
+def _mlir(c):
+    from .lowering.exceptions import EXCEPTION_GLOBAL
+    from .lowering.module import ModuleBuilder
+    from .typing.context import typing_context
+
+    c.builder = ModuleBuilder(typing_context(), c.options)
+    c.symbol = c.entry.lower(c.builder, c.typed)
+    c.raise_sites = list(c.builder.raise_sites)
+    c.exception_global = EXCEPTION_GLOBAL if c.raise_sites else None
+    c.link = _unique([*c.options.link, *c.builder.link_items])
+
+
+def _optimized(c):
+    from .codegen import pipeline
+
+    with c.builder.context:
+        pipeline.set_target(c.module, c.cc, c.options)
+        pipeline.run_stage(c.module, "optimized", c.options)
+
+
+def _llvm(c):
+    from .codegen import pipeline
+
+    with c.builder.context:
+        pipeline.run_stage(c.module, "llvm", c.options)
+
+
+def _code(c):
+    from .codegen import nvvm, pipeline
+
+    with c.builder.context:
+        if c.options.backend == "nvvm" or c.code_format == "ltoir":
+            code = nvvm.compile_module(c.module, c.cc, c.options, c.code_format)
+            c.code = code.decode() if c.code_format == "ptx" else code
+        else:
+            c.code = pipeline.ptx(c.module)
+    c.builder = None  # the MLIR module was consumed: free it
+
+
+def _cubin(c):
+    from .linkable import LTOIR, PTXSource
+    from .linking import link_cubin
+
+    name = f"{c.symbol}.{c.code_format}"
+    code = PTXSource(c.code, name=name) if c.code_format == "ptx" else LTOIR(c.code, name=name)
+    c.cubin = link_cubin([code, *c.link], c.cc)
+
+
+_RUN = {"typed": _typed, "mlir": _mlir, "optimized": _optimized, "llvm": _llvm, "code": _code, "cubin": _cubin}
+
+
+def run(compilation, until):
+    """Run the stages after the last one done, up to and including *until* (a name of STAGES)."""
+    if until not in _RUN:
+        raise ValueError(f"unknown stage {until!r}; stages: {', '.join(STAGES)}")
+    start = STAGES.index(compilation.done) + 1 if compilation.done else 0
+    for name in STAGES[start : STAGES.index(until) + 1]:
+        _RUN[name](compilation)
+        compilation.done = name
+    return compilation
+
+
+def compilation(entry, cc, options=None, output=None):
+    """A Compilation of *entry* for *cc* that will make *output* (a key of OUTPUTS; None: a
+    cubin, from LTO-IR with lto=True); *cc* may be None for a compilation that stops at ``typed``."""
+    if output is not None:
+        check_output(output)
+    options = options or Options()
+    code_format = output if output in CODE_FORMATS else ("ltoir" if options.lto else "ptx")
+    return Compilation(entry=entry, cc=cc and parse_cc(cc), options=options, code_format=code_format)
+
+
+def output_of(c, output):
+    """What a user asked for, from a compilation that ran up to its stage: text or bytes."""
+    run(c, OUTPUTS[check_output(output)])
+    if output == "typed":
+        return c.typed.dump()
+    if output in ("mlir", "optimized"):
+        return str(c.module)
+    if output == "llvm":
+        return _llvm_text(c)
+    return c.cubin if output == "cubin" else c.code
+
+
+def check_output(output):
+    return check_choice("output", output, OUTPUTS)
+
+
+def check_choice(what, value, choices):
+    if value not in choices:
+        raise ValueError(f"unknown {what} {value!r}; choose one of {', '.join(map(repr, choices))}")
+    return value
+
+
+def _llvm_text(c):
+    """LLVM IR of the module: what libNVVM reads on the nvvm path, else MLIR's translation
+    with the NVPTX triple (host-side JIT linkers need it)."""
+    from mlir import ir
+
+    from .codegen import nvvm, pipeline
+
+    with c.builder.context:
+        if c.options.backend == "nvvm":
+            return nvvm.llvm_ir(c.module, c.cc, c.options)
+        pipeline.gpu_module_of(c.module).attributes["llvm.target_triple"] = ir.StringAttr.get(NVPTX_TRIPLE)
+        return pipeline.llvm_ir_of(c.module)
+
+
+def _unique(items):
+    result = []
+    for item in items:
+        if item not in result:
+            result.append(item)
+    return result
+
+
+# ---- shorthands used by the public API, the command line and tests -------------------------
 
 
 def type_function(pyfunc, argtypes, return_type=None):
+    """The typed stage alone: numba's frontend under cumlir's typing context."""
     from .typing.frontend import type_function as frontend
 
     return frontend(pyfunc, argtypes, return_type)
 
 
-def lower_kernel(typed, name=None, options=None):
-    """A ModuleBuilder holding *typed* as a kernel, and the kernel's symbol."""
-    from .lowering.module import ModuleBuilder
-    from .typing.context import typing_context
+def check_kernel_result(where, return_type):
+    """A kernel returns nothing: raise TypeError naming *where* otherwise."""
+    if return_type is not None and str(return_type) not in ("none", "void"):
+        raise TypeError(f"{where}: a kernel must return None, but it returns {return_type}")
 
-    builder = ModuleBuilder(typing_context(), options)
-    symbol = builder.add_kernel(typed, name)
-    return builder, symbol
+
+def kernel(pyfunc, argtypes, cc, options=None, name=None, until="code", typed=None, return_type=None, output=None):
+    """Compile *pyfunc* as a kernel for *argtypes* up to the stage *until*; the Compilation."""
+    entry = KernelEntry(pyfunc, tuple(argtypes), name or pyfunc.__name__, return_type)
+    c = compilation(entry, cc, options, output)
+    if typed is not None:
+        c.typed, c.done = typed, "typed"
+    return run(c, until)
+
+
+def from_module(builder, cc, options=None):
+    """A Compilation that starts from a module already lowered by *builder* (many kernels, say)."""
+    c = compilation(None, cc, options or builder.options)
+    c.builder, c.done = builder, "mlir"
+    return c
 
 
 def kernel_ptx(typed, cc, name=None, options=None):
-    from .codegen import pipeline
-
-    options = options or CompileOptions()
-    builder, symbol = lower_kernel(typed, name, options)
-    with builder.context:
-        pipeline.set_target(builder.module, cc, options)
-        ptx = _ptx(builder.module, cc, options)
-    return CompiledKernel(
-        typed=typed, symbol=symbol, ptx=ptx, cc=cc, raise_sites=list(builder.raise_sites), link=_external_links(builder)
-    )
+    """The PTX of an already typed kernel (the stages after ``typed``)."""
+    return kernel(typed.pyfunc, typed.args, cc, options, name, typed=typed)
 
 
-def _external_links(builder):
-    """Link items of the external functions the module calls and of its device functions' link=."""
-    from .lowering.externals import link_items
-
-    items = link_items(builder)
-    for callee in builder._device_symbols:
-        for item in callee.dispatcher.targetoptions.get("link") or ():
-            if item not in items:
-                items.append(item)
-    return items
+def emit(pyfunc, argtypes, output, cc, options=None):
+    """One stage's text for *pyfunc* compiled as a kernel (the command line's ``--emit``)."""
+    c = compilation(KernelEntry(pyfunc, tuple(argtypes), pyfunc.__name__), cc, options, output)
+    return output_of(c, output)
 
 
-def emit(pyfunc, argtypes, stage, cc, options=None):
-    """The text of one pipeline stage for *pyfunc* compiled as a kernel."""
-    from .codegen import pipeline
-
-    if stage not in EMIT_STAGES:
-        raise ValueError(f"unknown stage {stage!r}; choose one of {', '.join(EMIT_STAGES)}")
-    typed = type_function(pyfunc, argtypes)
-    if stage == "typed":
-        return typed.dump()
-    options = options or CompileOptions()
-    builder, _ = lower_kernel(typed, options=options)
-    with builder.context:
-        module = builder.module
-        if stage == "mlir":
-            return str(module)
-        pipeline.set_target(module, cc, options)
-        if options.backend == "nvvm" and stage in ("llvm", "ptx"):
-            from .codegen import nvvm
-
-            pipeline.run_until(module, "llvm", options)
-            if stage == "llvm":
-                return nvvm.llvm_ir(module, cc, options)  # what libNVVM reads
-            return nvvm.compile_module(module, cc, options, "ptx").decode()
-        last = {"optimized": "optimize", "llvm": "llvm", "ptx": "ptx"}[stage]
-        pipeline.run_until(module, last, options)
-        if stage == "optimized":
-            return str(module)
-        if stage == "llvm":
-            return pipeline.llvm_ir_of(module)
-        return pipeline.ptx_of(module)
-
-
-# ---- device functions compiled on their own (the compile API) -------------------------
-
-OUTPUTS = ("ptx", "ltoir", "llvm")
-
-
-@dataclass
-class CompiledDevice:
-    symbol: str  # the function's name in the PTX / LTO-IR / LLVM IR
-    code: object  # PTX text, LTO-IR bytes or LLVM IR text
-    return_type: object
-    cc: tuple
-
-
-def device_entry(pyfunc, argtypes, return_type=None):
-    """The DeviceFunction compiling *pyfunc* for *argtypes* (the return type inferred unless given)."""
-    from .dispatcher import DeviceFunction, Dispatcher
-
-    dispatcher = pyfunc if isinstance(pyfunc, Dispatcher) else Dispatcher(pyfunc, device=True)
-    if return_type is None:
-        return dispatcher.compile_device(argtypes)
-    return DeviceFunction(dispatcher, type_function(dispatcher.py_func, argtypes, return_type))
-
-
-def lower_device(callee, symbol, abi, options=None):
-    """A ModuleBuilder holding *callee* behind a public function *symbol* with ABI *abi*."""
-    from .lowering.entry import add_entry
-    from .lowering.module import ModuleBuilder
-    from .typing.context import typing_context
-
-    builder = ModuleBuilder(typing_context(), options)
-    add_entry(builder, callee, symbol, abi)
-    return builder
-
-
-def device_code(callee, symbol, cc, abi="c", output="ptx", options=None):
-    """Compile the DeviceFunction *callee* on its own into *output* for compute capability *cc*."""
-    from .codegen import nvvm, pipeline
-
-    if output not in OUTPUTS:
-        raise ValueError(f"unknown output {output!r}; choose one of {', '.join(OUTPUTS)}")
-    options = options or CompileOptions()
-    builder = lower_device(callee, symbol, abi, options)
-    with builder.context:
-        pipeline.set_target(builder.module, cc, options)
-        if output == "ptx":
-            code = _ptx(builder.module, cc, options)
-        else:
-            pipeline.run_until(builder.module, "llvm", options)
-            code = _llvm_ir(builder.module) if output == "llvm" else nvvm.compile_module(builder.module, cc, options, "ltoir")
-    return CompiledDevice(symbol=symbol, code=code, return_type=callee.typed.return_type, cc=cc)
-
-
-NVPTX_TRIPLE = "nvptx64-nvidia-cuda"
-
-
-def _llvm_ir(module):
-    """LLVM IR text with the NVPTX data layout and triple, for host-side JIT linkers."""
-    from mlir import ir
-
-    from .codegen import pipeline
-
-    pipeline.gpu_module_of(module).attributes["llvm.target_triple"] = ir.StringAttr.get(NVPTX_TRIPLE)
-    return pipeline.llvm_ir_of(module)
-
-
-def _ptx(module, cc, options):
-    """PTX of a freshly lowered module, through the chosen code-generation path (options.backend)."""
-    from .codegen import nvvm, pipeline
-
-    if options.backend == "nvvm":
-        pipeline.run_until(module, "llvm", options)
-        return nvvm.compile_module(module, cc, options, "ptx").decode()
-    pipeline.run_until(module, "ptx", options)
-    return pipeline.ptx_of(module)
+def device_function(callee, symbol, cc, abi="c", output="ptx", options=None):
+    """A typed device function exported as *symbol*: PTX, LTO-IR or LLVM IR (the compile API)."""
+    check_choice("output", output, LIBRARY_OUTPUTS)
+    c = compilation(DeviceEntry(callee, symbol, abi), cc, options, output)
+    return output_of(c, output)

@@ -1,46 +1,30 @@
 """What ``@cuda.jit`` returns: compiles a Python function per argument-type signature.
 
 A Dispatcher is both a kernel (``f[grid, block](*args)``) and a device function
-(called from other jitted code, where numba's typing sees it as
-``types.Dispatcher``). Kernels are compiled on first launch for each signature
-(or eagerly for the signatures given to ``@cuda.jit``) and cached in memory.
+(called from other jitted code: numba's typing sees its ``DeviceDispatcher``).
+Kernels are typed on first launch for each signature (or when decorated, for the
+signatures given to ``@cuda.jit``), compiled by the compiler for the current
+device's chip, and handed to the runtime as a cubin to load and launch.
 This module imports neither numba nor MLIR until something is compiled.
 """
 
 import functools
 import inspect
 
-_KNOWN_OPTIONS = {"debug", "lineinfo", "fastmath", "opt", "link", "cache", "max_registers", "inline", "forceinline", "backend"}
-
-
-class DeviceFunction:
-    """A device function typed for one signature; lowered into each module that calls it."""
-
-    def __init__(self, dispatcher, typed):
-        self.dispatcher = dispatcher
-        self.typed = typed
-        self.symbol_hint = dispatcher.py_func.__name__
-
-    @property
-    def signature(self):
-        return self.typed.signature
-
-    def __repr__(self):
-        return f"<device function {self.symbol_hint}{self.signature}>"
+from .options import Options
 
 
 class Dispatcher:
-    def __init__(self, pyfunc, sigs=None, *, device=False, **options):
+    def __init__(self, pyfunc, sigs=None, *, device=False, options=None):
         if not inspect.isfunction(pyfunc):
             raise TypeError(f"@cuda.jit decorates Python functions, not {type(pyfunc).__name__} objects")
         self.py_func = pyfunc
         self.parameter_count = len(inspect.signature(pyfunc).parameters)  # checked at every launch
         functools.update_wrapper(self, pyfunc)
         self.device = device
-        self.targetoptions = {k: v for k, v in options.items() if k in _KNOWN_OPTIONS}
-        self._device_functions = {}  # argument types -> DeviceFunction
-        self._typing = set()  # argument types being typed now (to detect recursion)
-        self._kernels = {}  # argument types -> Kernel
+        self.options = options or Options()
+        self._device_dispatcher = None
+        self._overloads = {}  # argument types -> KernelOverload
         self._eager = bool(sigs)
         for sig in sigs or ():
             self.compile(sig)
@@ -56,7 +40,7 @@ class Dispatcher:
 
         if self.device:
             raise TypeError(f"{self.__name__} is a device function (device=True); only kernels are launched")
-        return LaunchConfiguration(self, config)
+        return ConfiguredKernel(self, LaunchConfiguration(config))
 
     def __call__(self, *args, **kwargs):
         if self.device:
@@ -68,109 +52,172 @@ class Dispatcher:
         )
 
     def compile(self, sig):
-        """Compile for a signature (a string like "void(float32[:], int64)" or types); returns the Kernel."""
-        from .runtime.kernel import Kernel
+        """Type for a signature (a string like "void(float32[:], int64)" or types): the
+        KernelOverload, or the DeviceFunction of a device function."""
         from .typing.signatures import parse_signature
 
         argtypes, return_type = parse_signature(sig)
         if self.device:
-            return self.compile_device(argtypes)
-        kernel = self._kernels.get(argtypes)
-        if kernel is None:
-            if return_type is not None and str(return_type) not in ("none", "void"):
-                raise TypeError(f"a kernel must return None, but the signature {sig!r} returns {return_type}")
-            kernel = Kernel(self, argtypes)
-            self._kernels[argtypes] = kernel
-        return kernel
+            return self.device_dispatcher.compile_device(argtypes)
+        overload = self._overloads.get(argtypes)
+        if overload is None:
+            overload = self._overloads[argtypes] = KernelOverload(self, argtypes, return_type)
+        return overload
 
-    def kernel_for(self, argtypes):
-        """The kernel for the launch argument types: compiled now unless signatures were fixed."""
-        kernel = self._kernels.get(argtypes)
-        if kernel is not None:
-            return kernel
+    def overload_for(self, argtypes):
+        """The kernel for the launch argument types: typed now unless signatures were fixed."""
+        overload = self._overloads.get(argtypes)
+        if overload is not None:
+            return overload
         if self._eager:
-            return self._kernels[self._match_eager(argtypes)]
+            return self._overloads[self._match_eager(argtypes)]
         return self.compile(argtypes)
 
     def _match_eager(self, argtypes):
         from .typing.signatures import accepts
 
-        for candidate in self._kernels:
+        for candidate in self._overloads:
             if accepts(candidate, argtypes):
                 return candidate
         shown = ", ".join(str(t) for t in argtypes)
-        known = "; ".join("(" + ", ".join(str(t) for t in c) + ")" for c in self._kernels)
+        known = "; ".join("(" + ", ".join(str(t) for t in c) + ")" for c in self._overloads)
         raise TypeError(f"{self.__name__}: no compiled signature accepts the arguments ({shown}); compiled: {known}")
 
     @property
+    def overloads(self):
+        """Argument types -> the KernelOverload typed for them."""
+        return dict(self._overloads)
+
+    @property
     def signatures(self):
-        return list(self._kernels) + list(self._device_functions)
+        device = list(self._device_dispatcher._device_functions) if self._device_dispatcher else []
+        return list(self._overloads) + device
 
-    # ---- as a device function (numba's dispatcher protocol, used by type inference) -----
+    def inspect_ptx(self, signature=None, cc=None):
+        """The PTX of each compiled signature (or of *signature*), for *cc* or the current device."""
+        return self._inspect("ptx", signature, cc)
 
-    def compile_device(self, argtypes):
-        argtypes = tuple(argtypes)
-        compiled = self._device_functions.get(argtypes)
-        if compiled is not None:
-            return compiled
-        from numba.core.errors import TypingError
+    def inspect_llvm(self, signature=None, cc=None):
+        """The LLVM IR of each compiled signature (or of *signature*)."""
+        return self._inspect("llvm", signature, cc)
 
-        from .compiler import type_function
+    def inspect_mlir(self, signature=None, cc=None):
+        """The MLIR of each compiled signature (or of *signature*), as lowered."""
+        return self._inspect("mlir", signature, cc)
 
-        if argtypes in self._typing:
-            # numba types self-recursion through the call stack (types.RecursiveCall);
-            # getting here means a recursion it cannot resolve
-            raise TypingError(f"cannot type the recursion of {self.__name__}{argtypes}")
-        self._typing.add(argtypes)
-        try:
-            typed = type_function(self.py_func, argtypes)
-        finally:
-            self._typing.discard(argtypes)
-        compiled = DeviceFunction(self, typed)
-        self._device_functions[argtypes] = compiled
-        return compiled
+    def _inspect(self, output, signature, cc):
+        if signature is not None:
+            return self.compile(signature).output(output, cc)
+        return {argtypes: overload.output(output, cc) for argtypes, overload in self._overloads.items()}
 
-    def fold_argument_types(self, args, kws):
-        """(Python signature, argument types with keywords and defaults folded in)."""
-        from numba.core import types, utils
-        from numba.core.typing.templates import fold_arguments
-
-        pysig = utils.pysignature(self.py_func)
-
-        def normal(index, param, value):
-            return types.unliteral(value)
-
-        def default(index, param, value):
-            return types.Omitted(value)
-
-        def stararg(index, param, values):
-            return types.StarArgTuple(values)
-
-        return pysig, tuple(fold_arguments(pysig, args, kws, normal, default, stararg))
-
-    def get_call_template(self, args, kws):
-        from numba.core import typing
-
-        pysig, args = self.fold_argument_types(args, kws)
-        self.compile_device(args)
-        signatures = [d.signature for d in self._device_functions.values()]
-        template = typing.make_concrete_template(f"CallTemplate({self.__name__})", self.py_func, signatures)
-        return template, pysig, args, {}
-
-    def get_overload(self, argtypes):
-        return self._device_functions[tuple(argtypes)]
+    # ---- as a device function ---------------------------------------------------------------
 
     @property
-    def is_compiling(self):
-        """Whether this function is being typed now (numba asks, to detect recursion)."""
-        return bool(self._typing)
+    def device_dispatcher(self):
+        """The DeviceDispatcher that types this function where jitted code calls it."""
+        if self._device_dispatcher is None:
+            from .typing.frontend import DeviceDispatcher
 
-    @property
-    def nopython_signatures(self):
-        return [d.signature for d in self._device_functions.values()]
+            self._device_dispatcher = DeviceDispatcher(self.py_func, self.options)
+        return self._device_dispatcher
+
+    def compile_device(self, argtypes, return_type=None):
+        return self.device_dispatcher.compile_device(argtypes, return_type)
 
     @property
     def _numba_type_(self):
-        from numba.core import types
+        return self.device_dispatcher._numba_type_
 
-        return types.Dispatcher(self)
+
+class KernelOverload:
+    """The kernel for one tuple of argument types: typed once, compiled per chip, loaded per
+    context by the runtime."""
+
+    def __init__(self, dispatcher, argtypes, return_type=None):
+        from .compiler import kernel
+
+        self.dispatcher = dispatcher
+        self.argtypes = tuple(argtypes)
+        # typing errors surface here: at decoration for eager signatures, else at first launch
+        self.typed = kernel(dispatcher.py_func, self.argtypes, None, until="typed", return_type=return_type).typed
+        self._compilations = {}  # chip -> Compilation with its cubin
+        self._loaded = {}  # context -> runtime.kernel.LoadedKernel
+
+    def __repr__(self):
+        return f"<cumlir kernel {self.dispatcher.__name__}{self.argtypes}>"
+
+    def compilation(self, cc, until="cubin"):
+        """The Compilation for compute capability *cc*, run up to the stage *until*."""
+        from .codegen.targets import parse_cc
+        from .compiler import kernel, run
+
+        cc = parse_cc(cc)
+        c = self._compilations.get(cc)
+        if c is None:
+            options = self.dispatcher.options
+            c = self._compilations[cc] = kernel(self.dispatcher.py_func, self.argtypes, cc, options, typed=self.typed, until="typed")
+        return run(c, until) if _later(until, c.done) else c
+
+    def output(self, output, cc=None):
+        """What the compiler makes for *output* (``ptx``, ``llvm``, ``mlir`` ...) for *cc*."""
+        from .compiler import compilation, output_of
+
+        cc = cc or _current_cc()
+        if output in ("ptx", "ltoir", "cubin"):
+            c = self.compilation(cc, "cubin" if output == "cubin" else "code")
+            if output != "cubin" and c.code_format != output:
+                raise ValueError(f"this kernel compiles to {c.code_format} (lto={self.dispatcher.options.lto})")
+            return c.cubin if output == "cubin" else c.code
+        c = compilation(self._entry(), cc, self.dispatcher.options, output)
+        c.typed, c.done = self.typed, "typed"
+        return output_of(c, output)
+
+    def _entry(self):
+        from .compiler import KernelEntry
+
+        return KernelEntry(self.dispatcher.py_func, self.argtypes, self.dispatcher.__name__)
+
+    def loaded(self):
+        """The runtime's kernel in the current context (compiled and loaded on first use)."""
+        from .runtime.driver import current_context
+        from .runtime.kernel import LoadedKernel
+
+        context = current_context()
+        kernel = self._loaded.get(context)
+        if kernel is None:
+            c = self.compilation(context.compute_capability)
+            kernel = LoadedKernel(context, c)
+            self._loaded[context] = kernel
+        return kernel
+
+
+class ConfiguredKernel:
+    """``kernel[grid, block, stream, shared_bytes]``: launches with that configuration."""
+
+    def __init__(self, dispatcher, config):
+        self.dispatcher = dispatcher
+        self.config = config
+
+    def __call__(self, *args, **kwargs):
+        from .runtime.arguments import argument_type
+
+        dispatcher = self.dispatcher
+        if kwargs:
+            raise TypeError(f"kernel {dispatcher.__name__} takes positional arguments only")
+        expected = dispatcher.parameter_count
+        if len(args) != expected:
+            raise TypeError(f"kernel {dispatcher.__name__} takes {expected} arguments but {len(args)} were given")
+        argtypes = tuple(argument_type(value, i) for i, value in enumerate(args))
+        dispatcher.overload_for(argtypes).loaded().launch(args, self.config)
+
+
+def _later(stage, done):
+    from .compiler import STAGES
+
+    return done is None or STAGES.index(stage) > STAGES.index(done)
+
+
+def _current_cc():
+    from .runtime.driver import current_context
+
+    return current_context().compute_capability

@@ -12,18 +12,6 @@ class LinkError(RuntimeError):
     """nvJitLink failed; the message includes its error log."""
 
 
-def link_ptx(ptx, cc, name="cumlir"):
-    """A cubin for compute capability *cc* from PTX text."""
-    return link_cubin([_ptx(ptx, name)], cc)
-
-
-def link_kernel(ptx, cc, items, name="cumlir"):
-    """A cubin from a kernel's PTX and its link items (paths or LinkableCode objects)."""
-    from .linkable import as_linkable
-
-    return link_cubin([_ptx(ptx, name)] + [as_linkable(item) for item in items], cc)
-
-
 def link_cubin(items, cc):
     """A cubin for compute capability *cc* linking every item (LinkableCode objects or paths)."""
     from cuda.bindings import nvjitlink
@@ -50,12 +38,6 @@ def link_cubin(items, cc):
         return bytes(cubin)
     finally:
         nvjitlink.destroy(handle)
-
-
-def _ptx(ptx, name):
-    from .linkable import PTXSource
-
-    return PTXSource(ptx, name=name)
 
 
 def _input(item, cc, lto):

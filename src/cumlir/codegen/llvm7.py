@@ -17,6 +17,7 @@ instruction for them), so one prepass gives every such value its literal.
 
 from . import llvm7_constants, llvm7_debug, llvm7_ops, llvm7_types
 from .llvm7_errors import Llvm7Error
+from .llvm7_linkage import LINKAGES, linkage_of
 
 NVVM_DATA_LAYOUT = (
     "e-p:64:64:64-i1:8:8-i8:8:8-i16:16:16-i32:32:32-i64:64:64-i128:128:128-f32:32:32-f64:64:64"
@@ -28,19 +29,7 @@ NVVM_IR_VERSION = (2, 0, 3, 2)  # libNVVM 13's nvvm.ir_version(), for printing w
 _KERNEL_ATTRIBUTES = ("gpu.kernel", "nvvm.kernel")
 # launch bounds carried by MLIR function attributes -> nvvm.annotations keys
 _LAUNCH_BOUNDS = {"nvvm.maxntid": "maxntid", "nvvm.reqntid": "reqntid"}
-_LAUNCH_SCALARS = {"nvvm.minctasm": "minctasm", "nvvm.maxnreg": "maxnreg"}
-_LINKAGES = {
-    "external": "",
-    "private": "private ",
-    "internal": "internal ",
-    "linkonce_odr": "linkonce_odr ",
-    "weak_odr": "weak_odr ",
-    "linkonce": "linkonce ",
-    "weak": "weak ",
-    "common": "common ",
-}
-
-
+_LAUNCH_SCALARS = {"nvvm.minctasm": "minctasm", "nvvm.maxnreg": "maxnreg", "nvvm.cluster_max_blocks": "cluster_max_blocks"}
 def print_module(gpu_module, ir_version=NVVM_IR_VERSION, line_tables=False):
     """LLVM 7 text of the ``gpu.module`` (or ``builtin.module``) *gpu_module* after the "llvm" stage;
     with *line_tables*, each instruction carries its Python source line."""
@@ -50,14 +39,6 @@ def print_module(gpu_module, ir_version=NVVM_IR_VERSION, line_tables=False):
 def _string_attr(op, name):
     attr = op.attributes[name] if name in op.attributes else None
     return None if attr is None else str(attr).strip('"')
-
-
-def linkage_of(op):
-    text = str(op.attributes["linkage"]) if "linkage" in op.attributes else "#llvm.linkage<external>"
-    name = text.removeprefix("#llvm.linkage<").removesuffix(">")
-    if name not in _LINKAGES:
-        raise Llvm7Error(f"the LLVM 7 printer does not support linkage {name!r} (on @{_string_attr(op, 'sym_name')})")
-    return name
 
 
 class ModulePrinter:
@@ -220,7 +201,8 @@ class FunctionPrinter:
         if tables is not None:
             self.scope, self.scope_line = tables.subprogram(self.symbol, op)
             scope_ref = f" !dbg {self.scope}"
-        out = [f"define {_LINKAGES[linkage]}{result.text} @{self.symbol}({args}){scope_ref} {{"]
+        inline = " alwaysinline" if "always_inline" in op.attributes else ""  # forceinline=True
+        out = [f"define {LINKAGES[linkage]}{result.text} @{self.symbol}({args}){inline}{scope_ref} {{"]
         for block in blocks:
             self.lines = []
             self._block(block, entry=block == blocks[0])

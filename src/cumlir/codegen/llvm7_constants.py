@@ -10,6 +10,7 @@ import numpy as np
 
 from . import llvm7_types
 from .llvm7_errors import Llvm7Error
+from .llvm7_linkage import linkage_of
 
 FOLDED = ("llvm.mlir.constant", "llvm.mlir.poison", "llvm.mlir.undef", "llvm.mlir.zero", "llvm.mlir.addressof")
 
@@ -156,8 +157,6 @@ def _region_initializer(module, name, block):
 def global_definition(module, op):
     name = str(op.attributes["sym_name"]).strip('"')
     ty, space = module.globals[name]
-    from .llvm7 import linkage_of
-
     linkage = linkage_of(op)
     kind = "constant" if "constant" in op.attributes else "global"
     if len(op.regions) and list(op.regions[0].blocks):

@@ -12,7 +12,6 @@ import re
 
 from . import llvm7, pipeline, targets
 
-OUTPUTS = ("ptx", "ltoir")
 MODERN_IR_FROM = (10, 0)  # the first compute capability whose libNVVM reads modern LLVM IR
 
 
@@ -42,7 +41,7 @@ def nvvm_options(cc, options, output):
     """libNVVM's command-line options for a compute capability, CompileOptions and output kind."""
     major, minor = targets.parse_cc(cc)
     result = [f"-arch=compute_{major}{minor}", "-opt=3" if options is None or options.opt else "-opt=0"]
-    if options is not None and options.fastmath:
+    if options is not None and options.fast:
         result += ["-ftz=1", "-prec-div=0", "-prec-sqrt=0", "-fma=1"]
     else:
         # no contraction of a*b+c into fma unless fastmath: the nvptx path does not
@@ -83,8 +82,8 @@ def modern_ir(mlir_module):
 
 def compile_module(mlir_module, cc, options, output):
     """PTX text (as bytes) or LTO-IR of a module after the pipeline's "llvm" stage, through libNVVM."""
-    if output not in OUTPUTS:
-        raise ValueError(f"unknown output {output!r} for the nvvm path; choose one of {', '.join(OUTPUTS)}")
+    if output not in targets.CODE_FORMATS:
+        raise ValueError(f"unknown output {output!r} for the nvvm path; choose one of {', '.join(targets.CODE_FORMATS)}")
     text = llvm_ir(mlir_module, cc, options)
     result = compile_ir(text, nvvm_options(cc, options, output), link_libdevice="@__nv_" in text)
     return result.rstrip(b"\0") if output == "ptx" else result

@@ -1,12 +1,11 @@
-"""The MLIR pass pipeline, as a short list of named stages.
+"""The MLIR passes of the compiler's stages, and the NVPTX back end.
 
-  optimize   inline device functions, canonicalize, CSE
+  optimized  inline device functions, canonicalize, CSE
   llvm       structured control flow -> cf, everything -> LLVM dialect (math ops
              become libdevice calls), drop the casts used to build memref descriptors
   ptx        the NVPTX back end (in process, O3, libdevice linked) -> PTX text
 
-Each stage transforms the module in place; ``run_until`` stops after a named stage
-so the command line can print any of them.
+Each transforms the module in place; the order is the compiler's (compiler.py).
 """
 
 from mlir import ir, passmanager
@@ -14,15 +13,14 @@ from mlir.dialects import gpu
 
 from . import targets
 
-STAGES = (
-    ("optimize", "builtin.module(gpu.module(inline,canonicalize,cse,symbol-dce))"),
-    (
-        "llvm",
-        "builtin.module(gpu.module(convert-scf-to-cf,convert-to-llvm{dynamic=1}),"
-        "reconcile-unrealized-casts,gpu.module(canonicalize))",
-    ),
-    ("ptx", "builtin.module(gpu-module-to-binary{format=isa})"),
-)
+STAGES = {
+    "optimized": "builtin.module(gpu.module(inline,canonicalize,cse,symbol-dce))",
+    "llvm": "builtin.module(gpu.module(convert-scf-to-cf,convert-to-llvm{dynamic=1}),"
+    "reconcile-unrealized-casts,gpu.module(canonicalize))",
+}
+# line tables (lineinfo, debug): a debug scope on every LLVM function, so NVPTX writes .loc
+LINE_TABLES = "builtin.module(ensure-debug-info-scope-on-llvm-func{emission-kind=LineTablesOnly})"
+TO_PTX = "builtin.module(gpu-module-to-binary{format=isa})"
 
 NVPTX_DATA_LAYOUT = "e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64"
 
@@ -36,11 +34,12 @@ def _pass_manager(pipeline):
     return pm
 
 
-def set_target(module, cc, options=None):
-    """Attach the NVVM target (chip, PTX version, LLVM optimisation level, FTZ) to the gpu.module."""
+def set_target(module, cc, options):
+    """Attach the NVVM target (chip, PTX version, LLVM optimisation level, FTZ) to the gpu.module,
+    and the options' register and launch limits to its kernels."""
     gpu_module = gpu_module_of(module)
-    opt_level = 3 if options is None or options.opt else 0
-    flags = ", flags = {ftz}" if options is not None and options.fastmath else ""
+    opt_level = 3 if options.opt else 0
+    flags = ", flags = {ftz}" if options.fast else ""
     target = ir.Attribute.parse(
         f'#nvvm.target<O = {opt_level}, chip = "{targets.chip(cc)}", features = "{targets.ptx_feature(cc)}"{flags}>'
     )
@@ -49,6 +48,29 @@ def set_target(module, cc, options=None):
     # stores without an explicit alignment take the layout's, and LLVM's default aligns
     # i64 to 4 bytes, which splits every 64-bit integer access in two
     gpu_module.attributes["llvm.data_layout"] = ir.StringAttr.get(NVPTX_DATA_LAYOUT)
+    limits = kernel_limits(options)
+    if limits:
+        for op in gpu_module.regions[0].blocks[0].operations:
+            if op.operation.name == "gpu.func" and "gpu.kernel" in op.attributes:
+                for name, value in limits.items():
+                    op.attributes[name] = value
+
+
+def kernel_limits(options):
+    """NVVM attributes of a kernel for max_registers (``.maxnreg``) and launch_bounds
+    (``.maxntid``, ``.minnctapersm``, ``.maxclusterrank``)."""
+    i32 = ir.IntegerType.get_signless(32)
+    limits = {}
+    if options.max_registers is not None:
+        limits["nvvm.maxnreg"] = ir.IntegerAttr.get(i32, options.max_registers)
+    bounds = options.launch_bounds
+    if bounds:
+        limits["nvvm.maxntid"] = ir.DenseI32ArrayAttr.get([bounds[0], 1, 1])
+    if len(bounds) > 1:
+        limits["nvvm.minctasm"] = ir.IntegerAttr.get(i32, bounds[1])
+    if len(bounds) > 2:
+        limits["nvvm.cluster_max_blocks"] = ir.IntegerAttr.get(i32, bounds[2])
+    return limits
 
 
 def gpu_module_of(module):
@@ -58,26 +80,32 @@ def gpu_module_of(module):
     raise LookupError("the module holds no gpu.module")
 
 
-def run_until(module, last_stage, options=None):
-    """Run the stages in order up to and including *last_stage*."""
-    names = [name for name, _ in STAGES]
-    if last_stage not in names:
-        raise ValueError(f"unknown stage {last_stage!r}; stages: {', '.join(names)}")
-    fast = options is not None and options.fastmath
-    if fast:
-        _fast_arithmetic(module)
-    for name, pipeline in STAGES:
-        _pass_manager(pipeline).run(module.operation)
-        if fast and name == "llvm":
+def run_stage(module, name, options):
+    """Run the MLIR stage *name* ("optimized" or "llvm") on *module*, in place."""
+    if name not in STAGES:
+        raise ValueError(f"unknown MLIR stage {name!r}; stages: {', '.join(STAGES)}")
+    if name == "optimized" and options.fastmath:
+        _fast_arithmetic(module, options.fastmath)
+    _pass_manager(STAGES[name]).run(module.operation)
+    if name == "llvm":
+        if options.fast:
             _flush_denormals(module)
-        if name == last_stage:
-            return
+        if (options.lineinfo or options.debug) and options.backend == "nvptx":
+            _pass_manager(LINE_TABLES).run(module.operation)
 
 
-def _fast_arithmetic(module):
-    """fastmath=True: every floating-point operation may be reassociated, contracted
-    and approximated (division and square root included), as with nvcc --use_fast_math."""
-    fast = ir.Attribute.parse("#arith.fastmath<fast>")
+def ptx(module):
+    """The NVPTX back end (in process, libdevice linked) on a module in the LLVM dialect: PTX text."""
+    _pass_manager(TO_PTX).run(module.operation)
+    binary = gpu_module_of(module)
+    return bytes(gpu.ObjectAttr(binary.attributes["objects"][0]).object).decode()
+
+
+def _fast_arithmetic(module, flags):
+    """fastmath: every floating-point operation gets the chosen LLVM fast-math flags; with
+    fastmath=True ("fast") it may be reassociated, contracted and approximated (division and
+    square root included), as with nvcc --use_fast_math."""
+    fast = ir.Attribute.parse(f"#arith.fastmath<{','.join(sorted(flags))}>")
 
     def visit(op):
         if "fastmath" in op.attributes and op.name.split(".")[0] in ("arith", "math"):
@@ -97,12 +125,6 @@ def _flush_denormals(module):
         return ir.WalkResult.ADVANCE
 
     module.operation.walk(visit)
-
-
-def ptx_of(module):
-    """The PTX text produced by the "ptx" stage."""
-    binary = gpu_module_of(module)
-    return bytes(gpu.ObjectAttr(binary.attributes["objects"][0]).object).decode()
 
 
 def llvm_ir_of(module):

@@ -1,4 +1,6 @@
-"""Compute capabilities: chip names and the PTX ISA version each needs."""
+"""Compute capabilities: chip names, the PTX ISA version each needs, and the code formats made for them."""
+
+CODE_FORMATS = ("ptx", "ltoir")  # what code generation makes: PTX text, or LTO-IR for nvJitLink -lto
 
 # compute capability -> the lowest PTX ISA version that supports it (LLVM feature "+ptxNN")
 _MIN_PTX = {

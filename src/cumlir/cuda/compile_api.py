@@ -6,12 +6,13 @@ See docs/compiling.md for the two ABIs of device functions.
 
 import re
 
+from ..compiler import LIBRARY_OUTPUTS, check_choice
+
 ABIS = ("c", "numba")
-OUTPUTS = ("ptx", "ltoir", "llvm")
 _C_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
 
-def compile(pyfunc, sig, debug=False, lineinfo=False, device=True, fastmath=False, cc=None, opt=True, abi="c", abi_info=None, output="ptx"):
+def compile(pyfunc, sig, debug=False, lineinfo=False, device=True, fastmath=False, cc=None, opt=True, abi="c", abi_info=None, output="ptx", **options):
     """Compile *pyfunc* for *sig*; returns ``(code, return_type)``.
 
     ``code`` is PTX text (``output="ptx"``), LTO-IR bytes (``"ltoir"``) or LLVM IR text
@@ -20,42 +21,39 @@ def compile(pyfunc, sig, debug=False, lineinfo=False, device=True, fastmath=Fals
     result) or Numba's (``abi="numba"``: a mangled name, the result stored through a
     pointer passed first, a status code returned). *sig* may give only the argument
     types; the return type is then inferred. ``cc`` is a compute capability such as
-    ``(9, 0)``; without one, the current device's is used.
+    ``(9, 0)``; without one, the current device's is used. Further keywords are the
+    options of ``cuda.jit`` (``forceinline``, ``launch_bounds``, ``max_registers`` ...).
     """
-    from ..compiler import CompileOptions
+    from ..options import Options
     from ..typing.signatures import parse_signature
 
-    _check_choice("abi", abi, ABIS)
-    _check_choice("output", output, OUTPUTS)
+    check_choice("abi", abi, ABIS)
+    check_choice("output", output, LIBRARY_OUTPUTS)
     argtypes, return_type = parse_signature(sig)
+    settings = dict(debug=debug, lineinfo=lineinfo, fastmath=fastmath, opt=opt, **options)
+    compile_options = Options.from_keywords("cuda.compile", settings)
     cc = _compute_capability(cc)
-    options = CompileOptions(fastmath=fastmath, debug=debug, lineinfo=lineinfo, opt=opt)
     if device:
-        return _device(pyfunc, argtypes, return_type, cc, options, abi, abi_info, output)
-    return _kernel(pyfunc, argtypes, return_type, cc, options, abi, output)
+        return _device(pyfunc, argtypes, return_type, cc, compile_options, abi, abi_info, output)
+    return _kernel(pyfunc, argtypes, return_type, cc, compile_options, abi, output)
 
 
-def compile_for_current_device(pyfunc, sig, debug=False, lineinfo=False, device=True, fastmath=False, opt=True, abi="c", abi_info=None, output="ptx"):
+def compile_for_current_device(pyfunc, sig, debug=False, lineinfo=False, device=True, fastmath=False, opt=True, abi="c", abi_info=None, output="ptx", **options):
     """``compile`` for the compute capability of the current device."""
-    return compile(pyfunc, sig, debug=debug, lineinfo=lineinfo, device=device, fastmath=fastmath, cc=None, opt=opt, abi=abi, abi_info=abi_info, output=output)
+    return compile(pyfunc, sig, debug=debug, lineinfo=lineinfo, device=device, fastmath=fastmath, cc=None, opt=opt, abi=abi, abi_info=abi_info, output=output, **options)
 
 
-def compile_ptx(pyfunc, sig, debug=False, lineinfo=False, device=False, fastmath=False, cc=None, opt=True, abi="numba", abi_info=None):
+def compile_ptx(pyfunc, sig, debug=False, lineinfo=False, device=False, fastmath=False, cc=None, opt=True, abi="numba", abi_info=None, **options):
     """Compile *pyfunc* for *sig* into PTX; returns ``(ptx, return_type)``.
 
     As ``compile(..., output="ptx")``, but a kernel and Numba's ABI by default.
     """
-    return compile(pyfunc, sig, debug=debug, lineinfo=lineinfo, device=device, fastmath=fastmath, cc=cc, opt=opt, abi=abi, abi_info=abi_info, output="ptx")
+    return compile(pyfunc, sig, debug=debug, lineinfo=lineinfo, device=device, fastmath=fastmath, cc=cc, opt=opt, abi=abi, abi_info=abi_info, output="ptx", **options)
 
 
-def compile_ptx_for_current_device(pyfunc, sig, debug=False, lineinfo=False, device=False, fastmath=False, opt=True, abi="numba", abi_info=None):
+def compile_ptx_for_current_device(pyfunc, sig, debug=False, lineinfo=False, device=False, fastmath=False, opt=True, abi="numba", abi_info=None, **options):
     """``compile_ptx`` for the compute capability of the current device."""
-    return compile_ptx(pyfunc, sig, debug=debug, lineinfo=lineinfo, device=device, fastmath=fastmath, cc=None, opt=opt, abi=abi, abi_info=abi_info)
-
-
-def _check_choice(what, value, choices):
-    if value not in choices:
-        raise ValueError(f"unknown {what} {value!r}; choose one of {', '.join(map(repr, choices))}")
+    return compile_ptx(pyfunc, sig, debug=debug, lineinfo=lineinfo, device=device, fastmath=fastmath, cc=None, opt=opt, abi=abi, abi_info=abi_info, **options)
 
 
 def _compute_capability(cc):
@@ -89,25 +87,27 @@ def _symbol(pyfunc, argtypes, abi, abi_info):
 
 
 def _device(pyfunc, argtypes, return_type, cc, options, abi, abi_info, output):
-    from ..compiler import device_code, device_entry
+    from ..compiler import device_function
 
     symbol = _symbol(pyfunc, argtypes, abi, abi_info)
-    callee = device_entry(pyfunc, argtypes, return_type)
-    compiled = device_code(callee, symbol, cc, abi=abi, output=output, options=options)
-    return compiled.code, compiled.return_type
+    callee = _device_dispatcher(pyfunc, options).compile_device(argtypes, return_type)
+    code = device_function(callee, symbol, cc, abi=abi, output=output, options=options)
+    return code, callee.typed.return_type
+
+
+def _device_dispatcher(pyfunc, options):
+    """The DeviceDispatcher typing *pyfunc* (a Python function or a @cuda.jit dispatcher)."""
+    from ..typing.frontend import DeviceDispatcher
+
+    dispatcher = getattr(pyfunc, "device_dispatcher", None)
+    return dispatcher if dispatcher is not None else DeviceDispatcher(pyfunc, options)
 
 
 def _kernel(pyfunc, argtypes, return_type, cc, options, abi, output):
-    from numba.core import types
-
-    from ..compiler import kernel_ptx, type_function
+    from ..compiler import kernel, output_of
 
     if abi != "numba":
         raise NotImplementedError(f"abi={abi!r} applies to device functions; kernels use abi='numba'")
-    if output != "ptx":
-        raise NotImplementedError(f"output={output!r} is available for device functions (device=True); kernels compile to PTX")
-    if return_type is not None and return_type not in (types.none, types.void):
-        raise TypeError(f"a kernel must return None, but the signature returns {return_type}")
-    typed = type_function(_py_function(pyfunc), argtypes, return_type)
-    compiled = kernel_ptx(typed, cc, name=_py_function(pyfunc).__name__, options=options)
-    return compiled.ptx, typed.return_type
+    pyfunc = _py_function(pyfunc)
+    c = kernel(pyfunc, argtypes, cc, options, until="typed", return_type=return_type, output=output)
+    return output_of(c, output), c.typed.return_type

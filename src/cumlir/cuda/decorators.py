@@ -6,34 +6,29 @@ def jit(func_or_sig=None, device=False, **options):
 
     Forms: ``@cuda.jit``, ``@cuda.jit(device=True)``, ``@cuda.jit("void(float32[:], int64)")``
     and ``@cuda.jit(["sig1", "sig2"])``. Without signatures, a kernel is compiled at its
-    first launch for each new combination of argument types.
+    first launch for each new combination of argument types. The keywords are Numba-CUDA's
+    (``debug``, ``opt``, ``lineinfo``, ``fastmath``, ``max_registers``, ``launch_bounds``,
+    ``inline``, ``forceinline``, ``link``, ``lto``, ``cache``, ``shared_memory_carveout``)
+    and ``backend``; they are checked here, and an unknown one raises TypeError.
     """
-    from ..dispatcher import Dispatcher
+    import inspect
 
-    if "link" in options:
-        options["link"] = _link_items(options["link"])
-    if callable(func_or_sig) and not isinstance(func_or_sig, (str, list, tuple)) and _is_function(func_or_sig):
-        return Dispatcher(func_or_sig, device=device, **options)
+    from ..dispatcher import Dispatcher
+    from ..options import Options
+
+    if not isinstance(device, bool):
+        raise TypeError(f"cuda.jit: device must be True or False, got {device!r}")
+    compile_options = Options.from_keywords("cuda.jit", options)
+    if inspect.isfunction(func_or_sig):
+        return Dispatcher(func_or_sig, device=device, options=compile_options)
+    if func_or_sig is not None and not isinstance(func_or_sig, (str, list, tuple)) and callable(func_or_sig):
+        raise TypeError(f"@cuda.jit decorates Python functions, not {type(func_or_sig).__name__} objects")
 
     sigs = func_or_sig
     if sigs is not None and not isinstance(sigs, list):
         sigs = [sigs]
 
     def decorate(pyfunc):
-        return Dispatcher(pyfunc, sigs, device=device, **options)
+        return Dispatcher(pyfunc, sigs, device=device, options=compile_options)
 
     return decorate
-
-
-def _is_function(obj):
-    import inspect
-
-    return inspect.isfunction(obj)
-
-
-def _link_items(link):
-    """Link items checked when the kernel is decorated: a bad path suffix is reported here."""
-    from ..linkable import as_linkable
-
-    items = link if isinstance(link, (list, tuple)) else [link]
-    return [as_linkable(item) for item in items]

@@ -13,49 +13,8 @@ from mlir.dialects import arith, memref
 from numba.core import errors, types
 
 from . import arrayviews, fill
+from .elements import dim, i64, load_element, store_element, wrap_index
 from .registry import lower, lower_cast, lower_constant, lower_getattr
-
-
-def _index_type():
-    return ir.IndexType.get()
-
-
-def _i64():
-    return ir.IntegerType.get_signless(64)
-
-
-def dim(array, axis):
-    """The extent of *axis* as an i64."""
-    extent = memref.dim(array, arith.constant(_index_type(), axis))
-    return arith.index_cast(_i64(), extent)
-
-
-def wrap_index(lower, length, index, index_type):
-    """An index into an axis of *length* (i64) as an MLIR index: negative signed indices count
-    from the end (numba's wraparound); with debug=True an index outside the axis raises IndexError."""
-    if isinstance(index_type, types.Integer) and index_type.signed:
-        index = lower.cast(index, index_type, types.int64)
-        negative = arith.cmpi(arith.CmpIPredicate.slt, index, arith.constant(_i64(), 0))
-        index = arith.select(negative, arith.addi(index, length), index)
-    else:
-        index = lower.cast(index, index_type, types.uint64)
-    if lower.options.debug:
-        _check_bounds(lower, index, length)
-    return arith.index_cast(_index_type(), index)
-
-
-def _check_bounds(lower, index, length):
-    from mlir.dialects import nvvm, scf
-
-    from .exceptions import record_raise
-
-    # one unsigned comparison also catches indices still negative after wrapping
-    outside = arith.cmpi(arith.CmpIPredicate.uge, index, length)
-    branch = scf.IfOp(outside)
-    with ir.InsertionPoint(branch.then_block):
-        record_raise(lower, IndexError, ("index is out of bounds",), lower.loc)
-        nvvm.exit()
-        scf.YieldOp([])
 
 
 def _element_indices(lower, array, index, index_type):
@@ -117,24 +76,6 @@ def setitem(lower, sig, args):
     fill.assign(lower, view_type, view, value_type, args[2])
 
 
-def load_element(lower, dtype, target, indices):
-    """The element of *target* at *indices*; a model may define ``load_element`` (records
-    yield a reference to the element rather than its loaded value)."""
-    model = lower.dmm.lookup(dtype)
-    custom = getattr(model, "load_element", None)
-    if custom is not None:
-        return custom(lower, target, indices)
-    return model.from_data(memref.load(target, indices))
-
-
-def store_element(lower, dtype, value, target, indices):
-    model = lower.dmm.lookup(dtype)
-    custom = getattr(model, "store_element", None)
-    if custom is not None:
-        return custom(lower, value, target, indices)
-    memref.store(model.as_data(value), target, indices)
-
-
 @lower_cast(types.Array, types.Array)
 def array_to_array(lower, fromty, toty, value):
     """Layout and read-only changes (C -> A, say): the same memory, another memref type."""
@@ -161,13 +102,13 @@ def stride_unit(ty):
 @lower_getattr(types.Array, "strides")
 def array_strides(lower, ty, array, attr):
     _, _, _, strides = arrayviews.parts(array, ty.ndim)
-    unit = arith.constant(_i64(), stride_unit(ty))
+    unit = arith.constant(i64(), stride_unit(ty))
     return lower.make_struct(types.UniTuple(types.intp, ty.ndim), [arith.muli(s, unit) for s in strides])
 
 
 @lower_getattr(types.Array, "size")
 def array_size(lower, ty, array, attr):
-    size = arith.constant(_i64(), 1)
+    size = arith.constant(i64(), 1)
     for axis in range(ty.ndim):
         size = arith.muli(size, dim(array, axis))
     return size
@@ -175,12 +116,12 @@ def array_size(lower, ty, array, attr):
 
 @lower_getattr(types.Array, "ndim")
 def array_ndim(lower, ty, array, attr):
-    return arith.constant(_i64(), ty.ndim)
+    return arith.constant(i64(), ty.ndim)
 
 
 @lower_getattr(types.Array, "itemsize")
 def array_itemsize(lower, ty, array, attr):
-    return arith.constant(_i64(), arrayviews.itemsize(ty.dtype))
+    return arith.constant(i64(), arrayviews.itemsize(ty.dtype))
 
 
 @lower_getattr(types.Array, "nbytes")

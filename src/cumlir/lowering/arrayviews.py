@@ -12,6 +12,7 @@ from mlir.dialects import arith, llvm, memref
 from numba.core import errors, types
 
 from . import slices
+from .elements import wrap_index
 from .kernel_abi import memref_from_params
 
 
@@ -69,8 +70,6 @@ def _index_members(lower, index_type, index):
 
 def select(lower, array_type, array, index_type, index):
     """Apply a basic index: (base, offset, sizes, strides) of what it selects (sizes empty for one element)."""
-    from .arrays import wrap_index
-
     base, offset, sizes, strides = parts(array, array_type.ndim)
     member_types, members = _index_members(lower, index_type, index)
     used = sum(1 for t in member_types if not isinstance(t, (types.NoneType, types.EllipsisType)))

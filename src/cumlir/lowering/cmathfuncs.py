@@ -10,7 +10,7 @@ import math
 
 from numba.core import types
 
-from .module import python_implementation
+from .implementations import python_implementation
 from .registry import lower
 
 

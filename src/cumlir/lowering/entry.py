@@ -13,6 +13,7 @@ from mlir.dialects import arith, func, llvm
 from numba.core import errors, types
 
 from ..models import default_manager
+from .module import force_inline
 
 
 def add_entry(builder, callee, symbol, abi):
@@ -46,6 +47,8 @@ def _define(builder, symbol, params, results):
         op = func.FuncOp(symbol, ir.FunctionType.get(params, results))
     # external linkage: the symbol stays visible to the linker (PTX ".visible .func")
     op.attributes["sym_visibility"] = ir.StringAttr.get("public")
+    if builder.options.forceinline:  # so that the callers of an LTO link inline it
+        force_inline(op)
     return op, op.body.blocks.append(*params)
 
 

@@ -7,26 +7,12 @@ reads the result back. The link items of every external function a module calls
 are recorded, so that the kernel links them in.
 """
 
-import weakref
-
 from mlir import ir
 from mlir.dialects import arith, llvm
 from numba.core import errors, types
 
-from .registry import lower
-
-_link_items = weakref.WeakKeyDictionary()  # ModuleBuilder -> link items of the externals it calls
-
-
-def link_items(builder):
-    """The link items of the external functions called from the module *builder* builds."""
-    return list(_link_items.get(builder, ()))
-
-
-def register(external):
-    """Make calls of the ExternalFunction *external* lowerable."""
-    lower(external, types.VarArg(types.Any))(_call(external))
-
+from ..typing.externals import ExternalFunction
+from .registry import registry
 
 def _argument(lower, ty, value):
     model = lower.dmm.lookup(ty)
@@ -36,20 +22,17 @@ def _argument(lower, ty, value):
     return data
 
 
-def _call(external):
-    def rule(lower, sig, args):
-        recorded = _link_items.setdefault(lower.module, [])
-        recorded.extend(item for item in external.link if item not in recorded)
-        ret = sig.return_type
-        has_result = ret not in (types.none, types.void)
-        slot_type = lower.dmm.lookup(ret).get_data_type() if has_result else ir.IntegerType.get_signless(8)
-        with lower.alloca_insertion_point():
-            one = arith.constant(ir.IntegerType.get_signless(32), 1)
-            slot = llvm.AllocaOp(llvm.PointerType.get(), one, slot_type).result
-        operands = [slot] + [_argument(lower, ty, value) for ty, value in zip(sig.args, args)]
-        lower.call_external(external.name, ir.IntegerType.get_signless(32), operands)
-        if not has_result:
-            return None
-        return lower.dmm.lookup(ret).from_data(llvm.load(slot_type, slot))
-
-    return rule
+@registry.lower_calls_of(ExternalFunction)
+def call_external(lower, external, sig, args):
+    lower.module.add_link_items(external.link)
+    ret = sig.return_type
+    has_result = ret not in (types.none, types.void)
+    slot_type = lower.dmm.lookup(ret).get_data_type() if has_result else ir.IntegerType.get_signless(8)
+    with lower.alloca_insertion_point():
+        one = arith.constant(ir.IntegerType.get_signless(32), 1)
+        slot = llvm.AllocaOp(llvm.PointerType.get(), one, slot_type).result
+    operands = [slot] + [_argument(lower, ty, value) for ty, value in zip(sig.args, args)]
+    lower.call_external(external.name, ir.IntegerType.get_signless(32), operands)
+    if not has_result:
+        return None
+    return lower.dmm.lookup(ret).from_data(llvm.load(slot_type, slot))

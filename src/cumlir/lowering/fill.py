@@ -9,6 +9,7 @@ from mlir.dialects import arith, scf
 from numba.core import types
 
 from . import arrayviews
+from .elements import load_element, store_element
 
 
 def _loop_nest(extents, body):
@@ -40,8 +41,6 @@ def _broadcast_strides(sizes, strides):
 
 
 def assign(lower, view_type, view, value_type, value):
-    from .arrays import load_element, store_element
-
     dtype = view_type.dtype
     base, offset, sizes, strides = arrayviews.parts(view, view_type.ndim)
     if isinstance(value_type, types.Array):

@@ -154,8 +154,9 @@ class MLIRLower(BuilderAPI):
 
     def lower(self):
         """Emit the function into the module's gpu.module; returns the function op."""
-        with ir.Location.unknown():
+        with _location(self.func_ir.loc):  # the def line: line tables name the source file
             self.function_op = self._create_function()
+        with ir.Location.unknown():
             with ir.InsertionPoint(self._entry):
                 self._bind_arguments(self.typed.args)
             self._create_blocks()
@@ -169,12 +170,7 @@ class MLIRLower(BuilderAPI):
     def _create_function(self):
         argtypes = self.typed.args
         with ir.InsertionPoint(self.module.body):
-            if self.kind == "kernel":
-                if self.typed.return_type not in (types.none, types.void):
-                    raise errors.LoweringError(
-                        f"a kernel must not return a value (it returns {self.typed.return_type})",
-                        self.func_ir.loc,
-                    )
+            if self.kind == "kernel":  # typed as returning None (compiler.KernelEntry checks)
                 params = [t for ty in argtypes for t in kernel_abi.param_types(self, ty)]
                 fn_type = ir.FunctionType.get(params, [])
                 op = gpu.GPUFuncOp(ir.TypeAttr.get(fn_type), sym_name=self.symbol, kernel=True)

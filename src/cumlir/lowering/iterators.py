@@ -15,6 +15,7 @@ from mlir.dialects import arith, memref
 from numba.core import types
 from numba.core.typing.templates import signature
 
+from .elements import dim
 from .registry import lower
 from .scalars import number_constant
 from .signedness import cmpi_predicate
@@ -185,8 +186,6 @@ def array_next(lower, sig, args):
     array_type = sig.args[0].array_type
 
     def length(container):
-        from .arrays import dim
-
         return dim(container, 0)
 
     def item_at(container, position):

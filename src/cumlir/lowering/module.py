@@ -7,7 +7,10 @@ from mlir import ir
 from mlir.dialects import func, gpu, memref
 
 from ..mlir_context import mlir_context
+from ..options import Options
+from ..typing.frontend import DeviceFunction
 from .function import NO_VALUE, MLIRLower
+from .implementations import python_implementation
 
 GPU_MODULE_NAME = "cumlir_kernels"
 
@@ -21,11 +24,9 @@ def _load_rules():
 
 class ModuleBuilder:
     def __init__(self, typing_context, options=None):
-        from ..compiler import CompileOptions
-
         _load_rules()
         self.typing_context = typing_context
-        self.options = options or CompileOptions()
+        self.options = options or Options()
         self.context = mlir_context()
         with self.context, ir.Location.unknown():
             self.module = ir.Module.create()
@@ -38,6 +39,7 @@ class ModuleBuilder:
         self._constants = {}
         self._strings = {}
         self.raise_sites = []
+        self.link_items = []  # what the module's code needs linked: device functions' link=, externals
         self._names = set()
 
     def _unique(self, name):
@@ -58,8 +60,6 @@ class ModuleBuilder:
 
     def device_callee(self, key):
         """The device function a call resolves to, or None for calls lowered by rules."""
-        from ..dispatcher import DeviceFunction
-
         return key if isinstance(key, DeviceFunction) else None
 
     def device_symbol(self, callee):
@@ -67,8 +67,16 @@ class ModuleBuilder:
         if symbol is None:
             symbol = self._unique(callee.symbol_hint)
             self._device_symbols[callee] = symbol
-            MLIRLower(self, callee.typed, "device", symbol).lower()
+            self.add_link_items(callee.link)
+            op = MLIRLower(self, callee.typed, "device", symbol).lower()
+            options = callee.dispatcher.options
+            if options.forceinline or options.inline == "always":
+                force_inline(op)
         return symbol
+
+    def add_link_items(self, items):
+        """Record code the module's functions call into, to be linked with it."""
+        self.link_items.extend(item for item in items if item not in self.link_items)
 
     def emit_device_call(self, lower, callee, sig, args):
         symbol = self.device_symbol(callee)
@@ -151,18 +159,7 @@ class ModuleBuilder:
         return lower.cast(value, callee.typed.return_type, sig.return_type)
 
 
-# device-function dispatchers of the Python implementations used by lowering rules
-_INTERNAL = {}
-
-
-def python_implementation(pyfunc):
-    """The device-function dispatcher compiling *pyfunc*, a Python implementation used by
-    lowering rules. As a decorator, it lets such implementations call one another."""
-    from ..dispatcher import Dispatcher
-
-    if isinstance(pyfunc, Dispatcher):
-        return pyfunc
-    dispatcher = _INTERNAL.get(pyfunc)
-    if dispatcher is None:
-        dispatcher = _INTERNAL[pyfunc] = Dispatcher(pyfunc, device=True)
-    return dispatcher
+def force_inline(function_op):
+    """forceinline=True (and inline="always"): LLVM's alwaysinline on the function, so it is
+    inlined even at -O0 and into the callers of an LTO link."""
+    function_op.attributes["always_inline"] = ir.UnitAttr.get()

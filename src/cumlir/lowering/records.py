@@ -17,6 +17,7 @@ from mlir import ir
 from mlir.dialects import arith, complex, llvm, memref
 from numba.core import errors, types
 
+from .elements import ELEMENT_ACCESS
 from .registry import lower, lower_getattr_generic, lower_setattr_generic
 
 
@@ -120,6 +121,17 @@ def copy_record(record, source, destination):
     for offset in range(0, record.size, chunk):
         value = llvm.load(chunk_type, _advance(source, offset), alignment=chunk)
         llvm.store(value, _advance(destination, offset), alignment=chunk)
+
+
+def _load_record_element(lower, record, array, indices):
+    return element_pointer(array, indices)  # a record is held by reference
+
+
+def _store_record_element(lower, record, value, array, indices):
+    copy_record(record, value, element_pointer(array, indices))
+
+
+ELEMENT_ACCESS[types.Record] = (_load_record_element, _store_record_element)
 
 
 # ---- field access ----------------------------------------------------------------------------

@@ -13,6 +13,8 @@ Rule shapes (internal rules; ``cumlir.extending`` adapts the public shapes):
   setattr:  rule(lower, sig, args, attr)         sig is (target type, value type) -> none
   cast:     rule(lower, fromty, toty, value) -> value
   constant: rule(lower, typ, pyval) -> value
+  instance: rule(lower, key, sig, args) -> value   for every key that is an instance of a class
+                                                 (external functions: the key says which one)
 """
 
 from numba.core import types
@@ -72,12 +74,22 @@ class LoweringRegistry:
         self.setattrs = _Table()
         self.casts = _Table()
         self.constants = _Table()
+        self._instance_calls = {}  # class -> rule for calls whose key is an instance of it
 
     def lower(self, key, *patterns):
         """Register a call rule for *key* applied to arguments matching *patterns*."""
 
         def decorate(rule):
             self.calls.add(key, patterns, rule)
+            return rule
+
+        return decorate
+
+    def lower_calls_of(self, cls):
+        """Register a rule for calls of any key that is an instance of *cls*; it gets the key."""
+
+        def decorate(rule):
+            self._instance_calls[cls] = rule
             return rule
 
         return decorate
@@ -118,7 +130,13 @@ class LoweringRegistry:
 
     # look-ups
     def find_call(self, key, argtypes):
-        return self.calls.find(key, tuple(argtypes))
+        rule = self.calls.find(key, tuple(argtypes))
+        if rule is not None:
+            return rule
+        for cls, instance_rule in self._instance_calls.items():
+            if isinstance(key, cls):
+                return lambda lower, sig, args: instance_rule(lower, key, sig, args)
+        return None
 
     def find_getattr(self, ty, attr):
         return self.getattrs.find(attr, (ty,)) or self.getattrs.find(None, (ty,))

@@ -1,63 +1,47 @@
-"""A kernel compiled for one argument-type signature: PTX per compute capability,
-loaded into the current context on first launch."""
+"""A compiled kernel loaded into a context, and its launch."""
 
 import ctypes
 
 from . import driver as drv
 
 
-class Kernel:
-    def __init__(self, dispatcher, argtypes):
-        from ..compiler import type_function
+class LoadedKernel:
+    """A compiled kernel loaded into one context: launched with prebuilt argument packing.
 
-        self.dispatcher = dispatcher
-        self.argtypes = tuple(argtypes)
-        # typing errors surface here: at decoration for eager signatures, else at first launch
-        self.typed = type_function(dispatcher.py_func, self.argtypes)
-        self._compiled = {}
-        self._function = None
-        self._module = None
-        self._packer = None
+    It receives the compiler's artefact (a cubin, the entry's name, its argument types and,
+    in debug mode, what each device exception code means) and never compiles."""
 
-    def __repr__(self):
-        return f"<cumlir Kernel {self.dispatcher.__name__}{self.argtypes}>"
-
-    def compiled(self, cc):
-        """The CompiledKernel (PTX and entry name) for compute capability *cc*."""
-        from ..codegen.targets import parse_cc
-        from ..compiler import CompileOptions, kernel_ptx
-
-        cc = parse_cc(cc)
-        result = self._compiled.get(cc)
-        if result is None:
-            options = CompileOptions.from_targetoptions(self.dispatcher.targetoptions)
-            result = self._compiled[cc] = kernel_ptx(self.typed, cc, name=self.dispatcher.__name__, options=options)
-        return result
-
-    def inspect_ptx(self, cc=None):
-        return self.compiled(cc or drv.current_context().compute_capability).ptx
-
-    def _load(self, context):
-        from ..linking import link_kernel
+    def __init__(self, context, compiled):
         from .arguments import ArgumentPacker
 
-        compiled = self.compiled(context.compute_capability)
-        items = list(self.dispatcher.targetoptions.get("link") or ()) + compiled.link
-        cubin = link_kernel(compiled.ptx, context.compute_capability, items, name=compiled.symbol)
         cu = drv.driver()
-        self._module = drv.check("cuModuleLoadData", cu.cuModuleLoadData(cubin))
+        self._module = drv.check("cuModuleLoadData", cu.cuModuleLoadData(compiled.cubin))
         self._function = drv.check("cuModuleGetFunction", cu.cuModuleGetFunction(self._module, compiled.symbol.encode()))
-        self._packer = ArgumentPacker(self.argtypes)
+        self.name = compiled.symbol
+        self._packer = ArgumentPacker(compiled.entry.argtypes)
         self._raise_sites = compiled.raise_sites
+        self._exception_global = compiled.exception_global
         self._shared = SharedMemoryLimits(context, self._function)
+        carveout = compiled.options.shared_memory_carveout
+        if carveout is not None:
+            attr = cu.CUfunction_attribute.CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT
+            drv.check("cuFuncSetAttribute", cu.cuFuncSetAttribute(self._function, attr, carveout))
+        self._context = context
 
-    def launch(self, args, griddim, blockdim, stream, sharedmem):
+    def __repr__(self):
+        return f"<cumlir loaded kernel {self.name}>"
+
+    def attribute(self, attr):
+        """A CU_FUNC_ATTRIBUTE_* value of the loaded kernel (registers, shared bytes ...)."""
+        cu = drv.driver()
+        return drv.check("cuFuncGetAttribute", cu.cuFuncGetAttribute(attr, self._function))
+
+    def launch(self, args, config):
         from .arguments import HostArrayStaging
 
         context = drv.current_context()
+        griddim, blockdim, stream, sharedmem = config.griddim, config.blockdim, config.stream, config.sharedmem
         _check_dimensions(context, griddim, blockdim)
-        if self._function is None:
-            self._load(context)
         if sharedmem > self._shared.dynamic_allowed:
             self._shared.allow_dynamic(sharedmem)
         staging = HostArrayStaging(stream)
@@ -79,11 +63,9 @@ class Kernel:
 
     def _report_device_exception(self, stream):
         """Debug mode: wait for the kernel, and raise what a thread raised (then clear it)."""
-        from ..lowering.exceptions import EXCEPTION_GLOBAL
-
         cu = drv.driver()
         drv.check("cuStreamSynchronize", cu.cuStreamSynchronize(stream))
-        pointer, size = drv.check("cuModuleGetGlobal", cu.cuModuleGetGlobal(self._module, EXCEPTION_GLOBAL.encode()))
+        pointer, size = drv.check("cuModuleGetGlobal", cu.cuModuleGetGlobal(self._module, self._exception_global.encode()))
         record = (ctypes.c_int64 * 2)()
         drv.check("cuMemcpyDtoH", cu.cuMemcpyDtoH(ctypes.addressof(record), pointer, 16))
         code, thread = record[0], record[1]

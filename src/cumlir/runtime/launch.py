@@ -21,13 +21,14 @@ def _dim3(value, what):
 
 
 class LaunchConfiguration:
-    def __init__(self, dispatcher, config):
+    """The parts of ``kernel[grid, block, stream, dynamic_shared_bytes]``, checked."""
+
+    def __init__(self, config):
         if not isinstance(config, tuple) or not 2 <= len(config) <= 4:
             raise TypeError(
                 "a launch configuration is [blocks, threads], [blocks, threads, stream] or "
                 f"[blocks, threads, stream, dynamic_shared_bytes]; got {config!r}"
             )
-        self.dispatcher = dispatcher
         self.griddim = _dim3(config[0], "grid (number of blocks)")
         self.blockdim = _dim3(config[1], "block (threads per block)")
         self.stream = stream_handle(config[2]) if len(config) > 2 else 0
@@ -35,16 +36,3 @@ class LaunchConfiguration:
         if not isinstance(sharedmem, int) or isinstance(sharedmem, bool) or sharedmem < 0:
             raise TypeError(f"dynamic shared memory must be a non-negative int of bytes, got {sharedmem!r}")
         self.sharedmem = sharedmem
-
-    def __call__(self, *args, **kwargs):
-        from .arguments import argument_type
-
-        dispatcher = self.dispatcher
-        if kwargs:
-            raise TypeError(f"kernel {dispatcher.__name__} takes positional arguments only")
-        expected = dispatcher.parameter_count
-        if len(args) != expected:
-            raise TypeError(f"kernel {dispatcher.__name__} takes {expected} arguments but {len(args)} were given")
-        argtypes = tuple(argument_type(value, i) for i, value in enumerate(args))
-        kernel = dispatcher.kernel_for(argtypes)
-        kernel.launch(args, self.griddim, self.blockdim, self.stream, self.sharedmem)

@@ -14,7 +14,7 @@ class ExternalFunction:
     """A device function defined outside cumlir (CUDA C++, PTX, ...), called by its C name.
 
     Kernels see it through numba's ``_numba_type_`` protocol as a function of one
-    signature; the lowering rule for it is registered on first use.
+    signature; lowering/externals.py lowers calls of every ExternalFunction.
     """
 
     def __init__(self, name, sig, link):
@@ -38,9 +38,6 @@ class ExternalFunction:
     @property
     def _numba_type_(self):
         if self._type is None:
-            from ..lowering.externals import register
-
             template = type(f"ExternalTemplate_{self.name}", (ConcreteTemplate,), {"key": self, "cases": [self.signature]})
-            register(self)
             self._type = types.Function(template)
         return self._type

@@ -1,89 +1,27 @@
-"""Python function -> typed Numba IR, with numba's passes and cumlir's typing context.
+"""Python functions -> typed Numba IR, under cumlir's typing context.
 
-Numba's own compiler driver also lowers; cumlir only needs the frontend, so the
-passes run directly, in the order numba's nopython pipeline uses.
+``type_function`` runs the frontend passes (frontend_passes.py) on one function for
+one tuple of argument types. Device functions are typed on demand while their callers
+are: a ``DeviceDispatcher`` implements numba's dispatcher protocol
+(``get_call_template``, ``get_overload``, ``is_compiling`` ...) and keeps one
+``DeviceFunction`` per argument-type tuple, the typed IR that lowering adds to every
+module calling it. ``@cuda.jit(device=True)``, the implementations of ``@overload``
+(numba asks the target's jit registry for them, registered here) and the Python
+helpers of lowering rules are all DeviceDispatchers.
 """
 
+import contextlib
+import io
 from dataclasses import dataclass, field
 
-from numba.core import analysis, bytecode, compiler, errors, interpreter, ir, postproc, rewrites
-from numba.core import typed_passes, untyped_passes
+from numba.core import bytecode, compiler, errors, target_extension, types, utils
+from numba.core import typing as numba_typing
+from numba.core.typing.templates import fold_arguments, signature
 
+from ..options import Options
 from .context import typing_context
-from .target import TargetInfo, target_override
-
-def _bytecode(state):
-    state.bc = bytecode.ByteCode(state.func_id)
-
-
-def _interpret(state):
-    state.func_ir = interpreter.Interpreter(state.func_id).interpret(state.bc)
-    if state.func_ir.arg_count != len(state.args):
-        raise TypeError(
-            f"{state.func_id.func_name}() takes {state.func_ir.arg_count} arguments, "
-            f"but the signature gives {len(state.args)}"
-        )
-
-
-def _check_names(state):
-    """A name that is neither local nor global is an error at the line that uses it."""
-    for block in state.func_ir.blocks.values():
-        for assign in block.find_insts(ir.Assign):
-            value = assign.value
-            if isinstance(value, (ir.Global, ir.FreeVar)) and value.value is ir.UNDEFINED:
-                raise errors.TypingError(f"NameError: name '{value.name}' is not defined", loc=assign.loc)
-
-
-def _postprocess(state):
-    postproc.PostProcessor(state.func_ir).run()
-
-
-def _inline_closures(state):
-    """Inner functions defined in the kernel are inlined where they are called."""
-    has_closure = any(
-        isinstance(assign.value, ir.Expr) and assign.value.op == "make_function"
-        for block in state.func_ir.blocks.values()
-        for assign in block.find_insts(ir.Assign)
-    )
-    if not has_closure:
-        return
-    from numba.core.inline_closurecall import InlineClosureCallPass
-    from numba.core.ir_utils import fixup_var_define_in_scope
-
-    InlineClosureCallPass(state.func_ir, state.flags.auto_parallel, {}, True).run()
-    postproc.PostProcessor(state.func_ir).run()
-    fixup_var_define_in_scope(state.func_ir.blocks)
-
-
-def _fold_constants(state):
-    analysis.rewrite_semantic_constants(state.func_ir, state.args)
-    analysis.dead_branch_prune(state.func_ir, state.args)
-
-
-def _rewrite(state):
-    rewrites.rewrite_registry.apply("before-inference", state)
-    # raise statements numba could not make static carry their arguments as values
-    untyped_passes.RewriteDynamicRaises().run_pass(state)
-
-
-def _unroll_literals(state):
-    untyped_passes.LiteralUnroll().run_pass(state)
-
-
-def _ssa(state):
-    untyped_passes.ReconstructSSA().run_pass(state)
-
-
-def _infer_types(state):
-    typed_passes.NopythonTypeInference().run_pass(state)
-
-
-def _strip_phis(state):
-    typed_passes.PreLowerStripPhis().run_pass(state)
-
-
-# The frontend stages, in the order numba's nopython pipeline runs them.
-STAGES = (_bytecode, _interpret, _check_names, _postprocess, _inline_closures, _fold_constants, _rewrite, _unroll_literals, _ssa, _infer_types, _strip_phis)
+from .frontend_passes import STAGES
+from .target import CumlirTarget, TargetInfo, target_override
 
 
 @dataclass
@@ -100,15 +38,10 @@ class TypedFunction:
 
     @property
     def signature(self):
-        from numba.core.typing.templates import signature
-
         return signature(self.return_type, *self.args)
 
     def dump(self):
         """The typed IR as text: each statement, then each variable's type."""
-        import io
-        import contextlib
-
         out = io.StringIO()
         with contextlib.redirect_stdout(out):
             self.func_ir.dump()
@@ -159,3 +92,103 @@ def type_function(pyfunc, argtypes, return_type=None):
         name=pyfunc.__name__,
     )
 
+
+class DeviceFunction:
+    """A device function typed for one signature; lowered into each module that calls it."""
+
+    def __init__(self, dispatcher, typed):
+        self.dispatcher = dispatcher
+        self.typed = typed
+        self.symbol_hint = dispatcher.py_func.__name__
+
+    @property
+    def signature(self):
+        return self.typed.signature
+
+    @property
+    def link(self):
+        """The link items of the function's ``link=`` option."""
+        return self.dispatcher.options.link
+
+    def __repr__(self):
+        return f"<device function {self.symbol_hint}{self.signature}>"
+
+
+class DeviceDispatcher:
+    def __init__(self, pyfunc, options=None):
+        self.py_func = pyfunc
+        self.options = options or Options()
+        self._device_functions = {}  # argument types -> DeviceFunction
+        self._typing = set()  # argument types being typed now (to detect recursion)
+
+    def compile_device(self, argtypes, return_type=None):
+        """The DeviceFunction for *argtypes* (typed now unless it was before)."""
+        argtypes = tuple(argtypes)
+        if return_type is not None:  # a declared result type: typed on its own, not cached
+            return DeviceFunction(self, type_function(self.py_func, argtypes, return_type))
+        compiled = self._device_functions.get(argtypes)
+        if compiled is not None:
+            return compiled
+        if argtypes in self._typing:
+            # numba types self-recursion through the call stack (types.RecursiveCall);
+            # getting here means a recursion it cannot resolve
+            raise errors.TypingError(f"cannot type the recursion of {self.py_func.__name__}{argtypes}")
+        self._typing.add(argtypes)
+        try:
+            typed = type_function(self.py_func, argtypes)
+        finally:
+            self._typing.discard(argtypes)
+        compiled = DeviceFunction(self, typed)
+        self._device_functions[argtypes] = compiled
+        return compiled
+
+    # ---- numba's dispatcher protocol, used by type inference ------------------------------
+
+    def fold_argument_types(self, args, kws):
+        """(Python signature, argument types with keywords and defaults folded in)."""
+        pysig = utils.pysignature(self.py_func)
+
+        def normal(index, param, value):
+            return types.unliteral(value)
+
+        def default(index, param, value):
+            return types.Omitted(value)
+
+        def stararg(index, param, values):
+            return types.StarArgTuple(values)
+
+        return pysig, tuple(fold_arguments(pysig, args, kws, normal, default, stararg))
+
+    def get_call_template(self, args, kws):
+        pysig, args = self.fold_argument_types(args, kws)
+        self.compile_device(args)
+        signatures = [d.signature for d in self._device_functions.values()]
+        name = f"CallTemplate({self.py_func.__name__})"
+        return numba_typing.make_concrete_template(name, self.py_func, signatures), pysig, args, {}
+
+    def get_overload(self, argtypes):
+        return self._device_functions[tuple(argtypes)]
+
+    @property
+    def is_compiling(self):
+        """Whether this function is being typed now (numba asks, to detect recursion)."""
+        return bool(self._typing)
+
+    @property
+    def nopython_signatures(self):
+        return [d.signature for d in self._device_functions.values()]
+
+    @property
+    def _numba_type_(self):
+        return types.Dispatcher(self)
+
+
+def _jit_for_overloads(*args, **options):
+    """numba compiles ``@overload`` implementations with the target's jit: device functions here
+    (numba's jit options, such as no_cpython_wrapper, mean nothing to them)."""
+    if args and callable(args[0]):
+        return DeviceDispatcher(args[0])
+    return DeviceDispatcher
+
+
+target_extension.jit_registry[CumlirTarget] = _jit_for_overloads

@@ -32,21 +32,6 @@ def target_override():
     return _te.target_override(TARGET_NAME)
 
 
-def _jit_for_overloads(*args, **options):
-    """numba compiles ``@overload`` implementations with the target's jit: device functions here."""
-    from ..dispatcher import Dispatcher
-
-    def decorate(pyfunc):
-        return Dispatcher(pyfunc, device=True, **options)
-
-    if args and callable(args[0]):
-        return decorate(args[0])
-    return decorate
-
-
-_te.jit_registry[CumlirTarget] = _jit_for_overloads
-
-
 class _UnusedLlvmliteLowerings:
     """Where numba's llvmlite-based ``@intrinsic`` templates put their lowerings.
 

@@ -1,0 +1,78 @@
+"""Array elements: wrapping and checking an index into an axis, and loading or storing
+the element at a position (records are held by reference: see ELEMENT_ACCESS).
+
+Shared by the array rules (arrays.py), views (arrayviews.py), assignment to views
+(fill.py) and iteration (iterators.py).
+"""
+
+from mlir import ir
+from mlir.dialects import arith, memref, nvvm, scf
+from numba.core import types
+
+from .exceptions import record_raise
+
+
+def _index_type():
+    return ir.IndexType.get()
+
+
+def i64():
+    return ir.IntegerType.get_signless(64)
+
+
+def dim(array, axis):
+    """The extent of *axis* as an i64."""
+    extent = memref.dim(array, arith.constant(_index_type(), axis))
+    return arith.index_cast(i64(), extent)
+
+
+def wrap_index(lower, length, index, index_type):
+    """An index into an axis of *length* (i64) as an MLIR index: negative signed indices count
+    from the end (numba's wraparound); with debug=True an index outside the axis raises IndexError."""
+    if isinstance(index_type, types.Integer) and index_type.signed:
+        index = lower.cast(index, index_type, types.int64)
+        negative = arith.cmpi(arith.CmpIPredicate.slt, index, arith.constant(i64(), 0))
+        index = arith.select(negative, arith.addi(index, length), index)
+    else:
+        index = lower.cast(index, index_type, types.uint64)
+    if lower.options.debug:
+        _check_bounds(lower, index, length)
+    return arith.index_cast(_index_type(), index)
+
+
+def _check_bounds(lower, index, length):
+    # one unsigned comparison also catches indices still negative after wrapping
+    outside = arith.cmpi(arith.CmpIPredicate.uge, index, length)
+    branch = scf.IfOp(outside)
+    with ir.InsertionPoint(branch.then_block):
+        record_raise(lower, IndexError, ("index is out of bounds",), lower.loc)
+        nvvm.exit()
+        scf.YieldOp([])
+
+
+# element types whose elements are not a plain load and store: type class -> (load, store)
+# with load(lower, dtype, target, indices) and store(lower, dtype, value, target, indices)
+ELEMENT_ACCESS = {}
+
+
+def _element_access(dtype):
+    for cls in type(dtype).__mro__:
+        if cls in ELEMENT_ACCESS:
+            return ELEMENT_ACCESS[cls]
+    return None
+
+
+def load_element(lower, dtype, target, indices):
+    """The element of *target* at *indices* (records yield a reference to the element
+    rather than its loaded value: see ELEMENT_ACCESS)."""
+    access = _element_access(dtype)
+    if access is not None:
+        return access[0](lower, dtype, target, indices)
+    return lower.dmm.lookup(dtype).from_data(memref.load(target, indices))
+
+
+def store_element(lower, dtype, value, target, indices):
+    access = _element_access(dtype)
+    if access is not None:
+        return access[1](lower, dtype, value, target, indices)
+    memref.store(lower.dmm.lookup(dtype).as_data(value), target, indices)

@@ -1,0 +1,82 @@
+"""The frontend's passes over numba's compiler state: bytecode -> Numba IR -> SSA -> types.
+
+Numba's own compiler driver also lowers; cumlir only needs the frontend, so these
+passes are run directly (typing/frontend.py), in the order numba's nopython pipeline uses.
+"""
+
+from numba.core import analysis, bytecode, errors, interpreter, ir, postproc, rewrites
+from numba.core import typed_passes, untyped_passes
+
+
+def _bytecode(state):
+    state.bc = bytecode.ByteCode(state.func_id)
+
+
+def _interpret(state):
+    state.func_ir = interpreter.Interpreter(state.func_id).interpret(state.bc)
+    if state.func_ir.arg_count != len(state.args):
+        raise TypeError(
+            f"{state.func_id.func_name}() takes {state.func_ir.arg_count} arguments, "
+            f"but the signature gives {len(state.args)}"
+        )
+
+
+def _check_names(state):
+    """A name that is neither local nor global is an error at the line that uses it."""
+    for block in state.func_ir.blocks.values():
+        for assign in block.find_insts(ir.Assign):
+            value = assign.value
+            if isinstance(value, (ir.Global, ir.FreeVar)) and value.value is ir.UNDEFINED:
+                raise errors.TypingError(f"NameError: name '{value.name}' is not defined", loc=assign.loc)
+
+
+def _postprocess(state):
+    postproc.PostProcessor(state.func_ir).run()
+
+
+def _inline_closures(state):
+    """Inner functions defined in the kernel are inlined where they are called."""
+    has_closure = any(
+        isinstance(assign.value, ir.Expr) and assign.value.op == "make_function"
+        for block in state.func_ir.blocks.values()
+        for assign in block.find_insts(ir.Assign)
+    )
+    if not has_closure:
+        return
+    from numba.core.inline_closurecall import InlineClosureCallPass
+    from numba.core.ir_utils import fixup_var_define_in_scope
+
+    InlineClosureCallPass(state.func_ir, state.flags.auto_parallel, {}, True).run()
+    postproc.PostProcessor(state.func_ir).run()
+    fixup_var_define_in_scope(state.func_ir.blocks)
+
+
+def _fold_constants(state):
+    analysis.rewrite_semantic_constants(state.func_ir, state.args)
+    analysis.dead_branch_prune(state.func_ir, state.args)
+
+
+def _rewrite(state):
+    rewrites.rewrite_registry.apply("before-inference", state)
+    # raise statements numba could not make static carry their arguments as values
+    untyped_passes.RewriteDynamicRaises().run_pass(state)
+
+
+def _unroll_literals(state):
+    untyped_passes.LiteralUnroll().run_pass(state)
+
+
+def _ssa(state):
+    untyped_passes.ReconstructSSA().run_pass(state)
+
+
+def _infer_types(state):
+    typed_passes.NopythonTypeInference().run_pass(state)
+
+
+def _strip_phis(state):
+    typed_passes.PreLowerStripPhis().run_pass(state)
+
+
+# The frontend stages, in the order numba's nopython pipeline runs them.
+STAGES = (_bytecode, _interpret, _check_names, _postprocess, _inline_closures, _fold_constants, _rewrite, _unroll_literals, _ssa, _infer_types, _strip_phis)
