@@ -6,7 +6,8 @@ from numba.core import errors, types
 from cumlir import compiler, cuda
 from cumlir.codegen import targets
 
-from . import arrays, support
+from . import support
+from .cases import array_kernels
 from .test_codegen import ARCHS, _module_ptx
 
 DTYPES = ["bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64"]
@@ -19,20 +20,20 @@ def _array(dtype, ndim, layout="C", readonly=False):
 
 def _all_entries():
     entries = [
-        (arrays.COPY_KERNELS[ndim], (_array(dtype, ndim, layout), _array(dtype, ndim, layout)))
+        (array_kernels.COPY_KERNELS[ndim], (_array(dtype, ndim, layout), _array(dtype, ndim, layout)))
         for ndim in range(1, 5)
         for layout in "CFA"
         for dtype in DTYPES
     ]
-    entries.append((arrays.scale_0d, (_array("float64", 0), _array("float64", 0))))
+    entries.append((array_kernels.scale_0d, (_array("float64", 0), _array("float64", 0))))
     f64 = _array("float64", 1)
     for layout in "CFA":
-        entries.append((arrays.views_2d, (_array("float64", 2, layout), f64)))
-        entries.append((arrays.views_4d, (_array("float32", 4, layout), f64)))
-        entries.append((arrays.assign_views, (_array("float64", 2, layout), _array("float64", 2, layout))))
-        entries.append((arrays.views_through_device_function, (_array("float64", 2, layout), f64)))
-    entries.append((arrays.reshape_and_view, (_array("float32", 1), f64)))
-    entries.append((arrays.tuple_of_arrays, (f64, _array("float64", 1, "A"), f64)))
+        entries.append((array_kernels.views_2d, (_array("float64", 2, layout), f64)))
+        entries.append((array_kernels.views_4d, (_array("float32", 4, layout), f64)))
+        entries.append((array_kernels.assign_views, (_array("float64", 2, layout), _array("float64", 2, layout))))
+        entries.append((array_kernels.views_through_device_function, (_array("float64", 2, layout), f64)))
+    entries.append((array_kernels.reshape_and_view, (_array("float32", 1), f64)))
+    entries.append((array_kernels.tuple_of_arrays, (f64, _array("float64", 1, "A"), f64)))
     return entries
 
 
@@ -45,14 +46,14 @@ def test_array_kernels_assemble(cc):
 
 
 def test_view_types_follow_numba():
-    typed = compiler.type_function(arrays.views_2d, (_array("float64", 2), _array("float64", 1)))
+    typed = compiler.type_function(array_kernels.views_2d, (_array("float64", 2), _array("float64", 1)))
     assert typed.typemap["v"] == _array("float64", 2, "A")
     assert typed.typemap["t"] == _array("float64", 2, "F")
     assert typed.typemap["r"] == _array("float64", 1, "C")
 
 
 def test_c_views_keep_a_unit_stride_in_mlir():
-    mlir = compiler.emit(arrays.views_2d, (_array("float64", 2), _array("float64", 1)), "mlir", (9, 0))
+    mlir = compiler.emit(array_kernels.views_2d, (_array("float64", 2), _array("float64", 1)), "mlir", (9, 0))
     # a[2] of a C array is C: its memref has the static innermost stride 1
     assert "memref<?xf64, strided<[1], offset: ?>>" in mlir
     assert "memref.reinterpret_cast" in mlir
@@ -62,7 +63,7 @@ def test_debug_mode_checks_bounds():
     from cumlir.compiler import kernel_ptx, type_function
     from cumlir.options import Options
 
-    typed = type_function(arrays.out_of_bounds_2d, (_array("float32", 2), types.int64))
+    typed = type_function(array_kernels.out_of_bounds_2d, (_array("float32", 2), types.int64))
     debug = kernel_ptx(typed, (9, 0), options=Options(debug=True))
     assert [s.exc_class for s in debug.raise_sites] == [IndexError, IndexError]
     support.ptxas(debug.ptx)
@@ -110,4 +111,4 @@ def test_advanced_indexing_is_refused():
 def test_reshape_of_a_fortran_array_is_refused():
     # NumPy and numba reshape in C order, which an F-ordered array cannot give without a copy
     with pytest.raises(errors.NumbaError, match="C order"):
-        cuda.compile_ptx(arrays.reshape_fortran, (_array("float32", 2, "F"), _array("float32", 1)), cc=(9, 0))
+        cuda.compile_ptx(array_kernels.reshape_fortran, (_array("float32", 2, "F"), _array("float32", 1)), cc=(9, 0))

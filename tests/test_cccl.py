@@ -5,7 +5,8 @@ import pytest
 from cumlir.codegen import targets
 from cumlir.interop import cccl
 
-from . import cccl_operators, support
+from . import support
+from .cases import cccl_operators
 from .test_codegen import ARCHS
 
 

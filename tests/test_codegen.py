@@ -10,7 +10,8 @@ from cumlir.codegen import pipeline, targets
 from cumlir.lowering.module import ModuleBuilder
 from cumlir.typing.context import typing_context
 
-from . import kernels, support
+from . import support
+from .cases import scalar_kernels
 
 ARCHS = [(8, 0), (9, 0)]
 
@@ -31,7 +32,7 @@ def _module_ptx(entries, cc):
 @pytest.mark.parametrize("cc", ARCHS, ids=lambda cc: targets.chip(cc))
 def test_conversion_kernels_assemble(cc):
     entries = [
-        (kernels.conversion_kernel(target), (_array(source), _array(target)))
+        (scalar_kernels.conversion_kernel(target), (_array(source), _array(target)))
         for source in support.SCALAR_TYPES
         for target in support.SCALAR_TYPES
     ]
@@ -41,15 +42,15 @@ def test_conversion_kernels_assemble(cc):
 
 
 CONSTRUCTS = [
-    (kernels.unary_minus, ("float32", "float32")),
-    (kernels.logical, ("int64", "int64", "bool")),
-    (kernels.branches, ("float64", "int64")),
-    (kernels.ranged_sums, ("int32", "int64")),
-    (kernels.unsigned_ranges, ("uint64", "int64")),
-    (kernels.loop_control, ("int64", "int64")),
-    (kernels.early_return, ("int32", "int32")),
-    (kernels.negative_index, ("float32", "float32")),
-    (kernels.shapes, ("float64", "int64")),
+    (scalar_kernels.unary_minus, ("float32", "float32")),
+    (scalar_kernels.logical, ("int64", "int64", "bool")),
+    (scalar_kernels.branches, ("float64", "int64")),
+    (scalar_kernels.ranged_sums, ("int32", "int64")),
+    (scalar_kernels.unsigned_ranges, ("uint64", "int64")),
+    (scalar_kernels.loop_control, ("int64", "int64")),
+    (scalar_kernels.early_return, ("int32", "int32")),
+    (scalar_kernels.negative_index, ("float32", "float32")),
+    (scalar_kernels.shapes, ("float64", "int64")),
 ]
 
 
@@ -57,11 +58,11 @@ CONSTRUCTS = [
 def test_construct_kernels_assemble(cc):
     entries = [(f, tuple(_array(t) for t in args)) for f, args in CONSTRUCTS]
     entries += [
-        (kernels.grid_2d, (_array("int64", 2),)),
-        (kernels.grid_3d, (_array("int64", 3),)),
-        (kernels.registers, (_array("int64", 2),)),
-        (kernels.registers_3d, (_array("int64", 3),)),
-        (kernels.unary_minus, (_array("float64", 1, "A"), _array("float64", 1, "A"))),
+        (scalar_kernels.grid_2d, (_array("int64", 2),)),
+        (scalar_kernels.grid_3d, (_array("int64", 3),)),
+        (scalar_kernels.registers, (_array("int64", 2),)),
+        (scalar_kernels.registers_3d, (_array("int64", 3),)),
+        (scalar_kernels.unary_minus, (_array("float64", 1, "A"), _array("float64", 1, "A"))),
     ]
     ptx, _ = _module_ptx(entries, cc)
     support.ptxas(ptx, targets.chip(cc))
@@ -82,7 +83,7 @@ def test_compile_ptx_without_a_gpu():
 
 
 def test_thread_index_reads_special_registers():
-    ptx = compiler.emit(kernels.registers, (_array("int64", 2),), "ptx", (9, 0))
+    ptx = compiler.emit(scalar_kernels.registers, (_array("int64", 2),), "ptx", (9, 0))
     for register in ("%tid.x", "%ctaid.x", "%ntid.x", "%nctaid.x", "%tid.y", "%ntid.z"):
         assert register in ptx
 
@@ -101,10 +102,10 @@ def test_operator_typing_sanity():
 
 @pytest.mark.parametrize("cc", ARCHS, ids=lambda cc: targets.chip(cc))
 def test_math_and_language_kernels_assemble(cc):
-    from . import language, mathcases
+    from .cases import language_kernels, math_cases
 
-    entries = [(k, tuple(_array(t) for t in types_)) for k, types_ in mathcases.all_kernels()]
-    entries += [(k, (_array("float64"), _array("float64"))) for k, _ in language.CASES.values()]
+    entries = [(k, tuple(_array(t) for t in types_)) for k, types_ in math_cases.all_kernels()]
+    entries += [(k, (_array("float64"), _array("float64"))) for k, _ in language_kernels.CASES.values()]
     ptx, symbols = _module_ptx(entries, cc)
     assert len(symbols) == len(entries)
     support.ptxas(ptx, targets.chip(cc))
@@ -134,9 +135,9 @@ def test_debug_mode_records_raise_sites():
     from cumlir.compiler import kernel_ptx, type_function
     from cumlir.options import Options
 
-    from . import language
+    from .cases import language_kernels
 
-    typed = type_function(language.checked, (_array("float64"), _array("float64")))
+    typed = type_function(language_kernels.checked, (_array("float64"), _array("float64")))
     debug = kernel_ptx(typed, (9, 0), options=Options(debug=True))
     asserts = [s for s in debug.raise_sites if s.exc_class is not IndexError]  # the rest check bounds
     assert [s.exc_class for s in asserts] == [AssertionError]

@@ -12,11 +12,12 @@ from cumlir import cuda, linking
 from cumlir.linkable import LTOIR, Archive, Cubin, CUSource, Fatbin, LinkableCode, Object, PTXSource
 from cumlir.codegen import targets
 
-from . import foreign, support
+from . import support
+from .cases import foreign_operators
 
 ARCHS = [(8, 0), (9, 0)]
 ARCH_IDS = [targets.chip(cc) for cc in ARCHS]
-ALL_OPERATORS = [(op[0], op[1], op[2]) for op in foreign.SCALAR_OPERATORS + foreign.VOID_OPERATORS]
+ALL_OPERATORS = [(op[0], op[1], op[2]) for op in foreign_operators.SCALAR_OPERATORS + foreign_operators.VOID_OPERATORS]
 
 
 def _prototype(ptx, name):
@@ -40,7 +41,7 @@ def test_c_abi_symbol_and_ptxas(pyfunc, sig, name, cc):
     support.ptxas(ptx, targets.chip(cc))
 
 
-@pytest.mark.parametrize("op", foreign.SCALAR_OPERATORS, ids=[op[2] for op in foreign.SCALAR_OPERATORS])
+@pytest.mark.parametrize("op", foreign_operators.SCALAR_OPERATORS, ids=[op[2] for op in foreign_operators.SCALAR_OPERATORS])
 def test_c_abi_returns_the_result(op):
     pyfunc, sig, name, _, arg_cs, return_type = op
     ptx, restype = cuda.compile(pyfunc, sig, cc=(9, 0), abi_info={"abi_name": name})
@@ -51,32 +52,32 @@ def test_c_abi_returns_the_result(op):
 
 
 def test_default_name_is_the_python_name():
-    ptx, restype = cuda.compile(foreign.add, (types.float32, types.float32), cc=(9, 0))
+    ptx, restype = cuda.compile(foreign_operators.add, (types.float32, types.float32), cc=(9, 0))
     _prototype(ptx, "add")
     assert restype == types.float32
 
 
 def test_void_operator_has_no_result():
-    ptx, restype = cuda.compile(foreign.void_add_int32, "void(voidptr, voidptr, voidptr)", cc=(9, 0))
+    ptx, restype = cuda.compile(foreign_operators.void_add_int32, "void(voidptr, voidptr, voidptr)", cc=(9, 0))
     match = _prototype(ptx, "void_add_int32")
     assert match.group(1) is None and match.group(2).count(".param .b64") == 3
     assert restype == types.none
 
 
 def test_declared_return_type_converts_the_result():
-    ptx, restype = cuda.compile(foreign.add, "float64(int32, int32)", cc=(9, 0), abi_info={"abi_name": "add_f64"})
+    ptx, restype = cuda.compile(foreign_operators.add, "float64(int32, int32)", cc=(9, 0), abi_info={"abi_name": "add_f64"})
     assert restype == types.float64
     assert "cvt.rn.f64.s32" in ptx or "cvt.rn.f64.s64" in ptx
 
 
 def test_compile_ptx_device_c_abi():
-    ptx, restype = cuda.compile_ptx(foreign.add, "int32(int32, int32)", device=True, abi="c", cc=(8, 0))
+    ptx, restype = cuda.compile_ptx(foreign_operators.add, "int32(int32, int32)", device=True, abi="c", cc=(8, 0))
     _prototype(ptx, "add")
     assert restype == types.int32
 
 
 def test_compile_accepts_a_device_dispatcher():
-    ptx, restype = cuda.compile(foreign._square, (types.int64,), cc=(9, 0), abi_info={"abi_name": "sq"})
+    ptx, restype = cuda.compile(foreign_operators._square, (types.int64,), cc=(9, 0), abi_info={"abi_name": "sq"})
     _prototype(ptx, "sq")
     assert restype == types.int64
 
@@ -85,7 +86,7 @@ def test_compile_accepts_a_device_dispatcher():
 
 
 def test_numba_abi_mangled_result_pointer_and_status():
-    ptx, restype = cuda.compile_ptx(foreign.add, "int32(int32, int32)", device=True, cc=(9, 0))
+    ptx, restype = cuda.compile_ptx(foreign_operators.add, "int32(int32, int32)", device=True, cc=(9, 0))
     assert restype == types.int32
     match = re.search(r"\.visible \.func\s+\(\.param \.b32 func_retval0\)\s+(_ZN\w+)\((.*?)\)", ptx, re.S)
     assert match, ptx
@@ -96,8 +97,8 @@ def test_numba_abi_mangled_result_pointer_and_status():
 
 
 def test_numba_abi_names_differ_by_signature():
-    a, _ = cuda.compile(foreign.add, (types.int32, types.int32), abi="numba", cc=(9, 0))
-    b, _ = cuda.compile(foreign.add, (types.float32, types.float32), abi="numba", cc=(9, 0))
+    a, _ = cuda.compile(foreign_operators.add, (types.int32, types.int32), abi="numba", cc=(9, 0))
+    b, _ = cuda.compile(foreign_operators.add, (types.float32, types.float32), abi="numba", cc=(9, 0))
     name = lambda ptx: re.search(r"\.visible \.func.*?(_ZN\w+)\(", ptx, re.S).group(1)  # noqa: E731
     assert name(a) != name(b)
 
@@ -114,7 +115,7 @@ def test_compile_ptx_kernel_still_works():
 
 
 def test_llvm_output_has_nvptx_layout_and_triple():
-    ir, restype = cuda.compile(foreign.clamp, (types.float64,) * 3, cc=(9, 0), output="llvm", abi_info={"abi_name": "clamp_f64"})
+    ir, restype = cuda.compile(foreign_operators.clamp, (types.float64,) * 3, cc=(9, 0), output="llvm", abi_info={"abi_name": "clamp_f64"})
     assert 'target triple = "nvptx64-nvidia-cuda"' in ir
     assert 'target datalayout = "e-' in ir
     assert re.search(r"define double @clamp_f64\(double", ir)
@@ -123,9 +124,9 @@ def test_llvm_output_has_nvptx_layout_and_triple():
 
 @pytest.mark.parametrize("cc", ARCHS, ids=ARCH_IDS)
 def test_ltoir_links_with_lto(cc):
-    ltoir, _ = cuda.compile(foreign.add, "int32(int32, int32)", cc=cc, output="ltoir", abi_info={"abi_name": "add_i32"})
+    ltoir, _ = cuda.compile(foreign_operators.add, "int32(int32, int32)", cc=cc, output="ltoir", abi_info={"abi_name": "add_i32"})
     assert isinstance(ltoir, bytes) and ltoir
-    source = foreign.scalar_caller("add_i32", "int", ["int", "int"])
+    source = foreign_operators.scalar_caller("add_i32", "int", ["int", "int"])
     cubin = linking.link_cubin([LTOIR(ltoir, "add.ltoir"), CUSource(source, "caller.cu")], cc)
     assert b"call_add_i32" in cubin
 
@@ -136,15 +137,15 @@ def test_ltoir_links_with_lto(cc):
 @pytest.mark.parametrize("cc", ARCHS, ids=ARCH_IDS)
 def test_cxx_kernels_link_cumlir_operators(cc):
     items = []
-    for pyfunc, sig, name, ret_c, arg_cs, _ in foreign.SCALAR_OPERATORS:
+    for pyfunc, sig, name, ret_c, arg_cs, _ in foreign_operators.SCALAR_OPERATORS:
         ptx, _ = cuda.compile(pyfunc, sig, cc=cc, abi_info={"abi_name": name})
-        items += [PTXSource(ptx, f"{name}.ptx"), CUSource(foreign.scalar_caller(name, ret_c, arg_cs), f"call_{name}.cu")]
-    for pyfunc, sig, name, element_c, _ in foreign.VOID_OPERATORS:
+        items += [PTXSource(ptx, f"{name}.ptx"), CUSource(foreign_operators.scalar_caller(name, ret_c, arg_cs), f"call_{name}.cu")]
+    for pyfunc, sig, name, element_c, _ in foreign_operators.VOID_OPERATORS:
         ptx, _ = cuda.compile(pyfunc, sig, cc=cc, abi_info={"abi_name": name})
-        items += [PTXSource(ptx, f"{name}.ptx"), CUSource(foreign.void_caller(name, element_c), f"call_{name}.cu")]
+        items += [PTXSource(ptx, f"{name}.ptx"), CUSource(foreign_operators.void_caller(name, element_c), f"call_{name}.cu")]
     cubin = linking.link_cubin(items, cc)
     assert cubin[:4] == b"\x7fELF"
-    for op in foreign.SCALAR_OPERATORS + foreign.VOID_OPERATORS:
+    for op in foreign_operators.SCALAR_OPERATORS + foreign_operators.VOID_OPERATORS:
         assert f"call_{op[2]}".encode() in cubin and op[2].encode() in cubin
 
 
@@ -154,7 +155,7 @@ def test_lto_input_switches_on_lto(cc):
     from cumlir.nvrtc import compile_source
 
     callee = compile_source('extern "C" __device__ int add_i32(int x, int y) { return x + y; }', cc, output="ltoir")
-    caller = CUSource(foreign.scalar_caller("add_i32", "int", ["int", "int"]), "caller.cu")
+    caller = CUSource(foreign_operators.scalar_caller("add_i32", "int", ["int", "int"]), "caller.cu")
     cubin = linking.link_cubin([LTOIR(callee, "add.ltoir"), caller], cc)
     assert b"call_add_i32" in cubin
     with pytest.raises(linking.LinkError, match="bad.ltoir"):
@@ -162,7 +163,7 @@ def test_lto_input_switches_on_lto(cc):
 
 
 def test_unresolved_symbol_is_named():
-    source = foreign.scalar_caller("missing_op", "int", ["int"])
+    source = foreign_operators.scalar_caller("missing_op", "int", ["int"])
     with pytest.raises(linking.LinkError, match="missing_op"):
         linking.link_cubin([CUSource(source, "caller.cu")], (9, 0))
 
@@ -176,12 +177,12 @@ def test_nvrtc_error_names_the_source():
 
 # ---- kernels calling external device functions -------------------------------------------------
 
-MUL_CXX = foreign.MUL_CXX
+MUL_CXX = foreign_operators.MUL_CXX
 
 
 @pytest.mark.parametrize("cc", ARCHS, ids=ARCH_IDS)
 def test_kernel_calls_declared_cxx_function(cc):
-    k = foreign.multiply_kernel()
+    k = foreign_operators.multiply_kernel()
     compiled = k.compile("void(float32[:], float32[:], float32[:])").compilation(cc)
     assert re.search(r"\.extern \.func\s+\(\.param \.b32 func_retval0\)\s+mul_f32", compiled.ptx)
     assert b"mul_f32" in compiled.cubin
@@ -246,7 +247,7 @@ def test_unknown_link_suffix_names_the_item():
 @pytest.mark.parametrize("cc", ARCHS, ids=ARCH_IDS)
 def test_pointer_arithmetic_assembles(cc):
     sig = "void(CPointer(float32), CPointer(float32), int64)"
-    ptx, _ = cuda.compile(foreign.pointer_walk, sig, cc=cc)
+    ptx, _ = cuda.compile(foreign_operators.pointer_walk, sig, cc=cc)
     _prototype(ptx, "pointer_walk")
     support.ptxas(ptx, targets.chip(cc))
 
@@ -304,7 +305,7 @@ def test_voidptr_cannot_be_indexed():
 def test_bad_arguments(kwargs, exc, message):
     kwargs.setdefault("cc", (9, 0))
     with pytest.raises(exc, match=re.escape(message)):
-        cuda.compile(foreign.add, "int32(int32, int32)", **kwargs)
+        cuda.compile(foreign_operators.add, "int32(int32, int32)", **kwargs)
 
 
 def test_kernels_have_no_c_abi_but_compile_to_ltoir():
@@ -323,7 +324,7 @@ def test_returning_a_record_is_refused():
         return p[0]
 
     with pytest.raises(Exception, match="cannot return a record"):
-        cuda.compile(first, (foreign.PTR_PAIR,), cc=(9, 0))
+        cuda.compile(first, (foreign_operators.PTR_PAIR,), cc=(9, 0))
 
 
 def test_device_function_link_items_reach_the_kernel():
@@ -344,6 +345,6 @@ def test_device_function_link_items_reach_the_kernel():
 
 def test_device_function_ptx_follows_the_backend(monkeypatch):
     monkeypatch.setenv("CUMLIR_BACKEND", "nvvm")
-    ptx, _ = cuda.compile(foreign.add, "int32(int32, int32)", cc=(9, 0), abi_info={"abi_name": "add_nvvm"})
+    ptx, _ = cuda.compile(foreign_operators.add, "int32(int32, int32)", cc=(9, 0), abi_info={"abi_name": "add_nvvm"})
     assert "Generated by NVIDIA NVVM Compiler" in ptx and ".visible .func" in ptx
     support.ptxas(ptx)

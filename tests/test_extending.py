@@ -9,7 +9,8 @@ import pytest
 from cumlir import cuda, types
 from cumlir.codegen import targets
 
-from . import extending_docs, extending_kernels as ek, support
+from . import support
+from .cases import extending_docs, extension_kernels as ek
 
 ARCHS = [(8, 0), (9, 0)]
 F32 = types.float32[::1]

@@ -6,7 +6,7 @@ import pytest
 
 from cumlir import cuda
 
-from . import arrays
+from .cases import array_kernels
 
 pytestmark = pytest.mark.gpu
 
@@ -41,7 +41,7 @@ def _bytes(a):
 
 def _launch_copy(ndim, a, out):
     threads = 64
-    cuda.jit(arrays.COPY_KERNELS[ndim])[(a.size + threads - 1) // threads, threads](a, out)
+    cuda.jit(array_kernels.COPY_KERNELS[ndim])[(a.size + threads - 1) // threads, threads](a, out)
 
 
 @pytest.mark.parametrize("ndim", [1, 2, 3, 4])
@@ -77,7 +77,7 @@ def test_element_access_strided_device_views(ndim, dtype, rng):
 def test_zero_dimensional_arrays():
     a = np.array(2.5)
     out = np.array(np.nan)
-    cuda.jit(arrays.scale_0d)[1, 1](a, out)
+    cuda.jit(array_kernels.scale_0d)[1, 1](a, out)
     assert out[()] == 7.5
 
 
@@ -94,13 +94,13 @@ def _compare_program(program, inputs, outputs, reference=None):
 @pytest.mark.parametrize("order", "CF")
 def test_views_2d(order, rng):
     a = np.asarray(rng.standard_normal((9, 8)), order=order)
-    _compare_program(arrays.views_2d, [a], [np.full(22, np.nan)])
+    _compare_program(array_kernels.views_2d, [a], [np.full(22, np.nan)])
 
 
 @pytest.mark.parametrize("order", "CF")
 def test_views_4d(order, rng):
     a = np.asarray(rng.standard_normal((3, 4, 5, 6)).astype(np.float32), order=order)
-    _compare_program(arrays.views_4d, [a], [np.full(8, np.nan)])
+    _compare_program(array_kernels.views_4d, [a], [np.full(8, np.nan)])
 
 
 def test_views_of_strided_device_arrays(rng):
@@ -108,9 +108,9 @@ def test_views_of_strided_device_arrays(rng):
     host = rng.standard_normal((19, 17))
     a_host = host[::-2, 1::2]
     out = cp.full(22, cp.nan)
-    cuda.jit(arrays.views_2d)[1, 1](cp.asarray(host)[::-2, 1::2], out)
+    cuda.jit(array_kernels.views_2d)[1, 1](cp.asarray(host)[::-2, 1::2], out)
     expected = np.full(22, np.nan)
-    arrays.views_2d(a_host, expected)  # same byte strides as the device view
+    array_kernels.views_2d(a_host, expected)  # same byte strides as the device view
     np.testing.assert_array_equal(cp.asnumpy(out), expected)
 
 
@@ -118,24 +118,24 @@ def test_views_of_strided_device_arrays(rng):
 def test_assignment_to_views(order, rng):
     a = np.asarray(rng.standard_normal((10, 7)), order=order)
     b = np.asarray(rng.standard_normal((10, 7)), order=order)
-    _compare_program(arrays.assign_views, [a, b], [])
+    _compare_program(array_kernels.assign_views, [a, b], [])
 
 
 def test_reshape_and_view(rng):
     a = rng.standard_normal(24).astype(np.float32)
-    _compare_program(arrays.reshape_and_view, [a], [np.full(8, np.nan)])
+    _compare_program(array_kernels.reshape_and_view, [a], [np.full(8, np.nan)])
 
 
 @pytest.mark.parametrize("order", "CF")
 def test_views_passed_to_device_functions(order, rng):
     a = np.asarray(rng.standard_normal((6, 5)), order=order)
     _compare_program(
-        arrays.views_through_device_function, [a], [np.full(3, np.nan)], arrays.host_views_through_device_function
+        array_kernels.views_through_device_function, [a], [np.full(3, np.nan)], array_kernels.host_views_through_device_function
     )
 
 
 def test_out_of_bounds_is_an_index_error_in_debug_mode():
-    kernel = cuda.jit(debug=True)(arrays.out_of_bounds)
+    kernel = cuda.jit(debug=True)(array_kernels.out_of_bounds)
     a = np.zeros(10, np.float32)
     kernel[1, 1](a, -10)  # wraps to 0: in bounds
     assert a[0] == 1.0
@@ -144,14 +144,14 @@ def test_out_of_bounds_is_an_index_error_in_debug_mode():
     with pytest.raises(IndexError):
         kernel[1, 1](a, -11)
     with pytest.raises(IndexError):
-        cuda.jit(debug=True)(arrays.out_of_bounds_2d)[1, 1](np.zeros((3, 4), np.float32), 4)
+        cuda.jit(debug=True)(array_kernels.out_of_bounds_2d)[1, 1](np.zeros((3, 4), np.float32), 4)
     # the kernel still works after reporting
     kernel[1, 1](a, 9)
     assert a[9] == 1.0
 
 
 def test_wrong_ndim_for_an_eager_signature():
-    kernel = cuda.jit("void(float64[:, :], int64)")(arrays.out_of_bounds_2d)
+    kernel = cuda.jit("void(float64[:, :], int64)")(array_kernels.out_of_bounds_2d)
     with pytest.raises(TypeError, match="no compiled signature"):
         kernel[1, 1](np.zeros(4), 1)
 
@@ -175,4 +175,4 @@ def test_broadcast_device_arrays_with_zero_strides(rng):
 
 def test_tuples_holding_arrays(rng):
     a, b = rng.standard_normal(5), rng.standard_normal(5)
-    _compare_program(arrays.tuple_of_arrays, [a, b], [np.full(2, np.nan)], arrays.host_tuple_of_arrays)
+    _compare_program(array_kernels.tuple_of_arrays, [a, b], [np.full(2, np.nan)], array_kernels.host_tuple_of_arrays)

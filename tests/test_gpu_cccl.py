@@ -6,7 +6,7 @@ import pytest
 from cumlir import cuda
 from cumlir.interop.cccl import raw_op
 
-from . import cccl_operators as ops
+from .cases import cccl_operators as ops
 
 pytestmark = pytest.mark.gpu
 compute = pytest.importorskip("cuda.compute")

@@ -5,7 +5,8 @@ import pytest
 
 from cumlir import cuda
 
-from . import kernels, support
+from . import support
+from .cases import scalar_kernels
 
 pytestmark = pytest.mark.gpu
 
@@ -20,7 +21,7 @@ def test_logical_operators(rng):
     out = support.poisoned(1000, np.bool_)
     out[:] = False
     out[::2] = True
-    _launch(kernels.logical, 1000, a, b, out)
+    _launch(scalar_kernels.logical, 1000, a, b, out)
     expected = np.array([(x > 0 and y > 0) or (not (x < y) and x != 3) for x, y in zip(a, b)])
     np.testing.assert_array_equal(out, expected)
 
@@ -29,7 +30,7 @@ def test_logical_operators(rng):
 def test_if_elif_else(dtype, rng):
     a = np.concatenate([[-11, -10, -1, 0, 1], rng.integers(-30, 30, 995)]).astype(dtype)
     out = support.poisoned(len(a), np.int64)
-    _launch(kernels.branches, len(a), a, out)
+    _launch(scalar_kernels.branches, len(a), a, out)
     expected = np.where(a < -10, 1, np.where(a < 0, 2, np.where(a == 0, 3, 4)))
     np.testing.assert_array_equal(out, expected)
 
@@ -45,7 +46,7 @@ def _ranged_sums(n):
 def test_for_range_steps(dtype, rng):
     a = np.concatenate([[0, 1, 2, 3, 7], rng.integers(0, 200, 300)]).astype(dtype)
     out = support.poisoned(len(a), np.int64)
-    _launch(kernels.ranged_sums, len(a), a, out)
+    _launch(scalar_kernels.ranged_sums, len(a), a, out)
     np.testing.assert_array_equal(out, [_ranged_sums(int(n)) for n in a])
 
 
@@ -53,21 +54,21 @@ def test_for_range_steps(dtype, rng):
 def test_unsigned_ranges(dtype, rng):
     a = np.concatenate([[0, 1, 2, 9], rng.integers(0, 300, 200)]).astype(dtype)
     out = support.poisoned(len(a), np.int64)
-    _launch(kernels.unsigned_ranges, len(a), a, out)
+    _launch(scalar_kernels.unsigned_ranges, len(a), a, out)
     np.testing.assert_array_equal(out, [sum(range(n)) + sum(range(2, n, 3)) + sum(range(n, 0, -2)) for n in a.tolist()])
 
 
 def test_while_break_continue(rng):
     a = rng.integers(-3, 100, 500).astype(np.int64)
     out = support.poisoned(len(a), np.int64)
-    _launch(kernels.loop_control, len(a), a, out)
+    _launch(scalar_kernels.loop_control, len(a), a, out)
     np.testing.assert_array_equal(out, [sum(k for k in range(1, n + 1) if k % 3) for n in a])
 
 
 def test_early_return(rng):
     a = rng.integers(-50, 50, 777).astype(np.int32)
     out = support.poisoned(len(a), np.int32)
-    _launch(kernels.early_return, len(a), a, out)
+    _launch(scalar_kernels.early_return, len(a), a, out)
     np.testing.assert_array_equal(out, np.where(a < 0, -1, a * 2))
 
 
@@ -75,14 +76,14 @@ def test_early_return(rng):
 def test_negative_indices_wrap(dtype, rng):
     a = (rng.random(301) * 100).astype(dtype)
     out = support.poisoned(len(a), dtype)
-    _launch(kernels.negative_index, len(a), a, out)
+    _launch(scalar_kernels.negative_index, len(a), a, out)
     np.testing.assert_array_equal(out, a + a[-1])
 
 
 def test_shape_size_len(rng):
     a = rng.random(12345).astype(np.float64)
     out = support.poisoned(3, np.int64)
-    _launch(kernels.shapes, 1, a, out)
+    _launch(scalar_kernels.shapes, 1, a, out)
     np.testing.assert_array_equal(out, [12345, 12345, 12345])
 
 
@@ -90,7 +91,7 @@ def test_shape_size_len(rng):
 def test_grid_2d(shape, threads):
     out = np.full(shape, -7, np.int64)
     blocks = tuple((s + t - 1) // t for s, t in zip(shape, threads))
-    cuda.jit(kernels.grid_2d)[blocks, threads](out)
+    cuda.jit(scalar_kernels.grid_2d)[blocks, threads](out)
     x, y = np.indices(shape)
     np.testing.assert_array_equal(out, x * 1000 + y)
 
@@ -99,11 +100,11 @@ def test_grid_3d():
     shape, threads = (13, 9, 21), (4, 4, 8)
     out = np.full(shape, -7, np.int64)
     blocks = tuple((s + t - 1) // t for s, t in zip(shape, threads))
-    cuda.jit(kernels.grid_3d)[blocks, threads](out)
+    cuda.jit(scalar_kernels.grid_3d)[blocks, threads](out)
     x, y, z = np.indices(shape)
     np.testing.assert_array_equal(out, (x * 100 + y) * 100 + z)
     check = np.full(shape, -7, np.int64)
-    cuda.jit(kernels.registers_3d)[blocks, threads](check)
+    cuda.jit(scalar_kernels.registers_3d)[blocks, threads](check)
     assert (check == 1).all(), np.unique(check)
 
 
@@ -111,7 +112,7 @@ def test_grid_3d():
 def test_thread_registers(n, threads):
     blocks = (n + threads - 1) // threads
     out = np.full((n, 7), -7, np.int64)
-    cuda.jit(kernels.registers)[blocks, threads](out)
+    cuda.jit(scalar_kernels.registers)[blocks, threads](out)
     i = np.arange(n)
     np.testing.assert_array_equal(out[:, 0], i % threads)
     np.testing.assert_array_equal(out[:, 1], i // threads)

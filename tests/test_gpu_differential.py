@@ -1,15 +1,15 @@
 """The scalar differential test on the GPU: every operator and builtin on every ordered
-pair of numeric types, operands from arrays and as literals (see differential.py)."""
+pair of numeric types, operands from arrays and as literals (see cases/differential_cases.py)."""
 
 import pytest
 
-from . import differential
+from .cases import differential_cases
 
 pytestmark = pytest.mark.gpu
 
-CASES = differential.cases()
+CASES = differential_cases.cases()
 
 
-@pytest.mark.parametrize("case", CASES, ids=[differential.case_id(c) for c in CASES])
+@pytest.mark.parametrize("case", CASES, ids=[differential_cases.case_id(c) for c in CASES])
 def test_scalar_semantics(case, rng):
-    differential.run_case(case, rng)
+    differential_cases.run_case(case, rng)

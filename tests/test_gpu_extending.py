@@ -6,7 +6,7 @@ import pytest
 
 from cumlir import cuda
 
-from . import extending_kernels as ek
+from .cases import extension_kernels as ek
 from .support import poisoned
 
 pytestmark = pytest.mark.gpu

@@ -5,29 +5,29 @@ import pytest
 
 from cumlir import cuda
 
-from . import language, mathcases
+from .cases import language_kernels, math_cases
 
 pytestmark = pytest.mark.gpu
 
 
-@pytest.mark.parametrize("case", mathcases.math_cases(), ids=lambda c: c[0])
+@pytest.mark.parametrize("case", math_cases.math_cases(), ids=lambda c: c[0])
 def test_math(case, rng):
-    mathcases.run_math_case(case, rng)
+    math_cases.run_math_case(case, rng)
 
 
-@pytest.mark.parametrize("case", mathcases.cmath_cases(), ids=lambda c: c[0])
+@pytest.mark.parametrize("case", math_cases.cmath_cases(), ids=lambda c: c[0])
 def test_cmath(case, rng):
-    mathcases.run_cmath_case(case, rng)
+    math_cases.run_cmath_case(case, rng)
 
 
-@pytest.mark.parametrize("case", mathcases.ufunc_cases(), ids=lambda c: c[0])
+@pytest.mark.parametrize("case", math_cases.ufunc_cases(), ids=lambda c: c[0])
 def test_ufunc_on_scalars(case, rng):
-    mathcases.run_ufunc_case(case, rng)
+    math_cases.run_ufunc_case(case, rng)
 
 
-@pytest.mark.parametrize("name", sorted(language.CASES))
+@pytest.mark.parametrize("name", sorted(language_kernels.CASES))
 def test_language(name, rng):
-    kernel, reference = language.CASES[name]
+    kernel, reference = language_kernels.CASES[name]
     a = rng.standard_normal(517)
     out = np.full(len(a), np.nan)
     cuda.jit(kernel)[(len(a) + 127) // 128, 128](a, out)
@@ -50,7 +50,7 @@ def test_print(capfd):
 
 
 def test_assert_raises_in_debug_mode():
-    kernel = cuda.jit(debug=True)(language.checked)
+    kernel = cuda.jit(debug=True)(language_kernels.checked)
     good = np.arange(100.0)
     out = np.zeros(100)
     kernel[1, 128](good, out)
@@ -63,7 +63,7 @@ def test_assert_raises_in_debug_mode():
 
 
 def test_assert_is_quiet_without_debug():
-    kernel = cuda.jit(language.checked)
+    kernel = cuda.jit(language_kernels.checked)
     bad = np.arange(10.0)
     bad[3] = -1.0
     out = np.full(10, np.nan)

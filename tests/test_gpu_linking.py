@@ -12,7 +12,8 @@ import pytest
 from cumlir import cuda, linking
 from cumlir.linkable import LTOIR, CUSource, PTXSource
 
-from . import foreign, support
+from . import support
+from .cases import foreign_operators
 
 pytestmark = pytest.mark.gpu
 
@@ -45,7 +46,7 @@ def _launch(cubin, name, arrays, n):
 
 
 def _scalar_inputs(rng, name):
-    """Random inputs and the NumPy reference for each scalar operator of tests/foreign.py."""
+    """Random inputs and the NumPy reference for each scalar operator of tests/cases/foreign_operators.py."""
     if name == "add_i32":
         a, b = (rng.integers(-(2**30), 2**30, N, dtype=np.int32) for _ in range(2))
         return [a, b], a + b
@@ -70,11 +71,11 @@ def _void_inputs(rng, name):
     if name == "void_add":
         a, b = (rng.integers(-(2**30), 2**30, N, dtype=np.int32) for _ in range(2))
         return a, b, a + b
-    a, b = np.zeros(N, foreign.PAIR), np.zeros(N, foreign.PAIR)
+    a, b = np.zeros(N, foreign_operators.PAIR), np.zeros(N, foreign_operators.PAIR)
     for x in (a, b):
         x["key"] = rng.integers(-1000, 1000, N)
         x["value"] = rng.standard_normal(N)
-    expected = np.zeros(N, foreign.PAIR)
+    expected = np.zeros(N, foreign_operators.PAIR)
     expected["key"] = a["key"] + b["key"]
     expected["value"] = np.maximum(a["value"], b["value"])
     return a, b, expected
@@ -109,12 +110,12 @@ OUTPUTS = ["ptx", "ltoir"]
 
 
 @pytest.mark.parametrize("output", OUTPUTS)
-@pytest.mark.parametrize("op", foreign.SCALAR_OPERATORS, ids=[op[2] for op in foreign.SCALAR_OPERATORS])
+@pytest.mark.parametrize("op", foreign_operators.SCALAR_OPERATORS, ids=[op[2] for op in foreign_operators.SCALAR_OPERATORS])
 def test_cxx_kernel_calls_cumlir_operator(rng, op, output):
     pyfunc, sig, name, ret_c, arg_cs, _ = op
     inputs, expected = _scalar_inputs(rng, name)
     operator = _operator_code(pyfunc, sig, name, output)
-    caller = CUSource(foreign.scalar_caller(name, ret_c, arg_cs), f"call_{name}.cu")
+    caller = CUSource(foreign_operators.scalar_caller(name, ret_c, arg_cs), f"call_{name}.cu")
     cubin = linking.link_cubin([operator, caller], _cc())
     out = cuda.to_device(support.poisoned(N, expected.dtype))
     _launch(cubin, f"call_{name}", [cuda.to_device(x) for x in inputs] + [out], N)
@@ -125,12 +126,12 @@ def test_cxx_kernel_calls_cumlir_operator(rng, op, output):
 
 
 @pytest.mark.parametrize("output", OUTPUTS)
-@pytest.mark.parametrize("op", foreign.VOID_OPERATORS, ids=[op[2] for op in foreign.VOID_OPERATORS])
+@pytest.mark.parametrize("op", foreign_operators.VOID_OPERATORS, ids=[op[2] for op in foreign_operators.VOID_OPERATORS])
 def test_cxx_kernel_calls_void_pointer_operator(rng, op, output):
     pyfunc, sig, name, element_c, dtype = op
     a, b, expected = _void_inputs(rng, name)
     operator = _operator_code(pyfunc, sig, name, output)
-    cubin = linking.link_cubin([operator, CUSource(foreign.void_caller(name, element_c), f"call_{name}.cu")], _cc())
+    cubin = linking.link_cubin([operator, CUSource(foreign_operators.void_caller(name, element_c), f"call_{name}.cu")], _cc())
     poison = np.zeros(N, dtype) if dtype.names else support.poisoned(N, dtype)
     if dtype.names:
         poison["key"], poison["value"] = 0x5A, np.nan
@@ -142,8 +143,8 @@ def test_cxx_kernel_calls_void_pointer_operator(rng, op, output):
 def test_ltoir_operator_is_inlined():
     from cuda import pathfinder
 
-    operator = _operator_code(foreign.add, "int32(int32, int32)", "add_i32", "ltoir")
-    cubin = linking.link_cubin([operator, CUSource(foreign.scalar_caller("add_i32", "int", ["int", "int"]), "c.cu")], _cc())
+    operator = _operator_code(foreign_operators.add, "int32(int32, int32)", "add_i32", "ltoir")
+    cubin = linking.link_cubin([operator, CUSource(foreign_operators.scalar_caller("add_i32", "int", ["int", "int"]), "c.cu")], _cc())
     exe = pathfinder.find_nvidia_binary_utility("nvdisasm")
     if not exe:
         pytest.skip("nvdisasm is not installed")
@@ -160,7 +161,7 @@ POLY_CXX = 'extern "C" __device__ int poly(long long* r, long long x, int k) { *
 
 
 def test_kernel_calls_cxx_device_functions(rng):
-    k = foreign.multiply_kernel()
+    k = foreign_operators.multiply_kernel()
     a, b = (rng.standard_normal(N).astype(np.float32) for _ in range(2))
     out = support.poisoned(N, np.float32)
     k[(N + 127) // 128, 128](a, b, out)

@@ -5,7 +5,7 @@ import pytest
 
 from cumlir import cuda
 
-from . import memory_kernels as mk
+from .cases import memory_kernels as mk
 from .support import poisoned, random_values
 
 pytestmark = pytest.mark.gpu

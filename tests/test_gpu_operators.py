@@ -6,7 +6,8 @@ import pytest
 
 from cumlir import cuda
 
-from . import kernels, support
+from . import support
+from .cases import scalar_kernels
 
 pytestmark = pytest.mark.gpu
 
@@ -27,6 +28,6 @@ def test_conversion(source, target, rng):
     with np.errstate(all="ignore"):
         expected = values.astype(target_dtype)
     out = support.poisoned(len(values), target_dtype)
-    kernel = cuda.jit(kernels.conversion_kernel(target))
+    kernel = cuda.jit(scalar_kernels.conversion_kernel(target))
     kernel[(len(values) + 127) // 128, 128](values, out)
     support.assert_matches(out, expected, f"{source} -> {target}")

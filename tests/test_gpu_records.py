@@ -6,7 +6,7 @@ import pytest
 
 from cumlir import cuda
 
-from . import records as R
+from .cases import record_kernels as R
 from . import support
 
 pytestmark = pytest.mark.gpu

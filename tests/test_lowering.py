@@ -5,7 +5,7 @@ from numba.core import types
 
 from cumlir import compiler
 
-from . import kernels
+from .cases import scalar_kernels
 
 
 def _mlir(pyfunc, *argtypes, stage="mlir"):
@@ -39,7 +39,7 @@ def _array(name, ndim=1):
     ],
 )
 def test_signedness_follows_numba_types(name, dtype, expected, forbidden):
-    symbol = kernels.BINARY_OPERATORS[name][1]
+    symbol = scalar_kernels.BINARY_OPERATORS[name][1]
     kernel = _scalar_kernel(f"x {symbol} y")
     text = _mlir(kernel, _array(dtype), _array(dtype), _array("int64"), stage="optimized")
     assert expected in text
@@ -69,26 +69,26 @@ def test_conversions_follow_source_and_target_types(source, target, expected, fo
 
 
 def test_blocks_take_live_variables_as_arguments():
-    text = _mlir(kernels.loop_control, _array("int64"), _array("int64"))
+    text = _mlir(scalar_kernels.loop_control, _array("int64"), _array("int64"))
     assert "cf.cond_br" in text and "cf.br" in text
     assert "memref.alloca" not in text  # variables live in block arguments, not memory
 
 
 def test_range_loop_state_is_allocated_in_the_entry_block():
-    text = _mlir(kernels.ranged_sums, _array("int64"), _array("int64"))
+    text = _mlir(scalar_kernels.ranged_sums, _array("int64"), _array("int64"))
     entry = text.split("^bb1")[0]
     assert entry.count("memref.alloca()") == 3
 
 
 def test_kernel_is_a_gpu_func_in_a_gpu_module():
-    text = _mlir(kernels.early_return, _array("int32"), _array("int32"))
+    text = _mlir(scalar_kernels.early_return, _array("int32"), _array("int32"))
     assert "gpu.module @cumlir_kernels" in text
     assert "gpu.func @early_return(" in text and ") kernel {" in text
 
 
 def test_layout_a_arrays_address_elements_with_signed_offsets():
     a = types.Array(types.float32, 1, "A")
-    text = _mlir(kernels.unary_minus, a, a)
+    text = _mlir(scalar_kernels.unary_minus, a, a)
     assert "memref.extract_strided_metadata" in text
     assert "memref.reinterpret_cast" in text
 

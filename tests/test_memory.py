@@ -13,7 +13,7 @@ from numba.core.errors import LoweringError, TypingError
 from cumlir import compiler, cuda
 from cumlir.codegen import targets
 
-from . import memory_kernels as mk
+from .cases import memory_kernels as mk
 from . import support
 from .test_codegen import ARCHS, _module_ptx
 

@@ -17,7 +17,8 @@ from cumlir.mlir_context import mlir_context
 from cumlir.options import Options
 from cumlir.typing.context import typing_context
 
-from . import kernels, support
+from . import support
+from .cases import scalar_kernels
 
 ARCHS = [(8, 0), (9, 0)]
 NVVM = Options(backend="nvvm")
@@ -176,7 +177,7 @@ def test_integer_min_max_become_compare_and_select():
 # -- the CPU tier's kernels through libNVVM ----------------------------------------------
 def _conversions():
     return [
-        (kernels.conversion_kernel(target), (_array(source), _array(target)))
+        (scalar_kernels.conversion_kernel(target), (_array(source), _array(target)))
         for source in support.SCALAR_TYPES
         for target in support.SCALAR_TYPES
     ]
@@ -187,18 +188,18 @@ def _constructs():
 
     entries = [(f, tuple(_array(t) for t in args)) for f, args in CONSTRUCTS]
     return entries + [
-        (kernels.grid_2d, (_array("int64", 2),)),
-        (kernels.grid_3d, (_array("int64", 3),)),
-        (kernels.registers, (_array("int64", 2),)),
-        (kernels.registers_3d, (_array("int64", 3),)),
+        (scalar_kernels.grid_2d, (_array("int64", 2),)),
+        (scalar_kernels.grid_3d, (_array("int64", 3),)),
+        (scalar_kernels.registers, (_array("int64", 2),)),
+        (scalar_kernels.registers_3d, (_array("int64", 3),)),
     ]
 
 
 def _math_and_language():
-    from . import language, mathcases
+    from .cases import language_kernels, math_cases
 
-    entries = [(k, tuple(_array(t) for t in types_)) for k, types_ in mathcases.all_kernels()]
-    return entries + [(k, (_array("float64"), _array("float64"))) for k, _ in language.CASES.values()]
+    entries = [(k, tuple(_array(t) for t in types_)) for k, types_ in math_cases.all_kernels()]
+    return entries + [(k, (_array("float64"), _array("float64"))) for k, _ in language_kernels.CASES.values()]
 
 
 def _arrays():
@@ -221,10 +222,10 @@ def _memory():
 
 def _differential_sample():
     """Every 10th scalar differential kernel of each left operand type (typing all takes minutes)."""
-    from . import differential
-    from .test_codegen_differential import _entries
+    from .cases import differential_cases
+    from .test_differential_ptx import _entries
 
-    return [e for left in differential.TYPES for e in list(_entries(left))[::10]]
+    return [e for left in differential_cases.TYPES for e in list(_entries(left))[::10]]
 
 
 FAMILIES = {
@@ -384,10 +385,10 @@ def test_launch_bounds_become_annotations():
 
 
 def test_nvvm_ops_without_an_nvvm7_intrinsic_become_inline_ptx(monkeypatch):
-    from . import extending_kernels
+    from .cases import extension_kernels
 
     monkeypatch.setenv("CUMLIR_BACKEND", "nvvm")
     array = types.Array(types.float32, 1, "C")
-    ptx, _ = cuda.compile_ptx(extending_kernels.intrinsic_kernel, (array, array), cc=(8, 0))
+    ptx, _ = cuda.compile_ptx(extension_kernels.intrinsic_kernel, (array, array), cc=(8, 0))
     assert "rcp.approx.ftz.f32" in ptx
     support.ptxas(ptx, "sm_80")

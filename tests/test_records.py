@@ -14,7 +14,7 @@ from cumlir.models import default_manager
 from cumlir.runtime import arguments
 from cumlir.typing.context import typing_context
 
-from . import records as R
+from .cases import record_kernels as R
 from . import support
 from .test_codegen import ARCHS, _module_ptx
 

@@ -21,32 +21,12 @@ import numpy as np
 from . import driver as drv
 from .devicearray import DeviceNDArray, import_dlpack
 from .hostmemory import mapped_pointer
+from .layout import array_layout, cai_dtype, contiguous_strides
 
 SLOT = 8
 
 
 # ---- argument types ----------------------------------------------------------------------
-
-
-def _layout(shape, strides, itemsize):
-    """'C', 'F' or 'A' for byte *strides* of an array of *shape*."""
-    if strides is None:
-        return "C"
-
-    def contiguous(order):
-        expected = itemsize
-        for extent, stride in order:
-            if extent > 1 and stride != expected:
-                return False
-            expected *= extent
-        return True
-
-    pairs = list(zip(shape, strides))
-    if contiguous(reversed(pairs)):
-        return "C"
-    if contiguous(pairs):
-        return "F"
-    return "A"
 
 
 def _array_type(dtype, shape, strides, readonly, index):
@@ -57,7 +37,7 @@ def _array_type(dtype, shape, strides, readonly, index):
         element = numpy_support.from_dtype(dtype)
     except Exception:
         raise TypeError(f"argument {index}: arrays of dtype {dtype} are not supported") from None
-    layout = _layout(shape, strides, dtype.itemsize)
+    layout = array_layout(shape, strides, dtype.itemsize)
     return types.Array(element, len(shape), layout, readonly=readonly)
 
 
@@ -87,14 +67,6 @@ def cuda_array_interface(value):
         return None
 
 
-def _cai_dtype(cai):
-    # "descr" only matters for structured types; for plain ones it is [("", typestr)]
-    typestr = cai["typestr"]
-    if typestr.startswith("|V") and "descr" in cai:
-        return np.dtype(cai["descr"])
-    return np.dtype(typestr)
-
-
 def argument_type(value, index):
     """The Numba type a launch argument is compiled for."""
     if isinstance(value, DeviceNDArray):
@@ -106,7 +78,7 @@ def argument_type(value, index):
         return _array_type(value.dtype, value.shape, value.strides, not value.flags.writeable, index)
     cai = cuda_array_interface(value)
     if cai is not None:
-        dtype = _cai_dtype(cai)
+        dtype = cai_dtype(cai)
         return _array_type(dtype, tuple(cai["shape"]), cai.get("strides"), bool(cai["data"][1]), index)
     if hasattr(value, "__dlpack__"):
         return argument_type(import_dlpack(value, -1), index)  # -1: typing needs no stream ordering
@@ -125,7 +97,7 @@ def _device_memory(value, index, launch):
     cai = cuda_array_interface(value)
     if cai is not None:
         launch.wait_for_producer(cai.get("stream"))
-        return cai["data"][0] or 0, tuple(cai["shape"]), cai.get("strides"), np.dtype(cai["typestr"]).itemsize
+        return cai["data"][0] or 0, tuple(cai["shape"]), cai.get("strides"), cai_dtype(cai).itemsize
     if hasattr(value, "__dlpack__"):
         imported = import_dlpack(value, launch.stream or 1)  # DLPack calls the legacy default stream 1
         return imported.device_pointer, imported.shape, imported.strides, imported.dtype.itemsize
@@ -186,11 +158,7 @@ class _ArrayParameter:
         if len(shape) != self.ndim:
             raise TypeError(f"argument {self.index}: expected a {self.ndim}-d array, got {len(shape)}-d")
         if strides is None:
-            strides, step = [], itemsize
-            for extent in reversed(shape):
-                strides.append(step)
-                step *= extent
-            strides.reverse()
+            strides = contiguous_strides(shape, itemsize, "C")
         unit = 1 if self._byte_strides else itemsize
         elements = []
         for s in strides:

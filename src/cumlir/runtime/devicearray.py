@@ -15,6 +15,7 @@ from . import driver as drv
 from .layout import (
     allocation_strides,
     byte_extent,
+    cai_dtype,
     checked_dtype,
     contiguous_strides,
     is_contiguous,
@@ -347,20 +348,13 @@ def is_device_array(obj):
     return isinstance(obj, DeviceNDArray) or hasattr(obj, "__cuda_array_interface__")
 
 
-def _cai_dtype(cai):
-    typestr = cai["typestr"]
-    if typestr.startswith("|V") and cai.get("descr"):
-        return np.dtype(cai["descr"])
-    return np.dtype(typestr)
-
-
 def from_cuda_array_interface(cai, owner=None, sync=True):
     """A DeviceNDArray over the memory a ``__cuda_array_interface__`` dict describes."""
     if cai.get("mask") is not None:
         raise NotImplementedError("masked arrays (a __cuda_array_interface__ with a mask) are not supported")
     if "version" not in cai or "shape" not in cai or "data" not in cai or "typestr" not in cai:
         raise TypeError(f"a __cuda_array_interface__ needs version, shape, typestr and data; got {sorted(cai)}")
-    dtype = _cai_dtype(cai)
+    dtype = cai_dtype(cai)
     shape = tuple(cai["shape"])
     strides = cai.get("strides") or contiguous_strides(shape, dtype.itemsize, "C")
     pointer, readonly = cai["data"]

@@ -12,6 +12,8 @@ import ctypes
 
 import numpy as np
 
+from .layout import contiguous_strides
+
 VERSION = (1, 1)  # the newest DLPack this module writes and reads
 
 # DLDeviceType
@@ -250,7 +252,7 @@ class ImportedTensor:
         if tensor.strides:
             self.strides = tuple(tensor.strides[i] * itemsize for i in range(ndim))
         else:  # NULL strides: compact row-major
-            self.strides = _c_strides(self.shape, itemsize)
+            self.strides = contiguous_strides(self.shape, itemsize, "C")
         self.pointer = (tensor.data or 0) + tensor.byte_offset
 
     def __del__(self):
@@ -259,14 +261,6 @@ class ImportedTensor:
             self._consumed = False
             if managed.deleter:
                 managed.deleter(ctypes.pointer(managed))
-
-
-def _c_strides(shape, itemsize):
-    strides, step = [], itemsize
-    for extent in reversed(shape):
-        strides.append(step)
-        step *= extent
-    return tuple(reversed(strides))
 
 
 def import_capsule(obj, stream):

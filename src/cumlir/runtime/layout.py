@@ -1,5 +1,11 @@
-"""Shapes, byte strides and extents of arrays held outside NumPy (device and page-locked memory)."""
+"""Shapes, byte strides and extents of arrays held outside NumPy (device and page-locked memory).
 
+The one place that reads a dtype from a CUDA Array Interface dict (``cai_dtype``),
+computes compact C or F strides (``contiguous_strides``) and decides contiguity
+(``is_contiguous``, NumPy's rules); the rest of the runtime calls these.
+"""
+
+import functools
 import operator
 
 import numpy as np
@@ -35,7 +41,8 @@ def checked_dtype(dtype):
 
 
 def contiguous_strides(shape, itemsize, order="C"):
-    """Byte strides of a compact array in C or F order."""
+    """Byte strides of a compact array of *shape* in C or F order (an axis of extent 0
+    counts as extent 1, so no stride is 0)."""
     if order not in ("C", "F"):
         raise ValueError(f"order must be 'C' or 'F', got {order!r}")
     strides, step = [0] * len(shape), itemsize
@@ -71,16 +78,36 @@ def byte_extent(shape, strides, itemsize):
 
 
 def is_contiguous(shape, strides, itemsize, order):
-    """Whether the array is compact in *order* (axes of extent 1 may have any stride)."""
+    """Whether an array of *shape* and byte *strides* is compact in *order* ('C' or 'F'),
+    by NumPy's rules (its ``flags.c_contiguous`` / ``f_contiguous``): an array with an axis
+    of extent 0 is both, and axes of extent 1 may have any stride (so an array of one
+    element is both too). ``strides=None`` means compact C order, as in the CUDA Array
+    Interface."""
+    if order not in ("C", "F"):
+        raise ValueError(f"order must be 'C' or 'F', got {order!r}")
+    if strides is None:
+        strides = contiguous_strides(shape, itemsize, "C")
+    if 0 in shape:
+        return True
     expected = itemsize
     axes = range(len(shape) - 1, -1, -1) if order == "C" else range(len(shape))
     for axis in axes:
-        if shape[axis] == 0:
-            return True
-        if shape[axis] != 1 and strides[axis] != expected:
-            return False
-        expected *= shape[axis]
+        extent = shape[axis]
+        if extent != 1:
+            if strides[axis] != expected:
+                return False
+            expected *= extent
     return True
+
+
+def array_layout(shape, strides, itemsize):
+    """Numba's layout letter for an array: 'C', else 'F', else 'A' (as ``numba.typeof``
+    picks it from NumPy's flags); ``strides=None`` is compact C order."""
+    if strides is None or is_contiguous(shape, strides, itemsize, "C"):
+        return "C"
+    if is_contiguous(shape, strides, itemsize, "F"):
+        return "F"
+    return "A"
 
 
 def strides_like(array):
@@ -90,11 +117,90 @@ def strides_like(array):
         return contiguous_strides(shape, itemsize, "C")
     if is_contiguous(shape, strides, itemsize, "F"):
         return contiguous_strides(shape, itemsize, "F")
-    result, step = [0] * len(shape), itemsize
-    for axis in sorted(range(len(shape)), key=lambda a: (abs(strides[a]), -a)):
-        result[axis] = step
-        step *= max(shape[axis], 1)
+    # compact in the order of the strides, innermost axis first
+    axes = sorted(range(len(shape)), key=lambda a: (abs(strides[a]), -a))
+    result = [0] * len(shape)
+    for axis, stride in zip(axes, contiguous_strides([shape[a] for a in axes], itemsize, "F")):
+        result[axis] = stride
     return tuple(result)
+
+
+# ---- the dtype of a CUDA Array Interface -------------------------------------------------
+
+
+def cai_dtype(cai):
+    """The NumPy dtype of a ``__cuda_array_interface__`` dict, read as NumPy reads an
+    ``__array_interface__``: ``typestr`` gives it, and for records (``typestr`` ``|V<n>``)
+    ``descr`` gives the fields unless it is the default ``[("", typestr)]``. Unnamed void
+    entries of ``descr`` are padding: they set the offsets of the fields after them and
+    do not become fields. TypeError, naming the interface, for what cannot be read."""
+    typestr = cai.get("typestr")
+    if not isinstance(typestr, str):
+        raise TypeError(f"a __cuda_array_interface__ typestr is a string such as '<f4', got {typestr!r}")
+    dtype = _typestr_dtype(typestr)
+    descr = cai.get("descr")
+    if dtype.kind != "V" or not descr or _is_default_descr(descr, typestr):
+        return dtype
+    try:
+        record = _descr_dtype(descr)
+    except (TypeError, ValueError) as e:
+        raise TypeError(f"the __cuda_array_interface__ descr {descr!r} is not a NumPy array descr: {e}") from None
+    if record.itemsize != dtype.itemsize:
+        raise TypeError(
+            f"the __cuda_array_interface__ descr describes {record.itemsize}-byte elements, "
+            f"but its typestr {typestr!r} {dtype.itemsize}-byte ones"
+        )
+    return checked_dtype(record)
+
+
+@functools.lru_cache(maxsize=256)
+def _typestr_dtype(typestr):
+    try:
+        dtype = np.dtype(typestr)
+    except (TypeError, ValueError):
+        raise TypeError(f"the __cuda_array_interface__ typestr {typestr!r} is not a NumPy type string") from None
+    if dtype.hasobject:
+        raise TypeError(
+            f"a __cuda_array_interface__ of typestr {typestr!r} (Python objects) cannot describe device memory"
+        )
+    return dtype
+
+
+def _is_default_descr(descr, typestr):
+    return (
+        isinstance(descr, (list, tuple))
+        and len(descr) == 1
+        and isinstance(descr[0], (list, tuple))
+        and tuple(descr[0]) == ("", typestr)
+    )
+
+
+def _descr_dtype(descr):
+    """A structured dtype from the list form of ``dtype.descr`` (nested lists for nested records)."""
+    if isinstance(descr, str):
+        return np.dtype(descr)
+    names, formats, offsets, titles, offset = [], [], [], [], 0
+    for entry in descr:
+        if not isinstance(entry, (tuple, list)) or len(entry) not in (2, 3):
+            raise TypeError(f"a descr entry is (name, type) or (name, type, shape), got {entry!r}")
+        name, field = entry[0], _descr_dtype(entry[1])
+        if len(entry) == 3:
+            field = np.dtype((field, tuple(entry[2])))
+        title = None
+        if isinstance(name, (tuple, list)):
+            title, name = name
+        if name == "" and field.kind == "V" and field.names is None and field.subdtype is None:
+            offset += field.itemsize  # padding
+            continue
+        names.append(name)
+        formats.append(field)
+        offsets.append(offset)
+        titles.append(title)
+        offset += field.itemsize
+    spec = {"names": names, "formats": formats, "offsets": offsets, "itemsize": offset}
+    if any(t is not None for t in titles):
+        spec["titles"] = titles
+    return np.dtype(spec)
 
 
 # ---- views: NumPy computes them over a fake address it never reads ----------------------

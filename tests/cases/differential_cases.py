@@ -17,7 +17,7 @@ import numpy as np
 from cumlir import cuda
 from cumlir.compiler import type_function
 
-from . import support
+from .. import support
 
 TYPES = [
     "bool",

@@ -9,7 +9,8 @@ import pytest
 
 from cumlir import cuda
 
-from . import differential, support
+from . import support
+from .cases import differential_cases
 
 def _numba_cuda_problem():
     """Why numba-cuda cannot serve as a reference here, or None if it can."""
@@ -35,7 +36,7 @@ REAL = {"bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", 
 
 CASES = [
     c
-    for c in differential.cases()
+    for c in differential_cases.cases()
     if c[0] in SUBTLE and c[1] in REAL and c[2] in REAL and (c[3] is None or not isinstance(c[3], complex))
 ]
 
@@ -56,21 +57,21 @@ def numba_cuda_usable():
         pytest.skip(problem)
 
 
-@pytest.mark.parametrize("case", CASES, ids=[differential.case_id(c) for c in CASES])
+@pytest.mark.parametrize("case", CASES, ids=[differential_cases.case_id(c) for c in CASES])
 def test_same_bits_as_numba_cuda(case, rng, numba_cuda_usable):
     name, left, right, literal, sig, result = case
-    if name in differential.UNARY:
-        a = differential.unary_operands(name, left, rng)
+    if name in differential_cases.UNARY:
+        a = differential_cases.unary_operands(name, left, rng)
         b = a
-        expression = differential.UNARY[name].format(a="a[i]")
+        expression = differential_cases.UNARY[name].format(a="a[i]")
     else:
-        a, b = differential.operands(name, left, right, rng)
+        a, b = differential_cases.operands(name, left, right, rng)
         if literal is not None:
             b = np.full(len(a), literal, dtype=support.dtype_of(support.numba_type(right)))
-        expression = differential.expression_for(name, right_literal=literal)
+        expression = differential_cases.expression_for(name, right_literal=literal)
     ours = support.poisoned(len(a), support.dtype_of(result))
     theirs = support.poisoned(len(a), support.dtype_of(result))
     blocks = (len(a) + 127) // 128
-    cuda.jit(differential.make_kernel(expression))[blocks, 128](a, b, ours)
+    cuda.jit(differential_cases.make_kernel(expression))[blocks, 128](a, b, ours)
     _numba_cuda_kernel(expression)[blocks, 128](a, b, theirs)
-    differential.compare(ours, theirs, 0, f"{differential.case_id(case)}: cumlir vs numba-cuda")
+    differential_cases.compare(ours, theirs, 0, f"{differential_cases.case_id(case)}: cumlir vs numba-cuda")

@@ -3,7 +3,7 @@
 import pathlib
 import re
 
-DOCS = pathlib.Path(__file__).resolve().parent.parent / "docs" / "extending.md"
+DOCS = pathlib.Path(__file__).resolve().parents[2] / "docs" / "extending.md"
 
 _namespace = None
 

@@ -8,9 +8,10 @@ from cumlir.codegen import pipeline, targets
 from cumlir.lowering.module import ModuleBuilder
 from cumlir.typing.context import typing_context
 
-from . import differential, support
+from . import support
+from .cases import differential_cases
 
-CASES = differential.cases()
+CASES = differential_cases.cases()
 
 
 def _entries(left):
@@ -18,15 +19,15 @@ def _entries(left):
         name, case_left, right, literal, sig, result = case
         if case_left != left:
             continue
-        if name in differential.UNARY:
-            expression = differential.UNARY[name].format(a="a[i]")
+        if name in differential_cases.UNARY:
+            expression = differential_cases.UNARY[name].format(a="a[i]")
         else:
-            expression = differential.expression_for(name, right_literal=literal)
-        argtypes = (differential.array_type(left), differential.array_type(right), differential.array_type(str(result)))
-        yield differential.make_kernel(expression), argtypes
+            expression = differential_cases.expression_for(name, right_literal=literal)
+        argtypes = (differential_cases.array_type(left), differential_cases.array_type(right), differential_cases.array_type(str(result)))
+        yield differential_cases.make_kernel(expression), argtypes
 
 
-@pytest.mark.parametrize("left", differential.TYPES)
+@pytest.mark.parametrize("left", differential_cases.TYPES)
 def test_cases_assemble(left):
     entries = list(_entries(left))
     assert len(entries) > 100

@@ -9,7 +9,7 @@ import numpy as np
 
 from cumlir import cuda
 
-from . import support
+from .. import support
 
 UNARY = "acos acosh asin asinh atan atanh cosh degrees erf erfc expm1 gamma lgamma log1p radians sinh tanh tan".split()
 UNARY_HALF = "sin cos ceil floor sqrt log log2 log10 exp fabs trunc".split()
