@@ -320,12 +320,12 @@ class RecordModel(DataModel):
         return ir.IntegerType.get_signless(8), self.fe_type.size
 
     def load_element(self, lower, array, indices):
-        from .lowering.records import element_pointer
+        from .lowering.rules.records import element_pointer
 
         return element_pointer(array, indices)
 
     def store_element(self, lower, value, array, indices):
-        from .lowering.records import copy_record, element_pointer
+        from .lowering.rules.records import copy_record, element_pointer
 
         copy_record(self.fe_type, value, element_pointer(array, indices))
 

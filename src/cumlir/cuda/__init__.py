@@ -17,9 +17,23 @@ from .arrays import (
     to_device,
 )
 from .compile_api import compile, compile_for_current_device, compile_ptx, compile_ptx_for_current_device
-from .foreign import carray, declare_device, farray
+from .foreign import declare_device
 from .decorators import jit
-from .stubs import blockDim, blockIdx, const, grid, gridDim, gridsize, local, shared, syncthreads, threadIdx
+from .. import intrinsics as _intrinsics
+
+# the intrinsic stubs (threadIdx, grid, shared, syncthreads, carray, ...): the stubs at the top
+# of every area of cumlir/intrinsics, so that a new intrinsic needs no line here
+globals().update(_intrinsics.cuda_names())
+
+
+def __getattr__(name):
+    # a stub of an area found after this module was imported
+    if "." not in name:
+        try:
+            return _intrinsics.stub(name)
+        except KeyError:
+            pass
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def is_available():
@@ -62,20 +76,8 @@ __all__ = [
     "compile",
     "compile_for_current_device",
     "compile_ptx",
-    "carray",
-    "farray",
     "declare_device",
     "compile_ptx_for_current_device",
-    "threadIdx",
-    "blockIdx",
-    "blockDim",
-    "gridDim",
-    "grid",
-    "gridsize",
-    "shared",
-    "local",
-    "const",
-    "syncthreads",
     "is_available",
     "synchronize",
     "stream",
@@ -91,4 +93,4 @@ __all__ = [
     "as_cuda_array",
     "is_cuda_array",
     "from_dlpack",
-]
+] + sorted(_intrinsics.cuda_names())

@@ -15,9 +15,9 @@ from mlir.dialects import arith, memref
 from numba.core import types
 from numba.core.typing.templates import signature
 
-from .registry import lower
+from ..registry import lower
 from .scalars import number_constant
-from .signedness import cmpi_predicate
+from ..signedness import cmpi_predicate
 
 
 @lower(range, types.VarArg(types.Integer))

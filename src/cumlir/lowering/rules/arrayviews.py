@@ -12,7 +12,7 @@ from mlir.dialects import arith, llvm, memref
 from numba.core import errors, types
 
 from . import slices
-from .kernel_abi import memref_from_params
+from ..kernel_abi import memref_from_params
 
 
 def _i64():

@@ -10,8 +10,8 @@ import math
 
 from numba.core import types
 
-from .module import python_implementation
-from .registry import lower
+from ..module import python_implementation
+from ..registry import lower
 
 
 @python_implementation

@@ -13,7 +13,7 @@ from mlir.dialects import arith, memref
 from numba.core import errors, types
 
 from . import arrayviews, fill
-from .registry import lower, lower_cast, lower_constant, lower_getattr
+from ..registry import lower, lower_cast, lower_constant, lower_getattr
 
 
 def _index_type():
@@ -47,7 +47,7 @@ def wrap_index(lower, length, index, index_type):
 def _check_bounds(lower, index, length):
     from mlir.dialects import nvvm, scf
 
-    from .exceptions import record_raise
+    from ..exceptions import record_raise
 
     # one unsigned comparison also catches indices still negative after wrapping
     outside = arith.cmpi(arith.CmpIPredicate.uge, index, length)
