@@ -9,7 +9,7 @@ the areas through the functions below. Importing an area loads neither numba nor
 """
 
 import importlib
-import pkgutil
+import os
 
 from ._core import Intrinsic, Namespace, Stub, declare, lazy, nvvm_ops
 from ._core import declarations as _declarations
@@ -22,11 +22,28 @@ def discover(package, path):
     """Import every module of the package named *package* (whose ``__path__`` is *path*)
     whose name does not start with ``_``; returns them. Also used for the non-intrinsic
     rule and declaration packages (``lowering/rules``, ``typing/declarations``)."""
-    return [
-        importlib.import_module(f"{package}.{info.name}")
-        for info in pkgutil.iter_modules(path)
-        if not info.name.startswith("_")
-    ]
+    return [importlib.import_module(f"{package}.{name}") for name in _module_names(path)]
+
+
+def _module_names(path):
+    # what pkgutil.iter_modules finds (source modules and packages), without importing
+    # inspect as pkgutil does (4 ms, on the path of ``from cumlir import cuda``)
+    names = set()
+    for folder in path:
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            name, ext = os.path.splitext(entry.name)
+            if entry.is_dir():
+                if ext or not os.path.isfile(os.path.join(entry.path, "__init__.py")):
+                    continue
+            elif ext != ".py":
+                continue
+            if name.isidentifier() and not name.startswith("_"):
+                names.add(name)
+    return sorted(names)
 
 
 def areas():

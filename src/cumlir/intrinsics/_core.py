@@ -138,14 +138,15 @@ class Namespace(Stub):
 
     def function(self, attr, doc=None):
         """A stub called as ``cuda.<namespace>.<attr>(...)``; give it a typer and a rule."""
+        self._claim(attr)
         return self._member(attr, Stub(f"{self.__name__}.{attr}", doc))
 
     def namespace(self, attr, doc=None):
         """A namespace within this one (``cuda.cg.grid_group``)."""
+        self._claim(attr)
         return self._member(attr, Namespace(f"{self.__name__}.{attr}", doc))
 
     def _member(self, attr, stub):
-        self._claim(attr)
         self._members[attr] = stub
         setattr(self, attr, stub)
         return stub
