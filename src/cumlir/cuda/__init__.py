@@ -21,10 +21,6 @@ from .foreign import declare_device
 from .decorators import jit
 from .. import intrinsics as _intrinsics
 
-# the intrinsic stubs (threadIdx, grid, shared, syncthreads, carray, ...): the stubs at the top
-# of every area of cumlir/intrinsics, so that a new intrinsic needs no line here
-globals().update(_intrinsics.cuda_names())
-
 
 def __getattr__(name):
     # a stub of an area found after this module was imported
@@ -93,4 +89,18 @@ __all__ = [
     "as_cuda_array",
     "is_cuda_array",
     "from_dlpack",
-] + sorted(_intrinsics.cuda_names())
+]
+
+
+def _add_intrinsics():
+    # the intrinsic stubs (threadIdx, grid, shared, syncthreads, carray, ...): the stubs at the
+    # top of every area of cumlir/intrinsics, so that a new intrinsic needs no line here
+    stubs = _intrinsics.cuda_names()
+    clash = sorted(set(stubs) & set(globals()))
+    if clash:
+        raise ImportError(f"intrinsic stubs would hide functions of cumlir.cuda: {', '.join(clash)}")
+    globals().update(stubs)
+    __all__.extend(sorted(stubs))
+
+
+_add_intrinsics()
