@@ -101,6 +101,11 @@ class Options:
         """Whether fastmath=True (every flag, flushing denormals, approximate routines)."""
         return "fast" in self.fastmath
 
+    @property
+    def approximate_functions(self):
+        """Whether math functions may be approximate (fastmath=True, or the "afn" flag)."""
+        return self.fast or "afn" in self.fastmath
+
     def cache_key(self):
         """A stable text over every field that changes the generated code (not cache or carveout)."""
         parts = []

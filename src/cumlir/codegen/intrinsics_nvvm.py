@@ -3,15 +3,26 @@
 libNVVM accepts any intrinsic name without complaint and ptxas fails much later on the
 result, so everything here is an explicit list: an op or intrinsic not named below is
 rejected by the printer with an error naming it.
+
+Each table below holds the entries no intrinsic area declares yet; an area declares the
+NVVM ops it emits in its own file (``nvvm_ops(...)`` in cumlir/intrinsics), and
+``_with_areas`` adds them here.
 """
 
+from .. import intrinsics as _areas
+
+
+def _with_areas(table, entries):
+    declared = _areas.nvvm_table(table)
+    for op, target in declared.items():
+        if entries.get(op, target) != target:
+            raise ValueError(f"the NVVM op {op} is declared by an intrinsic area as {target}, here as {entries[op]}")
+    return {**entries, **declared}
+
+
 # NVVM dialect ops read a special register: op name -> intrinsic name
-SPECIAL_REGISTERS = {
-    f"nvvm.read.ptx.sreg.{reg}.{axis}": f"llvm.nvvm.read.ptx.sreg.{reg}.{axis}"
-    for reg in ("tid", "ntid", "ctaid", "nctaid")
-    for axis in "xyz"
-}
-SPECIAL_REGISTERS.update(
+SPECIAL_REGISTERS = _with_areas(
+    "special_registers",
     {
         "nvvm.read.ptx.sreg.laneid": "llvm.nvvm.read.ptx.sreg.laneid",
         "nvvm.read.ptx.sreg.warpsize": "llvm.nvvm.read.ptx.sreg.warpsize",
@@ -23,35 +34,43 @@ SPECIAL_REGISTERS.update(
         "nvvm.read.ptx.sreg.lanemask.lt": "llvm.nvvm.read.ptx.sreg.lanemask.lt",
         "nvvm.read.ptx.sreg.lanemask.ge": "llvm.nvvm.read.ptx.sreg.lanemask.ge",
         "nvvm.read.ptx.sreg.lanemask.gt": "llvm.nvvm.read.ptx.sreg.lanemask.gt",
-    }
+    },
 )
 
 # registers NVVM 7 has no intrinsic for: read through inline PTX (op name -> PTX register)
-ASM_REGISTERS = {
-    "nvvm.read.ptx.sreg.dynamic.smem.size": "%dynamic_smem_size",
-    "nvvm.read.ptx.sreg.total.smem.size": "%total_smem_size",
-}
+ASM_REGISTERS = _with_areas(
+    "asm_registers",
+    {"nvvm.read.ptx.sreg.total.smem.size": "%total_smem_size"},
+)
 
 # NVVM dialect ops with no operands and no result -> intrinsic
-NULLARY = {
-    "nvvm.barrier0": "llvm.nvvm.barrier0",
-    "nvvm.membar.cta": "llvm.nvvm.membar.cta",
-    "nvvm.membar.gl": "llvm.nvvm.membar.gl",
-    "nvvm.membar.sys": "llvm.nvvm.membar.sys",
-}
+NULLARY = _with_areas(
+    "nullary",
+    {
+        "nvvm.membar.cta": "llvm.nvvm.membar.cta",
+        "nvvm.membar.gl": "llvm.nvvm.membar.gl",
+        "nvvm.membar.sys": "llvm.nvvm.membar.sys",
+    },
+)
 
 # NVVM dialect ops spelled as one PTX instruction
-ASM_STATEMENTS = {
-    "nvvm.exit": "exit;",
-    "nvvm.trap": "trap;",
-}
+ASM_STATEMENTS = _with_areas(
+    "asm_statements",
+    {
+        "nvvm.exit": "exit;",
+        "nvvm.trap": "trap;",
+    },
+)
 
 # NVVM dialect ops on values that map to one PTX instruction whose intrinsic NVVM 7 lacks:
 # op name -> (inline PTX, constraints)
-ASM_OPERATIONS = {
-    "nvvm.rcp.approx.ftz.f": ("rcp.approx.ftz.f32 $0, $1;", "=f,f"),
-    "nvvm.rcp.approx.ftz.d": ("rcp.approx.ftz.f64 $0, $1;", "=d,d"),
-}
+ASM_OPERATIONS = _with_areas(
+    "asm_operations",
+    {
+        "nvvm.rcp.approx.ftz.f": ("rcp.approx.ftz.f32 $0, $1;", "=f,f"),
+        "nvvm.rcp.approx.ftz.d": ("rcp.approx.ftz.f64 $0, $1;", "=d,d"),
+    },
+)
 
 # llvm.intr.* ops overloaded on their result type: op name -> intrinsic base name
 OVERLOADED = {
@@ -96,8 +115,8 @@ MIN_MAX = {
 KNOWN_CALLS = frozenset(
     set(SPECIAL_REGISTERS.values())
     | set(NULLARY.values())
+    | set(_areas.nvvm_table("known_calls"))
     | {
-        "llvm.nvvm.barrier0",
         "llvm.nvvm.barrier0.popc",
         "llvm.nvvm.barrier0.and",
         "llvm.nvvm.barrier0.or",

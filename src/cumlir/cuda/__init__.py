@@ -17,9 +17,19 @@ from .arrays import (
     to_device,
 )
 from .compile_api import compile, compile_for_current_device, compile_ptx, compile_ptx_for_current_device
-from .foreign import carray, declare_device, farray
+from .foreign import declare_device
 from .decorators import jit
-from .stubs import blockDim, blockIdx, const, grid, gridDim, gridsize, local, shared, syncthreads, threadIdx
+from .. import intrinsics as _intrinsics
+
+
+def __getattr__(name):
+    # a stub of an area found after this module was imported
+    if "." not in name:
+        try:
+            return _intrinsics.stub(name)
+        except KeyError:
+            pass
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def is_available():
@@ -62,20 +72,8 @@ __all__ = [
     "compile",
     "compile_for_current_device",
     "compile_ptx",
-    "carray",
-    "farray",
     "declare_device",
     "compile_ptx_for_current_device",
-    "threadIdx",
-    "blockIdx",
-    "blockDim",
-    "gridDim",
-    "grid",
-    "gridsize",
-    "shared",
-    "local",
-    "const",
-    "syncthreads",
     "is_available",
     "synchronize",
     "stream",
@@ -92,3 +90,17 @@ __all__ = [
     "is_cuda_array",
     "from_dlpack",
 ]
+
+
+def _add_intrinsics():
+    # the intrinsic stubs (threadIdx, grid, shared, syncthreads, carray, ...): the stubs at the
+    # top of every area of cumlir/intrinsics, so that a new intrinsic needs no line here
+    stubs = _intrinsics.cuda_names()
+    clash = sorted(set(stubs) & set(globals()))
+    if clash:
+        raise ImportError(f"intrinsic stubs would hide functions of cumlir.cuda: {', '.join(clash)}")
+    globals().update(stubs)
+    __all__.extend(sorted(stubs))
+
+
+_add_intrinsics()

@@ -1,21 +1,8 @@
-"""Foreign interfaces: arrays over raw pointers, and device functions defined elsewhere.
-
-``carray``/``farray`` are stubs the compiler recognises (like ``cuda.grid``);
-``declare_device`` builds a typed stub for an external function, linked in from
-the items given by ``link=``. Numba is imported only when a stub is declared.
+"""Device functions defined elsewhere: ``declare_device`` builds a typed stub for an
+external function, linked in from the items given by ``link=``. Numba is imported only
+when a stub is declared. (Arrays over raw pointers, ``carray``/``farray``, are the
+intrinsic area intrinsics/foreign.py.)
 """
-
-from .stubs import Stub
-
-carray = Stub(
-    "carray",
-    "carray(ptr, shape, dtype=None): a C-ordered array over the memory at *ptr* (a CPointer, or a "
-    "voidptr with a dtype), without copying.",
-)
-farray = Stub(
-    "farray",
-    "farray(ptr, shape, dtype=None): as carray, in Fortran order.",
-)
 
 
 def declare_device(name, sig, link=None, use_cooperative=False):

@@ -63,6 +63,13 @@ class BuilderAPI:
             size = llvm.ConstantOp(ir.IntegerType.get_signless(64), ir.IntegerAttr.get(ir.IntegerType.get_signless(64), count))
             return llvm.alloca(llvm.PointerType.get(), size, ty)
 
+    def memref_from_params(self, array_type, params):
+        """A value of the Numba array type *array_type* from (pointer, offset, sizes...,
+        strides...) as i64s, the kernel parameters of an array (see abi.md)."""
+        from .kernel_abi import memref_from_params
+
+        return memref_from_params(self, array_type, params)
+
     def incref(self, typ, value):
         """Kernels run without Numba's reference-counted runtime: nothing to count."""
 

@@ -16,10 +16,11 @@ GPU_MODULE_NAME = "cumlir_kernels"
 
 
 def _load_rules():
-    # importing the rule modules fills the registry
-    from . import arrays, builtins, cmathfuncs, complexes, intrinsics, iterators  # noqa: F401
-    from . import mathfuncs, memory, npyfuncs, records, scalars, slices, tuples  # noqa: F401
-    from . import externals, pointers  # noqa: F401  (foreign interfaces)
+    # every module of lowering/rules and every intrinsic area fills the registry
+    from . import intrinsics, rules
+
+    rules.load()
+    intrinsics.install()
 
 
 class ModuleBuilder:

@@ -16,9 +16,12 @@ class CUDATypingContext(BaseContext):
         from numba.core.typing import npydecl
         from numba.misc import literal  # noqa: F401  (registers literal_unroll's typing)
 
-        from . import cmathdecl, cudadecl, mathdecl, memorydecl, recorddecl, scalardecl  # noqa: F401  (they fill the registry)
-        from . import pointerdecl  # noqa: F401  (foreign interfaces)
+        from . import declarations, intrinsics
         from .registry import registry
+
+        # every module of typing/declarations and every intrinsic area fills the registry
+        declarations.load()
+        intrinsics.install()
 
         # cumlir's declarations first: for a key typed by several registries, the
         # first template that accepts the arguments wins
@@ -46,8 +49,12 @@ def typing_context():
             ctx.refresh()
         _context = ctx
         _seen = _registrations()
-    elif _registrations() != _seen:
-        refresh()
+    else:
+        from .intrinsics import install
+
+        install()  # intrinsic areas found since
+        if _registrations() != _seen:
+            refresh()
     return _context
 
 

@@ -14,7 +14,7 @@ class ExternalFunction:
     """A device function defined outside cumlir (CUDA C++, PTX, ...), called by its C name.
 
     Kernels see it through numba's ``_numba_type_`` protocol as a function of one
-    signature; lowering/externals.py lowers calls of every ExternalFunction.
+    signature; lowering/rules/externals.py lowers calls of every ExternalFunction.
     """
 
     def __init__(self, name, sig, link):

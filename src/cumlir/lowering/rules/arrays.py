@@ -13,8 +13,8 @@ from mlir.dialects import arith, memref
 from numba.core import errors, types
 
 from . import arrayviews, fill
-from .elements import dim, i64, load_element, store_element, wrap_index
-from .registry import lower, lower_cast, lower_constant, lower_getattr
+from ..elements import dim, i64, load_element, store_element, wrap_index
+from ..registry import lower, lower_cast, lower_constant, lower_getattr
 
 
 def _element_indices(lower, array, index, index_type):

@@ -9,7 +9,7 @@ import operator
 from numba.core import types
 from numba.core.typing.templates import AbstractTemplate, signature
 
-from .registry import register_global
+from ..registry import register_global
 
 _ARITHMETIC = (operator.add, operator.sub, operator.mul, operator.truediv)
 _INPLACE = (operator.iadd, operator.isub, operator.imul, operator.itruediv)

@@ -9,7 +9,7 @@ from mlir.dialects import arith, scf
 from numba.core import types
 
 from . import arrayviews
-from .elements import load_element, store_element
+from ..elements import load_element, store_element
 
 
 def _loop_nest(extents, body):

@@ -10,8 +10,8 @@ from mlir.dialects import math as mlir_math
 from numba.core import types
 from numba.core.typing.templates import signature
 
-from .registry import lower
-from .signedness import cmpi_predicate
+from ..registry import lower
+from ..signedness import cmpi_predicate
 
 
 @lower(abs, types.Integer)

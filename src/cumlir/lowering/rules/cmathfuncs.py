@@ -10,8 +10,8 @@ import math
 
 from numba.core import types
 
-from .implementations import python_implementation
-from .registry import lower
+from ..implementations import python_implementation
+from ..registry import lower
 
 
 @python_implementation

@@ -15,8 +15,8 @@ from mlir.dialects import arith
 from mlir.dialects import complex as cx
 from numba.core import types
 
-from .implementations import python_implementation
-from .registry import lower, lower_cast, lower_constant, lower_getattr
+from ..implementations import python_implementation
+from ..registry import lower, lower_cast, lower_constant, lower_getattr
 
 
 def _parts(value):

@@ -15,10 +15,10 @@ from mlir.dialects import arith, memref
 from numba.core import types
 from numba.core.typing.templates import signature
 
-from .elements import dim
-from .registry import lower
+from ..elements import dim
+from ..registry import lower
 from .scalars import number_constant
-from .signedness import cmpi_predicate
+from ..signedness import cmpi_predicate
 
 
 @lower(range, types.VarArg(types.Integer))

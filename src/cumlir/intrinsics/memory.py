@@ -1,4 +1,8 @@
-"""Lowering of the memory-space intrinsics: shared, local and constant arrays, syncthreads.
+"""Memory spaces: ``cuda.shared.array`` (static, and dynamic with shape 0),
+``cuda.local.array`` and ``cuda.const.array_like`` (see docs/memory.md).
+
+Shapes, dtypes and alignments are compile-time constants; every array is an ordinary
+C-layout ``Array`` so kernels index it like any other.
 
 A shared or constant array is a memref.global in its NVPTX address space, cast to
 the generic space so that it has the ordinary array type; LLVM's address-space
@@ -10,18 +14,118 @@ dynamic shared memory (``extern __shared__`` in CUDA C++).
 import math
 import weakref
 
-from mlir import ir
-from mlir.dialects import arith, memref, nvvm
-from numba.core import errors, types
+from . import Namespace, lazy, nvvm_ops
 
-from ..cuda import stubs
-from ..typing.memorydecl import array_spec, itemsize
-from .registry import lower
+types = lazy("numba.core.types")
+errors = lazy("numba.core.errors")
+npydecl = lazy("numba.core.typing.npydecl")
+ir = lazy("mlir.ir")
+arith = lazy("mlir.dialects.arith")
+memref = lazy("mlir.dialects.memref")
+nvvm = lazy("mlir.dialects.nvvm")
+
+shared = Namespace("shared", "Arrays in the block's shared memory.")
+local = Namespace("local", "Arrays private to each thread.")
+const = Namespace("const", "Arrays in constant memory.")
+
+shared_array = shared.function(
+    "array",
+    "array(shape, dtype, alignment=None): a C-layout array in shared memory, one per "
+    "block and call site; shape 0 makes it use the launch's dynamic shared memory.",
+)
+local_array = local.function("array", "array(shape, dtype, alignment=None): a C-layout array private to the thread.")
+const_array_like = const.function(
+    "array_like", "array_like(ndarray): a copy of a module-level NumPy array in constant memory."
+)
+
+# NVVM 7 has no intrinsic for this register: the LLVM 7 printer reads it with inline PTX
+nvvm_ops(asm_registers={"nvvm.read.ptx.sreg.dynamic.smem.size": "%dynamic_smem_size"})
 
 SHARED_MEMORY = 3  # the NVPTX address space of __shared__ data
 STATIC_SHARED_LIMIT = 48 * 1024  # what CUDA allows for static __shared__ data in one kernel
 DEFAULT_SHARED_ALIGNMENT = 16  # as CUDA C++ aligns __shared__ arrays: room for vector accesses
 DYNAMIC_SHARED_SYMBOL = "cumlir_dynamic_shared"
+
+
+# ---- the array specification, shared by typing and lowering -----------------------------
+
+
+def _shape(name, shape):
+    """The extents of a constant shape: an int or a tuple of ints known at compile time."""
+    extents = shape.types if isinstance(shape, types.BaseTuple) else (shape,)
+    if not isinstance(shape, (types.Integer, types.BaseTuple)) or not all(
+        isinstance(e, types.IntegerLiteral) for e in extents
+    ):
+        raise errors.TypingError(f"{name}: the shape must be an int or a tuple of ints known at compile time, got {shape}")
+    values = tuple(e.literal_value for e in extents)
+    for extent in values:
+        if extent < 0:
+            raise errors.TypingError(f"{name}: the shape {values} has a negative extent")
+    return values
+
+
+def _dtype(name, dtype):
+    try:
+        nb_dtype = npydecl.parse_dtype(dtype)
+    except errors.TypingError as e:
+        raise errors.TypingError(f"{name}: {e}") from None
+    if not isinstance(nb_dtype, (types.Number, types.Boolean)):
+        raise errors.TypingError(f"{name}: the dtype must be a numeric or boolean type such as float32, got {dtype}")
+    return nb_dtype
+
+
+def itemsize(dtype):
+    """Bytes per element (booleans are stored as one byte)."""
+    return 1 if isinstance(dtype, types.Boolean) else dtype.bitwidth // 8
+
+
+def alignment_of(name, alignment, dtype):
+    """The requested alignment in bytes, or None; a power of two at least the item size."""
+    if alignment is None or isinstance(alignment, (types.NoneType, types.Omitted)):
+        return None
+    if not isinstance(alignment, types.IntegerLiteral):
+        raise errors.TypingError(f"{name}: alignment must be an int known at compile time, got {alignment}")
+    value = alignment.literal_value
+    if value <= 0 or value & (value - 1):
+        raise errors.TypingError(f"{name}: alignment must be a power of 2, got {value}")
+    if value < itemsize(dtype):
+        raise errors.TypingError(
+            f"{name}: alignment {value} is less than the item size of {dtype} ({itemsize(dtype)} bytes)"
+        )
+    return value
+
+
+def array_spec(name, shape, dtype, alignment):
+    """(extents, Numba dtype, alignment or None) of an array allocation, validated."""
+    nb_dtype = _dtype(name, dtype)
+    return _shape(name, shape), nb_dtype, alignment_of(name, alignment, nb_dtype)
+
+
+# ---- typing ---------------------------------------------------------------------------------
+
+
+def _array_typer(name, dynamic_allowed):
+    def typer(shape, dtype, alignment=None):
+        extents, nb_dtype, _ = array_spec(name, shape, dtype, alignment)
+        if 0 in extents and len(extents) > 1 and dynamic_allowed:
+            raise errors.TypingError(f"{name}: a dynamic shared array (shape 0) is 1-D, got the shape {extents}")
+        return types.Array(nb_dtype, len(extents), "C")
+
+    return typer
+
+
+shared_array.typer(_array_typer("cuda.shared.array", dynamic_allowed=True))
+local_array.typer(_array_typer("cuda.local.array", dynamic_allowed=False))
+
+
+@const_array_like.typer
+def _const_array_like_type(ndarray):
+    if not isinstance(ndarray, types.Array):
+        raise errors.TypingError(f"cuda.const.array_like needs a module-level NumPy array, got {ndarray}")
+    return ndarray
+
+
+# ---- lowering -------------------------------------------------------------------------------
 
 # static shared bytes allocated so far by each function of each module being built
 _static_shared = weakref.WeakKeyDictionary()
@@ -110,16 +214,16 @@ def _dynamic_shared_array(lower, sig, element, alignment, size):
     return _as_array(lower, sig.return_type, view, ir.MemRefType.get(dynamic, element))
 
 
-@lower(stubs.shared.array, types.VarArg(types.Any))
-def shared_array(lower, sig, args):
+@shared_array.lower
+def _shared_array(lower, sig, args):
     extents, element, alignment, size = _spec(lower, "cuda.shared.array", sig)
     if extents == (0,):
         return _dynamic_shared_array(lower, sig, element, alignment, size)
     return _static_shared_array(lower, sig, extents, element, alignment, math.prod(extents) * size)
 
 
-@lower(stubs.local.array, types.VarArg(types.Any))
-def local_array(lower, sig, args):
+@local_array.lower
+def _local_array(lower, sig, args):
     extents, element, alignment, _ = _spec(lower, "cuda.local.array", sig)
     alloca_type = ir.MemRefType.get(list(extents), element)
     align = _i64_attr(alignment) if alignment else None
@@ -128,12 +232,7 @@ def local_array(lower, sig, args):
     return memref.cast(lower.get_mlir_type(sig.return_type), buffer)
 
 
-@lower(stubs.const.array_like, types.Array)
-def const_array_like(lower, sig, args):
-    # a module-level array is already lowered into constant memory (arrays.array_constant)
+@const_array_like.lower("Array")
+def _const_array_like(lower, sig, args):
+    # a module-level array is already lowered into constant memory (rules/arrays.array_constant)
     return args[0]
-
-
-@lower(stubs.syncthreads)
-def syncthreads(lower, sig, args):
-    nvvm.Barrier0Op()

@@ -17,8 +17,8 @@ from mlir import ir
 from mlir.dialects import arith, complex, llvm, memref
 from numba.core import errors, types
 
-from .elements import ELEMENT_ACCESS
-from .registry import lower, lower_getattr_generic, lower_setattr_generic
+from ..elements import ELEMENT_ACCESS
+from ..registry import lower, lower_getattr_generic, lower_setattr_generic
 
 
 def _i64():
@@ -161,7 +161,7 @@ def _read_nested_record(lower, ty, pointer, align):
 
 def _read_nested_array(lower, ty, pointer, align):
     """A sub-array field: a memref over the record's bytes."""
-    from .kernel_abi import memref_from_params
+    from ..kernel_abi import memref_from_params
 
     element = lower.dmm.lookup(ty.dtype)
     _, unit = element.memref_element()
@@ -220,7 +220,7 @@ def record_setattr(lower, sig, args, attr):
 @lower_getattr_generic(types.Array)
 def record_array_field(lower, ty, array, attr):
     """``records.x``: a strided view of one field of every record, in units of the field."""
-    from .kernel_abi import memref_from_params
+    from ..kernel_abi import memref_from_params
 
     if not isinstance(ty.dtype, types.Record):
         raise errors.LoweringError(f"no lowering for the attribute {ty}.{attr}", lower.loc)

@@ -6,7 +6,7 @@ from mlir import ir
 from mlir.dialects import arith
 from numba.core import types
 
-from .registry import lower, lower_getattr_generic
+from ..registry import lower, lower_getattr_generic
 
 
 @lower("static_getitem", types.BaseTuple, types.IntegerLiteral)

@@ -11,7 +11,7 @@ from mlir import ir
 from mlir.dialects import arith
 from numba.core import types
 
-from .registry import lower, lower_constant
+from ..registry import lower, lower_constant
 
 INT64_MAX = 2**63 - 1
 INT64_MIN = -(2**63)

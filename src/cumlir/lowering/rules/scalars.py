@@ -11,8 +11,8 @@ from mlir import ir
 from mlir.dialects import arith, math
 from numba.core import types
 
-from .registry import lower, lower_cast, lower_constant
-from .signedness import cmpi_predicate, int_op
+from ..registry import lower, lower_cast, lower_constant
+from ..signedness import cmpi_predicate, int_op
 
 
 def _const(mlir_type, value):

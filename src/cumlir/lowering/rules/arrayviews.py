@@ -12,8 +12,8 @@ from mlir.dialects import arith, llvm, memref
 from numba.core import errors, types
 
 from . import slices
-from .elements import wrap_index
-from .kernel_abi import memref_from_params
+from ..elements import wrap_index
+from ..kernel_abi import memref_from_params
 
 
 def _i64():

@@ -1,7 +1,11 @@
-"""Lowering rules for the ``math`` module: libdevice routines, chosen by float width.
+"""The ``math`` module on the CUDA target: Numba-CUDA's typing, lowered to libdevice.
 
-float64 calls ``__nv_<name>``, float32 ``__nv_<name>f`` (or, with fastmath, the
-``__nv_fast_<name>f`` approximations Numba-CUDA uses), float16 computes in
+Typing: unlike numba's CPU target, floor/ceil/trunc return floats, float32 stays
+float32, and integer arguments are computed in float64. The functions marked "half"
+also take and return float16.
+
+Lowering: float64 calls ``__nv_<name>``, float32 ``__nv_<name>f`` (or, with fastmath,
+the ``__nv_fast_<name>f`` approximations Numba-CUDA uses), float16 computes in
 float32 and rounds back. Integer arguments were already converted to the
 signature's float type by the cast rules.
 """
@@ -9,12 +13,63 @@ signature's float type by the cast rules.
 import math
 import sys
 
-from mlir import ir
-from mlir.dialects import arith, llvm
-from mlir.dialects import math as mlir_math
-from numba.core import types
+from . import declare, lazy
 
-from .registry import lower
+types = lazy("numba.core.types")
+templates = lazy("numba.core.typing.templates")
+ir = lazy("mlir.ir")
+arith = lazy("mlir.dialects.arith")
+llvm = lazy("mlir.dialects.llvm")
+mlir_math = lazy("mlir.dialects.math")
+
+# ---- typing -------------------------------------------------------------------------------
+
+
+def _signatures(kind):
+    sig = templates.signature
+    f16, f32, f64 = types.float16, types.float32, types.float64
+    i32, i64, u64 = types.int32, types.int64, types.uint64
+    unary = [sig(f64, i64), sig(f64, u64), sig(f32, f32), sig(f64, f64)]
+    binary_float = [sig(f32, f32, f32), sig(f64, f64, f64)]
+    return {
+        "unary": lambda: unary,
+        "unary_half": lambda: unary + [sig(f16, f16)],
+        "binary_int_too": lambda: [sig(f64, i64, i64), sig(f64, u64, u64)] + binary_float,
+        "binary_float": lambda: binary_float,
+        "predicate": lambda: [sig(types.boolean, t) for t in (i64, u64, f32, f64)],
+        "pow": lambda: binary_float + [sig(f32, f32, i32), sig(f64, f64, i32)],
+        "frexp": lambda: [sig(types.Tuple([t, i32]), t) for t in (f32, f64)],
+        "ldexp": lambda: [sig(t, t, i32) for t in (f32, f64)],
+        "modf": lambda: [sig(types.UniTuple(t, 2), t) for t in (f32, f64)],
+    }[kind]()
+
+
+_TYPING = {
+    "unary": "acos acosh asin asinh atan atanh cosh degrees erf erfc expm1 gamma lgamma log1p radians sinh tanh tan",
+    "unary_half": "sin cos ceil floor sqrt log log2 log10 exp fabs trunc" + (" exp2" if sys.version_info >= (3, 11) else ""),
+    "binary_int_too": "atan2 hypot",
+    "binary_float": "copysign fmod nextafter remainder",
+    "predicate": "isinf isnan isfinite",
+    "pow": "pow",
+    "frexp": "frexp",
+    "ldexp": "ldexp",
+    "modf": "modf",
+}
+
+# the declarations of each math function, by name
+functions = {}
+for _kind, _names in _TYPING.items():
+    for _name in _names.split():
+        functions[_name] = declare(getattr(math, _name), f"math.{_name}")
+        functions[_name].cases(lambda kind=_kind: _signatures(kind))
+
+
+def _lower(fn, *patterns):
+    """The lowering decorator of the math function *fn* for *patterns*."""
+    return functions[fn.__name__].lower(*patterns)
+
+
+# ---- lowering -----------------------------------------------------------------------------
 
 _LIBDEVICE_UNARY = {
     math.acos: "acos",
@@ -89,7 +144,7 @@ def _widen_half(lower, values, ty):
 def call_libdevice(lower, name, ty, values, result_type=None):
     """Call the libdevice routine *name* on float *values* of Numba type *ty*."""
     values, compute_type = _widen_half(lower, values, ty)
-    symbol = libdevice_name(name, compute_type, lower.options.fastmath)
+    symbol = libdevice_name(name, compute_type, lower.options.approximate_functions)
     out_type = result_type or compute_type
     result = lower.call_external(symbol, lower.get_mlir_type(out_type), values)
     if result_type is None and compute_type != ty:
@@ -107,20 +162,20 @@ def _register_libdevice():
         def unary(lower, sig, args, name=name):
             return call_libdevice(lower, name, sig.return_type, _as_float(lower, sig, args))
 
-        lower(fn, types.Number)(unary)
+        _lower(fn, "Number")(unary)
 
     for fn, name in _LIBDEVICE_BINARY.items():
 
         def binary(lower, sig, args, name=name):
             return call_libdevice(lower, name, sig.return_type, _as_float(lower, sig, args))
 
-        lower(fn, types.Number, types.Number)(binary)
+        _lower(fn, "Number", "Number")(binary)
 
 
 _register_libdevice()
 
 
-@lower(math.pow, types.Float, types.Integer)
+@_lower(math.pow, "Float", "Integer")
 def pow_int(lower, sig, args):
     ty = sig.return_type
     symbol = "__nv_powi" if ty.bitwidth == 64 else "__nv_powif"
@@ -128,7 +183,7 @@ def pow_int(lower, sig, args):
     return lower.call_external(symbol, lower.get_mlir_type(ty), [args[0], exponent])
 
 
-@lower(math.ldexp, types.Float, types.Integer)
+@_lower(math.ldexp, "Float", "Integer")
 def ldexp(lower, sig, args):
     ty = sig.return_type
     exponent = lower.cast(args[1], sig.args[1], types.int32)
@@ -145,14 +200,14 @@ def _call_with_out_pointer(lower, name, ty, value, out_type):
     return result, llvm.load(out_mlir, slot)
 
 
-@lower(math.frexp, types.Float)
+@_lower(math.frexp, "Float")
 def frexp(lower, sig, args):
     ty = sig.args[0]
     mantissa, exponent = _call_with_out_pointer(lower, "frexp", ty, args[0], types.int32)
     return lower.make_struct(sig.return_type, [mantissa, exponent])
 
 
-@lower(math.modf, types.Float)
+@_lower(math.modf, "Float")
 def modf(lower, sig, args):
     ty = sig.args[0]
     fraction, integral = _call_with_out_pointer(lower, "modf", ty, args[0], ty)
@@ -167,22 +222,22 @@ def _scale(factor):
     return rule
 
 
-lower(math.degrees, types.Number)(_scale(180.0 / math.pi))
-lower(math.radians, types.Number)(_scale(math.pi / 180.0))
+_lower(math.degrees, "Number")(_scale(180.0 / math.pi))
+_lower(math.radians, "Number")(_scale(math.pi / 180.0))
 
 
-@lower(math.isnan, types.Float)
+@_lower(math.isnan, "Float")
 def isnan(lower, sig, args):
     return arith.cmpf(arith.CmpFPredicate.UNO, args[0], args[0])
 
 
-@lower(math.isinf, types.Float)
+@_lower(math.isinf, "Float")
 def isinf(lower, sig, args):
     magnitude = mlir_math.absf(args[0])
     return arith.cmpf(arith.CmpFPredicate.OEQ, magnitude, arith.constant(magnitude.type, math.inf))
 
 
-@lower(math.isfinite, types.Float)
+@_lower(math.isfinite, "Float")
 def isfinite(lower, sig, args):
     magnitude = mlir_math.absf(args[0])
     return arith.cmpf(arith.CmpFPredicate.OLT, magnitude, arith.constant(magnitude.type, math.inf))
@@ -195,6 +250,6 @@ def _integer_predicate(answer):
     return rule
 
 
-lower(math.isnan, types.Integer)(_integer_predicate(False))
-lower(math.isinf, types.Integer)(_integer_predicate(False))
-lower(math.isfinite, types.Integer)(_integer_predicate(True))
+_lower(math.isnan, "Integer")(_integer_predicate(False))
+_lower(math.isinf, "Integer")(_integer_predicate(False))
+_lower(math.isfinite, "Integer")(_integer_predicate(True))

@@ -10,7 +10,7 @@ import numpy as np
 from mlir.dialects import arith
 from numba.core import types
 
-from .registry import lower
+from ..registry import lower
 
 # ufunc -> (function for real arguments, function for complex arguments or None)
 _EQUIVALENTS = {
@@ -152,7 +152,7 @@ _register()
 
 @lower(np.rint, types.Number)
 def rint(lower, sig, args):
-    from .mathfuncs import call_libdevice
+    from ...intrinsics.math import call_libdevice
 
     value = lower.cast(args[0], sig.args[0], sig.return_type)
     return call_libdevice(lower, "rint", sig.return_type, [value])

@@ -3,8 +3,8 @@
 A pointer is an ``!llvm.ptr`` in the generic address space, the same as a C ``T*``
 or ``void*`` parameter, so a device function with pointer arguments has the C
 signature a library expects. ``p[i]`` addresses whole elements (NumPy's item
-size; a record element is held by reference, as in arrays), and ``carray``/``farray``
-wrap the memory in an ordinary strided memref without copying.
+size; a record element is held by reference, as in arrays). ``carray``/``farray``
+(intrinsics/foreign.py) wrap the memory in an ordinary strided memref without copying.
 """
 
 import operator
@@ -13,10 +13,8 @@ from mlir import ir
 from mlir.dialects import arith, llvm
 from numba.core import errors, types
 
-from ..cuda import foreign
-from ..models import PrimitiveModel, default_manager
-from .kernel_abi import memref_from_params
-from .registry import lower, lower_cast
+from ...models import PrimitiveModel, default_manager
+from ..registry import lower, lower_cast
 
 _GEP_DYNAMIC = -(2**31)  # llvm.getelementptr's marker: take this index from the operands
 
@@ -97,28 +95,3 @@ def pointer_sub(lower, sig, args):
 @lower_cast(types.CPointer, types.CPointer)
 def pointer_to_pointer(lower, fromty, toty, value):
     return value
-
-
-def _array_over_pointer(lower, sig, args):
-    """carray/farray: a memref over the pointer, with contiguous strides for the shape."""
-    array_type = sig.return_type
-    shape_type = sig.args[1]
-    if isinstance(shape_type, types.BaseTuple):
-        extents = [lower.cast(lower.extract(args[1], shape_type, i), t, types.int64) for i, t in enumerate(shape_type.types)]
-    else:
-        extents = [lower.cast(args[1], shape_type, types.int64)]
-    unit = lower.dmm.lookup(array_type.dtype).memref_element()[1]
-    order = extents[::-1] if array_type.layout == "C" else extents
-    strides, step = [], arith.constant(_i64(), unit)
-    for extent in order:
-        strides.append(step)
-        step = arith.muli(step, extent)
-    if array_type.layout == "C":
-        strides.reverse()
-    zero = arith.constant(_i64(), 0)
-    return memref_from_params(lower, array_type, [args[0], zero, *extents, *strides])
-
-
-for _stub in (foreign.carray, foreign.farray):
-    lower(_stub, types.Any, types.Any)(_array_over_pointer)
-    lower(_stub, types.Any, types.Any, types.Any)(_array_over_pointer)

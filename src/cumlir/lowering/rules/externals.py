@@ -11,8 +11,8 @@ from mlir import ir
 from mlir.dialects import arith, llvm
 from numba.core import errors, types
 
-from ..typing.externals import ExternalFunction
-from .registry import registry
+from ...typing.externals import ExternalFunction
+from ..registry import registry
 
 def _argument(lower, ty, value):
     model = lower.dmm.lookup(ty)

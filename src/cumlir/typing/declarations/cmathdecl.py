@@ -5,7 +5,7 @@ import cmath
 from numba.core import types
 from numba.core.typing.templates import AbstractTemplate, signature
 
-from .registry import register_global
+from ..registry import register_global
 
 _COMPLEX_RESULT = "acos acosh asin asinh atan atanh cos cosh exp log10 sin sinh sqrt tan tanh".split()
 _PREDICATES = "isinf isnan isfinite".split()

@@ -7,7 +7,7 @@ inference); these templates come first and reject unknown names, then defer to n
 from numba.core import errors, types
 from numba.core.typing.templates import AbstractTemplate, AttributeTemplate
 
-from .registry import register, register_attr
+from ..registry import register, register_attr
 
 
 def _check_field(record, name):

@@ -1,0 +1,95 @@
+"""CUDA intrinsics, one module per area: each holds its Numba-CUDA stubs, their typing
+and their lowering side by side (see docs/architecture.md, "Adding an operation").
+
+This package is the registry of the areas: every module here whose name does not start
+with ``_`` is an area, found by :func:`areas`; nothing lists them by hand. The typing
+context (``typing/intrinsics.py``), the lowering rules (``lowering/intrinsics.py``), the
+``cuda`` namespace and the LLVM 7 printer's tables (``codegen/intrinsics_nvvm.py``) read
+the areas through the functions below. Importing an area loads neither numba nor MLIR.
+"""
+
+import importlib
+import os
+
+from ._core import Intrinsic, Namespace, Stub, declare, lazy, nvvm_ops
+from ._core import declarations as _declarations
+from ._core import nvvm as _nvvm
+
+__all__ = ["Intrinsic", "Namespace", "Stub", "declare", "lazy", "nvvm_ops", "discover"]
+
+
+def discover(package, path):
+    """Import every module of the package named *package* (whose ``__path__`` is *path*)
+    whose name does not start with ``_``; returns them. Also used for the non-intrinsic
+    rule and declaration packages (``lowering/rules``, ``typing/declarations``)."""
+    return [importlib.import_module(f"{package}.{name}") for name in _module_names(path)]
+
+
+def _module_names(path):
+    # what pkgutil.iter_modules finds (source modules and packages), without importing
+    # inspect as pkgutil does (4 ms, on the path of ``from cumlir import cuda``)
+    names = set()
+    for folder in path:
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            name, ext = os.path.splitext(entry.name)
+            if entry.is_dir():
+                if ext or not os.path.isfile(os.path.join(entry.path, "__init__.py")):
+                    continue
+            elif ext != ".py":
+                continue
+            if name.isidentifier() and not name.startswith("_"):
+                names.add(name)
+    return sorted(names)
+
+
+def areas():
+    """The area modules, imported on first use (a module added to this package, or to its
+    ``__path__``, is found on the next call)."""
+    return discover(__name__, __path__)
+
+
+def declarations():
+    """Every declaration of every area, in the order they were made."""
+    areas()
+    return list(_declarations)
+
+
+_stubs = {}  # full name ("shared.array") -> stub, for the declarations seen so far
+_stubs_seen = 0
+
+
+def _stub_table():
+    global _stubs_seen
+    if _stubs_seen != len(_declarations) or not _stubs:
+        areas()
+        for decl in _declarations[_stubs_seen:]:
+            if isinstance(decl, Stub):
+                if _stubs.setdefault(decl.__name__, decl) is not decl:
+                    raise ValueError(f"two intrinsic areas declare cuda.{decl.__name__}")
+        _stubs_seen = len(_declarations)
+    return _stubs
+
+
+def stub(name):
+    """The stub called ``cuda.<name>`` ("grid", "shared.array"); KeyError if none. Stubs
+    unpickle through this."""
+    table = _stub_table()
+    if name not in table:
+        areas()  # an area added since
+        table = _stub_table()
+    return table[name]
+
+
+def cuda_names():
+    """{name: stub} for the stubs at the top of the ``cuda`` namespace (``cuda.grid``)."""
+    return {name: s for name, s in _stub_table().items() if "." not in name}
+
+
+def nvvm_table(table):
+    """What the areas declared for one of the LLVM 7 printer's tables (see ``nvvm_ops``)."""
+    areas()
+    return dict(_nvvm[table])

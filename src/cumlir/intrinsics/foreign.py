@@ -1,0 +1,89 @@
+"""Arrays over raw pointers: ``cuda.carray(ptr, shape, dtype=None)`` and ``cuda.farray``.
+
+The pointer is a ``CPointer(T)``, or a ``voidptr`` given with a dtype; the array is an
+ordinary strided memref over the same memory, without copying (pointer arithmetic and
+indexing live in lowering/rules/pointers.py and typing/declarations/pointerdecl.py).
+"""
+
+from . import Stub, lazy
+
+types = lazy("numba.core.types")
+errors = lazy("numba.core.errors")
+npydecl = lazy("numba.core.typing.npydecl")
+arith = lazy("mlir.dialects.arith")
+ir = lazy("mlir.ir")
+
+carray = Stub(
+    "carray",
+    "carray(ptr, shape, dtype=None): a C-ordered array over the memory at *ptr* (a CPointer, or a "
+    "voidptr with a dtype), without copying.",
+)
+farray = Stub(
+    "farray",
+    "farray(ptr, shape, dtype=None): as carray, in Fortran order.",
+)
+
+
+def _extents(name, shape):
+    """The number of axes of a shape given as an integer or a tuple of integers."""
+    if isinstance(shape, types.Integer):
+        return 1
+    if isinstance(shape, types.BaseTuple) and all(isinstance(t, types.Integer) for t in shape.types):
+        return len(shape.types)
+    raise errors.TypingError(f"{name}: the shape must be an integer or a tuple of integers, got {shape}")
+
+
+def _element(name, ptr, dtype):
+    """The array's element type from the pointer and the optional dtype."""
+    given = None
+    if dtype is not None and not isinstance(dtype, (types.NoneType, types.Omitted)):
+        try:
+            given = npydecl.parse_dtype(dtype)
+        except errors.TypingError as e:
+            raise errors.TypingError(f"{name}: {e}") from None
+    if isinstance(ptr, types.CPointer):
+        if given is not None and given != ptr.dtype:
+            raise errors.TypingError(f"{name}: the dtype {given} does not match the pointer's element type {ptr.dtype}")
+        return ptr.dtype
+    if isinstance(ptr, types.RawPointer):
+        if given is None:
+            raise errors.TypingError(f"{name}: a voidptr needs a dtype, as in {name}(ptr, shape, numba.int32)")
+        return given
+    raise errors.TypingError(f"{name}: the first argument must be a CPointer or a voidptr, got {ptr}")
+
+
+def _array_typer(name, layout):
+    def typer(ptr, shape, dtype=None):
+        return types.Array(_element(name, ptr, dtype), _extents(name, shape), layout)
+
+    return typer
+
+
+def _i64():
+    return ir.IntegerType.get_signless(64)
+
+
+def _array_over_pointer(lower, sig, args):
+    """A memref over the pointer, with contiguous strides for the shape."""
+    array_type = sig.return_type
+    shape_type = sig.args[1]
+    if isinstance(shape_type, types.BaseTuple):
+        extents = [lower.cast(lower.extract(args[1], shape_type, i), t, types.int64) for i, t in enumerate(shape_type.types)]
+    else:
+        extents = [lower.cast(args[1], shape_type, types.int64)]
+    unit = lower.dmm.lookup(array_type.dtype).memref_element()[1]
+    order = extents[::-1] if array_type.layout == "C" else extents
+    strides, step = [], arith.constant(_i64(), unit)
+    for extent in order:
+        strides.append(step)
+        step = arith.muli(step, extent)
+    if array_type.layout == "C":
+        strides.reverse()
+    zero = arith.constant(_i64(), 0)
+    return lower.memref_from_params(array_type, [args[0], zero, *extents, *strides])
+
+
+for _stub, _layout in ((carray, "C"), (farray, "F")):
+    _stub.typer(_array_typer(_stub.__name__, _layout))
+    _stub.lower("Any", "Any")(_array_over_pointer)
+    _stub.lower("Any", "Any", "Any")(_array_over_pointer)

@@ -1,0 +1,72 @@
+"""The typing of the intrinsic areas (``cumlir/intrinsics``), installed into cumlir's
+typing registry: a typer becomes a CallableTemplate, a list of cases a
+ConcreteTemplate, and every stub that is read rather than called (``cuda.shared``,
+``threadIdx``) the one numba type :class:`StubNamespace`."""
+
+from numba.core import types
+from numba.core.typing.templates import AttributeTemplate, CallableTemplate, ConcreteTemplate
+
+from .. import intrinsics
+from .registry import register_attr, register_global
+
+
+class StubNamespace(types.Dummy):
+    """A stub read rather than called: a namespace (``cuda.shared``) whose attributes are
+    other stubs, or a register (``threadIdx``) whose attributes are values. Attributes
+    are typed and lowered by the rules the stub's area registered."""
+
+    def __init__(self, stub):
+        self.stub = stub
+        super().__init__(name=f"cuda.{stub.__name__}")
+
+    @property
+    def key(self):
+        return self.stub.__name__
+
+
+_types = {}  # declaration -> its numba type
+_installed = 0  # how many of intrinsics.declarations() are installed
+
+
+def _template_name(decl):
+    return "Typing_" + "".join(c if c.isalnum() else "_" for c in decl._name)
+
+
+def _numba_type(decl):
+    if isinstance(decl, intrinsics.Namespace):
+        return StubNamespace(decl)
+    if decl._typing is None:
+        return None  # lowering only: numba types the key itself
+    kind, fn = decl._typing
+    if kind == "typer":
+        body = {"key": decl._key, "generic": lambda self, typer=fn: typer}
+        return types.Function(type(_template_name(decl), (CallableTemplate,), body))
+    body = {"key": decl._key, "cases": list(fn())}
+    return types.Function(type(_template_name(decl), (ConcreteTemplate,), body))
+
+
+def install():
+    """Register the typing of declarations made since the last call (areas found since)."""
+    global _installed
+    declarations = intrinsics.declarations()
+    for decl in declarations[_installed:]:
+        ty = _numba_type(decl)
+        if ty is not None:
+            _types[decl] = ty
+            register_global(decl._key, ty)
+    _installed = len(declarations)
+
+
+@register_attr
+class StubNamespaceAttributes(AttributeTemplate):
+    key = StubNamespace
+
+    def generic_resolve(self, ty, attr):
+        member = ty.stub._members.get(attr)
+        if member is not None:
+            return _types.get(member)
+        typer = ty.stub._attributes.get(attr, (None,))[0]
+        return typer(attr) if typer is not None else None
+
+
+install()
