@@ -113,7 +113,8 @@ def import_ms(module):
 
 def numba_cuda():
     try:
-        np.row_stack = getattr(np, "row_stack", np.vstack)  # numba-cuda 0.30 calls it; NumPy 2.4 removed it
+        if not hasattr(np, "row_stack"):  # numba-cuda 0.30 calls it; NumPy 2.4 removed it
+            np.row_stack = np.vstack
         from numba import cuda
 
         return cuda

@@ -17,7 +17,7 @@ def _numba_cuda_problem():
     if importlib.util.find_spec("numba_cuda") is None:
         return "numba-cuda is not installed"
     try:
-        from numba import cuda as ncuda
+        ncuda = _import_numba_cuda()
 
         @ncuda.jit
         def probe(out):
@@ -41,8 +41,17 @@ CASES = [
 ]
 
 
-def _numba_cuda_kernel(expression):
+def _import_numba_cuda():
+    # numba-cuda 0.30 still calls np.row_stack, which NumPy 2.4 removed; vstack is the same function
+    if not hasattr(np, "row_stack"):
+        np.row_stack = np.vstack
     from numba import cuda as ncuda
+
+    return ncuda
+
+
+def _numba_cuda_kernel(expression):
+    ncuda = _import_numba_cuda()
 
     source = f"def case(a, b, out):\n    i = cuda.grid(1)\n    if i < out.size:\n        out[i] = {expression}\n"
     namespace = {"cuda": ncuda}

@@ -6,8 +6,6 @@ See docs/compiling.md for the two ABIs of device functions.
 
 import re
 
-from ..compiler import LIBRARY_OUTPUTS, check_choice
-
 ABIS = ("c", "numba")
 _C_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
@@ -24,6 +22,7 @@ def compile(pyfunc, sig, debug=False, lineinfo=False, device=True, fastmath=Fals
     ``(9, 0)``; without one, the current device's is used. Further keywords are the
     options of ``cuda.jit`` (``forceinline``, ``launch_bounds``, ``max_registers`` ...).
     """
+    from ..compiler import LIBRARY_OUTPUTS, check_choice
     from ..options import Options
     from ..typing.signatures import parse_signature
 
