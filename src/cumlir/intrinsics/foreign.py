@@ -5,13 +5,9 @@ ordinary strided memref over the same memory, without copying (pointer arithmeti
 indexing live in lowering/rules/pointers.py and typing/declarations/pointerdecl.py).
 """
 
-from . import Stub, lazy
+from . import Stub
+from ._modules import arith, errors, ir, npydecl, types
 
-types = lazy("numba.core.types")
-errors = lazy("numba.core.errors")
-npydecl = lazy("numba.core.typing.npydecl")
-arith = lazy("mlir.dialects.arith")
-ir = lazy("mlir.ir")
 
 carray = Stub(
     "carray",

@@ -1,14 +1,9 @@
 """Thread indexing: ``threadIdx``, ``blockIdx``, ``blockDim``, ``gridDim`` (.x/.y/.z, int32),
 ``grid(ndim)`` and ``gridsize(ndim)`` (int64, or a tuple of ndim int64)."""
 
-from . import Namespace, Stub, lazy, nvvm_ops
+from . import Namespace, Stub, nvvm_ops
+from ._modules import arith, errors, ir, nvvm, templates, types
 
-types = lazy("numba.core.types")
-errors = lazy("numba.core.errors")
-templates = lazy("numba.core.typing.templates")
-ir = lazy("mlir.ir")
-arith = lazy("mlir.dialects.arith")
-nvvm = lazy("mlir.dialects.nvvm")
 
 # register -> (the NVVM op class prefix, the PTX special register)
 _REGISTERS = {

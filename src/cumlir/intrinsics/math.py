@@ -13,14 +13,9 @@ signature's float type by the cast rules.
 import math
 import sys
 
-from . import declare, lazy
+from . import declare
+from ._modules import arith, ir, llvm, mlir_math, templates, types
 
-types = lazy("numba.core.types")
-templates = lazy("numba.core.typing.templates")
-ir = lazy("mlir.ir")
-arith = lazy("mlir.dialects.arith")
-llvm = lazy("mlir.dialects.llvm")
-mlir_math = lazy("mlir.dialects.math")
 
 # ---- typing -------------------------------------------------------------------------------
 

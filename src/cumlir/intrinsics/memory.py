@@ -14,15 +14,9 @@ dynamic shared memory (``extern __shared__`` in CUDA C++).
 import math
 import weakref
 
-from . import Namespace, lazy, nvvm_ops
+from . import Namespace, nvvm_ops
+from ._modules import arith, errors, ir, memref, npydecl, nvvm, types
 
-types = lazy("numba.core.types")
-errors = lazy("numba.core.errors")
-npydecl = lazy("numba.core.typing.npydecl")
-ir = lazy("mlir.ir")
-arith = lazy("mlir.dialects.arith")
-memref = lazy("mlir.dialects.memref")
-nvvm = lazy("mlir.dialects.nvvm")
 
 shared = Namespace("shared", "Arrays in the block's shared memory.")
 local = Namespace("local", "Arrays private to each thread.")

@@ -1,10 +1,8 @@
 """Synchronization: ``syncthreads()``."""
 
-from . import Stub, lazy, nvvm_ops
+from . import Stub, nvvm_ops
+from ._modules import nvvm, templates, types
 
-types = lazy("numba.core.types")
-templates = lazy("numba.core.typing.templates")
-nvvm = lazy("mlir.dialects.nvvm")
 
 syncthreads = Stub(
     "syncthreads",

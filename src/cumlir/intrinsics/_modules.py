@@ -1,0 +1,18 @@
+"""The numba and MLIR modules the intrinsic areas' typers and rules use, each imported on
+first use (``from ._modules import types, arith``), so that importing an area stays cheap."""
+
+from ._core import lazy
+
+# numba
+types = lazy("numba.core.types")
+errors = lazy("numba.core.errors")
+templates = lazy("numba.core.typing.templates")
+npydecl = lazy("numba.core.typing.npydecl")
+
+# MLIR
+ir = lazy("mlir.ir")
+arith = lazy("mlir.dialects.arith")
+llvm = lazy("mlir.dialects.llvm")
+mlir_math = lazy("mlir.dialects.math")
+memref = lazy("mlir.dialects.memref")
+nvvm = lazy("mlir.dialects.nvvm")
