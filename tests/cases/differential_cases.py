@@ -371,7 +371,7 @@ def unary_reference(name, sig, result, a):
         x = a.astype(ta)
         if name in ("neg", "pos", "invert"):
             # unsigned negation and inversion happen in the operand's own width, then
-            # widen; a signed operand is widened first (see lowering/scalars.py)
+            # widen; a signed operand is widened first (see lowering/rules/scalars.py)
             if x.dtype.kind == "b":
                 x = x if name == "invert" else x.astype(np.int64)
             elif x.dtype.kind == "i" and name == "neg":

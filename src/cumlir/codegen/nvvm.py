@@ -38,7 +38,7 @@ def _libdevice():
 
 
 def nvvm_options(cc, options, output):
-    """libNVVM's command-line options for a compute capability, CompileOptions and output kind."""
+    """libNVVM's command-line options for a compute capability, Options and output kind."""
     major, minor = targets.parse_cc(cc)
     result = [f"-arch=compute_{major}{minor}", "-opt=3" if options is None or options.opt else "-opt=0"]
     if options is not None and options.fast:
