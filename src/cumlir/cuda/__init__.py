@@ -24,7 +24,7 @@ from .. import intrinsics as _intrinsics
 
 def __getattr__(name):
     # a stub of an area found after this module was imported
-    if "." not in name:
+    if "." not in name and not name.startswith("_"):  # not numba's probes (_numba_type_)
         try:
             return _intrinsics.stub(name)
         except KeyError:

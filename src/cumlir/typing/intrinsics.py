@@ -3,7 +3,7 @@ typing registry: a typer becomes a CallableTemplate, a list of cases a
 ConcreteTemplate, and every stub that is read rather than called (``cuda.shared``,
 ``threadIdx``) the one numba type :class:`StubNamespace`."""
 
-from numba.core import types
+from numba.core import types, utils
 from numba.core.typing.templates import AttributeTemplate, CallableTemplate, ConcreteTemplate
 
 from .. import intrinsics
@@ -39,6 +39,7 @@ def _numba_type(decl):
         return None  # lowering only: numba types the key itself
     kind, fn = decl._typing
     if kind == "typer":
+        fn.pysig = utils.pysignature(fn)  # numba reads it instead of inspecting fn at every call
         body = {"key": decl._key, "generic": lambda self, typer=fn: typer}
         return types.Function(type(_template_name(decl), (CallableTemplate,), body))
     body = {"key": decl._key, "cases": list(fn())}
