@@ -1,11 +1,23 @@
 """Agreement with numba-cuda itself, where it is installed: the same kernels compiled by
 both compilers must write the same bits, for the integer and float cases of the
-differential test whose semantics are the subtle ones."""
+differential test whose semantics are the subtle ones.
+
+Compared are the inputs whose result numba's implementation defines. Left out are
+those it leaves to undefined behaviour, where numba-cuda's answer depends on the code
+NVVM happens to generate (docs/semantics.md states cumlir's): shifts by a negative
+amount or by the width or more, integer powers with exponents above 65536 (numba
+converts a float power back to the integer type), the negation of a narrow signed
+minimum, and float ``//``, ``%`` and ``divmod`` where NVVM's ``frem`` is not C's
+``fmod`` (infinite operands, subnormal divisors, quotients of 2**50 or more). Float
+powers may differ by an ulp (NVVM contracts inside libdevice's ``pow``). Expressions
+numba-cuda does not compile (``max(uint8, bool)``) are skipped."""
 
 import importlib.util
 
 import numpy as np
 import pytest
+
+from numba.core.errors import TypingError
 
 from cumlir import cuda
 
@@ -82,5 +94,32 @@ def test_same_bits_as_numba_cuda(case, rng, numba_cuda_usable):
     theirs = support.poisoned(len(a), support.dtype_of(result))
     blocks = (len(a) + 127) // 128
     cuda.jit(differential_cases.make_kernel(expression))[blocks, 128](a, b, ours)
-    _numba_cuda_kernel(expression)[blocks, 128](a, b, theirs)
-    differential_cases.compare(ours, theirs, 0, f"{differential_cases.case_id(case)}: cumlir vs numba-cuda")
+    try:
+        _numba_cuda_kernel(expression)[blocks, 128](a, b, theirs)
+    except TypingError as error:
+        pytest.skip(f"numba-cuda does not compile {expression} for {left}, {right}: {str(error).splitlines()[0]}")
+    keep = _defined_in_numba(name, left, sig, result, a, b)
+    assert keep.sum() >= len(keep) // 4, "too few inputs left to compare"
+    rtol = 2 * np.finfo(support.dtype_of(result)).eps if name == "pow" and support.dtype_of(result).kind == "f" else 0
+    label = f"{differential_cases.case_id(case)}: cumlir vs numba-cuda"
+    differential_cases.compare(ours[keep], theirs[keep], rtol, label)
+
+
+def _defined_in_numba(name, left, sig, result, a, b):
+    """The inputs whose result numba's implementation defines (see the module's docstring)."""
+    keep = np.ones(len(a), dtype=bool)
+    out = support.dtype_of(result)
+    if name in ("lshift", "rshift"):
+        amount = b.astype(np.float64)
+        keep &= (amount >= 0) & (amount < 8 * out.itemsize)
+    elif name == "pow" and out.kind in "iu":
+        keep &= b.astype(np.float64) <= 0x10000
+    elif name == "neg" and np.dtype(left).kind == "i":
+        keep &= a != np.iinfo(np.dtype(left)).min
+    elif name in ("floordiv", "mod", "divmod_q", "divmod_r") and out.kind == "f":
+        operation = support.dtype_of(sig.args[0])
+        with np.errstate(all="ignore"):
+            x, y = a.astype(np.float64), b.astype(np.float64)
+            normal = np.finfo(operation).tiny
+            keep &= np.isfinite(x) & np.isfinite(y) & ((y == 0) | (np.abs(y) >= normal)) & (np.abs(x / np.where(y == 0, 1, y)) < 2.0**50)
+    return keep

@@ -258,7 +258,8 @@ def _int_binary(name, x, y, dtype):
 
 
 def _float_divmod(x, y):
-    """numba's real_divmod on arrays of one float dtype (CPython's algorithm, no exception)."""
+    """numba's float // and % on arrays of one float dtype: CPython's algorithm, and for a
+    zero divisor (no exception) the quotient a / b and a NaN remainder."""
     with np.errstate(all="ignore"):
         mod = np.fmod(x, y)
         div = (x - mod) / y
@@ -269,6 +270,7 @@ def _float_divmod(x, y):
         floor = np.floor(div)
         floor = np.where(div - floor > 0.5, floor + 1, floor)
         floor = np.where(div != 0, floor, np.copysign(np.zeros_like(x), x / y))
+        floor = np.where(y == 0, x / y, floor)
     return floor.astype(x.dtype), mod.astype(x.dtype)
 
 
@@ -278,7 +280,9 @@ def _real_int_power(x, y):
         return np.power(x.astype(np.float64), y.astype(np.float64)).astype(x.dtype)
 
 
-def _minmax(name, x, y):
+def _minmax(name, x, y, floats):
+    if floats:  # two float32/float64 operands: C's fmax/fmin, as Numba-CUDA lowers them
+        return (np.fmax if name == "max" else np.fmin)(x, y)
     # Python keeps the first operand unless the second compares strictly better
     with np.errstate(invalid="ignore"):
         better = (y > x) if name == "max" else (y < x)
@@ -291,7 +295,8 @@ def binary_reference(name, sig, a, b):
     with np.errstate(all="ignore"):
         x, y = a.astype(ta), b.astype(tb)
     if name in ("max", "min"):
-        return _minmax(name, x.astype(tr), y.astype(tr)), 0
+        floats = ta in (np.float32, np.float64) and tb in (np.float32, np.float64)
+        return _minmax(name, x.astype(tr), y.astype(tr), floats), 0
     if tr.kind in "iu" or (tr.kind == "b" and name in ("and", "or", "xor") and ta.kind != "b"):
         x, y = x.astype(tr), y.astype(tr) if name not in ("lshift", "rshift") else y.astype(tr)
         out = [_wrap(_int_binary(name, int(p), int(q), tr), tr) for p, q in zip(x.tolist(), y.tolist())]

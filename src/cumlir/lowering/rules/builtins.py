@@ -1,5 +1,6 @@
 """Lowering rules for Python builtins on numbers: abs, min, max, round, divmod, pow."""
 
+import itertools
 import math
 import operator
 
@@ -55,6 +56,22 @@ def builtin_max(lower, sig, args):
 @lower(min, types.VarArg(types.Any))
 def builtin_min(lower, sig, args):
     return _fold(lower, sig, args, operator.lt)
+
+
+def _fmax_fmin(op):
+    """max/min of two float32/float64 values are C's fmax/fmin, as Numba-CUDA lowers them
+    (to libdevice): a NaN operand is ignored unless both are NaN."""
+
+    def rule(lower, sig, args):
+        ty = sig.return_type
+        return op(*(lower.cast(v, t, ty) for v, t in zip(args, sig.args)))
+
+    return rule
+
+
+for _a, _b in itertools.product((types.float32, types.float64), repeat=2):
+    lower(max, _a, _b)(_fmax_fmin(arith.maxnumf))
+    lower(min, _a, _b)(_fmax_fmin(arith.minnumf))
 
 
 @lower(round, types.Float)

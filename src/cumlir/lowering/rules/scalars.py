@@ -283,8 +283,10 @@ def _float_divmod(a, b):
     floor_div = arith.select(round_up, arith.addf(floor_div, _const(t, 1.0)), floor_div)
     div_nonzero = arith.cmpf(arith.CmpFPredicate.UNE, div, zero)
     floor_div = arith.select(div_nonzero, floor_div, math.copysign(zero, arith.divf(a, b)))
-    # a zero divisor makes both NaN, as numba's real_divmod does without raising
-    return floor_div, mod
+    # a zero divisor, as numba does without raising: the quotient is a / b (an infinity, or
+    # NaN for 0 / 0) and the remainder NaN (fmod by zero)
+    by_zero = arith.cmpf(arith.CmpFPredicate.OEQ, b, zero)
+    return arith.select(by_zero, arith.divf(a, b), floor_div), mod
 
 
 @lower(operator.floordiv, types.Float, types.Float)
