@@ -133,9 +133,12 @@ class MLIRLower(BuilderAPI):
         return self.module.call_python(self, pyfunc, sig, args)
 
     def call_external(self, name, result_type, args):
-        """Call an external function, declared on first use (libdevice routines)."""
-        symbol = self.module.declare_function(name, [a.type for a in args], [result_type])
-        return func.CallOp([result_type], ir.FlatSymbolRefAttr.get(symbol), list(args)).result
+        """Call an external function, declared on first use (libdevice routines); a
+        *result_type* of None calls a function returning nothing."""
+        results = [] if result_type is None else [result_type]
+        symbol = self.module.declare_function(name, [a.type for a in args], results)
+        call = func.CallOp(results, ir.FlatSymbolRefAttr.get(symbol), list(args))
+        return call.result if results else None
 
     @property
     def options(self):
