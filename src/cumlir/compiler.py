@@ -84,6 +84,7 @@ class Compilation:
     raise_sites: list = field(default_factory=list)  # debug mode: what each exception code means
     exception_global: str = None  # debug mode: the global a raising thread writes its code to
     link: list = field(default_factory=list)  # every link item the code needs
+    cooperative: bool = False  # the code synchronizes the grid: launch it cooperatively
     code: object = None  # PTX text or LTO-IR bytes
     cubin: bytes = None
 
@@ -119,6 +120,7 @@ def _mlir(c):
     c.raise_sites = list(c.builder.raise_sites)
     c.exception_global = EXCEPTION_GLOBAL if c.raise_sites else None
     c.link = _unique([*c.options.link, *c.builder.link_items])
+    c.cooperative = c.builder.cooperative
 
 
 def _optimized(c):

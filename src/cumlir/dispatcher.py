@@ -51,6 +51,17 @@ class Dispatcher:
             f"kernel {self.__name__} must be launched with a configuration: {self.__name__}[blocks, threads](...)"
         )
 
+    def max_cooperative_grid_blocks(self, blockdim, dynsmem=0):
+        """The most blocks of *blockdim* threads a cooperative launch of this kernel may have
+        on the current device; the kernel must have exactly one compiled signature (else ask
+        its overload: ``kernel.overloads[argtypes]``)."""
+        if len(self._overloads) != 1:
+            raise TypeError(
+                f"kernel {self.__name__} has {len(self._overloads)} compiled signatures; call "
+                "max_cooperative_grid_blocks on one of kernel.overloads, or compile one signature first"
+            )
+        return next(iter(self._overloads.values())).max_cooperative_grid_blocks(blockdim, dynsmem)
+
     def compile(self, sig):
         """Type for a signature (a string like "void(float32[:], int64)" or types): the
         KernelOverload, or the DeviceFunction of a device function."""
@@ -172,6 +183,12 @@ class KernelOverload:
         c.typed, c.done = self.typed, "typed"
         return output_of(c, output)
 
+    def max_cooperative_grid_blocks(self, blockdim, dynsmem=0):
+        """The most blocks of *blockdim* threads (an int or a tuple) with *dynsmem* bytes of
+        dynamic shared memory that can be resident at once on the current device: the
+        largest grid a cooperative launch may have."""
+        return self.loaded().max_cooperative_grid_blocks(blockdim, dynsmem)
+
     def _entry(self):
         from .compiler import KernelEntry
 
@@ -199,16 +216,20 @@ class ConfiguredKernel:
         self.config = config
 
     def __call__(self, *args, **kwargs):
-        from .runtime.arguments import argument_type
+        _loaded_for(self.dispatcher, args, kwargs).launch(args, self.config)
 
-        dispatcher = self.dispatcher
-        if kwargs:
-            raise TypeError(f"kernel {dispatcher.__name__} takes positional arguments only")
-        expected = dispatcher.parameter_count
-        if len(args) != expected:
-            raise TypeError(f"kernel {dispatcher.__name__} takes {expected} arguments but {len(args)} were given")
-        argtypes = tuple(argument_type(value, i) for i, value in enumerate(args))
-        dispatcher.overload_for(argtypes).loaded().launch(args, self.config)
+
+def _loaded_for(dispatcher, args, kwargs):
+    """The loaded kernel for the launch arguments *args*, checked."""
+    from .runtime.arguments import argument_type
+
+    if kwargs:
+        raise TypeError(f"kernel {dispatcher.__name__} takes positional arguments only")
+    expected = dispatcher.parameter_count
+    if len(args) != expected:
+        raise TypeError(f"kernel {dispatcher.__name__} takes {expected} arguments but {len(args)} were given")
+    argtypes = tuple(argument_type(value, i) for i, value in enumerate(args))
+    return dispatcher.overload_for(argtypes).loaded()
 
 
 def _later(stage, done):

@@ -50,6 +50,10 @@ class Intrinsic:
     ``rule(lower, sig, args) -> value`` registered with ``@x.lower(patterns...)``.
     """
 
+    # its numba type, set when the typing context installs it; a typer may return a
+    # namespace's type to hand out the namespace as a value (cuda.cg.this_grid())
+    numba_type = None
+
     def __init__(self, key, name):
         self._key = key
         self._name = name

@@ -70,6 +70,11 @@ class BuilderAPI:
 
         return memref_from_params(self, array_type, params)
 
+    def require_cooperative_launch(self):
+        """The code synchronizes the whole grid: the kernel must be launched cooperatively
+        (all its blocks resident at once). Recorded on the module, read by the compiler."""
+        self.module.cooperative = True
+
     def incref(self, typ, value):
         """Kernels run without Numba's reference-counted runtime: nothing to count."""
 

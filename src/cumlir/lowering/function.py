@@ -68,6 +68,8 @@ class MLIRLower(BuilderAPI):
         try:
             return self._values[name]
         except KeyError:
+            if name in self.typemap and not self.has_value(self.typemap[name]):
+                return NO_VALUE  # never materialised, so not carried into later blocks
             raise errors.LoweringError(f"variable '{name}' may be used before it is assigned", self.loc)
 
     def load_vars(self, vars):

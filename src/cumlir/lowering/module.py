@@ -41,6 +41,7 @@ class ModuleBuilder:
         self._strings = {}
         self.raise_sites = []
         self.link_items = []  # what the module's code needs linked: device functions' link=, externals
+        self.cooperative = False  # a rule synchronizes the grid: launch cooperatively
         self._names = set()
 
     def _unique(self, name):

@@ -27,6 +27,8 @@ class LoadedKernel:
             attr = cu.CUfunction_attribute.CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT
             drv.check("cuFuncSetAttribute", cu.cuFuncSetAttribute(self._function, attr, carveout))
         self._context = context
+        self.cooperative = compiled.cooperative  # it synchronizes the grid
+        self._resident = {}  # (threads per block, dynamic shared bytes) -> blocks resident at once
 
     def __repr__(self):
         return f"<cumlir loaded kernel {self.name}>"
@@ -36,6 +38,30 @@ class LoadedKernel:
         cu = drv.driver()
         return drv.check("cuFuncGetAttribute", cu.cuFuncGetAttribute(attr, self._function))
 
+    def max_cooperative_grid_blocks(self, blockdim, dynsmem=0):
+        """How many blocks of *blockdim* threads (an int or a tuple) with *dynsmem* bytes of
+        dynamic shared memory can be resident at once: the most a cooperative launch may have."""
+        threads = _threads(blockdim)
+        key = (threads, dynsmem)
+        blocks = self._resident.get(key)
+        if blocks is None:
+            cu = drv.driver()
+            per_sm = drv.check(
+                "cuOccupancyMaxActiveBlocksPerMultiprocessor",
+                cu.cuOccupancyMaxActiveBlocksPerMultiprocessor(self._function, threads, dynsmem),
+            )
+            sms = self._context.attribute(cu.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
+            blocks = self._resident[key] = per_sm * sms
+        return blocks
+
+    def max_potential_block_size(self, dynsmem=0):
+        """The block size the driver suggests for the most resident threads (``forall``)."""
+        cu = drv.driver()
+        _, size = drv.check(
+            "cuOccupancyMaxPotentialBlockSize", cu.cuOccupancyMaxPotentialBlockSize(self._function, None, dynsmem, 1024)
+        )
+        return size
+
     def launch(self, args, config):
         from .arguments import HostArrayStaging
 
@@ -44,22 +70,43 @@ class LoadedKernel:
         _check_dimensions(context, griddim, blockdim)
         if sharedmem > self._shared.dynamic_allowed:
             self._shared.allow_dynamic(sharedmem)
+        if self.cooperative:
+            self._check_cooperative(griddim, blockdim, sharedmem)
         staging = HostArrayStaging(stream)
         try:
             pointers, buffer = self._packer.pack(args, staging)
             cu = drv.driver()
-            drv.check(
-                "cuLaunchKernel",
-                cu.cuLaunchKernel(
-                    self._function, *griddim, *blockdim, sharedmem, stream, ctypes.addressof(pointers), 0
-                ),
-            )
+            if self.cooperative:  # every block resident at once, as a grid barrier needs
+                drv.check(
+                    "cuLaunchCooperativeKernel",
+                    cu.cuLaunchCooperativeKernel(
+                        self._function, *griddim, *blockdim, sharedmem, stream, ctypes.addressof(pointers)
+                    ),
+                )
+            else:
+                drv.check(
+                    "cuLaunchKernel",
+                    cu.cuLaunchKernel(
+                        self._function, *griddim, *blockdim, sharedmem, stream, ctypes.addressof(pointers), 0
+                    ),
+                )
         except BaseException:
             staging.abandon()
             raise
         staging.finish()
         if self._raise_sites:
             self._report_device_exception(stream)
+
+    def _check_cooperative(self, griddim, blockdim, sharedmem):
+        blocks = griddim[0] * griddim[1] * griddim[2]
+        most = self.max_cooperative_grid_blocks(blockdim, sharedmem)
+        if blocks > most:
+            raise ValueError(
+                f"kernel {self.name} synchronizes its grid, so all its blocks must be resident at once: "
+                f"it was launched with {blocks} blocks, but at most {most} blocks of {_threads(blockdim)} "
+                f"threads ({sharedmem} bytes of dynamic shared memory) fit on this device "
+                "(see max_cooperative_grid_blocks)"
+            )
 
     def _report_device_exception(self, stream):
         """Debug mode: wait for the kernel, and raise what a thread raised (then clear it)."""
@@ -101,6 +148,15 @@ class SharedMemoryLimits:
         attr = cu.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
         drv.check("cuFuncSetAttribute", cu.cuFuncSetAttribute(self._function, attr, nbytes))
         self.dynamic_allowed = nbytes
+
+
+def _threads(blockdim):
+    if isinstance(blockdim, int):
+        return blockdim
+    threads = 1
+    for extent in blockdim:
+        threads *= extent
+    return threads
 
 
 def _check_dimensions(context, griddim, blockdim):

@@ -53,7 +53,7 @@ def install():
     for decl in declarations[_installed:]:
         ty = _numba_type(decl)
         if ty is not None:
-            _types[decl] = ty
+            _types[decl] = decl.numba_type = ty
             register_global(decl._key, ty)
     _installed = len(declarations)
 
