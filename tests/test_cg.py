@@ -77,5 +77,10 @@ def test_on_the_host_the_stubs_raise():
 
 def test_launch_helpers_check_their_arguments():
     kernel = cuda.jit(ck.add_one)
+    with pytest.raises(ValueError, match="ntasks"):
+        kernel.forall(-1)
+    with pytest.raises(ValueError, match="tpb"):
+        kernel.forall(10, tpb=1.5)
     with pytest.raises(TypeError, match="0 compiled signatures"):
         kernel.max_cooperative_grid_blocks(128)
+    kernel.forall(0)()  # nothing to do: no launch, no GPU needed

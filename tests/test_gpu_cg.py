@@ -63,3 +63,24 @@ def test_a_grid_too_large_to_be_resident_is_refused():
     with pytest.raises(ValueError, match=rf"smooth.*{most + 1} blocks.*at most {most} blocks"):
         kernel[most + 1, TPB](a, a.copy(), 1)
     kernel[most, TPB](a, a.copy(), 1)  # the largest grid that fits launches
+
+
+def test_forall_covers_every_task(rng):
+    kernel = cuda.jit(ck.add_one)
+    for n, tpb in ((100_003, 0), (1000, 32), (1, 0)):
+        a = rng.integers(-1000, 1000, n).astype(np.float64)
+        expected = a + 1
+        kernel.forall(n, tpb=tpb)(a)
+        np.testing.assert_array_equal(a, expected)
+    a = np.zeros(5)
+    kernel.forall(0)(a)
+    np.testing.assert_array_equal(a, 0)
+
+
+def test_forall_launches_a_cooperative_kernel(rng):
+    kernel = cuda.jit("void(float64[::1], float64[::1], int64)")(ck.smooth)
+    n = 1000
+    a = rng.uniform(-1, 1, n)
+    expected = _smooth_on_host(a, 20)
+    kernel.forall(n, tpb=TPB)(a, poisoned(n, np.float64), 20)
+    np.testing.assert_allclose(a, expected, rtol=1e-12, atol=1e-12)

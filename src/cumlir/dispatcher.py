@@ -51,6 +51,13 @@ class Dispatcher:
             f"kernel {self.__name__} must be launched with a configuration: {self.__name__}[blocks, threads](...)"
         )
 
+    def forall(self, ntasks, tpb=0, stream=0, sharedmem=0):
+        """A launch covering *ntasks* threads: ``kernel.forall(n)(*args)``. With ``tpb=0``
+        the block size is the one the driver suggests for the most resident threads."""
+        if self.device:
+            raise TypeError(f"{self.__name__} is a device function (device=True); only kernels are launched")
+        return ForAll(self, ntasks, tpb, stream, sharedmem)
+
     def max_cooperative_grid_blocks(self, blockdim, dynsmem=0):
         """The most blocks of *blockdim* threads a cooperative launch of this kernel may have
         on the current device; the kernel must have exactly one compiled signature (else ask
@@ -217,6 +224,27 @@ class ConfiguredKernel:
 
     def __call__(self, *args, **kwargs):
         _loaded_for(self.dispatcher, args, kwargs).launch(args, self.config)
+
+
+class ForAll:
+    """``kernel.forall(ntasks, tpb, stream, sharedmem)``: launched with enough blocks of
+    *tpb* threads (0: the driver's suggestion for the kernel) to cover *ntasks* threads."""
+
+    def __init__(self, dispatcher, ntasks, tpb, stream, sharedmem):
+        for what, value in (("ntasks", ntasks), ("tpb", tpb), ("sharedmem", sharedmem)):
+            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                raise ValueError(f"{dispatcher.__name__}.forall: {what} must be a non-negative int, got {value!r}")
+        self.dispatcher, self.ntasks, self.tpb, self.stream, self.sharedmem = dispatcher, ntasks, tpb, stream, sharedmem
+
+    def __call__(self, *args, **kwargs):
+        from .runtime.launch import LaunchConfiguration
+
+        if self.ntasks == 0:  # nothing to launch, as in Numba-CUDA
+            return
+        kernel = _loaded_for(self.dispatcher, args, kwargs)
+        tpb = self.tpb or kernel.max_potential_block_size(self.sharedmem)
+        blocks = (self.ntasks + tpb - 1) // tpb
+        kernel.launch(args, LaunchConfiguration((blocks, tpb, self.stream, self.sharedmem)))
 
 
 def _loaded_for(dispatcher, args, kwargs):
