@@ -24,9 +24,11 @@ def smooth(a, b, steps):
 
 
 @cuda.jit(device=True)
-def _wait(a, b, i, shift):
-    # a device function holding the barrier: its caller becomes cooperative too
-    b[i] = a[(i + shift) % a.size]
+def _exchange(a, b, i, shift):
+    # a device function holding the barrier: its caller becomes cooperative too. Every
+    # thread of the grid reaches the barrier, as CUDA requires of grid.sync()
+    if i < a.size:
+        b[i] = a[(i + shift) % a.size]
     cuda.cg.this_grid().sync()
 
 
@@ -35,10 +37,7 @@ def rotate(a, b, shift, steps):
     reads what other blocks wrote in the round before."""
     i = cuda.grid(1)
     for _ in range(steps):
-        if i < a.size:
-            _wait(a, b, i, shift)
-        else:
-            cuda.cg.this_grid().sync()
+        _exchange(a, b, i, shift)
         if i < a.size:
             a[i] = b[i]
         cuda.cg.this_grid().sync()
@@ -53,4 +52,4 @@ def add_one(a):
 
 def synced_by_callee(a, b):
     """Only the device function it calls synchronizes the grid."""
-    _wait(a, b, cuda.grid(1) % a.size, 1)
+    _exchange(a, b, cuda.grid(1) % a.size, 1)
