@@ -21,6 +21,10 @@ BLOCK_SIZES = [32, 48, 100, 256]
 MASKS = ["full", "even", "first_k"]
 
 
+def _every_mask_and_block(test):
+    return pytest.mark.parametrize("mask_kind", MASKS)(pytest.mark.parametrize("block", BLOCK_SIZES)(test))
+
+
 def _masks(kind, block, rng):
     n = BLOCKS * block
     existing = wk.existing_lanes(n, block)
@@ -39,8 +43,7 @@ def _warps(masks, block):
     return lane, base, wk.in_mask(masks, lane)
 
 
-@pytest.mark.parametrize("mask_kind", MASKS)
-@pytest.mark.parametrize("block", BLOCK_SIZES)
+@_every_mask_and_block
 @pytest.mark.parametrize("dtype", wk.DTYPES)
 def test_shuffles(dtype, block, mask_kind, rng):
     masks = _masks(mask_kind, block, rng)
@@ -71,8 +74,7 @@ def _per_warp(masks, block):
             yield members
 
 
-@pytest.mark.parametrize("mask_kind", MASKS)
-@pytest.mark.parametrize("block", BLOCK_SIZES)
+@_every_mask_and_block
 @pytest.mark.parametrize("dtype", ["bool", "int32", "float64"])
 def test_votes_and_ballot(dtype, block, mask_kind, rng):
     masks = _masks(mask_kind, block, rng)
@@ -95,8 +97,7 @@ def test_votes_and_ballot(dtype, block, mask_kind, rng):
     assert (ballot[~part] == poisoned(1, "int32")[0]).all()
 
 
-@pytest.mark.parametrize("mask_kind", MASKS)
-@pytest.mark.parametrize("block", BLOCK_SIZES)
+@_every_mask_and_block
 @pytest.mark.parametrize("dtype", wk.DTYPES)
 def test_match_any_and_all(dtype, block, mask_kind, rng):
     masks = _masks(mask_kind, block, rng)
@@ -160,25 +161,21 @@ def _compare(got, expected, scale, dtype, what):
         np.testing.assert_array_equal(got, expected.astype(dtype), err_msg=what)
 
 
+# kernel -> the per-warp reference, applied along each row of 32 lanes
+PER_WARP = {
+    "sum": (wk.warp_sum, lambda rows: np.repeat(rows.sum(axis=1), wk.WARP)),
+    "inclusive scan": (wk.warp_inclusive_scan, lambda rows: np.cumsum(rows, axis=1).ravel()),
+}
+
+
+@pytest.mark.parametrize("what", list(PER_WARP))
 @pytest.mark.parametrize("block", [32, 64, 256])
 @pytest.mark.parametrize("dtype", wk.SUM_DTYPES)
-def test_warp_shuffle_reduction(dtype, block, rng):
+def test_warp_shuffle_reduction_and_scan(dtype, block, what, rng):
+    kernel, reference = PER_WARP[what]
     n = BLOCKS * block
     values = random_values(dtype, n, rng)
     out = poisoned(n, dtype)
-    cuda.jit(wk.warp_sum)[BLOCKS, block](values, out)
+    cuda.jit(kernel)[BLOCKS, block](values, out)
     rows = _wide(_warp_rows(values), dtype)
-    expected = np.repeat(rows.sum(axis=1), wk.WARP)
-    _compare(out, expected, np.repeat(np.abs(rows).sum(axis=1), wk.WARP), dtype, "warp sums")
-
-
-@pytest.mark.parametrize("block", [32, 64, 256])
-@pytest.mark.parametrize("dtype", wk.SUM_DTYPES)
-def test_warp_shuffle_inclusive_scan(dtype, block, rng):
-    n = BLOCKS * block
-    values = random_values(dtype, n, rng)
-    out = poisoned(n, dtype)
-    cuda.jit(wk.warp_inclusive_scan)[BLOCKS, block](values, out)
-    rows = _wide(_warp_rows(values), dtype)
-    expected = np.cumsum(rows, axis=1).ravel()
-    _compare(out, expected, np.cumsum(np.abs(rows), axis=1).ravel(), dtype, "warp prefix sums")
+    _compare(out, reference(rows), reference(np.abs(rows)), dtype, f"warp {what}")

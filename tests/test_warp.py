@@ -21,22 +21,17 @@ def _type_of(pyfunc, *argtypes):
     return resty
 
 
-def _shfl(m, v, b):
-    return cuda.shfl_sync(m, v, b)
+def _calling(stub, arity):
+    """A device function calling *stub* on its arguments (the stub is a closure variable)."""
+    if arity == 2:
+        return lambda a, b: stub(a, b)
+    return lambda a, b, c: stub(a, b, c)
 
 
-def _shfl_up(m, v, b):
-    return cuda.shfl_up_sync(m, v, b)
-
-
-def _shfl_down(m, v, b):
-    return cuda.shfl_down_sync(m, v, b)
-
-
-def _shfl_xor(m, v, b):
-    return cuda.shfl_xor_sync(m, v, b)
-
-
+_shfl, _shfl_up, _shfl_down, _shfl_xor = (_calling(getattr(cuda, n), 3) for n in ("shfl_sync", "shfl_up_sync", "shfl_down_sync", "shfl_xor_sync"))
+_all, _any, _eq, _ballot, _match_any, _match_all = (
+    _calling(getattr(cuda, n), 2) for n in ("all_sync", "any_sync", "eq_sync", "ballot_sync", "match_any_sync", "match_all_sync")
+)
 SHUFFLES = {"shfl_sync": _shfl, "shfl_up_sync": _shfl_up, "shfl_down_sync": _shfl_down, "shfl_xor_sync": _shfl_xor}
 
 
@@ -46,30 +41,6 @@ def test_a_shuffle_returns_its_values_type(name, dtype):
     value = support.numba_type(dtype)
     assert _type_of(SHUFFLES[name], types.uint32, value, types.int32) == value
     assert _type_of(SHUFFLES[name], types.int64, value, types.uint8) == value
-
-
-def _all(m, p):
-    return cuda.all_sync(m, p)
-
-
-def _any(m, p):
-    return cuda.any_sync(m, p)
-
-
-def _eq(m, p):
-    return cuda.eq_sync(m, p)
-
-
-def _ballot(m, p):
-    return cuda.ballot_sync(m, p)
-
-
-def _match_any(m, v):
-    return cuda.match_any_sync(m, v)
-
-
-def _match_all(m, v):
-    return cuda.match_all_sync(m, v)
 
 
 def _lane():
