@@ -368,3 +368,23 @@ for _table, _printer in (
     for _name in _table:
         PRINTERS[_name] = _printer
 PRINTERS["llvm.intr.abs"] = _abs
+
+
+# -- warp shuffles, votes and matches: NVVM ops whose intrinsic is named by their kind ----
+def _kind(op):
+    return str(op.attributes["kind"]).rstrip(">").rsplit(" ", 1)[-1]  # #nvvm<shfl_kind bfly>
+
+
+_WARP_INTRINSICS = {  # op -> the intrinsic name from the op's kind and its value's type
+    "nvvm.shfl.sync": lambda op, ty: f"llvm.nvvm.shfl.sync.{_kind(op)}.{intrinsics.suffix(ty)}",
+    "nvvm.vote.sync": lambda op, ty: f"llvm.nvvm.vote.{_kind(op)}.sync",
+    "nvvm.match.sync": lambda op, ty: f"llvm.nvvm.match.{_kind(op)}.sync.{ty.text}{'p' if _kind(op) == 'all' else ''}",
+}
+
+
+@_rule(*_WARP_INTRINSICS)
+def _warp_intrinsic(p, op):
+    name = _WARP_INTRINSICS[op.name](op, p.type_of(op.operands[1]))
+    if name not in intrinsics.KNOWN_CALLS or "return_value_and_is_valid" in op.attributes:
+        raise Llvm7Error(f"the LLVM 7 printer does not know the intrinsic {name!r} (from {op.name})")
+    _intrinsic_call(p, op, name, list(op.operands))

@@ -126,6 +126,23 @@ class Stub(Intrinsic):
         return (stub, (self.__name__,))
 
 
+class Register(Stub):
+    """A stub read as a value rather than called (``cuda.laneid``): its numba type is
+    *type_name*, a name in ``numba.core.types``, and ``@register.read`` gives its lowering
+    ``rule(lower) -> value``. Read as ``cuda.laneid`` or imported by name, as numba types
+    a global of a registered type."""
+
+    def __init__(self, name, type_name, doc=None):
+        super().__init__(name, doc)
+        self.type_name = type_name
+        self.read_rule = None
+
+    def read(self, rule):
+        """Decorator: the lowering ``rule(lower) -> value`` of reading the register."""
+        self.read_rule = rule
+        return rule
+
+
 class Namespace(Stub):
     """A stub that is read rather than called: a namespace of stubs (``cuda.shared.array``)
     or a register with attributes (``threadIdx.x``). Kernels see it as one numba type,

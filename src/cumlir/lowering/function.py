@@ -15,6 +15,7 @@ from mlir.dialects import cf, func, gpu, ub
 from numba.core import analysis, errors, types
 from numba.core import ir as nir
 
+from .. import intrinsics
 from ..models import default_manager
 from ..typing.target import target_override
 from . import kernel_abi
@@ -100,6 +101,8 @@ class MLIRLower(BuilderAPI):
         """An MLIR value of Numba type *ty* holding the Python value *pyval*."""
         if not self.has_value(ty):
             return NO_VALUE
+        if isinstance(pyval, intrinsics.Register):  # cuda.laneid: typed as a value, read here
+            return pyval.read_rule(self)
         rule = registry.find_constant(ty)
         if rule is None:
             raise errors.LoweringError(f"constants of type {ty} are not supported ({pyval!r})", self.loc)

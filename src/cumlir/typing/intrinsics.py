@@ -35,6 +35,8 @@ def _template_name(decl):
 def _numba_type(decl):
     if isinstance(decl, intrinsics.Namespace):
         return StubNamespace(decl)
+    if isinstance(decl, intrinsics.Register):
+        return getattr(types, decl.type_name)  # read as a value: cuda.laneid is an int32
     if decl._typing is None:
         return None  # lowering only: numba types the key itself
     kind, fn = decl._typing
