@@ -33,7 +33,15 @@ class lazy:
 declarations = []
 
 # the LLVM 7 printer's tables contributed by the areas: table -> {NVVM op: what it prints as}
-NVVM_TABLES = ("special_registers", "asm_registers", "nullary", "asm_statements", "asm_operations", "known_calls")
+NVVM_TABLES = (
+    "special_registers",
+    "asm_registers",
+    "nullary",
+    "calls",
+    "asm_statements",
+    "asm_operations",
+    "known_calls",
+)
 nvvm = {table: {} for table in NVVM_TABLES}
 
 
@@ -183,8 +191,9 @@ class Namespace(Stub):
 def nvvm_ops(**tables):
     """Declare the NVVM dialect ops an area emits, for the LLVM 7 printer of the "nvvm" path
     (``codegen/intrinsics_nvvm.py``), e.g. ``nvvm_ops(nullary={"nvvm.barrier0": "llvm.nvvm.barrier0"})``.
-    Tables: special_registers and nullary (op -> intrinsic), asm_registers (op -> PTX
-    register), asm_statements (op -> PTX), asm_operations (op -> (PTX, constraints)),
+    Tables: special_registers and nullary (op -> intrinsic), calls (op -> intrinsic taking
+    the op's operands and giving its result), asm_registers (op -> PTX register),
+    asm_statements (op -> PTX), asm_operations (op -> (PTX, constraints)),
     known_calls (intrinsic names called through llvm.call_intrinsic)."""
     for table, entries in tables.items():
         if table not in nvvm:
