@@ -105,6 +105,25 @@ def declare(key, name=None):
     return Intrinsic(key, name or f"{getattr(key, '__module__', '')}.{key.__name__}".lstrip("."))
 
 
+class Method(Intrinsic):
+    """A method of the values of a numba type class (``x.bit_count()`` on integers):
+    ``method("Integer", "bit_count")``. Its typer is called with the receiver's type first;
+    its rules get the receiver as the first argument. numba's key is "Integer.bit_count"."""
+
+    def __init__(self, receiver, name):
+        super().__init__(f"{receiver}.{name}", f"{receiver}.{name}")
+        self.receiver = receiver  # a type class name in numba.core.types
+        self.method = name
+
+    def cases(self, fn):
+        raise TypeError(f"{self._name}: a method is typed by a typer, not cases")
+
+
+def method(receiver, name):
+    """Declarations for the method *name* of values of the numba type class *receiver*."""
+    return Method(receiver, name)
+
+
 class Stub(Intrinsic):
     """A name that only has a meaning inside a kernel or device function (``cuda.syncthreads``).
 
