@@ -1,0 +1,263 @@
+"""Synchronization and bit intrinsics on the CPU: typing as Numba-CUDA types them, errors
+naming the intrinsic, and PTX from both back ends assembled by ptxas for sm_80 and sm_90."""
+
+import re
+
+import pytest
+from numba.core import types
+from numba.core.errors import TypingError
+
+from cumlir import cuda
+
+from . import support
+from .cases import sync_bits_kernels as sk
+
+BACKENDS = ["nvptx", "nvvm"]
+CCS = [(8, 0), (9, 0)]
+
+
+def _ptx(kernel, sig, backend, cc):
+    ptx, _ = cuda.compile_ptx(kernel, sig, cc=cc, backend=backend)
+    support.ptxas(ptx, f"sm_{cc[0]}{cc[1]}")
+    return ptx
+
+
+def _has(ptx, *instructions):
+    for instruction in instructions:
+        assert re.search(rf"^\s*{re.escape(instruction)}\b", ptx, re.M), f"{instruction} not in the PTX"
+
+
+@pytest.fixture(params=[(b, cc) for b in BACKENDS for cc in CCS], ids=lambda p: f"{p[0]}-sm{p[1][0]}{p[1][1]}")
+def target(request):
+    return request.param
+
+
+# ---- PTX ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("pred", ["int32", "int64", "uint8", "bool"])
+def test_block_reductions_ptx(pred, target):
+    ptx = _ptx(sk.block_reductions, f"void({pred}[:], int32[:], int32[:], int32[:])", *target)
+    _has(ptx, "bar.red.popc.u32", "bar.red.and.pred", "bar.red.or.pred")
+
+
+def test_syncwarp_ptx(target):
+    _has(_ptx(sk.warp_exchange, "void(int64[:], int64[:])", *target), "bar.warp.sync")
+
+
+def test_fences_and_nanosleep_ptx(target):
+    ptx = _ptx(sk.fenced_reverse, "void(float32[:], float32[:])", *target)
+    _has(ptx, "membar.gl", "membar.cta", "membar.sys", "nanosleep.u32", "bar.sync")
+
+
+@pytest.mark.parametrize("dtype", sk.INT_DTYPES)
+def test_bit_ops_ptx(dtype, target):
+    brev = "uint64" if sk.width(dtype) == 64 else "uint32"
+    sig = f"void({dtype}[:], {dtype}[:], {dtype}[:], uint32[:], {brev}[:], int64[:])"
+    ptx = _ptx(sk.bit_ops, sig, *target)
+    bits = 64 if sk.width(dtype) == 64 else 32
+    _has(ptx, f"popc.b{bits}", f"clz.b{bits}", f"brev.b{bits}")
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_fma_and_cbrt_ptx(dtype, target):
+    ptx = _ptx(sk.float_ops, f"void({', '.join([dtype + '[:]'] * 5)})", *target)
+    _has(ptx, f"fma.rn.f{dtype[-2:]}")
+
+
+@pytest.mark.parametrize("dtype", sk.SELP_DTYPES)
+@pytest.mark.parametrize("pred", ["bool", "int32"])
+def test_selp_ptx(dtype, pred, target):
+    ptx = _ptx(sk.select, f"void({pred}[:], {dtype}[:], {dtype}[:], {dtype}[:])", *target)
+    assert re.search(r"^\s*selp\.", ptx, re.M), "no selp in the PTX"
+
+
+# ---- typing -------------------------------------------------------------------------------
+
+
+def _result(fn, *argtypes):
+    return cuda.compile_ptx(fn, tuple(argtypes), device=True, cc=(9, 0))[1]
+
+
+def _popc(x):
+    return cuda.popc(x)
+
+
+def _clz(x):
+    return cuda.clz(x)
+
+
+def _ffs(x):
+    return cuda.ffs(x)
+
+
+def _brev(x):
+    return cuda.brev(x)
+
+
+def _bit_count(x):
+    return x.bit_count()
+
+
+def _count(p):
+    return cuda.syncthreads_count(p)
+
+
+def _and(p):
+    return cuda.syncthreads_and(p)
+
+
+def _or(p):
+    return cuda.syncthreads_or(p)
+
+
+@pytest.mark.parametrize("name", sk.INT_DTYPES)
+def test_integer_result_types(name):
+    ty = getattr(types, name)
+    assert _result(_popc, ty) == ty
+    assert _result(_clz, ty) == ty
+    assert _result(_ffs, ty) == types.uint32
+    assert _result(_brev, ty) == (types.uint64 if ty.bitwidth == 64 else types.uint32)
+    assert _result(_bit_count, ty) == types.int64
+    for fn in (_count, _and, _or):
+        assert _result(fn, ty) == types.int32
+
+
+def test_bool_operands_as_numba_cuda_converts_them():
+    assert _result(_popc, types.boolean) == types.int8
+    assert _result(_ffs, types.boolean) == types.uint32
+    assert _result(_count, types.boolean) == types.int32
+
+
+def test_float_result_types():
+    def fma(a, b, c):
+        return cuda.fma(a, b, c)
+
+    def cbrt(x):
+        return cuda.cbrt(x)
+
+    def selp(p, a, b):
+        return cuda.selp(p, a, b)
+
+    f32, f64 = types.float32, types.float64
+    assert _result(fma, f32, f32, f32) == f32
+    assert _result(fma, f64, f64, f64) == f64
+    assert _result(fma, f32, f32, f64) == f64  # converted to the float64 case
+    assert _result(cbrt, f32) == f32
+    assert _result(cbrt, f64) == f64
+    assert _result(cbrt, types.int64) == f64
+    for name in sk.SELP_DTYPES:
+        ty = getattr(types, name)
+        assert _result(selp, types.boolean, ty, ty) == ty
+        assert _result(selp, types.int64, ty, ty) == ty
+
+
+def test_fences_syncwarp_and_nanosleep_give_none():
+    def body(mask, ns):
+        cuda.syncwarp()
+        cuda.syncwarp(mask)
+        cuda.threadfence()
+        cuda.threadfence_block()
+        cuda.threadfence_system()
+        cuda.nanosleep(ns)
+
+    assert _result(body, types.uint32, types.int64) == types.none
+
+
+def test_a_literal_bit_count():
+    def literal():
+        return (-8).bit_count()
+
+    assert _result(literal) == types.int64
+
+
+# ---- errors -------------------------------------------------------------------------------
+
+
+def _bad_popc(x):
+    return cuda.popc(x)
+
+
+def _bad_clz(x):
+    return cuda.clz(x, x)
+
+
+def _bad_ffs(x):
+    return cuda.ffs()
+
+
+def _bad_brev(x):
+    return cuda.brev(x)
+
+
+def _bad_fma(x):
+    return cuda.fma(x, x)
+
+
+def _bad_cbrt(x):
+    return cuda.cbrt(x)
+
+
+def _bad_selp_types(x):
+    return cuda.selp(True, x, 1.5)
+
+
+def _bad_selp_pred(x):
+    return cuda.selp(1.5, x, x)
+
+
+def _bad_selp_array(x):
+    return cuda.selp(True, x, x)
+
+
+def _bad_count(x):
+    return cuda.syncthreads_count(x)
+
+
+def _bad_and(x):
+    return cuda.syncthreads_and()
+
+
+def _bad_fence(x):
+    cuda.threadfence(x)
+
+
+def _bad_sleep(x):
+    cuda.nanosleep(x, x)
+
+
+def _bad_bit_count(x):
+    return x.bit_count(2)
+
+
+def _bad_float_bit_count(x):
+    return x.bit_count()
+
+
+@pytest.mark.parametrize(
+    "fn,argtype,name",
+    [
+        (_bad_popc, types.float32, "cuda.popc"),
+        (_bad_clz, types.int32, "cuda.clz"),
+        (_bad_ffs, types.int32, "cuda.ffs"),
+        (_bad_brev, types.float64, "cuda.brev"),
+        (_bad_fma, types.float32, "cuda.fma"),
+        (_bad_cbrt, types.complex128, "cuda.cbrt"),
+        (_bad_selp_types, types.int32, "cuda.selp"),
+        (_bad_selp_pred, types.int32, "cuda.selp"),
+        (_bad_selp_array, types.int32[:], "cuda.selp"),
+        (_bad_count, types.float32, "cuda.syncthreads_count"),
+        (_bad_and, types.int32, "cuda.syncthreads_and"),
+        (_bad_fence, types.int32, "cuda.threadfence"),
+        (_bad_sleep, types.uint32, "cuda.nanosleep"),
+        (_bad_bit_count, types.int32, "bit_count"),
+        (_bad_float_bit_count, types.float32, "bit_count"),
+    ],
+)
+def test_bad_arguments_name_the_intrinsic_and_line(fn, argtype, name):
+    with pytest.raises(TypingError) as info:
+        _result(fn, argtype)
+    message = str(info.value)
+    assert name in message
+    line = fn.__code__.co_firstlineno + 1
+    assert f"test_sync_bits.py\", line {line}" in message or f"({line})" in message
