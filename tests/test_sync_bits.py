@@ -2,7 +2,9 @@
 naming the intrinsic, and PTX from both back ends assembled by ptxas for sm_80 and sm_90."""
 
 import re
+from fractions import Fraction
 
+import numpy as np
 import pytest
 from numba.core import types
 from numba.core.errors import TypingError
@@ -261,3 +263,22 @@ def test_bad_arguments_name_the_intrinsic_and_line(fn, argtype, name):
     assert name in message
     line = fn.__code__.co_firstlineno + 1
     assert f"test_sync_bits.py\", line {line}" in message or f"({line})" in message
+
+
+# ---- the GPU tests' host references -------------------------------------------------------
+
+
+def test_the_bit_references():
+    assert [sk.popc_of(-1, "int8"), sk.clz_of(-1, "int16"), sk.clz_of(0, "uint64"), sk.clz_of(1, "int32")] == [8, 0, 64, 31]
+    assert [sk.ffs_of(0, "int32"), sk.ffs_of(-(2**63), "int64"), sk.ffs_of(12, "uint8")] == [0, 64, 3]
+    assert sk.brev_of(-1, "int8") == 0xFFFFFFFF  # sign-extended to uint32 first
+    assert sk.brev_of(1, "uint16") == 1 << 31
+    assert sk.brev_of(1, "int64") == 1 << 63
+
+
+def test_the_fma_reference_rounds_once():
+    # through float64 this is 1 + 2**-24, a tie that rounds to 1.0; rounded once it goes up
+    value = Fraction(1) + Fraction(1, 2**24) + Fraction(1, 2**60)
+    assert sk.round_fraction(value, np.float32) == np.float32(1 + 2**-23)
+    assert sk.round_fraction(Fraction(1) + Fraction(1, 2**24), np.float32) == np.float32(1)  # ties to even
+    assert sk.fma_of(0.1, 10.0, -1.0, np.float64) == 2.0**-54  # 0.1 * 10 is 1 + 2**-54 exactly
