@@ -81,36 +81,14 @@ def _result(fn, *argtypes):
     return cuda.compile_ptx(fn, tuple(argtypes), device=True, cc=(9, 0))[1]
 
 
-def _popc(x):
-    return cuda.popc(x)
-
-
-def _clz(x):
-    return cuda.clz(x)
-
-
-def _ffs(x):
-    return cuda.ffs(x)
-
-
-def _brev(x):
-    return cuda.brev(x)
-
-
-def _bit_count(x):
-    return x.bit_count()
-
-
-def _count(p):
-    return cuda.syncthreads_count(p)
-
-
-def _and(p):
-    return cuda.syncthreads_and(p)
-
-
-def _or(p):
-    return cuda.syncthreads_or(p)
+_popc = lambda x: cuda.popc(x)  # noqa: E731
+_clz = lambda x: cuda.clz(x)  # noqa: E731
+_ffs = lambda x: cuda.ffs(x)  # noqa: E731
+_brev = lambda x: cuda.brev(x)  # noqa: E731
+_bit_count = lambda x: x.bit_count()  # noqa: E731
+_count = lambda p: cuda.syncthreads_count(p)  # noqa: E731
+_and = lambda p: cuda.syncthreads_and(p)  # noqa: E731
+_or = lambda p: cuda.syncthreads_or(p)  # noqa: E731
 
 
 @pytest.mark.parametrize("name", sk.INT_DTYPES)
@@ -176,92 +154,33 @@ def test_a_literal_bit_count():
 # ---- errors -------------------------------------------------------------------------------
 
 
-def _bad_popc(x):
-    return cuda.popc(x)
+# (kernel body, argument type, what the error names); each on its own line, which the error names too
+BAD = [
+    (lambda x: cuda.popc(x), types.float32, "cuda.popc"),
+    (lambda x: cuda.clz(x, x), types.int32, "cuda.clz"),
+    (lambda x: cuda.ffs(), types.int32, "cuda.ffs"),
+    (lambda x: cuda.brev(x), types.float64, "cuda.brev"),
+    (lambda x: cuda.fma(x, x), types.float32, "cuda.fma"),
+    (lambda x: cuda.cbrt(x), types.complex128, "cuda.cbrt"),
+    (lambda x: cuda.selp(True, x, 1.5), types.int32, "cuda.selp"),
+    (lambda x: cuda.selp(1.5, x, x), types.int32, "cuda.selp"),
+    (lambda x: cuda.selp(True, x, x), types.int32[:], "cuda.selp"),
+    (lambda x: cuda.syncthreads_count(x), types.float32, "cuda.syncthreads_count"),
+    (lambda x: cuda.syncthreads_and(), types.int32, "cuda.syncthreads_and"),
+    (lambda x: cuda.threadfence(x), types.int32, "cuda.threadfence"),
+    (lambda x: cuda.nanosleep(x, x), types.uint32, "cuda.nanosleep"),
+    (lambda x: x.bit_count(2), types.int32, "bit_count"),
+    (lambda x: x.bit_count(), types.float32, "bit_count"),
+]
 
 
-def _bad_clz(x):
-    return cuda.clz(x, x)
-
-
-def _bad_ffs(x):
-    return cuda.ffs()
-
-
-def _bad_brev(x):
-    return cuda.brev(x)
-
-
-def _bad_fma(x):
-    return cuda.fma(x, x)
-
-
-def _bad_cbrt(x):
-    return cuda.cbrt(x)
-
-
-def _bad_selp_types(x):
-    return cuda.selp(True, x, 1.5)
-
-
-def _bad_selp_pred(x):
-    return cuda.selp(1.5, x, x)
-
-
-def _bad_selp_array(x):
-    return cuda.selp(True, x, x)
-
-
-def _bad_count(x):
-    return cuda.syncthreads_count(x)
-
-
-def _bad_and(x):
-    return cuda.syncthreads_and()
-
-
-def _bad_fence(x):
-    cuda.threadfence(x)
-
-
-def _bad_sleep(x):
-    cuda.nanosleep(x, x)
-
-
-def _bad_bit_count(x):
-    return x.bit_count(2)
-
-
-def _bad_float_bit_count(x):
-    return x.bit_count()
-
-
-@pytest.mark.parametrize(
-    "fn,argtype,name",
-    [
-        (_bad_popc, types.float32, "cuda.popc"),
-        (_bad_clz, types.int32, "cuda.clz"),
-        (_bad_ffs, types.int32, "cuda.ffs"),
-        (_bad_brev, types.float64, "cuda.brev"),
-        (_bad_fma, types.float32, "cuda.fma"),
-        (_bad_cbrt, types.complex128, "cuda.cbrt"),
-        (_bad_selp_types, types.int32, "cuda.selp"),
-        (_bad_selp_pred, types.int32, "cuda.selp"),
-        (_bad_selp_array, types.int32[:], "cuda.selp"),
-        (_bad_count, types.float32, "cuda.syncthreads_count"),
-        (_bad_and, types.int32, "cuda.syncthreads_and"),
-        (_bad_fence, types.int32, "cuda.threadfence"),
-        (_bad_sleep, types.uint32, "cuda.nanosleep"),
-        (_bad_bit_count, types.int32, "bit_count"),
-        (_bad_float_bit_count, types.float32, "bit_count"),
-    ],
-)
+@pytest.mark.parametrize("fn,argtype,name", BAD, ids=[f"{name}-{i}" for i, (_, _, name) in enumerate(BAD)])
 def test_bad_arguments_name_the_intrinsic_and_line(fn, argtype, name):
     with pytest.raises(TypingError) as info:
         _result(fn, argtype)
     message = str(info.value)
     assert name in message
-    line = fn.__code__.co_firstlineno + 1
+    line = fn.__code__.co_firstlineno
     assert f"test_sync_bits.py\", line {line}" in message or f"({line})" in message
 
 

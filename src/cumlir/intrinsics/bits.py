@@ -86,11 +86,17 @@ def _ffs(lower, sig, args):
     return lower.call_external("__nv_ffs", _i32(), [x])
 
 
-@brev.lower("Integer")
-def _brev(lower, sig, args):
-    (x,) = args
-    name = "__nv_brevll" if sig.return_type.bitwidth == 64 else "__nv_brev"
-    return lower.call_external(name, x.type, [x])
+def _libdevice(narrow, wide):
+    """A rule calling libdevice's *narrow* routine for 32-bit results, *wide* for 64-bit ones."""
+
+    def rule(lower, sig, args):
+        (x,) = args
+        return lower.call_external(wide if sig.return_type.bitwidth == 64 else narrow, x.type, [x])
+
+    return rule
+
+
+brev.lower("Integer")(_libdevice("__nv_brev", "__nv_brevll"))
 
 
 # ---- floating point -------------------------------------------------------------------------
@@ -114,11 +120,7 @@ def _cbrt_cases():
     return [signature(t, t) for t in (types.float32, types.float64)]
 
 
-@cbrt.lower("Float")
-def _cbrt(lower, sig, args):
-    (x,) = args
-    name = "__nv_cbrt" if sig.return_type.bitwidth == 64 else "__nv_cbrtf"
-    return lower.call_external(name, x.type, [x])
+cbrt.lower("Float")(_libdevice("__nv_cbrtf", "__nv_cbrt"))
 
 
 # ---- selection ------------------------------------------------------------------------------
