@@ -53,6 +53,33 @@ NULLARY = _with_areas(
     },
 )
 
+# NVVM dialect ops that are one intrinsic call on their operands -> intrinsic
+CALLS = _with_areas("calls", {})
+
+# NVVM dialect ops whose intrinsic depends on an enum attribute: op name -> (attribute,
+# number of operands the intrinsic takes, {attribute value as printed: intrinsic})
+BY_ATTRIBUTE = {
+    # only the block-wide form reducing a predicate (no barrier id, no thread count)
+    "nvvm.barrier": (
+        "reductionOp",
+        1,
+        {
+            "#nvvm.reduction<popc>": "llvm.nvvm.barrier0.popc",
+            "#nvvm.reduction<and>": "llvm.nvvm.barrier0.and",
+            "#nvvm.reduction<or>": "llvm.nvvm.barrier0.or",
+        },
+    ),
+    "nvvm.memory.barrier": (
+        "scope",
+        0,
+        {
+            "#nvvm.mem_scope<cta>": "llvm.nvvm.membar.cta",
+            "#nvvm.mem_scope<gpu>": "llvm.nvvm.membar.gl",
+            "#nvvm.mem_scope<sys>": "llvm.nvvm.membar.sys",
+        },
+    ),
+}
+
 # NVVM dialect ops spelled as one PTX instruction
 ASM_STATEMENTS = _with_areas(
     "asm_statements",
@@ -115,6 +142,8 @@ MIN_MAX = {
 KNOWN_CALLS = frozenset(
     set(SPECIAL_REGISTERS.values())
     | set(NULLARY.values())
+    | set(CALLS.values())
+    | {name for _, _, names in BY_ATTRIBUTE.values() for name in names.values()}
     | set(_areas.nvvm_table("known_calls"))
     | {
         "llvm.nvvm.barrier0.popc",

@@ -324,7 +324,20 @@ def _asm_statement(p, op):
 
 def _asm_operation(p, op):
     template, constraints = intrinsics.ASM_OPERATIONS[op.name]
-    _asm_call(p, op, template, constraints, False)
+    # an instruction without a result is there for its effect (nanosleep): keep it
+    _asm_call(p, op, template, constraints, not len(op.results))
+
+
+def _operand_call(p, op):
+    _intrinsic_call(p, op, intrinsics.CALLS[op.name], list(op.operands))
+
+
+def _by_attribute(p, op):
+    attribute, operands, names = intrinsics.BY_ATTRIBUTE[op.name]
+    value = str(op.attributes[attribute]) if attribute in op.attributes else None
+    if value not in names or len(op.operands) != operands:
+        raise Llvm7Error(f"the LLVM 7 printer does not support {op.name} with {attribute} {value} and {len(op.operands)} operands")
+    _intrinsic_call(p, op, names[value], list(op.operands))
 
 
 def _overloaded(p, op):
@@ -359,6 +372,8 @@ for _table, _printer in (
     (intrinsics.SPECIAL_REGISTERS, _special_register),
     (intrinsics.ASM_REGISTERS, _asm_register),
     (intrinsics.NULLARY, _nullary),
+    (intrinsics.CALLS, _operand_call),
+    (intrinsics.BY_ATTRIBUTE, _by_attribute),
     (intrinsics.ASM_STATEMENTS, _asm_statement),
     (intrinsics.ASM_OPERATIONS, _asm_operation),
     (intrinsics.OVERLOADED, _overloaded),

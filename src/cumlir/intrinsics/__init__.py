@@ -12,11 +12,11 @@ import importlib
 import os
 import sys
 
-from ._core import Intrinsic, Namespace, Register, Stub, declare, lazy, nvvm_ops
+from ._core import Intrinsic, Method, Namespace, Register, Stub, declare, lazy, method, nvvm_ops
 from ._core import declarations as _declarations
 from ._core import nvvm as _nvvm
 
-__all__ = ["Intrinsic", "Namespace", "Register", "Stub", "declare", "lazy", "nvvm_ops", "discover"]
+__all__ = ["Intrinsic", "Method", "Namespace", "Register", "Stub", "declare", "lazy", "method", "nvvm_ops", "discover"]
 
 
 def discover(package, path):

@@ -33,7 +33,15 @@ class lazy:
 declarations = []
 
 # the LLVM 7 printer's tables contributed by the areas: table -> {NVVM op: what it prints as}
-NVVM_TABLES = ("special_registers", "asm_registers", "nullary", "asm_statements", "asm_operations", "known_calls")
+NVVM_TABLES = (
+    "special_registers",
+    "asm_registers",
+    "nullary",
+    "calls",
+    "asm_statements",
+    "asm_operations",
+    "known_calls",
+)
 nvvm = {table: {} for table in NVVM_TABLES}
 
 
@@ -99,6 +107,25 @@ class Intrinsic:
 def declare(key, name=None):
     """Declarations for *key*, an operation that is not a cumlir stub (``math.sin``)."""
     return Intrinsic(key, name or f"{getattr(key, '__module__', '')}.{key.__name__}".lstrip("."))
+
+
+class Method(Intrinsic):
+    """A method of the values of a numba type class (``x.bit_count()`` on integers):
+    ``method("Integer", "bit_count")``. Its typer is called with the receiver's type first;
+    its rules get the receiver as the first argument. numba's key is "Integer.bit_count"."""
+
+    def __init__(self, receiver, name):
+        super().__init__(f"{receiver}.{name}", f"{receiver}.{name}")
+        self.receiver = receiver  # a type class name in numba.core.types
+        self.method = name
+
+    def cases(self, fn):
+        raise TypeError(f"{self._name}: a method is typed by a typer, not cases")
+
+
+def method(receiver, name):
+    """Declarations for the method *name* of values of the numba type class *receiver*."""
+    return Method(receiver, name)
 
 
 class Stub(Intrinsic):
@@ -204,8 +231,9 @@ class Namespace(Stub):
 def nvvm_ops(**tables):
     """Declare the NVVM dialect ops an area emits, for the LLVM 7 printer of the "nvvm" path
     (``codegen/intrinsics_nvvm.py``), e.g. ``nvvm_ops(nullary={"nvvm.barrier0": "llvm.nvvm.barrier0"})``.
-    Tables: special_registers and nullary (op -> intrinsic), asm_registers (op -> PTX
-    register), asm_statements (op -> PTX), asm_operations (op -> (PTX, constraints)),
+    Tables: special_registers and nullary (op -> intrinsic), calls (op -> intrinsic taking
+    the op's operands and giving its result), asm_registers (op -> PTX register),
+    asm_statements (op -> PTX), asm_operations (op -> (PTX, constraints)),
     known_calls (intrinsic names called through llvm.call_intrinsic)."""
     for table, entries in tables.items():
         if table not in nvvm:

@@ -4,7 +4,14 @@ ConcreteTemplate, and every stub that is read rather than called (``cuda.shared`
 ``threadIdx``) the one numba type :class:`StubNamespace`."""
 
 from numba.core import types, utils
-from numba.core.typing.templates import AttributeTemplate, CallableTemplate, ConcreteTemplate
+from numba.core.typing.templates import (
+    AttributeTemplate,
+    CallableTemplate,
+    ConcreteTemplate,
+    Signature,
+    bound_function,
+    signature,
+)
 
 from .. import intrinsics
 from .registry import register_attr, register_global
@@ -48,11 +55,27 @@ def _numba_type(decl):
     return types.Function(type(_template_name(decl), (ConcreteTemplate,), body))
 
 
+def _method_template(decl):
+    """An AttributeTemplate giving values of the method's receiver type class the method."""
+    typer = decl._typing[1]
+
+    def resolve(self, receiver, args, kws):
+        result = typer(receiver, *args, **kws)
+        return result if isinstance(result, Signature) or result is None else signature(result, *args)
+
+    body = {"key": getattr(types, decl.receiver), f"resolve_{decl.method}": bound_function(decl._key)(resolve)}
+    return type(_template_name(decl), (AttributeTemplate,), body)
+
+
 def install():
     """Register the typing of declarations made since the last call (areas found since)."""
     global _installed
     declarations = intrinsics.declarations()
     for decl in declarations[_installed:]:
+        if isinstance(decl, intrinsics.Method):
+            if decl._typing is not None:
+                register_attr(_method_template(decl))
+            continue
         ty = _numba_type(decl)
         if ty is not None:
             _types[decl] = decl.numba_type = ty
