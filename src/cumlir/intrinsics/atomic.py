@@ -46,7 +46,9 @@ def _negated_add(lower, dtype, ptr, val):
 
 
 def _bits_type(value):
-    return ir.IntegerType.get_signless(ir.FloatType(value.type).width if _is_float(value) else ir.IntegerType(value.type).width)
+    """The integer type a compare-and-swap on *value*'s type works with."""
+    width = ir.FloatType(value.type).width if _is_float(value) else ir.IntegerType(value.type).width
+    return ir.IntegerType.get_signless(width)
 
 
 def _is_float(value):
