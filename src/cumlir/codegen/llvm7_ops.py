@@ -403,3 +403,64 @@ def _warp_intrinsic(p, op):
     if name not in intrinsics.KNOWN_CALLS or "return_value_and_is_valid" in op.attributes:
         raise Llvm7Error(f"the LLVM 7 printer does not know the intrinsic {name!r} (from {op.name})")
     _intrinsic_call(p, op, name, list(op.operands))
+
+
+# -- atomics -----------------------------------------------------------------------------
+# the MLIR enums, by value (LLVM::AtomicOrdering leaves out 3)
+_ORDERINGS = {2: "monotonic", 4: "acquire", 5: "release", 6: "acq_rel", 7: "seq_cst"}
+_RMW_OPS = ("xchg", "add", "sub", "and", "nand", "or", "xor", "max", "min", "umax", "umin")  # values 0-10, in LLVM 7
+# operations LLVM 7's atomicrmw lacks but PTX has, as the NVVM 7 intrinsics libNVVM knows:
+# MLIR bin_op value -> (intrinsic name for a type suffix and an address space, the types it takes)
+_RMW_INTRINSICS = {
+    11: ("llvm.nvvm.atomic.load.add.{t}.p{space}{t}", ("f32", "f64")),  # fadd
+    15: ("llvm.nvvm.atomic.load.inc.32.p{space}{t}", ("i32",)),  # uinc_wrap
+    16: ("llvm.nvvm.atomic.load.dec.32.p{space}{t}", ("i32",)),  # udec_wrap
+}
+_INTRINSIC_SPACES = (0, 1, 3)  # the NVVM atomic intrinsics come for generic, global and shared pointers
+
+
+def _ordering(op, name):
+    ordering = _ORDERINGS.get(_attr_int(op, name))
+    if ordering is None:
+        raise Llvm7Error(f"{op.name} with ordering {_attr_int(op, name)} is not supported by the LLVM 7 printer")
+    return ordering
+
+
+def _atomic_prefix(op):
+    # libNVVM's atomics are GPU-scoped, which the "device" scope names; other scopes are not spelled
+    scope = op.attributes["syncscope"].value if "syncscope" in op.attributes else "device"
+    if scope != "device":
+        raise Llvm7Error(f"{op.name} with syncscope {scope!r} is not supported by the LLVM 7 printer")
+    return "volatile " if "volatile_" in op.attributes else ""
+
+
+@_rule("llvm.atomicrmw")
+def _atomicrmw(p, op):
+    ptr, value = op.operands
+    volatile, ordering = _atomic_prefix(op), _ordering(op, "ordering")
+    ty, space, bin_op = p.type_of(value), p.type_of(ptr).bits, _attr_int(op, "bin_op")
+    typed = p.cast_pointer(ptr, ty)
+    if bin_op < len(_RMW_OPS):
+        pointer = f"{llvm7_types.typed_pointer(ty, space)} {typed}"
+        p.define(op.results[0], f"atomicrmw {volatile}{_RMW_OPS[bin_op]} {pointer}, {p.typed(value)} {ordering}")
+        return
+    template, suffixes = _RMW_INTRINSICS.get(bin_op, (None, ()))
+    suffix = intrinsics.suffix(ty)
+    if suffix not in suffixes or space not in _INTRINSIC_SPACES or ordering != "monotonic" or volatile:
+        raise Llvm7Error(f"llvm.atomicrmw {bin_op} on {ty.text} ({ordering}) is not supported by the LLVM 7 printer")
+    name = template.format(t=suffix, space=space)
+    pointer_type = llvm7_types.typed_pointer(ty, space)
+    p.module.use_intrinsic(name, f"declare {ty.text} @{name}({pointer_type}, {ty.text})")
+    p.define(op.results[0], f"call {ty.text} @{name}({pointer_type} {typed}, {p.typed(value)})")
+
+
+@_rule("llvm.cmpxchg")
+def _cmpxchg(p, op):
+    ptr, expected, new = op.operands
+    volatile = _atomic_prefix(op)
+    orderings = f"{_ordering(op, 'success_ordering')} {_ordering(op, 'failure_ordering')}"
+    weak = "weak " if "weak" in op.attributes else ""
+    ty, space = p.type_of(expected), p.type_of(ptr).bits
+    typed = p.cast_pointer(ptr, ty)
+    pointer = f"{llvm7_types.typed_pointer(ty, space)} {typed}"
+    p.define(op.results[0], f"cmpxchg {weak}{volatile}{pointer}, {p.typed(expected)}, {p.typed(new)} {orderings}")

@@ -63,6 +63,14 @@ class BuilderAPI:
             size = llvm.ConstantOp(ir.IntegerType.get_signless(64), ir.IntegerAttr.get(ir.IntegerType.get_signless(64), count))
             return llvm.alloca(llvm.PointerType.get(), size, ty)
 
+    def element_pointer(self, array_type, array, index_type, index):
+        """The address (an !llvm.ptr) of the element of *array* (of Numba type *array_type*)
+        at *index* (an integer or a tuple of one per axis, of Numba type *index_type*):
+        negative indices wrap, and debug=True checks bounds, as element access does."""
+        from .elements import element_pointer
+
+        return element_pointer(self, array_type, array, index_type, index)
+
     def memref_from_params(self, array_type, params):
         """A value of the Numba array type *array_type* from (pointer, offset, sizes...,
         strides...) as i64s, the kernel parameters of an array (see abi.md)."""

@@ -6,7 +6,7 @@ Shared by the array rules (arrays.py), views (arrayviews.py), assignment to view
 """
 
 from mlir import ir
-from mlir.dialects import arith, memref, nvvm, scf
+from mlir.dialects import arith, llvm, memref, nvvm, scf
 from numba.core import types
 
 from .exceptions import record_raise
@@ -48,6 +48,32 @@ def _check_bounds(lower, index, length):
         record_raise(lower, IndexError, ("index is out of bounds",), lower.loc)
         nvvm.exit()
         scf.YieldOp([])
+
+
+_GEP_DYNAMIC = -(2**31)  # llvm.getelementptr's marker for an index taken from the operands
+
+
+def element_pointer(lower, array_type, array, index_type, index):
+    """The address of one element as an !llvm.ptr (generic address space): *index* is an
+    integer or a tuple of one integer per axis, wrapped and checked as element access does.
+    The offset is computed with signed arithmetic, so arrays of any layout and stride work."""
+    if isinstance(index_type, types.BaseTuple):
+        members = [lower.extract(index, index_type, k) for k in range(len(index_type))]
+        member_types = index_type.types
+    else:
+        members, member_types = [index], [index_type]
+    if len(members) != array_type.ndim:
+        raise TypeError(f"{array_type} needs {array_type.ndim} indices, got {index_type}")
+    base, offset, *rest = memref.extract_strided_metadata(array)
+    offset = arith.index_cast(i64(), offset)
+    strides = rest[array_type.ndim :]
+    for axis, (member, member_type) in enumerate(zip(members, member_types)):
+        position = arith.index_cast(i64(), wrap_index(lower, dim(array, axis), member, member_type))
+        offset = arith.addi(offset, arith.muli(position, arith.index_cast(i64(), strides[axis])))
+    address = arith.index_cast(i64(), memref.extract_aligned_pointer_as_index(base))
+    pointer = llvm.inttoptr(llvm.PointerType.get(), address)
+    element = lower.dmm.lookup(array_type.dtype).get_data_type()
+    return llvm.getelementptr(llvm.PointerType.get(), pointer, [offset], [_GEP_DYNAMIC], element, 0)
 
 
 # element types whose elements are not a plain load and store: type class -> (load, store)
