@@ -138,6 +138,7 @@ def test_shared_block_reductions(op, dtype, rng):
 @pytest.mark.parametrize("shared", [False, True])
 def test_add_histogram_old_values(dtype, shared, rng):
     # adding 1: the old values of each bin are exactly start, start + 1, ... in some order
+    # (per block for the block-local shared histogram, whose old values are its own)
     keys = rng.integers(0, BINS, N)
     ones = np.ones(N, dtype)
     target = np.zeros(BINS, dtype)
@@ -146,8 +147,11 @@ def test_add_histogram_old_values(dtype, shared, rng):
     _launch(kernel, target, keys, ones, old)
     counts = np.bincount(keys, minlength=BINS)
     np.testing.assert_array_equal(target, counts.astype(dtype))
-    for b in range(BINS):
-        np.testing.assert_array_equal(np.sort(old[keys == b]), np.arange(counts[b], dtype=dtype), err_msg=f"bin {b}")
+    groups = [slice(s, s + THREADS) for s in range(0, N, THREADS)] if shared else [slice(0, N)]
+    for group in groups:
+        for b in range(BINS):
+            mine = old[group][keys[group] == b]
+            np.testing.assert_array_equal(np.sort(mine), np.arange(len(mine), dtype=dtype), err_msg=f"bin {b}")
 
 
 # ---- NaN rules of the float max/min ---------------------------------------------------------

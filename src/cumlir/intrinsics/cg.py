@@ -6,19 +6,20 @@ cooperative launch guarantees: the sync rule marks the module (``lower.require_c
 the compiler records it on the Compilation and the runtime then launches with
 ``cuLaunchCooperativeKernel`` after checking the grid fits on the device.
 
-The barrier is the one CUDA C++'s ``grid.sync()`` compiles to, written here in PTX (see
-docs/cooperative.md for why not libcudadevrt): for a cooperative launch the driver hands
+The barrier is the one CUDA C++'s ``grid.sync()`` compiles to: a block barrier, one thread
+of each block arriving at the grid barrier (in PTX; see docs/cooperative.md for why not
+libcudadevrt), a block barrier. For a cooperative launch the driver hands
 every kernel a zeroed per-launch workspace whose address is in ``%envreg1`` (high word)
 and ``%envreg2`` (low word); its second 32-bit word counts arrivals. Each block's first
 thread adds 1 to it, except block 0's, which adds 0x80000000 - (blocks - 1): once every
 block has arrived the sum is 0x80000000, so the word's top bit flips and its low bits are
 back where they started, ready for the next barrier. Each adder then waits until the top
 bit differs from what its own add saw. The add releases and the polling load acquires at
-GPU scope, and ``bar.sync`` on each side spreads that to the rest of the block.
+GPU scope, and the block barriers on each side spread that to the rest of the block.
 """
 
 from . import Namespace
-from ._modules import llvm, templates, types
+from ._modules import arith, ir, llvm, nvvm, scf, templates, types
 
 cg = Namespace("cg", "Cooperative groups: cuda.cg.this_grid() is the group of every thread of the grid.")
 this_grid = cg.function(
@@ -33,20 +34,12 @@ grid_sync = grid_group.function(
     "before it are visible to all of them after it.",
 )
 
-# one PTX block (its registers and label are local to the braces, so it may appear many
-# times in a kernel); see the module's docstring
-GRID_SYNC_PTX = """{
-.reg .pred %master, %first, %flipped;
+# what one thread of each block does (see the module's docstring); one PTX block, its
+# registers and labels local to the braces, so that it may appear many times in a kernel
+GRID_ARRIVE_AND_WAIT_PTX = """{
+.reg .pred %first, %flipped;
 .reg .b32 %t, %u, %blocks, %add, %seen, %now;
 .reg .b64 %word;
-bar.sync 0;
-mov.u32 %t, %tid.x;
-mov.u32 %u, %tid.y;
-or.b32 %t, %t, %u;
-mov.u32 %u, %tid.z;
-or.b32 %t, %t, %u;
-setp.eq.u32 %master, %t, 0;
-@!%master bra DONE;
 mov.u32 %t, %envreg2;
 mov.u32 %u, %envreg1;
 mov.b64 %word, {%t, %u};
@@ -70,8 +63,6 @@ ld.acquire.gpu.u32 %now, [%word];
 xor.b32 %now, %now, %seen;
 setp.lt.s32 %flipped, %now, 0;
 @!%flipped bra WAIT;
-DONE:
-bar.sync 0;
 }"""
 
 
@@ -93,5 +84,14 @@ def _grid_sync_cases():
 @grid_sync.lower
 def _grid_sync(lower, sig, args):
     lower.require_cooperative_launch()
-    # no operands, no result; "memory" keeps loads and stores on their side of the barrier
-    llvm.inline_asm(None, [], GRID_SYNC_PTX, "~{memory}", has_side_effects=True)
+    # the block barriers are LLVM's convergent intrinsic, so that no optimisation copies
+    # them into diverging paths (a block whose threads wait at two copies never meets);
+    # between them one thread per block arrives at the grid barrier and waits
+    nvvm.Barrier0Op()
+    i32 = ir.IntegerType.get_signless(32)
+    tid = arith.ori(arith.ori(nvvm.ThreadIdXOp(i32).result, nvvm.ThreadIdYOp(i32).result), nvvm.ThreadIdZOp(i32).result)
+    master = scf.IfOp(arith.cmpi(arith.CmpIPredicate.eq, tid, arith.constant(i32, 0)))
+    with ir.InsertionPoint(master.then_block):
+        llvm.inline_asm(None, [], GRID_ARRIVE_AND_WAIT_PTX, "~{memory}", has_side_effects=True)
+        scf.YieldOp([])
+    nvvm.Barrier0Op()
