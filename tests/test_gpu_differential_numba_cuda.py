@@ -8,8 +8,8 @@ NVVM happens to generate (docs/semantics.md states cumlir's): shifts by a negati
 amount or by the width or more, integer powers with exponents above 65536 (numba
 converts a float power back to the integer type), the negation of a narrow signed
 minimum, and float ``//``, ``%`` and ``divmod`` where NVVM's ``frem`` is not C's
-``fmod`` (infinite operands, subnormal divisors, quotients beyond the float type's
-mantissa). Shift amounts are drawn inside the width for this comparison. Float
+``fmod`` (infinite operands, subnormal divisors, quotients of 2**(mantissa bits - 8)
+or more). Shift amounts are drawn inside the width for this comparison. Float
 powers may differ by an ulp (NVVM contracts inside libdevice's ``pow``). Expressions
 numba-cuda does not compile (``max(uint8, bool)``) are skipped."""
 
@@ -135,6 +135,8 @@ def _defined_in_numba(name, left, sig, result, a, b):
         with np.errstate(all="ignore"):
             x, y = a.astype(np.float64), b.astype(np.float64)
             info = np.finfo(operation)
-            exact = np.abs(x / np.where(y == 0, 1, y)) < 2.0**info.nmant
+            # NVVM's frem is x - y * trunc(x / y): its error grows with the quotient, about
+            # quotient * 2**-mantissa of y, and must stay well below one unit of the quotient
+            exact = np.abs(x / np.where(y == 0, 1, y)) < 2.0 ** (info.nmant - 8)
             keep &= np.isfinite(x) & np.isfinite(y) & ((y == 0) | (np.abs(y) >= info.tiny)) & exact
     return keep
