@@ -1,0 +1,42 @@
+"""The examples: their kernels compile on both back ends (CPU), and run and match NumPy (GPU)."""
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+from cumlir import cuda
+
+from . import support
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+
+def _load(name):
+    spec = importlib.util.spec_from_file_location(f"example_{name}", EXAMPLES / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+REDUCTION_KERNELS = {
+    "block_sum": "void(float64[:], float64[:])",
+    "histogram": "void(int32[:], int32[:])",
+    "block_scan": "void(int64[:], int64[:])",
+}
+
+
+@pytest.mark.parametrize("backend", ["nvptx", "nvvm"])
+@pytest.mark.parametrize("cc", [(8, 0), (9, 0)], ids=["sm_80", "sm_90"])
+def test_reduction_kernels_assemble(backend, cc):
+    example = _load("reductions")
+    expected = {"block_sum": "atom.global.add.f64", "histogram": "atom.shared.add", "block_scan": "shfl.sync.up.b32"}
+    for name, sig in REDUCTION_KERNELS.items():
+        ptx, _ = cuda.compile_ptx(getattr(example, name), sig, cc=cc, backend=backend)
+        support.ptxas(ptx, f"sm_{cc[0]}{cc[1]}")
+        assert expected[name] in ptx, name
+
+
+@pytest.mark.gpu
+def test_reductions_match_numpy(rng):
+    _load("reductions").run(rng, n=300_007)
