@@ -80,6 +80,16 @@ def test_an_area_loads_neither_numba_nor_mlir(area_folder):
     assert out.strip() == "<cumlir.cuda.example_intrinsic> True []"
 
 
+def test_cuda_namespace_gives_every_stub_and_no_stub_hides_a_function():
+    names = cumlir.intrinsics.cuda_names()
+    for name, stub in names.items():
+        assert getattr(cuda, name) is stub, f"cuda.{name} is not the intrinsic stub"
+    assert set(names) <= set(cuda.__all__) and set(names) <= set(dir(cuda))
+    namespace = {}
+    exec("from cumlir.cuda import *", namespace)
+    assert namespace["syncthreads"] is names["syncthreads"] and namespace["jit"] is cuda.jit
+
+
 def test_every_cuda_stub_pickles_by_name():
     names = cumlir.intrinsics.cuda_names()
     assert {"threadIdx", "grid", "gridsize", "syncthreads", "shared", "local", "const", "carray", "farray"} <= set(names)

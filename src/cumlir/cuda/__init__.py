@@ -22,16 +22,6 @@ from .decorators import jit
 from .. import intrinsics as _intrinsics
 
 
-def __getattr__(name):
-    # a stub of an area found after this module was imported
-    if "." not in name and not name.startswith("_"):  # not numba's probes (_numba_type_)
-        try:
-            return _intrinsics.stub(name)
-        except KeyError:
-            pass
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
 def is_available():
     """Whether a CUDA GPU and driver can be used."""
     from ..runtime.driver import is_available as available
@@ -67,7 +57,7 @@ def get_current_device():
     return current_context()
 
 
-__all__ = [
+_FUNCTIONS = [
     "jit",
     "compile",
     "compile_for_current_device",
@@ -92,15 +82,22 @@ __all__ = [
 ]
 
 
-def _add_intrinsics():
-    # the intrinsic stubs (threadIdx, grid, shared, syncthreads, carray, ...): the stubs at the
-    # top of every area of cumlir/intrinsics, so that a new intrinsic needs no line here
-    stubs = _intrinsics.cuda_names()
-    clash = sorted(set(stubs) & set(globals()))
-    if clash:
-        raise ImportError(f"intrinsic stubs would hide functions of cumlir.cuda: {', '.join(clash)}")
-    globals().update(stubs)
-    __all__.extend(sorted(stubs))
+def __getattr__(name):
+    # the intrinsic stubs (threadIdx, grid, shared, syncthreads, atomic, libdevice, ...) are the
+    # stubs at the top of the areas of cumlir/intrinsics, imported on first use so that
+    # importing this module stays cheap; a new intrinsic needs no line here
+    if name == "__all__":
+        return _FUNCTIONS + sorted(_intrinsics.cuda_names())
+    if "." not in name and not name.startswith("_"):  # not numba's probes (_numba_type_)
+        try:
+            stub = _intrinsics.stub(name)
+        except KeyError:
+            pass
+        else:
+            globals()[name] = stub  # later reads are plain attribute reads
+            return stub
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-_add_intrinsics()
+def __dir__():
+    return sorted(set(globals()) | set(_intrinsics.cuda_names()))
