@@ -11,7 +11,7 @@ errors at the source line that caused them.
 import contextlib
 
 from mlir import ir
-from mlir.dialects import cf, func, gpu, ub
+from mlir.dialects import cf, func, gpu, llvm, ub
 from numba.core import analysis, errors, types
 from numba.core import ir as nir
 
@@ -343,6 +343,14 @@ class MLIRLower(BuilderAPI):
             raise errors.UnsupportedError(f"the operation '{expr.op}' is not supported in kernels", expr.loc)
         return handler(self, expr, result_type)
 
+    def _null(self, expr, result_type):
+        """A variable that is not assigned on every path into a join (numba's SSA gives it
+        this value on the others): zero where the type allows, as numba does, else undefined."""
+        if not self.has_value(result_type):
+            return NO_VALUE, result_type
+        parts = [_zero_or_poison(self, t) for t in self.flat_types([result_type])]
+        return self.dmm.lookup(result_type).unflatten(parts), result_type
+
     def _call_with_vars(self, key, sig, argvars):
         args = [self.cast(self.load_var(v), self.typemap[v.name], t) for v, t in zip(argvars, sig.args)]
         return self.call(key, sig, args)
@@ -473,8 +481,6 @@ class MLIRLower(BuilderAPI):
     # ---- aggregates ------------------------------------------------------------------
 
     def make_struct(self, ty, values):
-        from mlir.dialects import llvm
-
         if getattr(self.dmm.lookup(ty), "held_apart", False):
             return tuple(values)
         struct = self.poison(self.get_mlir_type(ty))
@@ -484,8 +490,6 @@ class MLIRLower(BuilderAPI):
         return struct
 
     def extract(self, struct, ty, index):
-        from mlir.dialects import llvm
-
         model = self.dmm.lookup(ty)
         member_type = model.member_types()[index]
         if not self.has_value(member_type):
@@ -565,4 +569,11 @@ _EXPRESSIONS = {
     "build_tuple": MLIRLower._build_tuple,
     "exhaust_iter": MLIRLower._exhaust_iter,
     "cast": MLIRLower._cast,
+    "null": MLIRLower._null,
 }
+
+
+def _zero_or_poison(lower, mlir_type):
+    if isinstance(mlir_type, (ir.IntegerType, ir.FloatType)) or str(mlir_type).startswith("!llvm."):
+        return llvm.mlir_zero(mlir_type)
+    return lower.poison(mlir_type)  # memrefs have no zero value
