@@ -97,3 +97,28 @@ def test_unsupported_construct_is_a_clear_error():
     with pytest.raises(Exception) as info:
         cuda.compile_ptx(k, "(float32[:],)", cc=(9, 0))
     assert "line" in str(info.value) or "File" in str(info.value)
+
+
+def test_numba_cuda_names_for_host_code():
+    import io
+
+    from numba.core import types as nb_types
+
+    from cumlir.cuda import float32, int64, void  # Numba-CUDA re-exports the scalar types
+    from cumlir.extending import models
+
+    assert (float32, int64, void) == (nb_types.float32, nb_types.int64, nb_types.void)
+    assert models.register_model is not None and cuda.DeviceNDArray is cuda.devicearray.DeviceNDArray
+    with pytest.raises(AttributeError, match="no attribute 'float128'"):
+        cuda.float128
+
+    @cuda.jit("void(float32[:], float32)")
+    def scale(a, x):
+        a[cuda.grid(1)] *= x
+
+    ptx = scale.inspect_asm(cc=(9, 0))
+    (only,) = ptx.values()
+    assert ".visible .entry scale(" in only and only == scale.inspect_ptx(cc=(9, 0))[next(iter(ptx))]
+    out = io.StringIO()
+    scale.inspect_types(file=out)
+    assert "scale (Array(float32, 1, 'A', False, aligned=True), float32)" in out.getvalue() and "x: float32" in out.getvalue()

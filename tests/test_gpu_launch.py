@@ -178,3 +178,14 @@ def test_typing_error_names_the_source_line():
         bad[1, 1](np.zeros(4))
     assert "no_such_attribute" in str(info.value)
     assert "a[i] = a.no_such_attribute" in str(info.value)
+
+
+def test_current_context_reports_memory_and_synchronizes():
+    context = cuda.current_context()
+    free, total = context.get_memory_info()
+    assert 0 < free <= total
+    array = cuda.device_array(64 << 20, dtype=np.uint8)  # 64 MiB taken shows in the free memory
+    assert context.get_memory_info()[0] < free
+    del array
+    context.synchronize()
+    assert context.compute_capability == cuda.get_current_device().compute_capability

@@ -119,6 +119,18 @@ class Dispatcher:
         """The LLVM IR of each compiled signature (or of *signature*)."""
         return self._inspect("llvm", signature, cc)
 
+    def inspect_asm(self, signature=None, cc=None):
+        """The PTX of each compiled signature (or of *signature*): Numba-CUDA's name for it."""
+        return self._inspect("ptx", signature, cc)
+
+    def inspect_types(self, file=None):
+        """Print the typed Numba IR of each compiled signature (every variable with its type)."""
+        import sys
+
+        for argtypes, overload in self._overloads.items():
+            print(f"{self.__name__} {argtypes}", file=file or sys.stdout)
+            print(overload.typed.dump(), file=file or sys.stdout)
+
     def inspect_mlir(self, signature=None, cc=None):
         """The MLIR of each compiled signature (or of *signature*), as lowered."""
         return self._inspect("mlir", signature, cc)

@@ -19,6 +19,7 @@ from numba.core.typing.templates import AbstractTemplate, AttributeTemplate, sig
 
 from .lowering.extension_registry import _reported, lowering_registry
 from .lowering.registry import registry as _rules
+from . import models  # noqa: F401  (``from cumlir.extending import models``, as numba.extending users write)
 from .models import register_model  # noqa: F401
 from .typing.extension_registry import typing_guard, typing_registry
 from .typing.target import TARGET_NAME

@@ -50,6 +50,14 @@ def default_stream():
     return legacy()
 
 
+def current_context():
+    """The context kernels run in (the current device's primary context): ``get_memory_info()``,
+    ``synchronize()``, ``compute_capability``."""
+    from ..runtime.driver import current_context as context
+
+    return context()
+
+
 def get_current_device():
     """The current device, with ``name`` and ``compute_capability``."""
     from ..runtime.driver import current_context
@@ -69,6 +77,9 @@ _FUNCTIONS = [
     "stream",
     "default_stream",
     "get_current_device",
+    "current_context",
+    "DeviceNDArray",
+    "devicearray",
     "to_device",
     "device_array",
     "device_array_like",
@@ -82,17 +93,44 @@ _FUNCTIONS = [
 ]
 
 
+# the scalar types Numba-CUDA's namespace re-exports from numba (``from numba.cuda import float32``)
+SCALAR_TYPES = frozenset(
+    "boolean bool_ byte char uchar short ushort int_ uint long_ ulong longlong ulonglong "
+    "int8 int16 int32 int64 uint8 uint16 uint32 uint64 intp uintp intc uintc ssize_t size_t "
+    "float16 float32 float64 double complex64 complex128 void none".split()
+)
+
+
+def _devicearray_module():
+    from ..runtime import devicearray
+
+    return devicearray
+
+
+# names loaded on first use: the runtime's device arrays import the driver bindings
+_LAZY = {
+    "devicearray": _devicearray_module,
+    "DeviceNDArray": lambda: _devicearray_module().DeviceNDArray,
+}
+
+
 def __getattr__(name):
     # the intrinsic stubs (threadIdx, grid, shared, syncthreads, atomic, libdevice, ...) are the
     # stubs at the top of the areas of cumlir/intrinsics, imported on first use so that
     # importing this module stays cheap; a new intrinsic needs no line here
     if name == "__all__":
         return _FUNCTIONS + sorted(_intrinsics.cuda_names())
+    if name in _LAZY:
+        value = globals()[name] = _LAZY[name]()
+        return value
     if "." not in name and not name.startswith("_"):  # not numba's probes (_numba_type_)
         try:
             stub = _intrinsics.stub(name)
         except KeyError:
-            pass
+            if name in SCALAR_TYPES:  # numba's types, as Numba-CUDA re-exports them (loads numba)
+                from numba.core import types
+
+                return getattr(types, name)
         else:
             globals()[name] = stub  # later reads are plain attribute reads
             return stub

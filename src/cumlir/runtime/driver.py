@@ -93,6 +93,16 @@ class Context:
     def attribute(self, attr):
         return check("cuDeviceGetAttribute", driver().cuDeviceGetAttribute(attr, self.device))
 
+    def get_memory_info(self):
+        """(free, total) bytes of the device's memory."""
+        self.push()
+        return tuple(check("cuMemGetInfo", driver().cuMemGetInfo()))
+
+    def synchronize(self):
+        """Wait for all work queued in this context to finish."""
+        self.push()
+        check("cuCtxSynchronize", driver().cuCtxSynchronize())
+
     def push(self):
         """Make this context current on the calling thread (if another is not)."""
         cu = _driver
