@@ -59,12 +59,13 @@ def test_compile_ptx_returns_ptx_and_type():
     assert ".visible .entry k(" in ptx
 
 
-def test_kernel_returning_a_value_is_an_error():
+@pytest.mark.parametrize("sig", ["(float32[:],)", "void(float32[:])"])
+def test_kernel_returning_a_value_is_an_error(sig):
     def k(a):
         return a[0]
 
     with pytest.raises(TypeError, match=r"kernel k \(.*test_api.py:\d+\): a kernel must return None, but it returns float32"):
-        cuda.compile_ptx(k, "(float32[:],)", cc=(9, 0))
+        cuda.compile_ptx(k, sig, cc=(9, 0))
 
 
 @pytest.mark.parametrize(

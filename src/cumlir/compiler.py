@@ -43,7 +43,9 @@ class KernelEntry:
         code = self.pyfunc.__code__
         where = f"kernel {self.pyfunc.__name__} ({code.co_filename}:{code.co_firstlineno})"
         check_kernel_result(where, self.return_type)
-        typed = type_function(self.pyfunc, self.argtypes, self.return_type)
+        # typed without a declared void result, so that a kernel returning a value is reported
+        # as such (numba would say it cannot convert the value to none)
+        typed = type_function(self.pyfunc, self.argtypes)
         check_kernel_result(where, typed.return_type)
         return typed
 
