@@ -88,6 +88,16 @@ def array_to_array(lower, fromty, toty, value):
 # ---- attributes and methods ---------------------------------------------------------------
 
 
+@lower_getattr(types.Array, "real")
+@lower_getattr(types.Array, "imag")
+def array_complex_part(lower, ty, array, attr):
+    if isinstance(ty.dtype, types.Complex):
+        return arrayviews.complex_part(lower, ty, array, attr == "imag")
+    if attr == "real":
+        return array  # numba types the real part of a real array as the array itself
+    raise errors.UnsupportedError(f"the imaginary part of a {ty.dtype} array is a new array of zeros, which kernels cannot allocate", lower.loc)
+
+
 @lower_getattr(types.Array, "shape")
 def array_shape(lower, ty, array, attr):
     shape_type = types.UniTuple(types.intp, ty.ndim)

@@ -169,3 +169,14 @@ def view_as(lower, array_type, array, result_type):
         sizes = sizes[:-1] + [rescale(sizes[-1])]
         strides = [rescale(s) for s in strides[:-1]] + [strides[-1]]
     return memref_from_params(lower, result_type, [aligned_pointer(array), rescale(offset), *sizes, *strides])
+
+
+def complex_part(lower, array_type, array, imaginary):
+    """``arr.real`` / ``arr.imag`` of a complex array: a view of its float parts, with twice
+    the strides in floats and, for the imaginary part, one float further in."""
+    result_type = array_type.copy(dtype=array_type.dtype.underlying_float, layout="A")
+    _, offset, sizes, strides = parts(array, array_type.ndim)
+    two = arith.constant(_i64(), 2)
+    offset = arith.addi(arith.muli(offset, two), arith.constant(_i64(), int(imaginary)))
+    strides = [arith.muli(s, two) for s in strides]
+    return memref_from_params(lower, result_type, [aligned_pointer(array), offset, *sizes, *strides])
