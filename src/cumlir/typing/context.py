@@ -1,8 +1,12 @@
 """The typing context for the CUDA target: numba's builtins plus cumlir's declarations."""
 
+from numba.core import types
 from numba.core.typing.context import BaseContext
+from numba.core.typing.templates import signature
 
 from .target import target_override
+
+_REAL = (types.Integer, types.Float, types.Boolean)
 
 
 class CUDATypingContext(BaseContext):
@@ -11,6 +15,19 @@ class CUDATypingContext(BaseContext):
         if not hasattr(typ.pymod, attr):
             return None
         return super().resolve_module_constants(typ, attr)
+
+    def resolve_function_type(self, func, args, kws):
+        # complex64(re, im) / complex128(re, im): numba's template for calling a number class
+        # takes one argument and is consulted before any registered after it
+        if (
+            isinstance(func, types.NumberClass)
+            and isinstance(func.instance_type, types.Complex)
+            and len(args) == 2
+            and not kws
+            and all(isinstance(a, _REAL) for a in args)
+        ):
+            return signature(func.instance_type, *args)
+        return super().resolve_function_type(func, args, kws)
 
     def load_additional_registries(self):
         from numba.core.typing import npydecl

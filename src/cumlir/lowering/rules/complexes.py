@@ -58,6 +58,7 @@ def complex_to_bool(lower, fromty, toty, value):
 
 @lower(complex, types.Number, types.Number)
 @lower(complex, types.Boolean, types.Boolean)
+@lower(types.NumberClass, types.Any, types.Any)  # complex64(re, im), complex128(re, im)
 def complex_from_parts(lower, sig, args):
     ty = sig.return_type
     part = ty.underlying_float
