@@ -40,29 +40,41 @@ def _broadcast_strides(sizes, strides):
     return [arith.select(arith.cmpi(arith.CmpIPredicate.eq, n, one), zero, s) for n, s in zip(sizes, strides)]
 
 
-def assign(lower, view_type, view, value_type, value):
+def source(lower, ndim, value_type, value):
+    """A function of the indices of an *ndim*-d loop nest giving *value* broadcast against
+    it as NumPy does: an array's element (missing leading axes and axes of extent 1
+    repeat), or a scalar itself. Values keep their Numba type (the array's dtype)."""
+    if not isinstance(value_type, types.Array):
+        return lambda indices: value
+    if value_type.ndim > ndim:
+        raise ValueError(f"cannot broadcast a {value_type.ndim}-d array to {ndim} dimensions")
+    base, offset, sizes, strides = arrayviews.parts(value, value_type.ndim)
+    strides = _broadcast_strides(sizes, strides)
+    skipped = ndim - value_type.ndim
+    dtype = value_type.dtype
+
+    def element(indices):
+        where = _offset(offset, strides, indices[skipped:])
+        return load_element(lower, dtype, *arrayviews.element_at(lower, dtype, base, where))
+
+    return element
+
+
+def store_each(lower, view_type, view, element):
+    """Store element(indices) (of the view's dtype) into every element of the view."""
     dtype = view_type.dtype
     base, offset, sizes, strides = arrayviews.parts(view, view_type.ndim)
-    if isinstance(value_type, types.Array):
-        if value_type.ndim > view_type.ndim:
-            raise ValueError(f"cannot assign a {value_type.ndim}-d array to a {view_type.ndim}-d selection")
-        source_base, source_offset, source_sizes, source_strides = arrayviews.parts(value, value_type.ndim)
-        source_strides = _broadcast_strides(source_sizes, source_strides)
-        skipped = view_type.ndim - value_type.ndim
-
-        def element(indices):
-            where = _offset(source_offset, source_strides, indices[skipped:])
-            item = load_element(lower, value_type.dtype, *arrayviews.element_at(lower, value_type.dtype, source_base, where))
-            return lower.cast(item, value_type.dtype, dtype)
-
-    else:
-        scalar = lower.cast(value, value_type, dtype)
-
-        def element(indices):
-            return scalar
 
     def store(indices):
         target, at = arrayviews.element_at(lower, dtype, base, _offset(offset, strides, indices))
         store_element(lower, dtype, element(indices), target, at)
 
     _loop_nest(sizes, store)
+
+
+def assign(lower, view_type, view, value_type, value):
+    if isinstance(value_type, types.Array) and value_type.ndim > view_type.ndim:
+        raise ValueError(f"cannot assign a {value_type.ndim}-d array to a {view_type.ndim}-d selection")
+    item = source(lower, view_type.ndim, value_type, value)
+    item_type = value_type.dtype if isinstance(value_type, types.Array) else value_type
+    store_each(lower, view_type, view, lambda indices: lower.cast(item(indices), item_type, view_type.dtype))

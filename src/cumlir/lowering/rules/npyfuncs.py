@@ -1,6 +1,10 @@
 """NumPy ufuncs called on scalars (``np.sin(x)``, ``np.maximum(a, b)``): each is lowered
 as the equivalent Python operation, typed for the ufunc's argument types, with the
-result converted to the type NumPy's rules give (numba's npydecl)."""
+result converted to the type NumPy's rules give (numba's npydecl).
+
+On arrays, a ufunc needs its output array (``np.sin(x, out)``: device code does not
+allocate): one loop nest over ``out`` applies the scalar ufunc to the inputs broadcast
+against it, and the call returns ``out``."""
 
 import cmath
 import math
@@ -10,6 +14,7 @@ import numpy as np
 from mlir.dialects import arith
 from numba.core import types
 
+from . import fill
 from ..registry import lower
 
 # ufunc -> (function for real arguments, function for complex arguments or None)
@@ -126,6 +131,36 @@ _PYTHON = {
 }
 
 
+def _on_arrays(lower, ufunc, sig, args):
+    name = ufunc.__name__
+    if ufunc.nout != 1 or len(args) != ufunc.nin + 1 or not isinstance(sig.args[-1], types.Array):
+        raise TypeError(
+            f"np.{name} on arrays in device code needs its output array as the last argument "
+            f"(np.{name}({', '.join('x' + str(k) for k in range(ufunc.nin))}, out)): device code cannot allocate"
+        )
+    out_type, out = sig.args[-1], args[-1]
+    inputs = [fill.source(lower, out_type.ndim, t, v) for t, v in zip(sig.args[:-1], args[:-1])]
+    scalar_types = [t.dtype if isinstance(t, types.Array) else t for t in sig.args[:-1]]
+
+    def element(indices):
+        value, value_type = lower.call_function(ufunc, scalar_types, [load(indices) for load in inputs])
+        return lower.cast(value, value_type, out_type.dtype)
+
+    fill.store_each(lower, out_type, out, element)
+    return out
+
+
+def _elementwise(scalar_rule, ufunc):
+    """The rule for *ufunc*: *scalar_rule* on scalars, a loop nest when arrays are involved."""
+
+    def rule(lower, sig, args):
+        if any(isinstance(t, types.Array) for t in sig.args):
+            return _on_arrays(lower, ufunc, sig, args)
+        return scalar_rule(lower, sig, args)
+
+    return rule
+
+
 def _register():
     for ufunc, (real, complex_) in _EQUIVALENTS.items():
 
@@ -137,14 +172,14 @@ def _register():
             value, value_type = lower.call_function(fn, sig.args, args)
             return lower.cast(value, value_type, sig.return_type)
 
-        lower(ufunc, types.VarArg(types.Any))(rule)
+        lower(ufunc, types.VarArg(types.Any))(_elementwise(rule, ufunc))
 
     for ufunc, implementation in _PYTHON.items():
 
         def python_rule(lower, sig, args, implementation=implementation):
             return lower.call_python(implementation, sig, args)
 
-        lower(ufunc, types.VarArg(types.Any))(python_rule)
+        lower(ufunc, types.VarArg(types.Any))(_elementwise(python_rule, ufunc))
 
 
 _register()
