@@ -157,3 +157,27 @@ def test_uniforms_lie_in_the_unit_interval(rng):
         n = x.size
         assert x.min() >= 0 and x.max() <= 1  # float32 rounds values within 2**-25 of 1 up to 1.0
         assert abs(x.mean() - 0.5) < 5 * math.sqrt(1 / 12 / n)
+
+
+def test_same_states_and_numbers_as_numba_cuda(rng, numba_cuda_usable):
+    from .support import import_numba_cuda
+
+    ncuda = import_numba_cuda()
+    from numba.cuda import random as nrandom
+
+    n, draws = 1000, 16
+    for seed, start in ((_seed(rng), 0), (int(rng.integers(0, 2**31)), 3), (-7, 1)):
+        theirs = nrandom.create_xoroshiro128p_states(n, seed, start)
+        ours = curand.create_xoroshiro128p_states(n, seed, start)
+        assert np.array_equal(ours.copy_to_host(), theirs.copy_to_host()), (seed, start)
+    for name, (dtype, kernel) in rk.DRAWS.items():
+        seed = _seed(rng)
+        ours_out = poisoned(n * draws, dtype).reshape(n, draws)
+        theirs_out = poisoned(n * draws, dtype).reshape(n, draws)
+        cuda.jit(kernel)[_blocks(n), THREADS](curand.create_xoroshiro128p_states(n, seed), ours_out)
+        theirs_kernel = ncuda.jit(rk.drawing(getattr(nrandom, name), ncuda))
+        theirs_kernel[_blocks(n), THREADS](nrandom.create_xoroshiro128p_states(n, seed), theirs_out)
+        if name in NORMAL_RTOL:  # libdevice's routines, compiled by NVVM there and LLVM here
+            np.testing.assert_allclose(ours_out, theirs_out, rtol=NORMAL_RTOL[name], atol=0, err_msg=name)
+        else:
+            assert_matches(ours_out.ravel(), theirs_out.ravel(), f"{name}: cumlir vs numba-cuda")

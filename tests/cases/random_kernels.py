@@ -103,11 +103,13 @@ def normal_float64(outputs):
 # ---- kernels ----------------------------------------------------------------------------------
 
 
-def _drawing(draw):
-    """A kernel filling row i of out with successive draws of generator i."""
+def drawing(draw, namespace=cuda):
+    """A kernel filling row i of out with successive draws of generator i (written for
+    cumlir's cuda namespace, or another with the same names: numba-cuda's)."""
+    grid = namespace.grid
 
     def kernel(states, out):
-        i = cuda.grid(1)
+        i = grid(1)
         if i < out.shape[0]:
             for k in range(out.shape[1]):
                 out[i, k] = draw(states, i)
@@ -117,11 +119,11 @@ def _drawing(draw):
 
 
 DRAWS = {
-    "xoroshiro128p_next": ("uint64", _drawing(curand.xoroshiro128p_next)),
-    "xoroshiro128p_uniform_float32": ("float32", _drawing(curand.xoroshiro128p_uniform_float32)),
-    "xoroshiro128p_uniform_float64": ("float64", _drawing(curand.xoroshiro128p_uniform_float64)),
-    "xoroshiro128p_normal_float32": ("float32", _drawing(curand.xoroshiro128p_normal_float32)),
-    "xoroshiro128p_normal_float64": ("float64", _drawing(curand.xoroshiro128p_normal_float64)),
+    "xoroshiro128p_next": ("uint64", drawing(curand.xoroshiro128p_next)),
+    "xoroshiro128p_uniform_float32": ("float32", drawing(curand.xoroshiro128p_uniform_float32)),
+    "xoroshiro128p_uniform_float64": ("float64", drawing(curand.xoroshiro128p_uniform_float64)),
+    "xoroshiro128p_normal_float32": ("float32", drawing(curand.xoroshiro128p_normal_float32)),
+    "xoroshiro128p_normal_float64": ("float64", drawing(curand.xoroshiro128p_normal_float64)),
 }
 
 
