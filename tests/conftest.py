@@ -22,3 +22,13 @@ def rng(request):
 
     # a fresh, reproducible-per-test stream of random inputs
     return np.random.default_rng(abs(hash(request.node.nodeid)) % (2**32))
+
+
+@pytest.fixture(scope="module")
+def numba_cuda_usable():
+    """Skips the test unless numba-cuda is installed and works here (tests comparing with it)."""
+    from .support import numba_cuda_problem
+
+    problem = numba_cuda_problem()
+    if problem:
+        pytest.skip(problem)

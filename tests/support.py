@@ -98,3 +98,32 @@ def assert_matches(actual, expected, op_name="", rtol=0.0):
         assert len(mismatch) == 0, f"{op_name}: {len(mismatch)} mismatches, first at {mismatch[:5]}: " + ", ".join(
             f"got {actual[i]!r} expected {expected[i]!r}" for i in mismatch[:5]
         )
+
+
+def import_numba_cuda():
+    """numba-cuda's ``cuda`` module (the reference the ``*_numba_cuda`` GPU tests compare with)."""
+    # numba-cuda 0.30 still calls np.row_stack, which NumPy 2.4 removed; vstack is the same function
+    if not hasattr(np, "row_stack"):
+        np.row_stack = np.vstack
+    from numba import cuda as ncuda
+
+    return ncuda
+
+
+def numba_cuda_problem():
+    """Why numba-cuda cannot serve as a reference here, or None if it can."""
+    import importlib.util
+
+    if importlib.util.find_spec("numba_cuda") is None:
+        return "numba-cuda is not installed"
+    try:
+        ncuda = import_numba_cuda()
+
+        @ncuda.jit
+        def probe(out):
+            out[0] = 1
+
+        probe[1, 1](np.zeros(1))
+    except Exception as e:  # an incompatible install (its NumPy, its driver) is not ours to test
+        return f"numba-cuda does not work in this environment: {type(e).__name__}: {e}"
+    return None

@@ -1,6 +1,7 @@
 """The examples: their kernels compile on both back ends (CPU), and run and match NumPy (GPU)."""
 
 import importlib.util
+import math
 from pathlib import Path
 
 import pytest
@@ -40,3 +41,20 @@ def test_reduction_kernels_assemble(backend, cc):
 @pytest.mark.gpu
 def test_reductions_match_numpy(rng):
     _load("reductions").run(rng, n=300_007)
+
+
+@pytest.mark.parametrize("backend", ["nvptx", "nvvm"])
+@pytest.mark.parametrize("cc", [(8, 0), (9, 0)], ids=["sm_80", "sm_90"])
+def test_monte_carlo_pi_kernel_assembles(backend, cc):
+    example = _load("monte_carlo_pi")
+    sig = (cuda.random.xoroshiro128p_type[::1], cuda.int64, cuda.int64[::1])
+    ptx, _ = cuda.compile_ptx(example.count_hits, sig, cc=cc, backend=backend)
+    support.ptxas(ptx, f"sm_{cc[0]}{cc[1]}")
+    assert "cvt.rn.f32.f64" in ptx  # the float32 uniforms
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("seed", [1, 2**40 + 3])
+def test_monte_carlo_pi_is_within_five_standard_errors(seed):
+    estimate, sigma = _load("monte_carlo_pi").estimate_pi(generators=16_384, draws=512, seed=seed)
+    assert abs(estimate - math.pi) < 5 * sigma, (estimate, sigma)

@@ -13,8 +13,6 @@ or more). Shift amounts are drawn inside the width for this comparison. Float
 powers may differ by an ulp (NVVM contracts inside libdevice's ``pow``). Expressions
 numba-cuda does not compile (``max(uint8, bool)``) are skipped."""
 
-import importlib.util
-
 import numpy as np
 import pytest
 
@@ -24,23 +22,6 @@ from cumlir import cuda
 
 from . import support
 from .cases import differential_cases
-
-def _numba_cuda_problem():
-    """Why numba-cuda cannot serve as a reference here, or None if it can."""
-    if importlib.util.find_spec("numba_cuda") is None:
-        return "numba-cuda is not installed"
-    try:
-        ncuda = _import_numba_cuda()
-
-        @ncuda.jit
-        def probe(out):
-            out[0] = 1
-
-        probe[1, 1](np.zeros(1))
-    except Exception as e:  # an incompatible install (its NumPy, its driver) is not ours to test
-        return f"numba-cuda does not work in this environment: {type(e).__name__}: {e}"
-    return None
-
 
 pytestmark = [pytest.mark.gpu]
 
@@ -54,29 +35,13 @@ CASES = [
 ]
 
 
-def _import_numba_cuda():
-    # numba-cuda 0.30 still calls np.row_stack, which NumPy 2.4 removed; vstack is the same function
-    if not hasattr(np, "row_stack"):
-        np.row_stack = np.vstack
-    from numba import cuda as ncuda
-
-    return ncuda
-
-
 def _numba_cuda_kernel(expression):
-    ncuda = _import_numba_cuda()
+    ncuda = support.import_numba_cuda()
 
     source = f"def case(a, b, out):\n    i = cuda.grid(1)\n    if i < out.size:\n        out[i] = {expression}\n"
     namespace = {"cuda": ncuda}
     exec(compile(source, f"<{expression}>", "exec"), namespace)
     return ncuda.jit(namespace["case"])
-
-
-@pytest.fixture(scope="module")
-def numba_cuda_usable():
-    problem = _numba_cuda_problem()
-    if problem:
-        pytest.skip(problem)
 
 
 @pytest.mark.parametrize("case", CASES, ids=[differential_cases.case_id(c) for c in CASES])

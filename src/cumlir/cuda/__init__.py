@@ -90,6 +90,7 @@ _FUNCTIONS = [
     "as_cuda_array",
     "is_cuda_array",
     "from_dlpack",
+    "random",
 ]
 
 
@@ -107,10 +108,18 @@ def _devicearray_module():
     return devicearray
 
 
+def _random_module():
+    # not "from . import random", which asks this module's __getattr__ for it first
+    import importlib
+
+    return importlib.import_module(f"{__name__}.random")
+
+
 # names loaded on first use: the runtime's device arrays import the driver bindings
 _LAZY = {
     "devicearray": _devicearray_module,
     "DeviceNDArray": lambda: _devicearray_module().DeviceNDArray,
+    "random": _random_module,  # cuda.random, the xoroshiro128+ generator (a submodule)
 }
 
 
