@@ -68,6 +68,24 @@ def test_kernel_returning_a_value_is_an_error(sig):
         cuda.compile_ptx(k, sig, cc=(9, 0))
 
 
+def _counting_generator(n):
+    for i in range(n):
+        yield i
+
+
+def test_generator_is_refused_with_its_line():
+    count = cuda.jit(device=True)(_counting_generator)
+
+    def k(a):
+        for x in count(3):
+            a[0] = x
+
+    with pytest.raises(Exception, match=r"(?s)_counting_generator is a generator \(it uses yield\).*test_api.py"):
+        cuda.compile_ptx(k, "void(int32[:])", cc=(9, 0))
+    with pytest.raises(Exception, match="is a generator"):
+        cuda.compile_ptx(_counting_generator, "void(int32)", cc=(9, 0))
+
+
 @pytest.mark.parametrize(
     "config,error,message",
     [

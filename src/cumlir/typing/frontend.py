@@ -11,10 +11,12 @@ helpers of lowering rules are all DeviceDispatchers.
 """
 
 import contextlib
+import inspect
 import io
 from dataclasses import dataclass, field
 
 from numba.core import bytecode, compiler, errors, target_extension, types, utils
+from numba.core import ir as numba_ir
 from numba.core import typing as numba_typing
 from numba.core.typing.templates import fold_arguments, signature
 
@@ -63,6 +65,7 @@ def _flags():
 
 def type_function(pyfunc, argtypes, return_type=None):
     """Run numba's frontend on *pyfunc* for *argtypes*; raise numba's TypingError on failure."""
+    _refuse_generators(pyfunc)
     state = compiler.StateDict()
     state.func_id = bytecode.FunctionIdentity.from_function(pyfunc)
     state.typingctx = typing_context()
@@ -91,6 +94,16 @@ def type_function(pyfunc, argtypes, return_type=None):
         calltypes=state.calltypes,
         name=pyfunc.__name__,
     )
+
+
+def _refuse_generators(pyfunc):
+    # numba would type a generator and leave a generator object no device model holds
+    if inspect.isgeneratorfunction(pyfunc):
+        code = pyfunc.__code__
+        raise errors.UnsupportedError(
+            f"{pyfunc.__name__} is a generator (it uses yield): generators are not supported in device code",
+            numba_ir.Loc(code.co_filename, code.co_firstlineno),
+        )
 
 
 class DeviceFunction:
