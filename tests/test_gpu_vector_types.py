@@ -41,14 +41,8 @@ def _assert_same_bytes(actual, expected):
 def test_basic():
     @cuda.jit("void(float64[:])")
     def kernel(arr):
-        v1 = cuda.float64x4(1.0, 3.0, 5.0, 7.0)
-        v2 = cuda.short2(10, 11)
-        arr[0] = v1.x
-        arr[1] = v1.y
-        arr[2] = v1.z
-        arr[3] = v1.w
-        arr[4] = v2.x
-        arr[5] = v2.y
+        K.put4(arr, 0, cuda.float64x4(1.0, 3.0, 5.0, 7.0))
+        K.put2(arr, 4, cuda.short2(10, 11))
 
     out = support.poisoned(6, np.float64)
     kernel[1, 1](out)

@@ -42,6 +42,24 @@ COMPOSITIONS = [
 COMPOSED_LANES = sum(len(c) for c in COMPOSITIONS)
 
 
+@cuda.jit(device=True)
+def put2(out, j, v):
+    out[j] = v.x
+    out[j + 1] = v.y
+
+
+@cuda.jit(device=True)
+def put3(out, j, v):
+    put2(out, j, v)
+    out[j + 2] = v.z
+
+
+@cuda.jit(device=True)
+def put4(out, j, v):
+    put3(out, j, v)
+    out[j + 3] = v.w
+
+
 def compositions_kernel(base):
     V1, V2, V3, V4 = (constructor(base, n) for n in (1, 2, 3, 4))
 
@@ -53,22 +71,16 @@ def compositions_kernel(base):
         ab = V2(a, b)
         j = 2
         for v in (ab, V2(V1(c), b), V2(d, v1a), V2(ab)):
-            out[j] = v.x
-            out[j + 1] = v.y
+            put2(out, j, v)
             j += 2
         cab = V3(c, ab)
         for v in (V3(a, b, c), V3(ab, d), cab, V3(V1(b), c, V1(d)), V3(cab)):
-            out[j] = v.x
-            out[j + 1] = v.y
-            out[j + 2] = v.z
+            put3(out, j, v)
             j += 3
         abc = V3(a, b, c)
         dcba = V4(d, c, b, a)
         for v in (V4(a, b, c, d), V4(ab, ab), V4(abc, d), V4(d, abc), V4(c, ab, V1(d)), V4(V1(d), c, ab), V4(dcba)):
-            out[j] = v.x
-            out[j + 1] = v.y
-            out[j + 2] = v.z
-            out[j + 3] = v.w
+            put4(out, j, v)
             j += 4
 
     kernel.__name__ = f"compositions_{base}"
@@ -83,18 +95,9 @@ def compositions_reference(src):
 def conversions(src, out):
     """Scalars of other types are converted to the base type, as Numba-CUDA converts them:
     float64 rounded to float32, floats truncated toward zero to integers, bools to 0 or 1."""
-    v = cuda.float4(src[0], src[1], src[2], src[3])
-    i = cuda.int2(src[0], src[1])
-    u = cuda.uchar3(src[2] > 0, 7, True)
-    out[0] = v.x
-    out[1] = v.y
-    out[2] = v.z
-    out[3] = v.w
-    out[4] = i.x
-    out[5] = i.y
-    out[6] = u.x
-    out[7] = u.y
-    out[8] = u.z
+    put4(out, 0, cuda.float4(src[0], src[1], src[2], src[3]))
+    put2(out, 4, cuda.int2(src[0], src[1]))
+    put3(out, 6, cuda.uchar3(src[2] > 0, 7, True))
 
 
 def conversions_reference(src):

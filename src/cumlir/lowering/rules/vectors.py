@@ -16,7 +16,7 @@ from numba.core import errors
 from ...vector_types import VectorType
 from ..elements import ELEMENT_ACCESS
 from ..registry import lower_getattr_generic, lower_setattr_generic
-from .records import _advance, element_pointer
+from .records import advance, element_pointer
 
 
 @lower_getattr_generic(VectorType)
@@ -40,7 +40,7 @@ def load_vector(lower, vty, pointer):
     per_access, access_type = _chunks(lower, vty)
     lanes = []
     for first in range(0, vty.count, per_access):
-        chunk = llvm.load(access_type, _advance(pointer, first * vty.base_size), alignment=vty.alignment)
+        chunk = llvm.load(access_type, advance(pointer, first * vty.base_size), alignment=vty.alignment)
         if per_access == 1:
             lanes.append(chunk)
             continue
@@ -61,7 +61,7 @@ def store_vector(lower, vty, value, pointer):
             for k in range(per_access):
                 position = arith.constant(ir.IntegerType.get_signless(32), k)
                 chunk = llvm.insertelement(chunk, lanes[first + k], position)
-        llvm.store(chunk, _advance(pointer, first * vty.base_size), alignment=vty.alignment)
+        llvm.store(chunk, advance(pointer, first * vty.base_size), alignment=vty.alignment)
 
 
 def _load_element(lower, vty, target, indices):
