@@ -14,6 +14,7 @@ from .cases import vector_kernels as K
 pytestmark = pytest.mark.gpu
 
 THREADS = 64
+BACKENDS = ["nvptx", "nvvm"]
 
 
 def _random(dtype, n, rng):
@@ -64,12 +65,13 @@ def test_scalar_conversions(rng):
     np.testing.assert_array_equal(out, K.conversions_reference(src))
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("name", ["float32x4", "float32x2", "float64x2", "float64x4", "int8x4", "uint16x3", "int64x1"])
-def test_grid_stride_copy(name, rng):
+def test_grid_stride_copy(name, backend, rng):
     n = 5000
     src = _random_vectors(name, n, rng)
     dst = _poisoned_vectors(name, n)
-    kernel = cuda.jit(f"void({name}[::1], {name}[::1])")(K.grid_stride_copy)
+    kernel = cuda.jit(f"void({name}[::1], {name}[::1])", backend=backend)(K.grid_stride_copy)
     kernel[8, THREADS](src, dst)  # fewer threads than vectors: each copies several
     _assert_same_bytes(dst, src)
 
@@ -83,15 +85,27 @@ def test_float4_grid_stride_copy_of_device_arrays(rng):
     _assert_same_bytes(d_dst.copy_to_host(), src)
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("name", K.TYPE_NAMES)
-def test_reverse_lanes(name, rng):
+def test_reverse_lanes(name, backend, rng):
     n = 300
     src = _random_vectors(name, n, rng)
     dst = _poisoned_vectors(name, n)
     base, count = name.split("x")
-    kernel = cuda.jit(f"void({name}[:], {name}[::1])")(K.reverse_lanes_kernel(base, int(count)))
+    kernel = cuda.jit(f"void({name}[:], {name}[::1])", backend=backend)(K.reverse_lanes_kernel(base, int(count)))
     kernel[(n + THREADS - 1) // THREADS, THREADS](src, dst)
     _assert_same_bytes(dst, K.reverse_lanes_reference(src))
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_two_dimensional_copy(order, rng):
+    shape = (37, 21)
+    src = np.asarray(_random_vectors("int32x4", 37 * 21, rng).reshape(shape), order=order)
+    dst = np.asarray(_poisoned_vectors("int32x4", 37 * 21).reshape(shape), order=order)
+    layout = "::1, :" if order == "F" else ":, ::1"
+    kernel = cuda.jit(f"void(int4[{layout}], int4[{layout}])")(K.copy_2d)
+    kernel[(5, 3), (8, 8)](src, dst)
+    _assert_same_bytes(np.ascontiguousarray(dst), np.ascontiguousarray(src))
 
 
 def test_strided_vector_array(rng):

@@ -196,6 +196,18 @@ def test_structured_arrays_laying_out_the_lanes_stand_in_for_vector_arrays():
     assert not matches_record(f4, types.float32)
 
 
+def test_eager_kernels_take_structured_arrays_and_records():
+    copy = cuda.jit("void(float4[::1], float4[::1])")(K.grid_stride_copy)
+    f4, i2 = (vector_types[n].numpy_dtype() for n in ("float32x4", "int32x2"))
+    host = np.zeros(8, f4)
+    assert copy.overload_for((_host_type(host), _host_type(host))).argtypes[0] == vector_types["float32x4"][::1]
+    with pytest.raises(TypeError, match="no compiled signature accepts"):
+        copy.overload_for((_host_type(np.zeros(8, np.float32)),) * 2)
+    by_value = cuda.jit("void(float4, int2, float4[::1])")(K.vector_argument)
+    argtypes = tuple(arguments.argument_type(a, 0) for a in (np.zeros(1, f4)[0], np.zeros(1, i2)[0], host))
+    assert by_value.overload_for(argtypes).argtypes[:2] == (vector_types["float32x4"], vector_types["int32x2"])
+
+
 class _FakeStaging:
     def __init__(self, pointer=0x1000):
         self.pointer = pointer
@@ -244,6 +256,8 @@ def test_vector_kernels_assemble(backend, cc):
     _ptx(K.conversions, "void(float64[::1], float64[::1])", backend, cc)
     _ptx(K.device_functions, "void(float4[::1], float32, float4[::1], float64[::1])", backend, cc)
     _ptx(K.vector_argument, "void(float4, int2, float4[::1])", backend, cc)
+    _ptx(K.copy_2d, "void(int4[::1, :], int4[::1, :])", backend, cc)
+    _ptx(K.copy_2d, "void(double3[:, ::1], double3[:, :])", backend, cc)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

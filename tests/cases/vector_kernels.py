@@ -117,6 +117,12 @@ def grid_stride_copy(src, dst):
         i += step
 
 
+def copy_2d(src, dst):
+    i, j = cuda.grid(2)
+    if i < src.shape[0] and j < src.shape[1]:
+        dst[i, j] = src[i, j]
+
+
 def reverse_lanes_kernel(base, n):
     """dst[i] = src[i] with its lanes in reverse order (each lane's position matters)."""
     V = constructor(base, n)
