@@ -108,6 +108,16 @@ def test_two_dimensional_copy(order, rng):
     _assert_same_bytes(np.ascontiguousarray(dst), np.ascontiguousarray(src))
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_views_and_iteration(backend, rng):
+    src = np.zeros(101, vector_types["float32x4"].numpy_dtype())
+    for lane in "xyzw":
+        src[lane] = _random("float32", 101, rng)
+    out = support.poisoned(2, np.float64)
+    cuda.jit("void(float4[:], float64[::1])", backend=backend)(K.views_and_iteration)[1, 1](src, out)
+    np.testing.assert_array_equal(out, K.views_and_iteration_reference(src))
+
+
 def test_strided_vector_array(rng):
     n = 200
     src = _random_vectors("float64x2", 2 * n, rng)[::2]  # every other vector

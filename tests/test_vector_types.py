@@ -257,6 +257,7 @@ def test_vector_kernels_assemble(backend, cc):
     _ptx(K.device_functions, "void(float4[::1], float32, float4[::1], float64[::1])", backend, cc)
     _ptx(K.vector_argument, "void(float4, int2, float4[::1])", backend, cc)
     _ptx(K.copy_2d, "void(int4[::1, :], int4[::1, :])", backend, cc)
+    _ptx(K.views_and_iteration, "void(float4[:], float64[::1])", backend, cc)
     _ptx(K.copy_2d, "void(double3[:, ::1], double3[:, :])", backend, cc)
 
 
@@ -292,6 +293,13 @@ def test_whole_vectors_are_loaded_and_stored_at_once(backend, name, suffix, coun
     stores = [a for a in accesses if a.startswith("st.")]
     assert len(loads) == count and all(re.fullmatch(r"ld\.global(\.nc)?\." + suffix, a) for a in loads), accesses
     assert len(stores) == count and all(re.fullmatch(r"st\.global\." + suffix, a) for a in stores), accesses
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_whole_vector_accesses_do_not_depend_on_optimization(backend):
+    ptx, _ = cuda.compile_ptx(K.grid_stride_copy, "void(float4[::1], float4[::1])", cc=(9, 0), backend=backend, opt=False)
+    support.ptxas(ptx, "sm_90")
+    assert re.search(r"\bld(\.global)?\.v4\.(f32|b32)", ptx) and re.search(r"\bst(\.global)?\.v4\.(f32|b32)", ptx)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

@@ -123,6 +123,22 @@ def copy_2d(src, dst):
         dst[i, j] = src[i, j]
 
 
+def views_and_iteration(src, out):
+    """Vectors read through views (a strided slice, a reversed view) and by iteration."""
+    acc = 0.0
+    for v in src[1::2]:
+        acc += v.x + v.w
+    out[0] = acc
+    out[1] = src[::-1][0].y
+
+
+def views_and_iteration_reference(src):
+    acc = 0.0
+    for v in src[1::2]:
+        acc += float(np.float32(v["x"]) + np.float32(v["w"]))
+    return np.array([acc, src[-1]["y"]])
+
+
 def reverse_lanes_kernel(base, n):
     """dst[i] = src[i] with its lanes in reverse order (each lane's position matters)."""
     V = constructor(base, n)
