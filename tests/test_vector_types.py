@@ -307,3 +307,13 @@ def test_three_lane_vectors_are_accessed_lane_by_lane(backend):
     # aligned only to their base type: a vector access could be misaligned
     accesses = _accesses("float32x3", backend)
     assert len(accesses) == 6 and not any(".v" in a for a in accesses), accesses
+
+
+@pytest.mark.parametrize("cc", ARCHS, ids=lambda cc: targets.chip(cc))
+def test_cxx_callers_link_vector_operators(cc):
+    from cumlir import linking
+    from cumlir.linkable import CUSource, PTXSource
+
+    ptx, _ = cuda.compile(K.scale_xyz, "float4(float4, float32)", cc=cc, abi_info={"abi_name": "scale_xyz"})
+    cubin = linking.link_cubin([PTXSource(ptx, "scale_xyz.ptx"), CUSource(K.SCALE_XYZ_CALLER, "caller.cu")], cc)
+    assert b"call_scale_xyz" in cubin and b"scale_xyz" in cubin

@@ -227,4 +227,15 @@ def vector_argument_reference(v, w, n):
     return out
 
 
+def scale_xyz(v, k):
+    """A vector operator for CUDA C++ callers (cuda.compile with the C ABI)."""
+    return cuda.float4(v.x * k, v.y * k, v.z * k, v.w)
+
+
+SCALE_XYZ_CALLER = """
+extern "C" __device__ float4 scale_xyz(float4 v, float k);
+extern "C" __global__ void call_scale_xyz(float4* p, float k) { p[0] = scale_xyz(p[0], k); }
+"""
+
+
 __all__ = ["BASE_TYPES", "TYPE_NAMES"]
