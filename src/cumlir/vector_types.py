@@ -52,7 +52,8 @@ class VectorType(types.Type):
         """The NumPy structured dtype holding one value (fields ``x``, ``y``, ... at CUDA's offsets)."""
         base = np.dtype(str(self.base_type))
         offsets = [k * self.base_size for k in range(self.count)]
-        return np.dtype({"names": list(self.lanes), "formats": [base] * self.count, "offsets": offsets, "itemsize": self.size})
+        fields = {"names": list(self.lanes), "formats": [base] * self.count, "offsets": offsets}
+        return np.dtype({**fields, "itemsize": self.size})
 
 
 @functools.cache

@@ -2,10 +2,10 @@
 not have is a typing error naming the lanes it has. Lanes are read-only, as in Numba-CUDA."""
 
 from numba.core import errors
+from numba.core.typing.templates import AttributeTemplate
 
 from ...vector_types import VectorType
 from ..registry import register_attr
-from numba.core.typing.templates import AttributeTemplate
 
 
 @register_attr
@@ -16,5 +16,6 @@ class VectorLanes(AttributeTemplate):
         if attr in vty.lanes:
             return vty.base_type
         if attr in ("x", "y", "z", "w"):
-            raise errors.TypingError(f"{vty} has {vty.count} lane{'s' * (vty.count > 1)} ({', '.join(vty.lanes)}): no '{attr}'")
+            lanes = f"{vty.count} lane{'s' * (vty.count > 1)} ({', '.join(vty.lanes)})"
+            raise errors.TypingError(f"{vty} has {lanes}: no '{attr}'")
         return None
