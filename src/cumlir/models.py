@@ -11,6 +11,8 @@ from mlir import ir
 from mlir.dialects import arith, llvm
 from numba.core import types
 
+from .vector_types import VectorType
+
 
 class DataModel:
     has_value = True
@@ -320,6 +322,18 @@ class RecordModel(DataModel):
         return ir.IntegerType.get_signless(8), self.fe_type.size
 
 
+class VectorModel(StructModel):
+    """A CUDA vector type (vector_types.py): a struct of its lanes in registers. Arrays of
+    vectors are memrefs of bytes with byte strides, as arrays of records, so that every
+    access can state the vector's own alignment (see lowering/rules/vectors.py)."""
+
+    def __init__(self, dmm, fe_type):
+        super().__init__(dmm, fe_type, [(lane, fe_type.base_type) for lane in fe_type.lanes])
+
+    def memref_element(self):
+        return ir.IntegerType.get_signless(8), self.fe_type.size
+
+
 class RangeIteratorModel(DataModel):
     """Iteration state of a range: memref<3xT> holding (next value, iterations left, step)."""
 
@@ -384,6 +398,7 @@ for _cls, _model in (
     (types.ArrayIterator, SequenceIteratorModel),
     (types.Array, ArrayModel),
     (types.Record, RecordModel),
+    (VectorType, VectorModel),
     (types.NoneType, OpaqueModel),
     (types.Omitted, OpaqueModel),
     (types.Function, OpaqueModel),

@@ -90,8 +90,10 @@ def _stub_table():
         areas()
         for decl in _declarations[_stubs_seen:]:
             if isinstance(decl, Stub):
-                if _stubs.setdefault(decl.__name__, decl) is not decl:
-                    raise ValueError(f"two intrinsic areas declare cuda.{decl.__name__}")
+                # a stub may also be known by other names (cuda.float4 is cuda.float32x4)
+                for name in (decl.__name__, *getattr(decl, "aliases", ())):
+                    if _stubs.setdefault(name, decl) is not decl:
+                        raise ValueError(f"two intrinsic areas declare cuda.{name}")
         _stubs_seen = len(_declarations)
     return _stubs
 

@@ -3,14 +3,17 @@
 A scalar is one parameter of its in-memory type (bool as one byte). An N-d array
 is 2 + 2N parameters, the memref descriptor without its allocation pointer:
 ``data pointer, offset, size[0..N-1], stride[0..N-1]``, offset and strides in
-elements (bytes for arrays of records), all i64. A record is one pointer to its
-bytes. docs/abi.md describes this for callers; runtime/packing.py
-writes arguments in this layout.
+elements (bytes for arrays of records and of vectors), all i64. A record is one
+pointer to its bytes; a CUDA vector (float32x4, ...) one parameter per lane.
+docs/abi.md describes this for callers; runtime/arguments.py writes arguments in
+this layout.
 """
 
 from mlir import ir
 from mlir.dialects import builtin, llvm
 from numba.core import errors, types
+
+from ..vector_types import VectorType
 
 
 def _i64():
@@ -25,6 +28,8 @@ def param_types(lower, ty):
         return [llvm.PointerType.get()]
     if isinstance(ty, (types.Integer, types.Float, types.Boolean)):
         return [lower.dmm.lookup(ty).get_data_type()]
+    if isinstance(ty, VectorType):  # one parameter per lane
+        return [lower.get_mlir_type(ty.base_type)] * ty.count
     if not lower.has_value(ty):
         return []
     raise errors.UnsupportedError(f"kernel arguments of type {ty} are not supported yet")
@@ -36,6 +41,8 @@ def value_from_params(lower, ty, params):
         return memref_from_params(lower, ty, params)
     if not params:
         return None
+    if isinstance(ty, VectorType):
+        return lower.make_struct(ty, params)
     return lower.dmm.lookup(ty).from_data(params[0])
 
 

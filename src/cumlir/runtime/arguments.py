@@ -150,8 +150,10 @@ class _ArrayParameter:
         self.ndim = ty.ndim
         self.slots = 2 + 2 * ty.ndim
         self._format = "Qq" + "q" * (2 * ty.ndim)
-        # arrays of records count offset and strides in bytes (docs/abi.md)
-        self._byte_strides = _is_record(ty.dtype)
+        # arrays of records and of vectors count offset and strides in bytes (docs/abi.md)
+        self._byte_strides = _is_record(ty.dtype) or _is_vector(ty.dtype)
+        # the kernel loads vectors with their alignment: every element must have it
+        self._alignment = ty.dtype.alignment if _is_vector(ty.dtype) else 1
 
     def pack(self, value, buffer, offset, launch):
         pointer, shape, strides, itemsize = _device_memory(value, self.index, launch)
@@ -167,6 +169,8 @@ class _ArrayParameter:
                     f"argument {self.index}: a byte stride of {s} is not a multiple of the item size {itemsize}"
                 )
             elements.append(s // unit)
+        if self._alignment > 1:
+            _check_alignment(self.index, self.type.dtype, pointer, strides)
         values = (pointer, 0, *shape, *elements)
         for k, v in enumerate(values):
             struct.pack_into(self._format[k], buffer, offset + SLOT * k, v)
@@ -176,6 +180,37 @@ def _is_record(ty):
     from numba.core import types
 
     return isinstance(ty, types.Record)
+
+
+def _is_vector(ty):
+    from ..vector_types import VectorType
+
+    return isinstance(ty, VectorType)
+
+
+def _check_alignment(index, vty, pointer, strides):
+    if pointer % vty.alignment or any(s % vty.alignment for s in strides):
+        raise ValueError(
+            f"argument {index}: an array of {vty} must be aligned to {vty.alignment} bytes "
+            f"(address {pointer:#x}, byte strides {tuple(strides)})"
+        )
+
+
+class _VectorParameter:
+    """A CUDA vector passed by value, one parameter per lane, from a NumPy record laying out
+    its lanes (the host has no vector types; see vector_types.matches_record)."""
+
+    def __init__(self, ty, index):
+        self.index = index
+        self.type = ty
+        self.slots = ty.count
+        self._lane = _ScalarParameter(ty.base_type, index)
+
+    def pack(self, value, buffer, offset, launch):
+        if not isinstance(value, np.void) or value.dtype.names != self.type.lanes:
+            raise TypeError(f"argument {self.index}: expected a record with the lanes of {self.type}, got {value!r}")
+        for k, lane in enumerate(self.type.lanes):
+            self._lane.pack(value[lane], buffer, offset + SLOT * k, launch)
 
 
 class _RecordParameter:
@@ -209,6 +244,8 @@ def _parameter(ty, index):
         return _ArrayParameter(ty, index)
     if isinstance(ty, types.Record):
         return _RecordParameter(ty, index)
+    if _is_vector(ty):
+        return _VectorParameter(ty, index)
     if str(ty) in _SCALAR_FORMATS:
         return _ScalarParameter(ty, index)
     raise TypeError(f"argument {index}: kernel parameters of type {ty} are not supported yet")

@@ -3,6 +3,8 @@
 from numba.core import sigutils, types
 from numba.core.typing.templates import Signature
 
+from ..vector_types import VectorType, matches_record, vector_types
+
 
 def parse_signature(sig):
     """(argument types, return type or None) from "void(float32[:], int64)", a Signature or types."""
@@ -13,10 +15,25 @@ def parse_signature(sig):
     if not isinstance(sig, (str, Signature)):
         raise TypeError(f"a signature is a string, a numba Signature or a tuple of types, not {sig!r}")
     try:
+        if isinstance(sig, str):
+            sig = eval(sig, {}, _signature_names())  # as numba reads signatures, with the vector types
         argtypes, return_type = sigutils.normalize_signature(sig)
     except (NameError, SyntaxError, TypeError, AttributeError) as e:
         raise TypeError(f"cannot read the signature {sig!r}: {e}") from None
     return tuple(argtypes), return_type
+
+
+def _signature_names():
+    """The names a signature string may use: numba's types, and the CUDA vector types under
+    both their names (``float32x4``, ``float4``)."""
+    from ..intrinsics.vectors import constructors
+
+    names = {}
+    for name, stub in constructors.items():
+        for spelling in (name, *stub.aliases):
+            names[spelling] = vector_types[name]
+    names.update(types.__dict__)
+    return names
 
 
 def _accepts_one(declared, actual):
@@ -25,16 +42,23 @@ def _accepts_one(declared, actual):
     if isinstance(declared, types.Array):
         return (
             isinstance(actual, types.Array)
-            and declared.dtype == actual.dtype
+            and (declared.dtype == actual.dtype or _vector_from_host(declared.dtype, actual.dtype))
             and declared.ndim == actual.ndim
             and (declared.layout == "A" or declared.layout == actual.layout)
             and (actual.mutable or not declared.mutable)
         )
+    if _vector_from_host(declared, actual):
+        return True
     if isinstance(declared, (types.Number, types.Boolean)) and isinstance(actual, (types.Number, types.Boolean)):
         from .context import typing_context
 
         return typing_context().can_convert(actual, declared) is not None
     return False
+
+
+def _vector_from_host(declared, actual):
+    # NumPy has no vector dtypes: a structured array laying out the vector's lanes stands in
+    return isinstance(declared, VectorType) and matches_record(declared, actual)
 
 
 def accepts(declared_args, actual_args):

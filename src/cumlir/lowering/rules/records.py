@@ -32,7 +32,7 @@ def _i8():
 _GEP_DYNAMIC = -(2**31)  # llvm.getelementptr's marker: take this index from the operands
 
 
-def _advance(pointer, offset):
+def advance(pointer, offset):
     """*pointer* + *offset* bytes; *offset* is a Python int or an i64 value."""
     if isinstance(offset, int):
         if offset == 0:
@@ -49,7 +49,7 @@ def element_pointer(array, indices):
     for index, stride in zip(indices, strides):
         linear = arith.addi(linear, arith.muli(index, stride))
     base = arith.index_cast(_i64(), memref.extract_aligned_pointer_as_index(array))
-    return _advance(llvm.inttoptr(llvm.PointerType.get(), base), arith.index_cast(_i64(), linear))
+    return advance(llvm.inttoptr(llvm.PointerType.get(), base), arith.index_cast(_i64(), linear))
 
 
 def _alignment(align, offset):
@@ -76,7 +76,7 @@ def _load_scalar(lower, ty, pointer, align):
         part = ir.ComplexType(model.get_value_type()).element_type
         size = ty.bitwidth // 16
         real = llvm.load(part, pointer, alignment=min(align, size))
-        imag = llvm.load(part, _advance(pointer, size), alignment=min(_alignment(align, size), size))
+        imag = llvm.load(part, advance(pointer, size), alignment=min(_alignment(align, size), size))
         return complex.create_(model.get_value_type(), real, imag)
     data = llvm.load(model.get_data_type(), pointer, alignment=min(align, _natural(ty)))
     return model.from_data(data)
@@ -101,7 +101,7 @@ def _store(value, pointer, align):
     llvm.store(arith.trunci(_i8(), low), pointer, alignment=1)
     for k in range(1, size):
         byte = arith.trunci(_i8(), arith.shrui(word, arith.constant(bits, 8 * k)))
-        llvm.store(byte, _advance(pointer, k), alignment=1)
+        llvm.store(byte, advance(pointer, k), alignment=1)
 
 
 def _store_scalar(lower, ty, value, pointer, align):
@@ -109,7 +109,7 @@ def _store_scalar(lower, ty, value, pointer, align):
     if isinstance(ty, types.Complex):
         size = ty.bitwidth // 16
         _store(complex.re(value), pointer, min(align, size))
-        _store(complex.im(value), _advance(pointer, size), min(_alignment(align, size), size))
+        _store(complex.im(value), advance(pointer, size), min(_alignment(align, size), size))
         return
     _store(model.as_data(value), pointer, min(align, _natural(ty)))
 
@@ -119,8 +119,8 @@ def copy_record(record, source, destination):
     chunk = min(8, _alignment(record_alignment(record), record.size))
     chunk_type = ir.IntegerType.get_signless(8 * chunk)
     for offset in range(0, record.size, chunk):
-        value = llvm.load(chunk_type, _advance(source, offset), alignment=chunk)
-        llvm.store(value, _advance(destination, offset), alignment=chunk)
+        value = llvm.load(chunk_type, advance(source, offset), alignment=chunk)
+        llvm.store(value, advance(destination, offset), alignment=chunk)
 
 
 def _load_record_element(lower, record, array, indices):
@@ -198,13 +198,13 @@ def _handler(table, ty, default):
 
 def read_field(lower, record, pointer, name):
     ty, offset, align = _field(lower, record, name)
-    return _handler(_READERS, ty, _load_scalar)(lower, ty, _advance(pointer, offset), align)
+    return _handler(_READERS, ty, _load_scalar)(lower, ty, advance(pointer, offset), align)
 
 
 def write_field(lower, record, pointer, name, value, value_type):
     ty, offset, align = _field(lower, record, name)
     value = lower.cast(value, value_type, ty)
-    _handler(_WRITERS, ty, _store_scalar)(lower, ty, value, _advance(pointer, offset), align)
+    _handler(_WRITERS, ty, _store_scalar)(lower, ty, value, advance(pointer, offset), align)
 
 
 @lower_getattr_generic(types.Record)
