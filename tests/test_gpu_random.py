@@ -166,12 +166,14 @@ def test_same_states_and_numbers_as_numba_cuda(rng, numba_cuda_usable):
     from numba.cuda import random as nrandom
 
     n, draws = 1000, 16
-    for seed, start in ((_seed(rng), 0), (int(rng.integers(0, 2**31)), 3), (-7, 1)):
+    # numba-cuda's host seeding overflows on seeds of 2**63 and above (its njit function is
+    # typed for int64 on the first call): the comparison draws seeds below
+    for seed, start in ((_seed(rng) >> 1, 0), (int(rng.integers(0, 2**31)), 3), (-7, 1)):
         theirs = nrandom.create_xoroshiro128p_states(n, seed, start)
         ours = curand.create_xoroshiro128p_states(n, seed, start)
         assert np.array_equal(ours.copy_to_host(), theirs.copy_to_host()), (seed, start)
     for name, (dtype, kernel) in rk.DRAWS.items():
-        seed = _seed(rng)
+        seed = _seed(rng) >> 1
         ours_out = poisoned(n * draws, dtype).reshape(n, draws)
         theirs_out = poisoned(n * draws, dtype).reshape(n, draws)
         cuda.jit(kernel)[_blocks(n), THREADS](curand.create_xoroshiro128p_states(n, seed), ours_out)
