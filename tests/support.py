@@ -98,3 +98,18 @@ def assert_matches(actual, expected, op_name="", rtol=0.0):
         assert len(mismatch) == 0, f"{op_name}: {len(mismatch)} mismatches, first at {mismatch[:5]}: " + ", ".join(
             f"got {actual[i]!r} expected {expected[i]!r}" for i in mismatch[:5]
         )
+
+
+class FakeLaunch:
+    """Stands for a launch when packing arguments without a GPU: hands out fake device
+    pointers for staged host arrays and records them."""
+
+    def __init__(self):
+        self.staged = []
+
+    def stage_host_array(self, array):
+        self.staged.append(array)
+        return 0x1000 * len(self.staged), array.shape, array.strides, array.itemsize
+
+    def wait_for_producer(self, stream):
+        pass

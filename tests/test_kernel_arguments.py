@@ -17,7 +17,7 @@ from cumlir.runtime import arguments
 from cumlir.typing.signatures import accepts, parse_signature
 
 from .cases import argument_kernels as K
-from .support import poisoned, ptxas
+from .support import FakeLaunch, poisoned, ptxas
 
 BACKENDS = ["nvptx", "nvvm"]
 ENTRIES = {
@@ -93,20 +93,6 @@ def test_a_tuple_member_that_cannot_be_passed_names_its_place():
 # ---- packing -----------------------------------------------------------------------------
 
 
-class _FakeLaunch:
-    """Hands out fake device pointers for host arrays; records what would be staged."""
-
-    def __init__(self):
-        self.staged = []
-
-    def stage_host_array(self, array):
-        self.staged.append(array)
-        return 0x1000 * len(self.staged), array.shape, array.strides, array.itemsize
-
-    def wait_for_producer(self, stream):
-        pass
-
-
 class _DeviceBuffer:
     """A foreign device array: only its __cuda_array_interface__."""
 
@@ -115,7 +101,7 @@ class _DeviceBuffer:
 
 
 def _pack(argtypes, args):
-    launch = _FakeLaunch()
+    launch = FakeLaunch()
     _, buffer = arguments.ArgumentPacker(argtypes).pack(args, launch)
     return bytes(buffer), launch
 
