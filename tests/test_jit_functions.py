@@ -61,6 +61,22 @@ def test_device_typing_does_not_compile_for_the_cpu():
     assert half(3.0) == 1.5  # still an ordinary CPU function
 
 
+def test_jitted_functions_reached_through_a_module_and_after_cpu_use():
+    @numba.njit
+    def triple(x):
+        return 3 * x
+
+    assert triple(2) == 6  # compiled for the CPU first: the device compiles its own
+
+    def kernel(a):
+        a[0] = cases.business_logic(a[0], 1, 2) + triple(a[1])
+
+    text = compiler.emit(kernel, (types.int64[:],), "mlir", (9, 0))
+    assert re.search(r"func.func private @business_logic\(", text)
+    assert re.search(r"func.func private @triple\(", text)
+    assert triple.signatures == [(types.int64,)]
+
+
 def test_declared_signatures_convert_the_arguments():
     def kernel(a, out):
         out[0] = cases.declared_hypot(a[0], a[1])
