@@ -1,6 +1,7 @@
 """Functions jitted for the CPU (``numba.njit``, ``numba.jit``, ``register_jitable``) called
 from kernels and device functions: their Python code is compiled for the device."""
 
+import math
 import re
 
 import numba
@@ -40,6 +41,38 @@ def test_inlining_options_carry_over():
     ptx, _ = cuda.compile_ptx(cases.floats, cases.CASES["floats"][1], cc=(9, 0), opt=False)
     assert "inlined" not in ptx and "forced" not in ptx
     assert "declared_hypot" in ptx and "affine" in ptx
+
+
+@numba.njit(fastmath=True)
+def _fast(x, y):
+    return x / y + math.sin(x)
+
+
+@cuda.jit(device=True, fastmath=True)
+def _fast_device(x, y):
+    return x / y + math.sin(x)
+
+
+def _precise_and(fast_function):
+    def kernel(a, out):
+        out[0] = fast_function(a[0], a[1])
+        out[1] = a[0] / a[1] + math.sin(a[1])
+
+    return kernel
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fast_function", [_fast, _fast_device], ids=["njit", "device"])
+def test_a_function_compiled_with_fastmath_is_fast_on_its_own(fast_function, backend):
+    # its division and sin are approximate, the kernel's own stay correctly rounded
+    ptx, _ = cuda.compile_ptx(_precise_and(fast_function), "void(float32[:], float32[:])", cc=(9, 0), backend=backend)
+    ptxas(ptx, "sm_90")
+    assert "sin.approx.f32" in ptx  # __nv_fast_sinf
+    assert "div.rn.f32" in ptx
+    if backend == "nvptx":  # libNVVM's division follows its -prec-div option, the kernel's
+        assert "div.approx.f32" in ptx
+    plain, _ = cuda.compile_ptx(_precise_and(cases.shifted), "void(float32[:], float32[:])", cc=(9, 0), backend=backend)
+    assert "sin.approx" not in plain and "div.approx" not in plain
 
 
 def test_one_device_dispatcher_per_cpu_function():

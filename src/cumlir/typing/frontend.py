@@ -223,9 +223,9 @@ _CPU_FUNCTIONS = weakref.WeakKeyDictionary()
 
 def device_dispatcher_of(cpu_dispatcher):
     """The device functions of an ``@numba.njit`` (or ``numba.jit``) function called from device
-    code: its Python function compiled by cumlir, as Numba-CUDA does. Its inlining options carry
-    over; the others (``cache``, ``fastmath``, ``nogil``, ``parallel``, ``boundscheck`` ...) are
-    the CPU compiler's, and the kernel's options apply instead. A function whose compilation numba
+    code: its Python function compiled by cumlir, as Numba-CUDA does. Its inlining and fastmath
+    options carry over; the others (``cache``, ``nogil``, ``parallel``, ``boundscheck``,
+    ``error_model`` ...) are the CPU compiler's, and the kernel's options apply instead. A function whose compilation numba
     disabled (``njit`` given signatures) is compiled for exactly those signatures."""
     dispatcher = _CPU_FUNCTIONS.get(cpu_dispatcher)
     if dispatcher is None:
@@ -241,6 +241,7 @@ def _device_options(targetoptions):
     return Options(
         inline="always" if inline == "always" else "never",
         forceinline=bool(targetoptions.get("forceinline", False)),
+        fastmath=targetoptions.get("fastmath") or False,
     )
 
 
