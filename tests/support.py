@@ -127,3 +127,18 @@ def numba_cuda_problem():
     except Exception as e:  # an incompatible install (its NumPy, its driver) is not ours to test
         return f"numba-cuda does not work in this environment: {type(e).__name__}: {e}"
     return None
+
+
+class FakeLaunch:
+    """Stands for a launch when packing arguments without a GPU: hands out fake device
+    pointers for staged host arrays and records them."""
+
+    def __init__(self):
+        self.staged = []
+
+    def stage_host_array(self, array):
+        self.staged.append(array)
+        return 0x1000 * len(self.staged), array.shape, array.strides, array.itemsize
+
+    def wait_for_producer(self, stream):
+        pass

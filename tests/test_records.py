@@ -205,20 +205,9 @@ def test_view_of_a_field_not_at_multiples_of_its_size_is_refused():
 # ---- launch packing -----------------------------------------------------------------------
 
 
-class _FakeStaging:
-    """Records what would be copied to the device; hands out fake device pointers."""
-
-    def __init__(self):
-        self.staged = []
-
-    def stage_host_array(self, array):
-        self.staged.append(array)
-        return 0x1000 * len(self.staged), array.shape, array.strides, array.itemsize
-
-
 def _pack(argtypes, args):
     packer = arguments.ArgumentPacker(argtypes)
-    staging = _FakeStaging()
+    staging = support.FakeLaunch()
     _, buffer = packer.pack(args, staging)
     return np.frombuffer(bytes(buffer), np.int64), staging
 

@@ -99,7 +99,10 @@ class Dispatcher:
                 return candidate
         shown = ", ".join(str(t) for t in argtypes)
         known = "; ".join("(" + ", ".join(str(t) for t in c) + ")" for c in self._overloads)
-        raise TypeError(f"{self.__name__}: no compiled signature accepts the arguments ({shown}); compiled: {known}")
+        raise TypeError(
+            f"{self.__name__}: no compiled signature accepts the arguments ({shown}); compiled: {known}"
+            + _refused_argument(self._overloads, argtypes)
+        )
 
     @property
     def overloads(self):
@@ -270,6 +273,17 @@ def _loaded_for(dispatcher, args, kwargs):
         raise TypeError(f"kernel {dispatcher.__name__} takes {expected} arguments but {len(args)} were given")
     argtypes = tuple(argument_type(value, i) for i, value in enumerate(args))
     return dispatcher.overload_for(argtypes).loaded()
+
+
+def _refused_argument(overloads, argtypes):
+    """With one compiled signature: which argument it refuses, named."""
+    from .typing.signatures import first_refused
+
+    if len(overloads) != 1:
+        return ""
+    (declared,) = overloads
+    k = first_refused(declared, argtypes)
+    return "" if k is None else f" (argument {k}: a {argtypes[k]} cannot be passed as {declared[k]})"
 
 
 def _later(stage, done):

@@ -22,6 +22,9 @@ STAGES = {
 LINE_TABLES = "builtin.module(ensure-debug-info-scope-on-llvm-func{emission-kind=LineTablesOnly})"
 TO_PTX = "builtin.module(gpu-module-to-binary{format=isa})"
 
+# a device function's own fastmath flags (comma-separated), on its func.func until the optimized stage
+FUNCTION_FASTMATH = "cumlir.fastmath"
+
 NVPTX_DATA_LAYOUT = "e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64"
 
 _pass_managers = {}
@@ -84,7 +87,7 @@ def run_stage(module, name, options):
     """Run the MLIR stage *name* ("optimized" or "llvm") on *module*, in place."""
     if name not in STAGES:
         raise ValueError(f"unknown MLIR stage {name!r}; stages: {', '.join(STAGES)}")
-    if name == "optimized" and options.fastmath:
+    if name == "optimized":
         _fast_arithmetic(module, options.fastmath)
     _pass_manager(STAGES[name]).run(module.operation)
     if name == "llvm":
@@ -104,7 +107,19 @@ def ptx(module):
 def _fast_arithmetic(module, flags):
     """fastmath: every floating-point operation gets the chosen LLVM fast-math flags; with
     fastmath=True ("fast") it may be reassociated, contracted and approximated (division and
-    square root included), as with nvcc --use_fast_math."""
+    square root included), as with nvcc --use_fast_math. A device function compiled with its
+    own fastmath option (marked FUNCTION_FASTMATH by lowering) adds its flags to its operations,
+    before they are inlined into their callers."""
+    if flags:
+        _set_fastmath(module.operation, flags)
+    for op in gpu_module_of(module).regions[0].blocks[0].operations:
+        if FUNCTION_FASTMATH in op.attributes:
+            own = frozenset(flags) | frozenset(op.attributes[FUNCTION_FASTMATH].value.split(","))
+            _set_fastmath(op.operation, {"fast"} if "fast" in own else own)
+            del op.attributes[FUNCTION_FASTMATH]
+
+
+def _set_fastmath(root, flags):
     fast = ir.Attribute.parse(f"#arith.fastmath<{','.join(sorted(flags))}>")
 
     def visit(op):
@@ -112,7 +127,7 @@ def _fast_arithmetic(module, flags):
             op.attributes["fastmath"] = fast
         return ir.WalkResult.ADVANCE
 
-    module.operation.walk(visit)
+    root.walk(visit)
 
 
 def _flush_denormals(module):

@@ -29,8 +29,9 @@ NO_VALUE = None
 class MLIRLower(BuilderAPI):
     """Builds one function; ``kind`` is "kernel" (a gpu.func) or "device" (a func.func)."""
 
-    def __init__(self, module, typed, kind, symbol):
+    def __init__(self, module, typed, kind, symbol, options=None):
         self.module = module
+        self._options = options  # a device function's own, where they differ from the module's
         self.typed = typed
         self.func_ir = typed.func_ir
         self.typemap = typed.typemap
@@ -147,7 +148,7 @@ class MLIRLower(BuilderAPI):
 
     @property
     def options(self):
-        return self.module.options
+        return self._options or self.module.options
 
     def poison(self, mlir_type):
         return ub.PoisonOp(mlir_type).result

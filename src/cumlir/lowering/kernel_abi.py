@@ -1,19 +1,24 @@
 """The kernel parameter ABI: how each argument type is passed to a ``gpu.func`` kernel.
 
-A scalar is one parameter of its in-memory type (bool as one byte). An N-d array
-is 2 + 2N parameters, the memref descriptor without its allocation pointer:
-``data pointer, offset, size[0..N-1], stride[0..N-1]``, offset and strides in
-elements (bytes for arrays of records and of vectors), all i64. A record is one
-pointer to its bytes; a CUDA vector (float32x4, ...) one parameter per lane.
+A scalar is one parameter of its in-memory type (bool as one byte); a complex number
+two, its real and imaginary parts. An N-d array is 2 + 2N parameters, the memref
+descriptor without its allocation pointer: ``data pointer, offset, size[0..N-1],
+stride[0..N-1]``, offset and strides in elements (bytes for arrays of records and of
+vectors), all i64. A record is one pointer to its bytes, a raw pointer (``CPointer``,
+``voidptr``) one pointer, a CUDA vector (float32x4, ...) one parameter per lane. A tuple
+is its members' parameters in order, nested tuples flattened.
 docs/abi.md describes this for callers; runtime/arguments.py writes arguments in
 this layout.
 """
 
 from mlir import ir
 from mlir.dialects import builtin, llvm
+from mlir.dialects import complex as mlir_complex
 from numba.core import errors, types
 
 from ..vector_types import VectorType
+
+_POINTERS = (types.Record, types.CPointer, types.RawPointer)
 
 
 def _i64():
@@ -24,12 +29,16 @@ def param_types(lower, ty):
     """The MLIR types of the kernel parameters that carry an argument of Numba type *ty*."""
     if isinstance(ty, types.Array):
         return [llvm.PointerType.get()] + [_i64()] * (1 + 2 * ty.ndim)
-    if isinstance(ty, types.Record):  # by reference: the launcher copies it in and out
+    if isinstance(ty, _POINTERS):  # a record by reference: the launcher copies it in and out
         return [llvm.PointerType.get()]
     if isinstance(ty, (types.Integer, types.Float, types.Boolean)):
         return [lower.dmm.lookup(ty).get_data_type()]
     if isinstance(ty, VectorType):  # one parameter per lane
         return [lower.get_mlir_type(ty.base_type)] * ty.count
+    if isinstance(ty, types.Complex):
+        return [lower.dmm.lookup(ty.underlying_float).get_data_type()] * 2
+    if isinstance(ty, types.BaseTuple):
+        return [t for member in ty.types for t in param_types(lower, member)]
     if not lower.has_value(ty):
         return []
     raise errors.UnsupportedError(f"kernel arguments of type {ty} are not supported yet")
@@ -39,11 +48,24 @@ def value_from_params(lower, ty, params):
     """Rebuild the argument's value from its kernel parameters (inside the kernel's entry block)."""
     if isinstance(ty, types.Array):
         return memref_from_params(lower, ty, params)
+    if isinstance(ty, types.BaseTuple):
+        return _tuple_from_params(lower, ty, params)
     if not params:
         return None
     if isinstance(ty, VectorType):
         return lower.make_struct(ty, params)
+    if isinstance(ty, types.Complex):
+        return mlir_complex.CreateOp(lower.get_mlir_type(ty), params[0], params[1]).result
     return lower.dmm.lookup(ty).from_data(params[0])
+
+
+def _tuple_from_params(lower, ty, params):
+    members = []
+    for member in ty.types:
+        n = len(param_types(lower, member))
+        members.append(value_from_params(lower, member, params[:n]))
+        params = params[n:]
+    return lower.make_struct(ty, members)
 
 
 def memref_from_params(lower, ty, params):

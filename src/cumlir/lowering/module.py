@@ -6,6 +6,7 @@ import re
 from mlir import ir
 from mlir.dialects import func, gpu, memref
 
+from ..codegen.pipeline import FUNCTION_FASTMATH
 from ..mlir_context import mlir_context
 from ..options import Options
 from ..typing.frontend import DeviceFunction
@@ -70,11 +71,20 @@ class ModuleBuilder:
             symbol = self._unique(callee.symbol_hint)
             self._device_symbols[callee] = symbol
             self.add_link_items(callee.link)
-            op = MLIRLower(self, callee.typed, "device", symbol).lower()
             options = callee.dispatcher.options
+            op = MLIRLower(self, callee.typed, "device", symbol, self._function_options(options)).lower()
             if options.forceinline or options.inline == "always":
                 force_inline(op)
+            if options.fastmath:
+                op.attributes[FUNCTION_FASTMATH] = ir.StringAttr.get(",".join(sorted(options.fastmath)))
         return symbol
+
+    def _function_options(self, options):
+        """The options a device function is lowered with: the module's, plus its own fastmath
+        flags (a device function compiled with fastmath uses approximate math routines)."""
+        if options.fastmath <= self.options.fastmath:
+            return None
+        return self.options.replace(fastmath=self.options.fastmath | options.fastmath)
 
     def add_link_items(self, items):
         """Record code the module's functions call into, to be linked with it."""

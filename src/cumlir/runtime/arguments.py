@@ -1,7 +1,9 @@
 """Kernel arguments at launch: their Numba types, and packing them into parameters.
 
-Types come from the Python values: ints are int64, floats float64, NumPy scalars
-keep their dtype; NumPy arrays and objects exposing ``__cuda_array_interface__``
+Types come from the Python values: ints are int64, floats float64, complex numbers
+complex128, NumPy scalars keep their dtype (a structured scalar is a Record), tuples
+and namedtuples are typed member by member, ``ctypes.c_void_p`` is a ``voidptr``;
+NumPy arrays and objects exposing ``__cuda_array_interface__``
 (CuPy, PyTorch, ...) become ``Array(dtype, ndim, layout)``. NumPy arrays live on
 the host: they are copied to the device before the launch and back after it, as
 Numba-CUDA does. Device arrays are used in place: cumlir's own are recognised by
@@ -9,8 +11,11 @@ their type, mapped host arrays pass their device address, and objects that only
 speak DLPack (cuda.core buffers) are imported for the launch.
 
 Parameters follow the kernel ABI of lowering/kernel_abi.py: a scalar is one
-parameter; an N-d array is (data pointer, offset, sizes, strides), offset and
-strides counted in elements. Each parameter occupies an 8-byte slot of one buffer.
+parameter, a complex number two; an N-d array is (data pointer, offset, sizes,
+strides), offset and strides counted in elements; a raw pointer (``CPointer``,
+``voidptr``: a kernel compiled for one takes a device address as an int) and a
+record one pointer; a tuple its members' parameters. Each parameter occupies an
+8-byte slot of one buffer.
 """
 
 import ctypes
@@ -56,6 +61,14 @@ def _scalar_type(value, index):
             return numpy_support.from_dtype(value.dtype)
         except Exception:
             pass
+    # kinds checked only after the common ones, which keep their cost
+    if isinstance(value, complex):
+        return types.complex128
+    if isinstance(value, tuple):
+        members = [argument_type(v, f"{index}[{k}]") for k, v in enumerate(value)]
+        return types.BaseTuple.from_types(members, type(value))
+    if isinstance(value, ctypes.c_void_p):
+        return types.voidptr
     raise TypeError(f"argument {index}: values of type {type(value).__name__} cannot be passed to a kernel")
 
 
@@ -176,6 +189,86 @@ class _ArrayParameter:
             struct.pack_into(self._format[k], buffer, offset + SLOT * k, v)
 
 
+class _ComplexParameter:
+    """Two parameters: the real and the imaginary part, in the complex type's float type."""
+
+    slots = 2
+
+    def __init__(self, ty, index):
+        self.index = index
+        self.type = ty
+        self._format = "ff" if ty.bitwidth == 64 else "dd"
+
+    def pack(self, value, buffer, offset, launch):
+        try:
+            value = complex(value)
+        except (TypeError, ValueError):
+            raise TypeError(f"argument {self.index}: expected a complex number for {self.type}, got {value!r}") from None
+        struct.pack_into(self._format[0], buffer, offset, value.real)
+        struct.pack_into(self._format[1], buffer, offset + SLOT, value.imag)
+
+
+class _PointerParameter:
+    """A raw pointer (``CPointer(T)``, ``voidptr``): a device address given as an int (what
+    Numba-CUDA takes), a ``ctypes.c_void_p``, or a device array whose data it points to."""
+
+    slots = 1
+
+    def __init__(self, ty, index):
+        self.index = index
+        self.type = ty
+        self._dtype = getattr(ty, "dtype", None)  # None for voidptr
+
+    def pack(self, value, buffer, offset, launch):
+        try:
+            struct.pack_into("Q", buffer, offset, self._address(value, launch))
+        except struct.error:
+            raise OverflowError(f"argument {self.index}: {value!r} is not a 64-bit address") from None
+
+    def _address(self, value, launch):
+        if isinstance(value, ctypes.c_void_p):
+            return value.value or 0
+        if isinstance(value, bool):
+            raise TypeError(f"argument {self.index}: a {self.type} takes a device address, not a bool")
+        if isinstance(value, (int, np.integer)):
+            return int(value)
+        if isinstance(value, np.ndarray) and mapped_pointer(value) is None:
+            raise TypeError(
+                f"argument {self.index}: a {self.type} takes a device address; a NumPy array lives on the host "
+                "(copy it to the device with cuda.to_device, or pass a mapped array)"
+            )
+        if isinstance(value, (DeviceNDArray, np.ndarray)) or cuda_array_interface(value) is not None:
+            self._check_dtype(argument_type(value, self.index))
+            return _device_memory(value, self.index, launch)[0]
+        if hasattr(value, "__index__"):
+            return value.__index__()
+        raise TypeError(
+            f"argument {self.index}: a {self.type} takes a device address (an int) or a device array, "
+            f"got {type(value).__name__}"
+        )
+
+    def _check_dtype(self, array_type):
+        if self._dtype is not None and array_type.dtype != self._dtype:
+            raise TypeError(f"argument {self.index}: a {self.type} cannot point to an array of {array_type.dtype}")
+
+
+class _TupleParameter:
+    """A tuple or namedtuple: its members' parameters, in order."""
+
+    def __init__(self, ty, index):
+        self.index = index
+        self.type = ty
+        self.members = [_parameter(t, f"{index}[{k}]") for k, t in enumerate(ty.types)]
+        self.slots = sum(m.slots for m in self.members)
+
+    def pack(self, value, buffer, offset, launch):
+        if not isinstance(value, tuple) or len(value) != len(self.members):
+            raise TypeError(f"argument {self.index}: expected a tuple of {len(self.members)} values ({self.type}), got {value!r}")
+        for member, item in zip(self.members, value):
+            member.pack(item, buffer, offset, launch)
+            offset += SLOT * member.slots
+
+
 def _is_record(ty):
     from numba.core import types
 
@@ -248,6 +341,12 @@ def _parameter(ty, index):
         return _VectorParameter(ty, index)
     if str(ty) in _SCALAR_FORMATS:
         return _ScalarParameter(ty, index)
+    if isinstance(ty, types.Complex):
+        return _ComplexParameter(ty, index)
+    if isinstance(ty, (types.CPointer, types.RawPointer)):
+        return _PointerParameter(ty, index)
+    if isinstance(ty, types.BaseTuple):
+        return _TupleParameter(ty, index)
     raise TypeError(f"argument {index}: kernel parameters of type {ty} are not supported yet")
 
 

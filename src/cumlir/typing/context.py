@@ -1,6 +1,7 @@
 """The typing context for the CUDA target: numba's builtins plus cumlir's declarations."""
 
 from numba.core import types
+from numba.core.dispatcher import Dispatcher as CPUDispatcher
 from numba.core.typing.context import BaseContext
 from numba.core.typing.templates import signature
 
@@ -10,6 +11,15 @@ _REAL = (types.Integer, types.Float, types.Boolean)
 
 
 class CUDATypingContext(BaseContext):
+    # How a numba CPU dispatcher (an @njit function) called from device code becomes a device
+    # function: set by typing.frontend, which holds the device dispatchers and builds on this module
+    device_dispatcher_of = None
+
+    def resolve_value_type(self, val):
+        if isinstance(val, CPUDispatcher) and self.device_dispatcher_of is not None:
+            val = self.device_dispatcher_of(val)
+        return super().resolve_value_type(val)
+
     def resolve_module_constants(self, typ, attr):
         # a missing module attribute is a typing error at its line, not an AttributeError
         if not hasattr(typ.pymod, attr):

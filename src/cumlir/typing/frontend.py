@@ -6,13 +6,15 @@ are: a ``DeviceDispatcher`` implements numba's dispatcher protocol
 (``get_call_template``, ``get_overload``, ``is_compiling`` ...) and keeps one
 ``DeviceFunction`` per argument-type tuple, the typed IR that lowering adds to every
 module calling it. ``@cuda.jit(device=True)``, the implementations of ``@overload``
-(numba asks the target's jit registry for them, registered here) and the Python
+(numba asks the target's jit registry for them, registered here), numba's CPU
+dispatchers (``@numba.njit`` functions) called from device code and the Python
 helpers of lowering rules are all DeviceDispatchers.
 """
 
 import contextlib
 import inspect
 import io
+import weakref
 from dataclasses import dataclass, field
 
 from numba.core import bytecode, compiler, errors, target_extension, types, utils
@@ -21,7 +23,7 @@ from numba.core import typing as numba_typing
 from numba.core.typing.templates import fold_arguments, signature
 
 from ..options import Options
-from .context import typing_context
+from .context import CUDATypingContext, typing_context
 from .frontend_passes import STAGES
 from .target import CumlirTarget, TargetInfo, target_override
 
@@ -128,9 +130,13 @@ class DeviceFunction:
 
 
 class DeviceDispatcher:
-    def __init__(self, pyfunc, options=None):
+    """Types *pyfunc* as a device function for each argument-type tuple it is called with;
+    with *declared* signatures, only for those (callers' arguments are converted to the best)."""
+
+    def __init__(self, pyfunc, options=None, declared=None):
         self.py_func = pyfunc
         self.options = options or Options()
+        self._declared = tuple(declared) if declared else ()
         self._device_functions = {}  # argument types -> DeviceFunction
         self._typing = set()  # argument types being typed now (to detect recursion)
 
@@ -174,13 +180,30 @@ class DeviceDispatcher:
 
     def get_call_template(self, args, kws):
         pysig, args = self.fold_argument_types(args, kws)
-        self.compile_device(args)
+        if self._declared:
+            self._compile_declared()
+        else:
+            self.compile_device(args)
         signatures = [d.signature for d in self._device_functions.values()]
         name = f"CallTemplate({self.py_func.__name__})"
         return numba_typing.make_concrete_template(name, self.py_func, signatures), pysig, args, {}
 
+    def _compile_declared(self):
+        for sig in self._declared:
+            if sig.args not in self._device_functions:
+                typed = type_function(self.py_func, sig.args, sig.return_type)
+                self._device_functions[sig.args] = DeviceFunction(self, typed)
+
     def get_overload(self, argtypes):
         return self._device_functions[tuple(argtypes)]
+
+    @property
+    def _compiler(self):
+        # numba's overload templates read this only to inline the implementation's Numba IR
+        raise errors.TypingError(
+            f"{self.py_func.__name__}: inline='always' on @overload or @register_jitable (numba's inlining "
+            "of Numba IR) is not supported by cumlir; leave inline out: device functions are inlined by LLVM"
+        )
 
     @property
     def is_compiling(self):
@@ -205,3 +228,34 @@ def _jit_for_overloads(*args, **options):
 
 
 target_extension.jit_registry[CumlirTarget] = _jit_for_overloads
+
+
+# numba CPU dispatcher -> the DeviceDispatcher compiling its Python function for the device
+_CPU_FUNCTIONS = weakref.WeakKeyDictionary()
+
+
+def device_dispatcher_of(cpu_dispatcher):
+    """The device functions of an ``@numba.njit`` (or ``numba.jit``) function called from device
+    code: its Python function compiled by cumlir, as Numba-CUDA does. Its inlining and fastmath
+    options carry over; the others (``cache``, ``nogil``, ``parallel``, ``boundscheck``,
+    ``error_model`` ...) are the CPU compiler's, and the kernel's options apply instead. A function whose compilation numba
+    disabled (``njit`` given signatures) is compiled for exactly those signatures."""
+    dispatcher = _CPU_FUNCTIONS.get(cpu_dispatcher)
+    if dispatcher is None:
+        options = _device_options(cpu_dispatcher.targetoptions)
+        declared = None if cpu_dispatcher._can_compile else cpu_dispatcher.nopython_signatures
+        dispatcher = DeviceDispatcher(cpu_dispatcher.py_func, options, declared)
+        _CPU_FUNCTIONS[cpu_dispatcher] = dispatcher
+    return dispatcher
+
+
+def _device_options(targetoptions):
+    inline = targetoptions.get("inline")  # numba's may also be a cost-model function
+    return Options(
+        inline="always" if inline == "always" else "never",
+        forceinline=bool(targetoptions.get("forceinline", False)),
+        fastmath=targetoptions.get("fastmath") or False,
+    )
+
+
+CUDATypingContext.device_dispatcher_of = staticmethod(device_dispatcher_of)

@@ -53,12 +53,31 @@ def _accepts_one(declared, actual):
         from .context import typing_context
 
         return typing_context().can_convert(actual, declared) is not None
+    # kinds checked after the common ones, which keep their cost
+    if isinstance(declared, types.BaseTuple):
+        return (
+            isinstance(actual, types.BaseTuple)
+            and len(declared) == len(actual)
+            and all(map(_accepts_one, declared.types, actual.types))
+        )
+    if isinstance(declared, (types.CPointer, types.RawPointer)):
+        # a device address (an int, typed int64), a pointer, or a device array of the pointee type
+        if isinstance(actual, types.Array):
+            return isinstance(declared, types.RawPointer) or actual.dtype == declared.dtype
+        return isinstance(actual, (types.Integer, types.RawPointer)) or (
+            isinstance(actual, types.CPointer) and isinstance(declared, types.RawPointer)
+        )
     return False
 
 
 def _vector_from_host(declared, actual):
     # NumPy has no vector dtypes: a structured array laying out the vector's lanes stands in
     return isinstance(declared, VectorType) and matches_record(declared, actual)
+
+
+def first_refused(declared_args, actual_args):
+    """The position of the first argument *declared_args* does not accept, or None."""
+    return next((k for k, (d, a) in enumerate(zip(declared_args, actual_args)) if not _accepts_one(d, a)), None)
 
 
 def accepts(declared_args, actual_args):
