@@ -68,6 +68,17 @@ def test_kernel_returning_a_value_is_an_error(sig):
         cuda.compile_ptx(k, sig, cc=(9, 0))
 
 
+def test_recursive_device_function_compiles_on_its_own():
+    from .cases.language_kernels import fib, fib_declared, is_even
+
+    for function in (fib, fib_declared, is_even):
+        ptx, _ = cuda.compile_ptx(function, "(int64,)", device=True, cc=(9, 0))
+        assert ".func" in ptx
+        if function is not is_even:  # LLVM turns is_even's tail calls into a loop
+            assert "call" in ptx  # fib's two recursive calls stay calls
+        support.ptxas(ptx)
+
+
 def _counting_generator(n):
     for i in range(n):
         yield i

@@ -183,8 +183,40 @@ def recursion(a, out):
         out[i] = fib(i % 12) + a[i]
 
 
+@cuda.jit("int64(int64)", device=True)
+def fib_declared(n):
+    # compiled by its decorator, before the name fib_declared is bound
+    if n < 2:
+        return n
+    return fib_declared(n - 1) + fib_declared(n - 2)
+
+
+@cuda.jit(device=True)
+def is_even(n):
+    if n == 0:
+        return True
+    return is_odd(n - 1)
+
+
+@cuda.jit(device=True)
+def is_odd(n):
+    if n == 0:
+        return False
+    return is_even(n - 1)
+
+
+def declared_and_mutual_recursion(a, out):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = fib_declared(i % 13) * 10 + is_even(i % 7) + a[i]
+
+
 def _fib(n):
     return n if n < 2 else _fib(n - 1) + _fib(n - 2)
+
+
+def declared_and_mutual_recursion_ref(a):
+    return [_fib(i % 13) * 10 + ((i % 7) % 2 == 0) + x for i, x in enumerate(a.tolist())]
 
 
 def recursion_ref(a):
@@ -280,6 +312,7 @@ CASES = {
     "ternary_and_closure": (ternary_and_closure, ternary_and_closure_ref),
     "complex_values": (complex_values, complex_values_ref),
     "recursion": (recursion, recursion_ref),
+    "declared_and_mutual_recursion": (declared_and_mutual_recursion, declared_and_mutual_recursion_ref),
     "where_and_identity": (where_and_identity, where_and_identity_ref),
     "augmented": (augmented, augmented_ref),
     "closure": (closure, closure_ref),

@@ -17,7 +17,7 @@ import io
 import weakref
 from dataclasses import dataclass, field
 
-from numba.core import bytecode, compiler, errors, target_extension, types, utils
+from numba.core import bytecode, compiler, errors, target_extension, typeinfer, types, utils
 from numba.core import ir as numba_ir
 from numba.core import typing as numba_typing
 from numba.core.typing.templates import fold_arguments, signature
@@ -144,7 +144,7 @@ class DeviceDispatcher:
         """The DeviceFunction for *argtypes* (typed now unless it was before)."""
         argtypes = tuple(argtypes)
         if return_type is not None:  # a declared result type: typed on its own, not cached
-            return DeviceFunction(self, type_function(self.py_func, argtypes, return_type))
+            return DeviceFunction(self, self._type(argtypes, return_type))
         compiled = self._device_functions.get(argtypes)
         if compiled is not None:
             return compiled
@@ -152,14 +152,22 @@ class DeviceDispatcher:
             # numba types self-recursion through the call stack (types.RecursiveCall);
             # getting here means a recursion it cannot resolve
             raise errors.TypingError(f"cannot type the recursion of {self.py_func.__name__}{argtypes}")
-        self._typing.add(argtypes)
-        try:
-            typed = type_function(self.py_func, argtypes)
-        finally:
-            self._typing.discard(argtypes)
+        typed = self._type(argtypes)
         compiled = DeviceFunction(self, typed)
         self._device_functions[argtypes] = compiled
         return compiled
+
+    def _type(self, argtypes, return_type=None):
+        self._typing.add(argtypes)
+        try:
+            # numba's name for this function while the decorator has not bound it (self-recursion)
+            with typeinfer.register_dispatcher(self):
+                return type_function(self.py_func, argtypes, return_type)
+        finally:
+            self._typing.discard(argtypes)
+
+    def __call__(self, *args, **kws):
+        raise TypeError(f"the device function {self.py_func.__name__} can only be called from device code")
 
     # ---- numba's dispatcher protocol, used by type inference ------------------------------
 
@@ -182,17 +190,17 @@ class DeviceDispatcher:
         pysig, args = self.fold_argument_types(args, kws)
         if self._declared:
             self._compile_declared()
+            signatures = list(self._declared)  # known before typing ends (recursion)
         else:
             self.compile_device(args)
-        signatures = [d.signature for d in self._device_functions.values()]
+            signatures = [d.signature for d in self._device_functions.values()]
         name = f"CallTemplate({self.py_func.__name__})"
         return numba_typing.make_concrete_template(name, self.py_func, signatures), pysig, args, {}
 
     def _compile_declared(self):
         for sig in self._declared:
-            if sig.args not in self._device_functions:
-                typed = type_function(self.py_func, sig.args, sig.return_type)
-                self._device_functions[sig.args] = DeviceFunction(self, typed)
+            if sig.args not in self._device_functions and sig.args not in self._typing:
+                self._device_functions[sig.args] = DeviceFunction(self, self._type(sig.args, sig.return_type))
 
     def get_overload(self, argtypes):
         return self._device_functions[tuple(argtypes)]

@@ -22,11 +22,14 @@ def _interpret(state):
 
 
 def _check_names(state):
-    """A name that is neither local nor global is an error at the line that uses it."""
+    """A name that is neither local nor global is an error at the line that uses it. The
+    function's own name is left to type inference: a function compiled eagerly by its
+    decorator calls itself before the decorator has bound the name."""
+    own_name = state.func_id.func_name
     for block in state.func_ir.blocks.values():
         for assign in block.find_insts(ir.Assign):
             value = assign.value
-            if isinstance(value, (ir.Global, ir.FreeVar)) and value.value is ir.UNDEFINED:
+            if isinstance(value, (ir.Global, ir.FreeVar)) and value.value is ir.UNDEFINED and value.name != own_name:
                 raise errors.TypingError(f"NameError: name '{value.name}' is not defined", loc=assign.loc)
 
 
