@@ -11,6 +11,8 @@ from mlir import ir
 from mlir.dialects import arith, llvm
 from numba.core import types
 
+from . import types as cumlir_types
+
 
 class DataModel:
     has_value = True
@@ -109,6 +111,11 @@ _FLOATS = {16: ir.F16Type, 32: ir.F32Type, 64: ir.F64Type}
 class FloatModel(DataModel):
     def get_value_type(self):
         return _FLOATS[self.fe_type.bitwidth].get()
+
+
+class Bfloat16Model(DataModel):
+    def get_value_type(self):
+        return ir.BF16Type.get()
 
 
 class CompositeModel(DataModel):
@@ -371,6 +378,7 @@ for _cls, _model in (
     (types.Boolean, BooleanModel),
     (types.Integer, IntegerModel),
     (types.Float, FloatModel),
+    (cumlir_types.Bfloat16, Bfloat16Model),
     (types.Complex, ComplexModel),
     (types.BaseTuple, TupleModel),
     (types.Pair, PairModel),

@@ -1,0 +1,59 @@
+"""bfloat16 (``cuda.bf16.bfloat16``): conversions to and from the other numbers, and the
+operators Numba-CUDA gives it (``+ - * /``, negation, comparisons), in its own precision.
+The conversions are the bf16 area's (``intrinsics/bf16.py``), which also refuses the
+"nvvm" code generator."""
+
+import operator
+
+from mlir.dialects import arith
+from numba.core import types
+
+from ...intrinsics.bf16 import from_bfloat16, to_bfloat16
+from ...types import Bfloat16
+from ..registry import lower, lower_cast
+
+
+@lower_cast(types.Float, Bfloat16)
+@lower_cast(types.Integer, Bfloat16)
+@lower_cast(types.Boolean, Bfloat16)
+def number_to_bfloat16(lower, fromty, toty, value):
+    return to_bfloat16(lower, value, fromty)
+
+
+@lower_cast(Bfloat16, types.Float)
+@lower_cast(Bfloat16, types.Integer)
+@lower_cast(Bfloat16, types.Boolean)
+def bfloat16_to_number(lower, fromty, toty, value):
+    return from_bfloat16(lower, value, toty)
+
+
+_ARITHMETIC = {
+    operator.add: arith.addf,
+    operator.sub: arith.subf,
+    operator.mul: arith.mulf,
+    operator.truediv: arith.divf,
+}
+
+_PREDICATES = {
+    operator.eq: arith.CmpFPredicate.OEQ,
+    operator.ne: arith.CmpFPredicate.UNE,  # NaN != x is true
+    operator.lt: arith.CmpFPredicate.OLT,
+    operator.le: arith.CmpFPredicate.OLE,
+    operator.gt: arith.CmpFPredicate.OGT,
+    operator.ge: arith.CmpFPredicate.OGE,
+}
+
+
+def _register():
+    for op, build in _ARITHMETIC.items():
+        lower(op, Bfloat16, Bfloat16)(lambda lower, sig, args, build=build: build(*args))
+    for op, predicate in _PREDICATES.items():
+        lower(op, Bfloat16, Bfloat16)(lambda lower, sig, args, predicate=predicate: arith.cmpf(predicate, *args))
+
+
+_register()
+
+
+@lower(operator.neg, Bfloat16)
+def bfloat16_neg(lower, sig, args):
+    return arith.negf(args[0])
