@@ -124,6 +124,15 @@ class HalfIntrinsics:
         self.namespace, self.type_name, self.prefix, self.short = namespace, type_name, prefix, short
         self.plain_too = frozenset(plain_too)
         self.to_half, self.from_half = to_half, from_half
+        self._signatures = {}  # name -> signature builder
+
+    def signature(self, name):
+        """The signature of ``cuda.<namespace>.<name>`` (loads numba)."""
+        return self._signatures[name]()
+
+    def function_names(self):
+        """The names declared so far, in order."""
+        return list(self._signatures)
 
     def names(self, base):
         if self.prefix and base in self.plain_too:
@@ -134,6 +143,7 @@ class HalfIntrinsics:
         """``cuda.<namespace>.<name>`` for each of *names*, with one signature
         (``signature()`` gives it, once numba is loaded) and its lowering rule."""
         for attr in names:
+            self._signatures[attr] = signature
             stub = self.namespace.function(attr, f"{self.namespace.__name__}.{attr}: CUDA's {names[-1]} on {self.type_name}")
             stub.cases(lambda: [signature()])
             stub.lower(rule)
@@ -159,7 +169,7 @@ class HalfIntrinsics:
         self._ternary(self.names("hfma_sat"), lambda lower, sig, args: clamp_unit(_fma(args)))
         self._ternary(self.names("hfma_relu"), _fma_relu)
         self._unary(self.names("hneg"), lambda lower, sig, args: arith.negf(args[0]))
-        self._unary(self.names("habs"), lambda lower, sig, args: llvm.intr_fabs(args[0]))
+        self._unary(self.names("habs"), _abs)
         for name, routine in FLOAT32_FUNCTIONS.items():
             self._unary((name,), lambda lower, sig, args, routine=routine: in_float32(lower, args[0], routine))
 
@@ -235,6 +245,13 @@ def _fma_relu(lower, sig, args):
     result = _fma(args)
     zero = _const(result.type, 0.0)
     return arith.select(arith.cmpf(arith.CmpFPredicate.OLE, result, zero), zero, result)
+
+
+def _abs(lower, sig, args):
+    # the sign bit cleared (the MLIR lowering refuses llvm.intr.fabs on 16-bit floats)
+    value = args[0]
+    bits = arith.bitcast(_i(16), value)
+    return arith.bitcast(value.type, arith.andi(bits, arith.constant(_i(16), 0x7FFF)))
 
 
 def _isnan(lower, sig, args):

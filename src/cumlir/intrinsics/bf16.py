@@ -168,3 +168,7 @@ _table = _Bfloat16Intrinsics(bf16, "bfloat16", "", (), "bfloat16", to_bfloat16, 
 _table.arithmetic()
 _table.comparisons()
 _table.conversions()
+
+# the intrinsics' names and signatures (tests and documentation read them)
+function_names = _table.function_names
+signature = _table.signature

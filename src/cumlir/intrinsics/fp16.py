@@ -35,3 +35,7 @@ _table = HalfIntrinsics(fp16, "float16", "__", _PLAIN_TOO, "half", _to_half, _fr
 _table.arithmetic()
 _table.comparisons()
 _table.conversions()
+
+# the intrinsics' names and signatures (tests and documentation read them)
+function_names = _table.function_names
+signature = _table.signature
