@@ -161,7 +161,7 @@ def _sqrt(kind, args):
     # a float64 square root rounds to the 16-bit type correctly (53 >= 2 * 11 + 2 bits)
     with np.errstate(all="ignore"):
         root = np.sqrt(args[0])
-    return round_exact(kind, _exact(lambda q: Fraction(float(np.sqrt(float(q)))), root), root)
+    return round_exact(kind, exact_values(root), root)
 
 
 def _minmax(fn, propagate):

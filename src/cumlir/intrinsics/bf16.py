@@ -27,7 +27,7 @@ NVVM_REFUSAL = (
 )
 
 
-def _refuse_nvvm(lower):
+def refuse_nvvm(lower):
     if lower.options.backend == "nvvm":
         raise NotImplementedError(NVVM_REFUSAL)
 
@@ -101,7 +101,7 @@ def _round_bits(value, mode):
 def to_bfloat16(lower, value, fromty, mode=None):
     """*value* of the numba type *fromty* rounded to bfloat16 (*mode* None or "rn": to
     nearest even; "rz", "rd", "ru")."""
-    _refuse_nvvm(lower)
+    refuse_nvvm(lower)
     if fromty == cumlir_types.bfloat16:
         return value
     value = _to_float32_odd(lower, value, fromty)
@@ -113,7 +113,7 @@ def to_bfloat16(lower, value, fromty, mode=None):
 def from_bfloat16(lower, value, toty, mode=None):
     """A bfloat16 *value* converted to the numba type *toty*: through float32, where it is
     exact; to an integer truncated (mode None, Python's int()) or rounded in *mode*."""
-    _refuse_nvvm(lower)
+    refuse_nvvm(lower)
     if toty == cumlir_types.bfloat16:
         return value
     if mode is not None:
@@ -164,7 +164,7 @@ class _Bfloat16Intrinsics(HalfIntrinsics):
         return (base, alias) if alias else (base,)
 
 
-_table = _Bfloat16Intrinsics(bf16, "bfloat16", "", (), "bfloat16", to_bfloat16, from_bfloat16)
+_table = _Bfloat16Intrinsics(bf16, "bfloat16", "", (), "bfloat16", to_bfloat16, from_bfloat16, refuse_nvvm)
 _table.arithmetic()
 _table.comparisons()
 _table.conversions()

@@ -8,7 +8,7 @@ import operator
 from mlir.dialects import arith
 from numba.core import types
 
-from ...intrinsics.bf16 import from_bfloat16, to_bfloat16
+from ...intrinsics.bf16 import from_bfloat16, refuse_nvvm, to_bfloat16
 from ...types import Bfloat16
 from ..registry import lower, lower_cast
 
@@ -44,16 +44,28 @@ _PREDICATES = {
 }
 
 
+def _arithmetic(build):
+    def rule(lower, sig, args):
+        refuse_nvvm(lower)
+        return build(*args)
+
+    return rule
+
+
+def _comparison(predicate):
+    def rule(lower, sig, args):
+        refuse_nvvm(lower)
+        return arith.cmpf(predicate, *args)
+
+    return rule
+
+
 def _register():
     for op, build in _ARITHMETIC.items():
-        lower(op, Bfloat16, Bfloat16)(lambda lower, sig, args, build=build: build(*args))
+        lower(op, Bfloat16, Bfloat16)(_arithmetic(build))
     for op, predicate in _PREDICATES.items():
-        lower(op, Bfloat16, Bfloat16)(lambda lower, sig, args, predicate=predicate: arith.cmpf(predicate, *args))
+        lower(op, Bfloat16, Bfloat16)(_comparison(predicate))
+    lower(operator.neg, Bfloat16)(_arithmetic(arith.negf))
 
 
 _register()
-
-
-@lower(operator.neg, Bfloat16)
-def bfloat16_neg(lower, sig, args):
-    return arith.negf(args[0])
