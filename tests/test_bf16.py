@@ -8,7 +8,7 @@ import operator
 import numpy as np
 import pytest
 from numba.core import types
-from numba.core.errors import LoweringError, TypingError
+from numba.core.errors import TypingError
 
 from cumlir import cuda
 from cumlir.types import bfloat16
@@ -186,15 +186,27 @@ def test_math_functions():
 # ---- errors ----------------------------------------------------------------------------------
 
 
-def test_nvvm_back_end_refuses_bfloat16_by_name_and_line():
-    with pytest.raises(LoweringError, match=r"bfloat16 is not supported by the nvvm code generator(.|\n)*line"):
-        cuda.compile_ptx(_operators, "void(uint16[:], uint16[:], uint16[:, :], boolean[:, :])", cc=(9, 0), backend="nvvm")
+@pytest.mark.parametrize("cc", [(8, 0), (9, 0)])
+def test_nvvm_back_end_refuses_bfloat16_by_name_below_sm_100(cc):
+    sig = "void(uint16[:], uint16[:], uint16[:, :], boolean[:, :])"
+    with pytest.raises(NotImplementedError, match=r"bfloat16 is not supported by the nvvm code generator below sm_100"):
+        cuda.compile_ptx(_operators, sig, cc=cc, backend="nvvm")
 
     def device(x):
         return x + x
 
-    with pytest.raises(Exception, match="bfloat16 is not supported by the nvvm code generator"):
-        cuda.compile_ptx(device, (bfloat16,), device=True, cc=(9, 0), backend="nvvm")
+    with pytest.raises(NotImplementedError, match="bfloat16 is not supported by the nvvm code generator"):
+        cuda.compile_ptx(device, (bfloat16,), device=True, cc=cc, backend="nvvm")
+
+
+def test_nvvm_back_end_compiles_bfloat16_from_sm_100():
+    # libNVVM reads modern LLVM IR, which has bfloat, for sm_100 and newer
+    kernel, sig = hc.every_intrinsic("bf16")
+    ptx, _ = cuda.compile_ptx(kernel, sig, cc=(10, 0), backend="nvvm")
+    support.ptxas(ptx, "sm_100")
+    ptx, _ = cuda.compile_ptx(_operators, "void(uint16[:], uint16[:], uint16[:, :], boolean[:, :])", cc=(10, 0), backend="nvvm")
+    assert "add.rn.bf16" in ptx
+    support.ptxas(ptx, "sm_100")
 
 
 def _from_complex(a, out):

@@ -210,6 +210,13 @@ def test_exact_rounding_matches_numpy_float16():
         for name, op in (("hadd", np.add), ("hsub", np.subtract), ("hmul", np.multiply), ("hdiv", np.divide)):
             expected = op(a16, b16).astype(np.float64)
             hc.check_half_result("fp16", name, hc.reference("fp16", name)("fp16", [a, b]), expected)
+        root = hc.reference("fp16", "hsqrt")("fp16", [np.abs(a)])
+        hc.check_half_result("fp16", "hsqrt", root, np.sqrt(np.abs(a16)).astype(np.float64))
+        f32 = hc.float_inputs("float32", 3000, rng)
+        f64 = hc.float_inputs("float64", 3000, rng)
+        for name, column in (("__float2half_rn", f32), ("__float2half", f32), ("__double2half", f64)):
+            got = hc.reference("fp16", name)("fp16", [column])
+            hc.check_half_result("fp16", name, got, column.astype(np.float16).astype(np.float64))
         for mode in hc.MODES:
             # directed roundings bracket the nearest one
             values = [math.pi * 1000, -math.e / 7, 65519.0, 65520.0, -1e-8, 2049.0]

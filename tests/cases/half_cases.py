@@ -121,7 +121,7 @@ def _exact(fn, *columns):
             results.append(None)
             continue
         try:
-            results.append(fn(*[Fraction(v) for v in values]))
+            results.append(fn(*[Fraction(float(v)) for v in values]))
         except ZeroDivisionError:
             results.append(None)
     return results
@@ -228,7 +228,10 @@ def _to_integer(mode, int_type):
 def _from_number(mode):
     def reference(kind, args):
         column = args[0]
-        exact = [Fraction(int(v)) if isinstance(v, (int, np.integer)) else (Fraction(v) if math.isfinite(v) else None) for v in column]
+        exact = [
+            Fraction(int(v)) if isinstance(v, (int, np.integer)) else (Fraction(float(v)) if math.isfinite(v) else None)
+            for v in column
+        ]
         return round_exact(kind, exact, np.asarray(column, dtype=np.float64), mode or "rn")
 
     return reference

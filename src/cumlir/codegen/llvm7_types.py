@@ -94,8 +94,8 @@ class _Reader:
             return Type("float", _FLOATS[tok][0], _FLOATS[tok][1])
         if tok == "bf16":
             raise Llvm7Error(
-                "bfloat16 is not supported by the nvvm code generator (LLVM 7 IR has no bfloat type); "
-                "compile with backend='nvptx'"
+                "bfloat16 is not supported by the nvvm code generator below sm_100 (libNVVM reads LLVM 7 IR "
+                "for these chips, which has no bfloat type); compile with backend='nvptx'"
             )
         reader = _COMPOUND.get(tok)
         if reader is None:

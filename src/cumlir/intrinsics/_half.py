@@ -120,9 +120,8 @@ class HalfIntrinsics:
     *from_half(lower, value, toty, mode)* are the area's conversions with a rounding
     mode (None: the type's plain conversion)."""
 
-    def __init__(self, namespace, type_name, prefix="", plain_too=(), short="half", to_half=None, from_half=None, check=None):
+    def __init__(self, namespace, type_name, prefix="", plain_too=(), short="half", to_half=None, from_half=None):
         self.namespace, self.type_name, self.prefix, self.short = namespace, type_name, prefix, short
-        self.check = check  # check(lower), before every rule: raises where the type cannot be compiled
         self.plain_too = frozenset(plain_too)
         self.to_half, self.from_half = to_half, from_half
         self._signatures = {}  # name -> signature builder
@@ -143,8 +142,6 @@ class HalfIntrinsics:
     def declare(self, names, signature, rule):
         """``cuda.<namespace>.<name>`` for each of *names*, with one signature
         (``signature()`` gives it, once numba is loaded) and its lowering rule."""
-        if self.check is not None:
-            rule = _checked(rule, self.check)
         for attr in names:
             self._signatures[attr] = signature
             stub = self.namespace.function(attr, f"{self.namespace.__name__}.{attr}: CUDA's {names[-1]} on {self.type_name}")
@@ -218,14 +215,6 @@ class HalfIntrinsics:
 
     def _from(self, name, target, mode):
         self.declare(self.names(name), self.sig(target, "T"), lambda lower, sig, args: self.from_half(lower, args[0], sig.return_type, mode))
-
-
-def _checked(rule, check):
-    def checked_rule(lower, sig, args):
-        check(lower)
-        return rule(lower, sig, args)
-
-    return checked_rule
 
 
 def _comparison(predicate):

@@ -11,8 +11,9 @@ neighbour with an odd last bit when inexact), so that rounding that float32 to b
 in any mode is the one correct rounding of the original value (float64 or 32- and 64-bit
 integers, which float32 cannot always hold); the directed modes then round on the bits.
 
-The "nvvm" code generator is refused by name: libNVVM reads LLVM 7 IR, which has no
-bfloat type.
+On the "nvvm" code generator bfloat16 needs sm_100 or newer, whose libNVVM reads modern
+LLVM IR; for older chips libNVVM reads LLVM 7 IR, which has no bfloat type, and the LLVM 7
+printer refuses bfloat16 by name (``codegen/llvm7_types.py``).
 """
 
 from . import Namespace
@@ -20,17 +21,6 @@ from ._half import C_INTS, HalfIntrinsics, half_to_integer
 from ._modules import arith, cumlir_types, errors, ir
 
 bf16 = Namespace("bf16", "bfloat16 and CUDA's intrinsics on it (cuda_bf16.h), e.g. cuda.bf16.hadd(a, b).")
-
-NVVM_REFUSAL = (
-    "bfloat16 is not supported by the nvvm code generator (libNVVM reads LLVM 7 IR, which has no bfloat "
-    "type); compile with backend='nvptx'"
-)
-
-
-def refuse_nvvm(lower):
-    if lower.options.backend == "nvvm":
-        raise NotImplementedError(NVVM_REFUSAL)
-
 
 def _i(bits):
     return ir.IntegerType.get_signless(bits)
@@ -101,7 +91,6 @@ def _round_bits(value, mode):
 def to_bfloat16(lower, value, fromty, mode=None):
     """*value* of the numba type *fromty* rounded to bfloat16 (*mode* None or "rn": to
     nearest even; "rz", "rd", "ru")."""
-    refuse_nvvm(lower)
     if fromty == cumlir_types.bfloat16:
         return value
     value = _to_float32_odd(lower, value, fromty)
@@ -113,7 +102,6 @@ def to_bfloat16(lower, value, fromty, mode=None):
 def from_bfloat16(lower, value, toty, mode=None):
     """A bfloat16 *value* converted to the numba type *toty*: through float32, where it is
     exact; to an integer truncated (mode None, Python's int()) or rounded in *mode*."""
-    refuse_nvvm(lower)
     if toty == cumlir_types.bfloat16:
         return value
     if mode is not None:
@@ -164,7 +152,7 @@ class _Bfloat16Intrinsics(HalfIntrinsics):
         return (base, alias) if alias else (base,)
 
 
-_table = _Bfloat16Intrinsics(bf16, "bfloat16", "", (), "bfloat16", to_bfloat16, from_bfloat16, refuse_nvvm)
+_table = _Bfloat16Intrinsics(bf16, "bfloat16", "", (), "bfloat16", to_bfloat16, from_bfloat16)
 _table.arithmetic()
 _table.comparisons()
 _table.conversions()

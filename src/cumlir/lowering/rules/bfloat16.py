@@ -1,14 +1,13 @@
 """bfloat16 (``cuda.bf16.bfloat16``): conversions to and from the other numbers, and the
 operators Numba-CUDA gives it (``+ - * /``, negation, comparisons), in its own precision.
-The conversions are the bf16 area's (``intrinsics/bf16.py``), which also refuses the
-"nvvm" code generator."""
+The conversions are the bf16 area's (``intrinsics/bf16.py``)."""
 
 import operator
 
 from mlir.dialects import arith
 from numba.core import types
 
-from ...intrinsics.bf16 import from_bfloat16, refuse_nvvm, to_bfloat16
+from ...intrinsics.bf16 import from_bfloat16, to_bfloat16
 from ...types import Bfloat16
 from ..registry import lower, lower_cast
 
@@ -45,19 +44,11 @@ _PREDICATES = {
 
 
 def _arithmetic(build):
-    def rule(lower, sig, args):
-        refuse_nvvm(lower)
-        return build(*args)
-
-    return rule
+    return lambda lower, sig, args: build(*args)
 
 
 def _comparison(predicate):
-    def rule(lower, sig, args):
-        refuse_nvvm(lower)
-        return arith.cmpf(predicate, *args)
-
-    return rule
+    return lambda lower, sig, args: arith.cmpf(predicate, *args)
 
 
 def _register():
