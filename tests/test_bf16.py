@@ -63,15 +63,12 @@ def test_the_namespace_has_numba_cuda_names():
     ],
 )
 def test_signatures(name, expected):
-    sig = hc.AREAS["bf16"].signature(name)
-    assert f"{sig.return_type}({', '.join(map(str, sig.args))})" == expected
+    assert hc.signature_text("bf16", name) == expected
 
 
 @pytest.mark.parametrize("cc", CCS)
 def test_every_intrinsic_compiles_and_assembles(cc):
-    kernel, sig = hc.every_intrinsic("bf16")
-    ptx, _ = cuda.compile_ptx(kernel, sig, cc=cc)
-    support.ptxas(ptx, f"sm_{cc[0]}{cc[1]}")
+    hc.assembled_ptx(*hc.every_intrinsic("bf16"), cc)
 
 
 @pytest.mark.parametrize(
@@ -89,9 +86,7 @@ def test_every_intrinsic_compiles_and_assembles(cc):
 )
 def test_intrinsics_reach_the_ptx(name, cc, instruction):
     kernel, sig, _, _ = hc.kernel("bf16", name)
-    ptx, _ = cuda.compile_ptx(kernel, sig, cc=cc)
-    assert instruction in ptx
-    support.ptxas(ptx, f"sm_{cc[0]}{cc[1]}")
+    assert instruction in hc.assembled_ptx(kernel, sig, cc)
 
 
 # ---- bfloat16 as a numba type ----------------------------------------------------------------

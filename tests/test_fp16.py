@@ -60,16 +60,13 @@ def test_the_namespace_has_numba_cuda_names():
     ],
 )
 def test_signatures(name, expected):
-    sig = hc.AREAS["fp16"].signature(name)
-    assert f"{sig.return_type}({', '.join(map(str, sig.args))})" == expected
+    assert hc.signature_text("fp16", name) == expected
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("cc", CCS)
 def test_every_intrinsic_compiles_and_assembles(backend, cc):
-    kernel, sig = hc.every_intrinsic("fp16")
-    ptx, _ = cuda.compile_ptx(kernel, sig, cc=cc, backend=backend)
-    support.ptxas(ptx, f"sm_{cc[0]}{cc[1]}")
+    hc.assembled_ptx(*hc.every_intrinsic("fp16"), cc, backend)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -92,9 +89,7 @@ def test_every_intrinsic_compiles_and_assembles(backend, cc):
 )
 def test_intrinsics_reach_the_ptx(backend, name, instruction):
     kernel, sig, _, _ = hc.kernel("fp16", name)
-    ptx, _ = cuda.compile_ptx(kernel, sig, cc=(9, 0), backend=backend)
-    assert instruction in ptx
-    support.ptxas(ptx)
+    assert instruction in hc.assembled_ptx(kernel, sig, (9, 0), backend)
 
 
 # ---- float16 as a numba type: arguments, arrays, operators, conversions --------------------

@@ -350,6 +350,21 @@ def every_intrinsic(kind):
     return _compile(source, f"every_{kind}"), sig
 
 
+def signature_text(kind, name):
+    """``cuda.<kind>.<name>``'s signature written as ``result(arguments)``."""
+    sig = AREAS[kind].signature(name)
+    return f"{sig.return_type}({', '.join(map(str, sig.args))})"
+
+
+def assembled_ptx(kernel_fn, sig, cc, backend="nvptx"):
+    """The kernel's PTX for *cc*, checked by ptxas."""
+    from .. import support
+
+    ptx, _ = cuda.compile_ptx(kernel_fn, sig, cc=cc, backend=backend)
+    support.ptxas(ptx, f"sm_{cc[0]}{cc[1]}")
+    return ptx
+
+
 # ---- inputs -----------------------------------------------------------------------------
 
 SPECIALS = [0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 3.0, math.inf, -math.inf, math.nan]

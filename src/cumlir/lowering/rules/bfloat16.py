@@ -10,6 +10,7 @@ from numba.core import types
 from ...intrinsics.bf16 import from_bfloat16, to_bfloat16
 from ...types import Bfloat16
 from ..registry import lower, lower_cast
+from .scalars import FLOAT_PREDICATES
 
 
 @lower_cast(types.Float, Bfloat16)
@@ -33,14 +34,6 @@ _ARITHMETIC = {
     operator.truediv: arith.divf,
 }
 
-_PREDICATES = {
-    operator.eq: arith.CmpFPredicate.OEQ,
-    operator.ne: arith.CmpFPredicate.UNE,  # NaN != x is true
-    operator.lt: arith.CmpFPredicate.OLT,
-    operator.le: arith.CmpFPredicate.OLE,
-    operator.gt: arith.CmpFPredicate.OGT,
-    operator.ge: arith.CmpFPredicate.OGE,
-}
 
 
 def _arithmetic(build):
@@ -54,7 +47,7 @@ def _comparison(predicate):
 def _register():
     for op, build in _ARITHMETIC.items():
         lower(op, Bfloat16, Bfloat16)(_arithmetic(build))
-    for op, predicate in _PREDICATES.items():
+    for op, predicate in FLOAT_PREDICATES.items():
         lower(op, Bfloat16, Bfloat16)(_comparison(predicate))
     lower(operator.neg, Bfloat16)(_arithmetic(arith.negf))
 
