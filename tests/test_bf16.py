@@ -48,6 +48,21 @@ def test_the_namespace_has_numba_cuda_names():
         bf16.bfloat16(1.0)
 
 
+def test_imported_as_a_module_as_in_numba_cuda():
+    from cumlir.cuda.bf16 import bfloat16 as constructor
+    from cumlir.cuda.bf16 import bfloat16_as_ushort, hadd
+
+    assert constructor is cuda.bf16.bfloat16 and hadd is cuda.bf16.hadd
+
+    def kernel(a, out):
+        out[0] = bfloat16_as_ushort(hadd(constructor(a[0]), constructor(a[1])))
+
+    ptx, _ = cuda.compile_ptx(kernel, "void(float32[:], uint16[:])", cc=(9, 0))
+    assert "add.rn.bf16" in ptx
+    with pytest.raises(ImportError):
+        import cumlir.cuda.bf16.nothing  # noqa: F401
+
+
 @pytest.mark.parametrize(
     "name,expected",
     [
