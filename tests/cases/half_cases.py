@@ -459,7 +459,7 @@ def run_case(kind, name, rng, n=4096):
     out = np.full(n, 0x5A5A if out_dtype.itemsize >= 2 else 0x5A, out_dtype) if out_dtype.kind in "iu" else np.ones(n, out_dtype)
     if out_dtype.kind == "f":
         out = np.full(n, np.nan, out_dtype)
-    kernel_fn[(n + 127) // 128, 128](*arrays, out)
+    cuda.jit(kernel_fn)[(n + 127) // 128, 128](*arrays, out)
     base = name.lstrip("_")
     if "_as_" in base:
         # reinterpreting bits there and back: the kernel's result has the argument's bits
