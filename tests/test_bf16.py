@@ -86,6 +86,14 @@ def test_every_intrinsic_compiles_and_assembles(cc):
     hc.assembled_ptx(*hc.every_intrinsic("bf16"), cc)
 
 
+@pytest.mark.parametrize("cc", [(8, 0), (9, 0)])
+def test_fastmath_compiles_and_assembles(cc):
+    # with flushed denormals LLVM would write setp.ftz.bf16, which ptxas rejects
+    hc.assembled_ptx(*hc.every_intrinsic("bf16"), cc, fastmath=True)
+    hc.assembled_ptx(_operators, "void(uint16[:], uint16[:], uint16[:, :], boolean[:, :])", cc, fastmath=True)
+    hc.assembled_ptx(_math, "void(uint16[:], uint16[:])", cc, fastmath=True)
+
+
 @pytest.mark.parametrize(
     "name,cc,instruction",
     [

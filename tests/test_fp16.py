@@ -70,6 +70,11 @@ def test_every_intrinsic_compiles_and_assembles(backend, cc):
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
+def test_fastmath_compiles_and_assembles(backend):
+    hc.assembled_ptx(*hc.every_intrinsic("fp16"), (9, 0), backend, fastmath=True)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize(
     "name,instruction",
     [

@@ -356,11 +356,11 @@ def signature_text(kind, name):
     return f"{sig.return_type}({', '.join(map(str, sig.args))})"
 
 
-def assembled_ptx(kernel_fn, sig, cc, backend="nvptx"):
+def assembled_ptx(kernel_fn, sig, cc, backend="nvptx", **options):
     """The kernel's PTX for *cc*, checked by ptxas."""
     from .. import support
 
-    ptx, _ = cuda.compile_ptx(kernel_fn, sig, cc=cc, backend=backend)
+    ptx, _ = cuda.compile_ptx(kernel_fn, sig, cc=cc, backend=backend, **options)
     support.ptxas(ptx, f"sm_{cc[0]}{cc[1]}")
     return ptx
 

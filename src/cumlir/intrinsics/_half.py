@@ -93,17 +93,40 @@ def ptx_convert(instruction, result_bits, value):
     return arith.trunci(_i(result_bits), out) if register != result_bits else out
 
 
-def clamp_unit(value):
+def compare(lower, predicate, a, b):
+    """``arith.cmpf`` with the predicate named *predicate* ("OLT") of two 16-bit floats.
+
+    With fastmath=True LLVM writes ``setp.ftz.bf16``, which ptxas rejects: bfloat16 is
+    compared as float32 there (see ``widen``), where it is exact and denormals flush, as
+    fastmath asks."""
+    if lower.options.fast and isinstance(a.type, ir.BF16Type):
+        a, b = widen(a), widen(b)
+    return arith.cmpf(getattr(arith.CmpFPredicate, predicate), a, b)
+
+
+def widen(value):
+    """A 16-bit float as the float32 of the same value (exact).
+
+    bfloat16 is the upper half of a float32, and is widened on its bits: LLVM folds a
+    comparison of two ``fpext`` from bfloat16 back into a bfloat16 one, which under
+    fastmath becomes ``setp.ftz.bf16``, an instruction ptxas rejects."""
+    f32 = ir.F32Type.get()
+    if not isinstance(value.type, ir.BF16Type):
+        return arith.extf(f32, value)
+    bits = arith.extui(_i(32), arith.bitcast(_i(16), value))
+    return arith.bitcast(f32, arith.shli(bits, arith.constant(_i(32), 16)))
+
+
+def clamp_unit(lower, value):
     """*value* clamped to [0, 1]; NaN gives +0 (PTX's .sat)."""
     zero, one = _const(value.type, 0.0), _const(value.type, 1.0)
-    positive = arith.select(arith.cmpf(arith.CmpFPredicate.OGT, value, zero), value, zero)
-    return arith.select(arith.cmpf(arith.CmpFPredicate.OGE, value, one), one, positive)
+    positive = arith.select(compare(lower, "OGT", value, zero), value, zero)
+    return arith.select(compare(lower, "OGE", value, one), one, positive)
 
 
 def in_float32(lower, value, routine):
     """The libdevice float32 *routine* applied to a 16-bit float *value*, rounded back."""
-    f32 = ir.F32Type.get()
-    result = lower.call_external(routine, f32, [arith.extf(f32, value)])
+    result = lower.call_external(routine, ir.F32Type.get(), [widen(value)])
     return arith.truncf(value.type, result)
 
 
@@ -162,11 +185,11 @@ class HalfIntrinsics:
             self._binary(self.names(name), lambda lower, sig, args, op=op: getattr(arith, op)(*args))
             if name != "hdiv":
                 self._binary(self.names(name + "_rn"), lambda lower, sig, args, op=op: getattr(arith, op)(*args))
-                self._binary(self.names(name + "_sat"), lambda lower, sig, args, op=op: clamp_unit(getattr(arith, op)(*args)))
+                self._binary(self.names(name + "_sat"), lambda lower, sig, args, op=op: clamp_unit(lower, getattr(arith, op)(*args)))
         for name, (op, nan) in _MINMAX.items():
             self._binary(self.names(name), _minmax(op, nan))
         self._ternary(self.names("hfma"), lambda lower, sig, args: _fma(args))
-        self._ternary(self.names("hfma_sat"), lambda lower, sig, args: clamp_unit(_fma(args)))
+        self._ternary(self.names("hfma_sat"), lambda lower, sig, args: clamp_unit(lower, _fma(args)))
         self._ternary(self.names("hfma_relu"), _fma_relu)
         self._unary(self.names("hneg"), lambda lower, sig, args: arith.negf(args[0]))
         self._unary(self.names("habs"), _abs)
@@ -219,7 +242,7 @@ class HalfIntrinsics:
 
 def _comparison(predicate):
     def rule(lower, sig, args):
-        return arith.cmpf(getattr(arith.CmpFPredicate, predicate), *args)
+        return compare(lower, predicate, *args)
 
     return rule
 
@@ -233,7 +256,7 @@ def _minmax(op, propagate_nan):
     def rule(lower, sig, args):
         result = getattr(arith, op)(*args)
         if propagate_nan:
-            either_nan = arith.cmpf(arith.CmpFPredicate.UNO, *args)
+            either_nan = compare(lower, "UNO", *args)
             result = arith.select(either_nan, arith.addf(*args), result)
         return result
 
@@ -244,7 +267,7 @@ def _fma_relu(lower, sig, args):
     # not positive (-0 included) gives +0; NaN fails the ordered test and stays
     result = _fma(args)
     zero = _const(result.type, 0.0)
-    return arith.select(arith.cmpf(arith.CmpFPredicate.OLE, result, zero), zero, result)
+    return arith.select(compare(lower, "OLE", result, zero), zero, result)
 
 
 def _abs(lower, sig, args):
@@ -255,7 +278,7 @@ def _abs(lower, sig, args):
 
 
 def _isnan(lower, sig, args):
-    return arith.cmpf(arith.CmpFPredicate.UNO, args[0], args[0])
+    return compare(lower, "UNO", args[0], args[0])
 
 
 def _reinterpret(lower, sig, args):
@@ -266,8 +289,8 @@ def _isinf(lower, sig, args):
     value = args[0]
     i32 = _i(32)
     infinity = float("inf")
-    plus = arith.cmpf(arith.CmpFPredicate.OEQ, value, _const(value.type, infinity))
-    minus = arith.cmpf(arith.CmpFPredicate.OEQ, value, _const(value.type, -infinity))
+    plus = compare(lower, "OEQ", value, _const(value.type, infinity))
+    minus = compare(lower, "OEQ", value, _const(value.type, -infinity))
     sign = arith.select(minus, arith.constant(i32, -1), arith.constant(i32, 0))
     return arith.select(plus, arith.constant(i32, 1), sign)
 
@@ -275,6 +298,5 @@ def _isinf(lower, sig, args):
 def half_to_integer(lower, value, toty, mode):
     """A 16-bit float converted to the integer type *toty* with the rounding *mode*,
     through float32 (exact), saturating as PTX's cvt does."""
-    f32 = ir.F32Type.get()
     kind = "s" if toty.signed else "u"
-    return ptx_convert(f"cvt.{PTX_MODE[mode]}i.{kind}{toty.bitwidth}.f32", toty.bitwidth, arith.extf(f32, value))
+    return ptx_convert(f"cvt.{PTX_MODE[mode]}i.{kind}{toty.bitwidth}.f32", toty.bitwidth, widen(value))

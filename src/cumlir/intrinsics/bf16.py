@@ -17,7 +17,7 @@ printer refuses bfloat16 by name (``codegen/llvm7_types.py``).
 """
 
 from . import Namespace
-from ._half import C_INTS, HalfIntrinsics, half_to_integer
+from ._half import C_INTS, HalfIntrinsics, compare, half_to_integer, widen
 from ._modules import arith, cumlir_types, errors, ir
 
 bf16 = Namespace("bf16", "bfloat16 and CUDA's intrinsics on it (cuda_bf16.h), e.g. cuda.bf16.hadd(a, b).")
@@ -106,8 +106,12 @@ def from_bfloat16(lower, value, toty, mode=None):
         return value
     if mode is not None:
         return half_to_integer(lower, value, toty, mode)
-    wide = arith.extf(ir.F32Type.get(), value)
-    return lower.cast(wide, cumlir_types.float32, toty)
+    return lower.cast(widen(value), cumlir_types.float32, toty)
+
+
+def compare_bfloat16(lower, predicate, a, b):
+    """Two bfloat16 values compared (the predicate's name in arith.CmpFPredicate, "OLT")."""
+    return compare(lower, predicate, a, b)
 
 
 # ---- the constructor and the table -----------------------------------------------------------

@@ -7,7 +7,7 @@ import operator
 from mlir.dialects import arith
 from numba.core import types
 
-from ...intrinsics.bf16 import from_bfloat16, to_bfloat16
+from ...intrinsics.bf16 import compare_bfloat16, from_bfloat16, to_bfloat16
 from ...types import Bfloat16
 from ..registry import lower, lower_cast
 from .scalars import FLOAT_PREDICATES
@@ -41,14 +41,14 @@ def _arithmetic(build):
 
 
 def _comparison(predicate):
-    return lambda lower, sig, args: arith.cmpf(predicate, *args)
+    return lambda lower, sig, args: compare_bfloat16(lower, predicate, *args)
 
 
 def _register():
     for op, build in _ARITHMETIC.items():
         lower(op, Bfloat16, Bfloat16)(_arithmetic(build))
     for op, predicate in FLOAT_PREDICATES.items():
-        lower(op, Bfloat16, Bfloat16)(_comparison(predicate))
+        lower(op, Bfloat16, Bfloat16)(_comparison(predicate.name))
     lower(operator.neg, Bfloat16)(_arithmetic(arith.negf))
 
 
