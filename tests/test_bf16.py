@@ -63,24 +63,6 @@ def test_imported_as_a_module_as_in_numba_cuda():
         import cumlir.cuda.bf16.nothing  # noqa: F401
 
 
-@pytest.mark.parametrize(
-    "name,expected",
-    [
-        ("hadd", "bfloat16(bfloat16, bfloat16)"),
-        ("hfma_relu", "bfloat16(bfloat16, bfloat16, bfloat16)"),
-        ("hltu", "bool(bfloat16, bfloat16)"),
-        ("hisinf", "int32(bfloat16)"),
-        ("bfloat16_to_uint64_ru", "uint64(bfloat16)"),
-        ("ll2bfloat16_rz", "bfloat16(int64)"),
-        ("float64_to_bfloat16", "bfloat16(float64)"),
-        ("bfloat16_as_int16", "int16(bfloat16)"),
-        ("hexp2", "bfloat16(bfloat16)"),
-    ],
-)
-def test_signatures(name, expected):
-    assert hc.signature_text("bf16", name) == expected
-
-
 @pytest.mark.parametrize("cc", CCS)
 def test_every_intrinsic_compiles_and_assembles(cc):
     hc.assembled_ptx(*hc.every_intrinsic("bf16"), cc)
@@ -128,12 +110,7 @@ def _operators(a, b, out, flags):
         out[i, 3] = cuda.bf16.bfloat16_as_ushort(p / q)
         out[i, 4] = cuda.bf16.bfloat16_as_ushort(-p)
         out[i, 5] = cuda.bf16.bfloat16_as_ushort(r)
-        flags[i, 0] = p == q
-        flags[i, 1] = p != q
-        flags[i, 2] = p < q
-        flags[i, 3] = p <= q
-        flags[i, 4] = p > q
-        flags[i, 5] = p >= q
+        hc.store_comparisons(p, q, flags, i)
 
 
 @pytest.mark.parametrize("cc", CCS)
@@ -293,7 +270,7 @@ def test_operators_on_gpu():
         expected += [-a, hc.reference("bf16", "hadd")("bf16", [a, b])]
     for k, e in enumerate(expected):
         hc.check_half_result("bf16", f"operator {k}", hc.to_host("bf16", out[:, k]), e)
-    for k, op in enumerate((np.equal, np.not_equal, np.less, np.less_equal, np.greater, np.greater_equal)):
+    for k, op in enumerate(hc.COMPARISONS):
         np.testing.assert_array_equal(flags[:, k], op(a, b), err_msg=op.__name__)
 
 

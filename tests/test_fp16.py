@@ -44,23 +44,9 @@ def test_the_namespace_has_numba_cuda_names():
         fp16.hadd(1.0, 2.0)
 
 
-@pytest.mark.parametrize(
-    "name,expected",
-    [
-        ("hadd", "float16(float16, float16)"),
-        ("__hfma_relu", "float16(float16, float16, float16)"),
-        ("heq", "bool(float16, float16)"),
-        ("__hisinf", "int32(float16)"),
-        ("__half2int_rn", "int32(float16)"),
-        ("__half2uchar_rz", "uint8(float16)"),
-        ("__ll2half_rd", "float16(int64)"),
-        ("__double2half", "float16(float64)"),
-        ("__half_as_ushort", "uint16(float16)"),
-        ("hexp10", "float16(float16)"),
-    ],
-)
-def test_signatures(name, expected):
-    assert hc.signature_text("fp16", name) == expected
+@pytest.mark.parametrize("kind,name,expected", hc.EXPECTED_SIGNATURES)
+def test_signatures(kind, name, expected):
+    assert hc.signature_text(kind, name) == expected
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -113,12 +99,7 @@ def _operators(a, b, x, out, flags):
         out[i, 4] = -p
         out[i, 5] = abs(p)
         out[i, 6] = x + p  # a float16 scalar argument
-        flags[i, 0] = p == q
-        flags[i, 1] = p != q
-        flags[i, 2] = p < q
-        flags[i, 3] = p <= q
-        flags[i, 4] = p > q
-        flags[i, 5] = p >= q
+        hc.store_comparisons(p, q, flags, i)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -251,7 +232,7 @@ def test_operators_on_gpu():
         expected = [a + b, a - b, a * b, a / b, -a, np.abs(a), x + a]
     for k, e in enumerate(expected):
         hc.check_half_result("fp16", f"operator {k}", out[:, k].astype(np.float64), e.astype(np.float64))
-    for k, op in enumerate((np.equal, np.not_equal, np.less, np.less_equal, np.greater, np.greater_equal)):
+    for k, op in enumerate(hc.COMPARISONS):
         np.testing.assert_array_equal(flags[:, k], op(a, b), err_msg=op.__name__)
 
 

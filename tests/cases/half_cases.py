@@ -350,6 +350,30 @@ def every_intrinsic(kind):
     return _compile(source, f"every_{kind}"), sig
 
 
+# signatures as Numba-CUDA's bindings give them
+EXPECTED_SIGNATURES = [
+    ("fp16", "hadd", "float16(float16, float16)"),
+    ("fp16", "__hfma_relu", "float16(float16, float16, float16)"),
+    ("fp16", "heq", "bool(float16, float16)"),
+    ("fp16", "__hisinf", "int32(float16)"),
+    ("fp16", "__half2int_rn", "int32(float16)"),
+    ("fp16", "__half2uchar_rz", "uint8(float16)"),
+    ("fp16", "__ll2half_rd", "float16(int64)"),
+    ("fp16", "__double2half", "float16(float64)"),
+    ("fp16", "__half_as_ushort", "uint16(float16)"),
+    ("fp16", "hexp10", "float16(float16)"),
+    ("bf16", "hadd", "bfloat16(bfloat16, bfloat16)"),
+    ("bf16", "hfma_relu", "bfloat16(bfloat16, bfloat16, bfloat16)"),
+    ("bf16", "hltu", "bool(bfloat16, bfloat16)"),
+    ("bf16", "hisinf", "int32(bfloat16)"),
+    ("bf16", "bfloat16_to_uint64_ru", "uint64(bfloat16)"),
+    ("bf16", "ll2bfloat16_rz", "bfloat16(int64)"),
+    ("bf16", "float64_to_bfloat16", "bfloat16(float64)"),
+    ("bf16", "bfloat16_as_int16", "int16(bfloat16)"),
+    ("bf16", "hexp2", "bfloat16(bfloat16)"),
+]
+
+
 def signature_text(kind, name):
     """``cuda.<kind>.<name>``'s signature written as ``result(arguments)``."""
     sig = AREAS[kind].signature(name)
@@ -363,6 +387,20 @@ def assembled_ptx(kernel_fn, sig, cc, backend="nvptx", **options):
     ptx, _ = cuda.compile_ptx(kernel_fn, sig, cc=cc, backend=backend, **options)
     support.ptxas(ptx, f"sm_{cc[0]}{cc[1]}")
     return ptx
+
+
+@cuda.jit(device=True)
+def store_comparisons(p, q, flags, i):
+    """The six comparisons of p and q into flags[i, 0:6]."""
+    flags[i, 0] = p == q
+    flags[i, 1] = p != q
+    flags[i, 2] = p < q
+    flags[i, 3] = p <= q
+    flags[i, 4] = p > q
+    flags[i, 5] = p >= q
+
+
+COMPARISONS = (np.equal, np.not_equal, np.less, np.less_equal, np.greater, np.greater_equal)
 
 
 # ---- inputs -----------------------------------------------------------------------------
