@@ -59,7 +59,13 @@ FLOAT32_FUNCTIONS = {
 }
 
 _BINARY = {"hadd": "addf", "hsub": "subf", "hmul": "mulf", "hdiv": "divf"}
-_MINMAX = {"hmax": ("maxnumf", False), "hmin": ("minnumf", False), "hmax_nan": ("maxnumf", True), "hmin_nan": ("minnumf", True)}
+# name -> (arith op, whether a NaN operand gives NaN)
+_MINMAX = {
+    "hmax": ("maxnumf", False),
+    "hmin": ("minnumf", False),
+    "hmax_nan": ("maxnumf", True),
+    "hmin_nan": ("minnumf", True),
+}
 _COMPARE = {"eq": "EQ", "ne": "NE", "lt": "LT", "le": "LE", "gt": "GT", "ge": "GE"}
 
 
@@ -182,10 +188,10 @@ class HalfIntrinsics:
 
     def arithmetic(self):
         for name, op in _BINARY.items():
-            self._binary(self.names(name), lambda lower, sig, args, op=op: getattr(arith, op)(*args))
+            self._binary(self.names(name), _arith(op))
             if name != "hdiv":
-                self._binary(self.names(name + "_rn"), lambda lower, sig, args, op=op: getattr(arith, op)(*args))
-                self._binary(self.names(name + "_sat"), lambda lower, sig, args, op=op: clamp_unit(lower, getattr(arith, op)(*args)))
+                self._binary(self.names(name + "_rn"), _arith(op))
+                self._binary(self.names(name + "_sat"), _arith(op, saturate=True))
         for name, (op, nan) in _MINMAX.items():
             self._binary(self.names(name), _minmax(op, nan))
         self._ternary(self.names("hfma"), lambda lower, sig, args: _fma(args))
@@ -234,10 +240,24 @@ class HalfIntrinsics:
         self.declare(names, self.sig("T", "T", "T", "T"), rule)
 
     def _to(self, name, source, mode):
-        self.declare(self.names(name), self.sig("T", source), lambda lower, sig, args: self.to_half(lower, args[0], sig.args[0], mode))
+        def rule(lower, sig, args):
+            return self.to_half(lower, args[0], sig.args[0], mode)
+
+        self.declare(self.names(name), self.sig("T", source), rule)
 
     def _from(self, name, target, mode):
-        self.declare(self.names(name), self.sig(target, "T"), lambda lower, sig, args: self.from_half(lower, args[0], sig.return_type, mode))
+        def rule(lower, sig, args):
+            return self.from_half(lower, args[0], sig.return_type, mode)
+
+        self.declare(self.names(name), self.sig(target, "T"), rule)
+
+
+def _arith(op, saturate=False):
+    def rule(lower, sig, args):
+        result = getattr(arith, op)(*args)
+        return clamp_unit(lower, result) if saturate else result
+
+    return rule
 
 
 def _comparison(predicate):

@@ -22,6 +22,7 @@ from ._modules import arith, cumlir_types, errors, ir
 
 bf16 = Namespace("bf16", "bfloat16 and CUDA's intrinsics on it (cuda_bf16.h), e.g. cuda.bf16.hadd(a, b).")
 
+
 def _i(bits):
     return ir.IntegerType.get_signless(bits)
 
@@ -43,7 +44,8 @@ def _odd_from_float64(value):
 
 
 def _abs(value):
-    return arith.select(arith.cmpf(arith.CmpFPredicate.OLT, value, arith.constant(value.type, 0.0)), arith.negf(value), value)
+    negative = arith.cmpf(arith.CmpFPredicate.OLT, value, arith.constant(value.type, 0.0))
+    return arith.select(negative, arith.negf(value), value)
 
 
 def _odd_from_integer(lower, value, fromty):
@@ -78,7 +80,8 @@ def _round_bits(value, mode):
     bits = arith.bitcast(i32, value)
     high = arith.trunci(i16, arith.shrui(bits, arith.constant(i32, 16)))
     if mode != "rz":
-        dropped = arith.cmpi(arith.CmpIPredicate.ne, arith.andi(bits, arith.constant(i32, 0xFFFF)), arith.constant(i32, 0))
+        low = arith.andi(bits, arith.constant(i32, 0xFFFF))
+        dropped = arith.cmpi(arith.CmpIPredicate.ne, low, arith.constant(i32, 0))
         negative = arith.cmpi(arith.CmpIPredicate.slt, bits, arith.constant(i32, 0))
         away = negative if mode == "rd" else arith.xori(negative, arith.constant(_i(1), 1))
         bump = arith.extui(i16, arith.andi(dropped, away))
