@@ -213,13 +213,15 @@ def test_exact_rounding_matches_numpy_float16():
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("name", NAMES)
-def test_intrinsic_on_gpu(name):
-    hc.run_case("fp16", name, np.random.default_rng(sum(map(ord, name))))
+def test_intrinsic_on_gpu(name, backend):
+    hc.run_case("fp16", name, np.random.default_rng(sum(map(ord, name))), backend=backend)
 
 
 @pytest.mark.gpu
-def test_operators_on_gpu():
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_operators_on_gpu(backend):
     rng = np.random.default_rng(16)
     n = 4096
     a = hc.half_inputs("fp16", n, rng).astype(np.float16)
@@ -227,7 +229,7 @@ def test_operators_on_gpu():
     x = np.float16(0.333)
     out = np.full((n, 7), np.nan, np.float16)
     flags = np.ones((n, 6), bool)
-    cuda.jit(_operators)[(n + 127) // 128, 128](a, b, x, out, flags)
+    cuda.jit(_operators, backend=backend)[(n + 127) // 128, 128](a, b, x, out, flags)
     with np.errstate(all="ignore"):
         expected = [a + b, a - b, a * b, a / b, -a, np.abs(a), x + a]
     for k, e in enumerate(expected):

@@ -504,13 +504,13 @@ def _poisoned(n, dtype):
     return np.full(n, 0x5A5A5A5A5A5A5A5A & ((1 << (8 * dtype.itemsize)) - 1), dtype=dtype.str.replace("i", "u")).view(dtype)
 
 
-def run_case(kind, name, rng, n=4096):
+def run_case(kind, name, rng, n=4096, backend="nvptx"):
     """Run ``cuda.<kind>.<name>`` on the GPU over random inputs and check every result."""
     kernel_fn, _, arg_types, result_type = kernel(kind, name)
     arrays, columns = zip(*[inputs_for(kind, name, t, n, rng) for t in arg_types])
     out_dtype = np.dtype(array_type(kind, result_type) if result_type != "bool" else "bool")
     out = _poisoned(n, out_dtype)
-    cuda.jit(kernel_fn)[(n + 127) // 128, 128](*arrays, out)
+    cuda.jit(kernel_fn, backend=backend)[(n + 127) // 128, 128](*arrays, out)
     base = name.lstrip("_")
     if "_as_" in base:
         # reinterpreting bits there and back: the kernel's result has the argument's bits
