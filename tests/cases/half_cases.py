@@ -141,7 +141,8 @@ _ROUNDED = {
 
 
 def _sat(values):
-    return np.where(np.isnan(values), 0.0, np.clip(values, 0.0, 1.0))
+    # [0, 1]; NaN and -0 give +0
+    return np.where(values > 0, np.minimum(values, 1.0), 0.0)
 
 
 def _relu(values):

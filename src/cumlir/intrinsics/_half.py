@@ -5,7 +5,7 @@ Semantics (those of CUDA's cuda_fp16.h / cuda_bf16.h as Numba-CUDA binds them):
 
 - ``hadd hsub hmul hdiv`` and their ``_rn`` forms round once to nearest even (cumlir never
   contracts them into an fma unless fastmath allows it); ``_sat`` forms clamp the result
-  to [0, 1], NaN giving +0; ``hfma`` rounds once; ``hfma_relu`` gives +0 for a negative
+  to [0, 1], NaN and -0 giving +0; ``hfma`` rounds once; ``hfma_relu`` gives +0 for a negative
   result and keeps NaN.
 - ``hmax``/``hmin`` ignore a NaN operand (C's fmax/fmin); ``hmax_nan``/``hmin_nan``
   return NaN if either operand is NaN.
@@ -124,7 +124,7 @@ def widen(value):
 
 
 def clamp_unit(lower, value):
-    """*value* clamped to [0, 1]; NaN gives +0 (PTX's .sat)."""
+    """*value* clamped to [0, 1]; NaN and -0 give +0."""
     zero, one = _const(value.type, 0.0), _const(value.type, 1.0)
     positive = arith.select(compare(lower, "OGT", value, zero), value, zero)
     return arith.select(compare(lower, "OGE", value, one), one, positive)
