@@ -11,6 +11,7 @@ from mlir import ir
 from mlir.dialects import arith, llvm
 from numba.core import types
 
+from . import types as cumlir_types
 from .vector_types import VectorType
 
 
@@ -111,6 +112,11 @@ _FLOATS = {16: ir.F16Type, 32: ir.F32Type, 64: ir.F64Type}
 class FloatModel(DataModel):
     def get_value_type(self):
         return _FLOATS[self.fe_type.bitwidth].get()
+
+
+class Bfloat16Model(DataModel):
+    def get_value_type(self):
+        return ir.BF16Type.get()
 
 
 class CompositeModel(DataModel):
@@ -385,6 +391,7 @@ for _cls, _model in (
     (types.Boolean, BooleanModel),
     (types.Integer, IntegerModel),
     (types.Float, FloatModel),
+    (cumlir_types.Bfloat16, Bfloat16Model),
     (types.Complex, ComplexModel),
     (types.BaseTuple, TupleModel),
     (types.Pair, PairModel),

@@ -11,8 +11,8 @@ from cumlir import cuda
 
 from .. import support
 
-UNARY = "acos acosh asin asinh atan atanh cosh degrees erf erfc expm1 gamma lgamma log1p radians sinh tanh tan".split()
-UNARY_HALF = "sin cos ceil floor sqrt log log2 log10 exp fabs trunc".split()
+UNARY = "acos acosh asin asinh atan atanh cosh degrees erf erfc expm1 gamma lgamma log1p radians sinh tan".split()
+UNARY_HALF = "sin cos ceil floor sqrt log log2 log10 exp fabs trunc tanh".split()
 if sys.version_info >= (3, 11):
     UNARY_HALF.append("exp2")
 BINARY = "atan2 hypot copysign fmod nextafter remainder pow".split()

@@ -92,6 +92,11 @@ class _Reader:
             return integer(int(tok[1:]))
         if tok in _FLOATS:
             return Type("float", _FLOATS[tok][0], _FLOATS[tok][1])
+        if tok == "bf16":
+            raise Llvm7Error(
+                "bfloat16 is not supported by the nvvm code generator below sm_100 (libNVVM reads LLVM 7 IR "
+                "for these chips, which has no bfloat type); compile with backend='nvptx'"
+            )
         reader = _COMPOUND.get(tok)
         if reader is None:
             raise Llvm7Error(f"the LLVM 7 printer does not know the type {tok!r} (in {self.text!r})")

@@ -148,3 +148,48 @@ def __getattr__(name):
 
 def __dir__():
     return sorted(set(globals()) | set(_intrinsics.cuda_names()))
+
+
+class _NamespaceModules:
+    """``from cumlir.cuda.bf16 import bfloat16``: a namespace of intrinsics (``cuda.bf16``,
+    ``cuda.fp16``, ``cuda.libdevice``) imported as a module, as Numba-CUDA's are. The module
+    hands out the namespace's own stubs, so kernels see the same objects either way."""
+
+    @classmethod
+    def find_spec(cls, fullname, path=None, target=None):
+        package, _, name = fullname.rpartition(".")
+        if package != __name__ or name.startswith("_"):
+            return None
+        try:
+            stub = _intrinsics.stub(name)
+        except KeyError:
+            return None
+        if not isinstance(stub, _intrinsics.Namespace):
+            return None
+        import importlib.util
+
+        return importlib.util.spec_from_loader(fullname, cls, origin=f"cuda.{name}")
+
+    @staticmethod
+    def create_module(spec):
+        import types
+
+        namespace = _intrinsics.stub(spec.name.rpartition(".")[2])
+        module = types.ModuleType(spec.name, namespace.__doc__)
+        module.__getattr__ = lambda attr: getattr(namespace, attr)
+        module.__dir__ = lambda: sorted(namespace._members)
+        return module
+
+    @staticmethod
+    def exec_module(module):
+        pass
+
+
+def _install_namespace_modules():
+    import sys
+
+    if not any(finder is _NamespaceModules for finder in sys.meta_path):
+        sys.meta_path.append(_NamespaceModules)
+
+
+_install_namespace_modules()

@@ -17,3 +17,6 @@ mlir_math = lazy("mlir.dialects.math")
 memref = lazy("mlir.dialects.memref")
 nvvm = lazy("mlir.dialects.nvvm")
 scf = lazy("mlir.dialects.scf")
+
+# cumlir's own types (numba's, plus bfloat16)
+cumlir_types = lazy("cumlir.types")

@@ -2,11 +2,11 @@
 
 Typing: unlike numba's CPU target, floor/ceil/trunc return floats, float32 stays
 float32, and integer arguments are computed in float64. The functions marked "half"
-also take and return float16.
+also take and return float16, and those Numba-CUDA's bf16 module overloads bfloat16.
 
 Lowering: float64 calls ``__nv_<name>``, float32 ``__nv_<name>f`` (or, with fastmath,
-the ``__nv_fast_<name>f`` approximations Numba-CUDA uses), float16 computes in
-float32 and rounds back. Integer arguments were already converted to the
+the ``__nv_fast_<name>f`` approximations Numba-CUDA uses), float16 and bfloat16
+compute in float32 and round back. Integer arguments were already converted to the
 signature's float type by the cast rules.
 """
 
@@ -14,18 +14,24 @@ import math
 import sys
 
 from . import declare
-from ._modules import arith, ir, llvm, mlir_math, templates, types
+from ._modules import arith, cumlir_types, ir, llvm, mlir_math, templates, types
 
 
 # ---- typing -------------------------------------------------------------------------------
 
 
-def _signatures(kind):
+# the functions Numba-CUDA's bf16 module overloads on bfloat16
+_BFLOAT16 = frozenset("trunc ceil floor sqrt log log10 cos sin tanh exp exp2".split())
+
+
+def _signatures(kind, name):
     sig = templates.signature
     f16, f32, f64 = types.float16, types.float32, types.float64
     i32, i64, u64 = types.int32, types.int64, types.uint64
     unary = [sig(f64, i64), sig(f64, u64), sig(f32, f32), sig(f64, f64)]
     binary_float = [sig(f32, f32, f32), sig(f64, f64, f64)]
+    if name in _BFLOAT16:
+        unary = unary + [sig(cumlir_types.bfloat16, cumlir_types.bfloat16)]
     return {
         "unary": lambda: unary,
         "unary_half": lambda: unary + [sig(f16, f16)],
@@ -40,8 +46,8 @@ def _signatures(kind):
 
 
 _TYPING = {
-    "unary": "acos acosh asin asinh atan atanh cosh degrees erf erfc expm1 gamma lgamma log1p radians sinh tanh tan",
-    "unary_half": "sin cos ceil floor sqrt log log2 log10 exp fabs trunc" + (" exp2" if sys.version_info >= (3, 11) else ""),
+    "unary": "acos acosh asin asinh atan atanh cosh degrees erf erfc expm1 gamma lgamma log1p radians sinh tan",
+    "unary_half": "sin cos ceil floor sqrt log log2 log10 exp fabs trunc tanh" + (" exp2" if sys.version_info >= (3, 11) else ""),
     "binary_int_too": "atan2 hypot",
     "binary_float": "copysign fmod nextafter remainder",
     "predicate": "isinf isnan isfinite",
@@ -56,7 +62,7 @@ functions = {}
 for _kind, _names in _TYPING.items():
     for _name in _names.split():
         functions[_name] = declare(getattr(math, _name), f"math.{_name}")
-        functions[_name].cases(lambda kind=_kind: _signatures(kind))
+        functions[_name].cases(lambda kind=_kind, name=_name: _signatures(kind, name))
 
 
 def _lower(fn, *patterns):
@@ -130,8 +136,8 @@ def libdevice_name(name, ty, fastmath=False):
 
 
 def _widen_half(lower, values, ty):
-    """float16 operands are computed in float32: (values, type of the computation)."""
-    if ty == types.float16:
+    """float16 and bfloat16 operands are computed in float32: (values, type of the computation)."""
+    if ty in (types.float16, cumlir_types.bfloat16):
         return [lower.cast(v, ty, types.float32) for v in values], types.float32
     return values, ty
 

@@ -357,7 +357,7 @@ def logical_not(lower, sig, args):
 
 _COMPARISONS = (operator.eq, operator.ne, operator.lt, operator.le, operator.gt, operator.ge)
 
-_FLOAT_PREDICATES = {
+FLOAT_PREDICATES = {
     operator.eq: arith.CmpFPredicate.OEQ,
     operator.ne: arith.CmpFPredicate.UNE,  # NaN != x is true
     operator.lt: arith.CmpFPredicate.OLT,
@@ -374,7 +374,7 @@ def _register_comparisons():
             return arith.cmpi(cmpi_predicate(op, sig.args[0]), *args)
 
         def float_compare(lower, sig, args, op=op):
-            return arith.cmpf(_FLOAT_PREDICATES[op], *args)
+            return arith.cmpf(FLOAT_PREDICATES[op], *args)
 
         lower(op, types.Integer, types.Integer)(int_compare)
         lower(op, types.Boolean, types.Boolean)(int_compare)

@@ -1,6 +1,7 @@
-"""Typing of float16 arithmetic as Numba-CUDA has it: float16 operands give float16.
+"""Typing of float16 and bfloat16 arithmetic as Numba-CUDA has it: two float16 (or two
+bfloat16) operands give float16 (bfloat16).
 
-numba's own templates would convert float16 operands to float32 first. These are
+numba's own templates would convert 16-bit operands to float32 first. These are
 AbstractTemplates so that they are considered before numba's ConcreteTemplates.
 """
 
@@ -9,6 +10,7 @@ import operator
 from numba.core import types
 from numba.core.typing.templates import AbstractTemplate, signature
 
+from ...types import bfloat16
 from ..registry import register_global
 
 _ARITHMETIC = (operator.add, operator.sub, operator.mul, operator.truediv)
@@ -16,23 +18,24 @@ _INPLACE = (operator.iadd, operator.isub, operator.imul, operator.itruediv)
 _COMPARISONS = (operator.eq, operator.ne, operator.lt, operator.le, operator.gt, operator.ge)
 
 
-def _half_template(op, result):
+def _half_template(op, half, result):
     class HalfOperator(AbstractTemplate):
         key = op
 
         def generic(self, args, kws):
-            if not kws and args and all(a == types.float16 for a in args):
-                return signature(result, *args)
+            if not kws and args and all(a == half for a in args):
+                return signature(result or half, *args)
 
-    HalfOperator.__name__ = f"Half_{op.__name__}"
+    HalfOperator.__name__ = f"Half_{half}_{op.__name__}"
     return HalfOperator
 
 
 def _declare():
-    for op in _ARITHMETIC + _INPLACE + (operator.neg, operator.pos):
-        register_global(op, types.Function(_half_template(op, types.float16)))
-    for op in _COMPARISONS:
-        register_global(op, types.Function(_half_template(op, types.boolean)))
+    for half in (types.float16, bfloat16):
+        for op in _ARITHMETIC + _INPLACE + (operator.neg, operator.pos):
+            register_global(op, types.Function(_half_template(op, half, None)))
+        for op in _COMPARISONS:
+            register_global(op, types.Function(_half_template(op, half, types.boolean)))
 
 
 _declare()
