@@ -152,8 +152,7 @@ def __dir__():
 
 class _NamespaceModules:
     """``from cumlir.cuda.bf16 import bfloat16``: a namespace of intrinsics (``cuda.bf16``,
-    ``cuda.fp16``, ``cuda.libdevice``) imported as a module, as Numba-CUDA's are. The module
-    hands out the namespace's own stubs, so kernels see the same objects either way."""
+    ``cuda.fp16``, ``cuda.libdevice``) imported as a module, as Numba-CUDA's are."""
 
     @classmethod
     def find_spec(cls, fullname, path=None, target=None):
@@ -172,13 +171,9 @@ class _NamespaceModules:
 
     @staticmethod
     def create_module(spec):
-        import types
-
-        namespace = _intrinsics.stub(spec.name.rpartition(".")[2])
-        module = types.ModuleType(spec.name, namespace.__doc__)
-        module.__getattr__ = lambda attr: getattr(namespace, attr)
-        module.__dir__ = lambda: sorted(namespace._members)
-        return module
+        # the namespace object itself stands as the module, so that the import system, which
+        # binds the submodule on its package, leaves cuda.bf16 the same object kernels see
+        return _intrinsics.stub(spec.name.rpartition(".")[2])
 
     @staticmethod
     def exec_module(module):
