@@ -18,10 +18,13 @@ def pytest_collection_modifyitems(config, items):
 
 @pytest.fixture
 def rng(request):
+    import zlib
+
     import numpy as np
 
-    # a fresh, reproducible-per-test stream of random inputs
-    return np.random.default_rng(abs(hash(request.node.nodeid)) % (2**32))
+    # a fresh stream of random inputs per test, the same in every process and run (str's
+    # hash() is salted per process)
+    return np.random.default_rng(zlib.crc32(request.node.nodeid.encode()))
 
 
 @pytest.fixture(scope="module")
