@@ -264,7 +264,8 @@ def test_operators_on_gpu():
     b = hc.half_inputs("bf16", n, rng)[::-1].copy()
     out = np.full((n, 6), 0x5A5A, np.uint16)
     flags = np.ones((n, 6), bool)
-    cuda.jit(_operators)[(n + 127) // 128, 128](hc.from_host("bf16", a), hc.from_host("bf16", b), out, flags)
+    # bfloat16 needs the nvptx code generator below sm_100 (whatever CUMLIR_BACKEND says)
+    cuda.jit(_operators, backend="nvptx")[(n + 127) // 128, 128](hc.from_host("bf16", a), hc.from_host("bf16", b), out, flags)
     with np.errstate(all="ignore"):
         expected = [hc.reference("bf16", name)("bf16", [a, b]) for name in ("hadd", "hsub", "hmul", "hdiv")]
         expected += [-a, hc.reference("bf16", "hadd")("bf16", [a, b])]
@@ -287,14 +288,15 @@ def test_conversions_on_gpu(number):
         exact = hc.exact_values(source.astype(np.float64))
     bits = np.full(n, 0x5A5A, np.uint16)
     back = np.zeros(n, number)
-    cuda.jit(_construct(number, number))[(n + 127) // 128, 128](source, bits, back)
+    cuda.jit(_construct(number, number), backend="nvptx")[(n + 127) // 128, 128](source, bits, back)
     expected = hc.round_exact("bf16", exact, source.astype(np.float64))
     hc.check_half_result("bf16", f"bfloat16({number})", hc.to_host("bf16", bits), expected)
     # and back: exact to float32/float64, rounded to float16, truncated to an integer
     values = hc.to_host("bf16", bits)
     if number.startswith(("int", "uint")):
         low, high = hc.INT_RANGES[number]
-        keep = np.isfinite(values) & (values >= low) & (values <= high)
+        # high + 1 is a power of two, exact as a float: values from it up saturate on the GPU
+        keep = np.isfinite(values) & (values >= low) & (values < float(high + 1))
         np.testing.assert_array_equal(back[keep], np.trunc(values[keep]).astype(number))
     else:
         np.testing.assert_array_equal(back, values.astype(number))

@@ -212,12 +212,14 @@ _ROUND_INT = {"rn": lambda q: round(q), "rz": math.trunc, "rd": math.floor, "ru"
 
 def _to_integer(mode, int_type):
     low, high = INT_RANGES[int_type]
+    # CUDA's half and bfloat16 conversions give NaN as 0, but as 0x8000000000000000 in 64 bits
+    nan = 1 << 63 if int_type == "uint64" else (low if int_type == "int64" else 0)
 
     def reference(kind, args):
         out = []
         for v in args[0]:
             if math.isnan(v):
-                out.append(0)
+                out.append(nan)
             elif math.isinf(v):
                 out.append(high if v > 0 else low)
             else:
