@@ -97,8 +97,7 @@ class Dispatcher:
             return overload
         if self._eager:
             return self._overloads[self._match_eager(argtypes)]
-        overload = self._overloads[argtypes] = KernelOverload(self, argtypes, typed=False)
-        return overload
+        return KernelOverload(self, argtypes, typed=False)  # kept once it compiles
 
     def disk_cache(self):
         """The on-disk cache of this kernel's binaries (a cache.KernelCache), or None when off."""
@@ -250,6 +249,7 @@ class KernelOverload:
         found = self._binaries.get(cc)
         if found is None:
             found = self._binaries[cc] = self._cached_or_compiled(cc)
+            self.dispatcher._overloads.setdefault(self.argtypes, self)
         return found
 
     def _cached_or_compiled(self, cc):
@@ -265,9 +265,9 @@ class KernelOverload:
             return found
         c = self.compilation(cc)
         began = time.perf_counter()
-        written = cache.save(self.argtypes, cc, c)
+        cacheable = cache.save(self.argtypes, cc, c)
         self._stats["cache_write"] = time.perf_counter() - began
-        self._stats["cache"] = "miss" if written else "not cacheable"
+        self._stats["cache"] = "miss" if cacheable else "not cacheable"
         return c
 
     def output(self, output, cc=None):

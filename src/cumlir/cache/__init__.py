@@ -22,7 +22,7 @@ import cumlir
 from .fingerprint import Unhashable, function_fingerprint
 from .store import CacheWarning, directory_for, entries_like, read, write
 
-__all__ = ["CacheWarning", "CachedKernel", "KernelCache", "enabled", "flag"]
+__all__ = ["CacheWarning", "CachedKernel", "KernelCache", "Unhashable", "enabled", "flag", "function_fingerprint", "versions"]
 
 log = logging.getLogger("cumlir.cache")
 # the libraries whose versions change the code: the frontend, MLIR and LLVM, the toolkit
@@ -98,7 +98,8 @@ class KernelCache:
         return any(read(other, key, ignore=("cc",)) is not None for other in entries_like(path))
 
     def save(self, argtypes, cc, compiled):
-        """Write the entry of *compiled* (a Compilation that ran to its cubin); whether written."""
+        """Write the entry of *compiled* (a Compilation that ran to its cubin). False when
+        the kernel cannot be cached; True otherwise, even where writing failed (a warning)."""
         found = self._entry(argtypes, cc)
         if found is None:
             return False
@@ -110,7 +111,7 @@ class KernelCache:
             "exception_global": compiled.exception_global,
             "signature": f"{compiled.return_type}({', '.join(map(str, argtypes))})",
         }
-        return write(*found, payload)
+        return write(*found, payload) is not None
 
     def _entry(self, argtypes, cc):
         """(path, key) of the entry for *argtypes* on *cc* (None: any chip), or None when the

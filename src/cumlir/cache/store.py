@@ -86,13 +86,14 @@ def entries_like(path):
 
 
 def write(path, key, payload):
-    """Write the entry for *key* at *path*, unless another writer just wrote it. Failures
-    (a read-only or full disk ...) are a CacheWarning: the entry is simply not written."""
+    """Write the entry for *key* at *path*, unless another writer just wrote it: whether it
+    is there now, or None when the payload cannot be stored. Failures (a read-only or full
+    disk ...) are a CacheWarning: the entry is simply not written."""
     try:
         data = pickle.dumps({**payload, "key": key}, protocol=pickle.HIGHEST_PROTOCOL)
     except Exception as e:  # an exception class of a device raise that is not importable, say
         log.debug("the kernel for %s cannot be cached: %s", path, e)
-        return False
+        return None
     blob = MAGIC + hashlib.sha256(data).digest() + data
     import filelock
 
