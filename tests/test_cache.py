@@ -503,3 +503,17 @@ def test_the_stats_variable(monkeypatch):
     assert compile_stats.requested()
     monkeypatch.setenv("CUMLIR_COMPILE_STATS", "0")
     assert not compile_stats.requested()
+
+
+def test_the_table_is_printed_to_stderr_when_asked(tmp_path, monkeypatch, capsys):
+    from cumlir import dispatcher
+
+    monkeypatch.delenv("CUMLIR_CACHE", raising=False)
+    _, overload, _ = _compiled(_module(tmp_path / "k.py", VADD.replace("cache=True", "")).vadd)
+    dispatcher._report_stats(overload, CC)
+    assert capsys.readouterr().err == ""
+    monkeypatch.setenv("CUMLIR_COMPILE_STATS", "1")
+    dispatcher._report_stats(overload, CC)
+    err = capsys.readouterr().err
+    assert err.startswith("cumlir compile stats: vadd(array(float32, 1d, C), ") and "for sm_90" in err
+    assert "frontend (typing)" in err and err.rstrip().endswith("off")
