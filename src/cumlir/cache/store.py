@@ -95,7 +95,11 @@ def write(path, key, payload):
         log.debug("the kernel for %s cannot be cached: %s", path, e)
         return None
     blob = MAGIC + hashlib.sha256(data).digest() + data
-    import filelock
+    try:
+        import filelock
+    except ImportError as e:  # a dependency missing from this installation: still no failure
+        warnings.warn(f"cumlir cannot write its kernel cache: {e}", CacheWarning, stacklevel=2)
+        return False
 
     folder = os.path.dirname(path)
     try:
