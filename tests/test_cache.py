@@ -517,3 +517,21 @@ def test_the_table_is_printed_to_stderr_when_asked(tmp_path, monkeypatch, capsys
     err = capsys.readouterr().err
     assert err.startswith("cumlir compile stats: vadd(array(float32, 1d, C), ") and "for sm_90" in err
     assert "frontend (typing)" in err and err.rstrip().endswith("off")
+
+
+def test_fingerprints_of_namedtuples_and_arrays_of_objects():
+    import collections
+
+    np = pytest.importorskip("numpy")
+    point, pair = collections.namedtuple("Point", "x y"), collections.namedtuple("Pair", "a b")
+
+    def make(value):
+        def f(a):
+            a[0] = value[0]
+
+        return f
+
+    assert cache.function_fingerprint(make(point(1, 2))) != cache.function_fingerprint(make(pair(1, 2)))
+    assert cache.function_fingerprint(make(point(1, 2))) != cache.function_fingerprint(make((1, 2)))
+    with pytest.raises(cache.Unhashable, match="Python objects"):
+        cache.function_fingerprint(make(np.array([object()])))

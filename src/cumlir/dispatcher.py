@@ -198,7 +198,7 @@ class KernelOverload:
         self._binaries = {}  # chip -> what the runtime loads: a Compilation or cache.CachedKernel
         self._loaded = {}  # context -> runtime.kernel.LoadedKernel
         if typed:  # typing errors surface here: at decoration for eager signatures
-            self.typed
+            self._typed = self._frontend()
 
     def __repr__(self):
         return f"<cumlir kernel {self.dispatcher.__name__}{self.argtypes}>"
@@ -207,12 +207,15 @@ class KernelOverload:
     def typed(self):
         """The typed function (numba's frontend runs on first use)."""
         if self._typed is None:
-            from .compiler import kernel
-
-            c = kernel(self.dispatcher.py_func, self.argtypes, None, until="typed", return_type=self._return_type)
-            self._stats.update(c.timings)
-            self._typed = c.typed
+            self._typed = self._frontend()
         return self._typed
+
+    def _frontend(self):
+        from .compiler import kernel
+
+        c = kernel(self.dispatcher.py_func, self.argtypes, None, until="typed", return_type=self._return_type)
+        self._stats.update(c.timings)
+        return c.typed
 
     @property
     def compile_stats(self):

@@ -122,6 +122,9 @@ class KernelCache:
         except Unhashable as e:
             log.debug("%s is not cached: %s", fn.__qualname__, e)
             return None
+        except Exception as e:  # a value that fails to describe itself: compile without the cache
+            log.debug("%s is not cached: describing what it depends on failed: %r", fn.__qualname__, e)
+            return None
         options = self.options.cache_key()
         types = [f"{type(t).__name__}:{t}" for t in argtypes]
         key = {

@@ -84,7 +84,8 @@ class _Describer:
         if isinstance(value, _SIMPLE):
             return f"{type(value).__name__}:{value!r}"
         if isinstance(value, (tuple, list)):
-            return f"{type(value).__name__}({','.join(self.value(v, where) for v in value)})"
+            kind = type(value).__name__ if type(value) in (tuple, list) else self._class(type(value))  # namedtuples
+            return f"{kind}({','.join(self.value(v, where) for v in value)})"
         if isinstance(value, (set, frozenset)):
             return f"set({','.join(sorted(self.value(v, where) for v in value))})"
         if isinstance(value, types.ModuleType):
@@ -127,6 +128,8 @@ class _Describer:
 
     def _numpy(self, np, value):
         if isinstance(value, np.ndarray):
+            if value.dtype.hasobject:
+                raise Unhashable("an array of Python objects cannot be described by its contents")
             data = hashlib.sha256(np.ascontiguousarray(value).view(np.uint8).reshape(-1).data).hexdigest()
             return f"ndarray:{value.dtype.descr!r}:{value.shape}:{value.flags.writeable}:{data}"
         if isinstance(value, np.generic):
