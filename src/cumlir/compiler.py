@@ -14,9 +14,11 @@ list at a stage. Everything before ``cubin`` runs without a GPU; ``cubin`` needs
 nvJitLink, not a device. The runtime receives the cubin and only loads and launches it.
 """
 
+import time
 from dataclasses import dataclass, field
 
 from .codegen.targets import CODE_FORMATS, parse_cc
+from .compile_stats import FIGURE_OF_STAGE
 from .options import Options
 
 STAGES = ("typed", "mlir", "optimized", "llvm", "code", "cubin")
@@ -89,6 +91,11 @@ class Compilation:
     cooperative: bool = False  # the code synchronizes the grid: launch it cooperatively
     code: object = None  # PTX text or LTO-IR bytes
     cubin: bytes = None
+    timings: dict = field(default_factory=dict)  # compile_stats figure -> seconds spent in this process
+
+    @property
+    def argtypes(self):
+        return self.entry.argtypes
 
     @property
     def ptx(self):
@@ -169,8 +176,12 @@ def run(compilation, until):
     if until not in _RUN:
         raise ValueError(f"unknown stage {until!r}; stages: {', '.join(STAGES)}")
     start = STAGES.index(compilation.done) + 1 if compilation.done else 0
+    timings = compilation.timings
     for name in STAGES[start : STAGES.index(until) + 1]:
+        began = time.perf_counter()
         _RUN[name](compilation)
+        figure = FIGURE_OF_STAGE[name]
+        timings[figure] = timings.get(figure, 0.0) + time.perf_counter() - began
         compilation.done = name
     return compilation
 

@@ -5,11 +5,14 @@ A Dispatcher is both a kernel (``f[grid, block](*args)``) and a device function
 Kernels are typed on first launch for each signature (or when decorated, for the
 signatures given to ``@cuda.jit``), compiled by the compiler for the current
 device's chip, and handed to the runtime as a cubin to load and launch.
+With ``cache=True`` or ``CUMLIR_CACHE=1`` the cubin of each signature and chip is kept
+on disk (cache/): a kernel found there is loaded without being typed or lowered.
 This module imports neither numba nor MLIR until something is compiled.
 """
 
 import functools
 import inspect
+import time
 
 from .options import Options
 
@@ -25,6 +28,7 @@ class Dispatcher:
         self.options = options or Options()
         self._device_dispatcher = None
         self._overloads = {}  # argument types -> KernelOverload
+        self._disk_cache = None  # cache.KernelCache, False when off; decided on first compile
         self._eager = bool(sigs)
         for sig in sigs or ():
             self.compile(sig)
@@ -71,7 +75,8 @@ class Dispatcher:
 
     def compile(self, sig):
         """Type for a signature (a string like "void(float32[:], int64)" or types): the
-        KernelOverload, or the DeviceFunction of a device function."""
+        KernelOverload, or the DeviceFunction of a device function. A signature the
+        on-disk cache holds is not typed again."""
         from .typing.signatures import parse_signature
 
         argtypes, return_type = parse_signature(sig)
@@ -79,17 +84,34 @@ class Dispatcher:
             return self.device_dispatcher.compile_device(argtypes)
         overload = self._overloads.get(argtypes)
         if overload is None:
-            overload = self._overloads[argtypes] = KernelOverload(self, argtypes, return_type)
+            cache = self.disk_cache()
+            typed = not (cache and cache.known(argtypes))
+            overload = self._overloads[argtypes] = KernelOverload(self, argtypes, return_type, typed=typed)
         return overload
 
     def overload_for(self, argtypes):
-        """The kernel for the launch argument types: typed now unless signatures were fixed."""
+        """The kernel for the launch argument types (unless signatures were fixed, a new
+        one, typed when it is compiled)."""
         overload = self._overloads.get(argtypes)
         if overload is not None:
             return overload
         if self._eager:
             return self._overloads[self._match_eager(argtypes)]
-        return self.compile(argtypes)
+        return KernelOverload(self, argtypes, typed=False)  # kept once it compiles
+
+    def disk_cache(self):
+        """The on-disk cache of this kernel's binaries (a cache.KernelCache), or None when off."""
+        if self._disk_cache is None:
+            from . import cache
+
+            self._disk_cache = cache.enabled(self.options) and cache.KernelCache(self.py_func, self.options)
+        return self._disk_cache or None
+
+    @property
+    def compile_stats(self):
+        """Argument types -> where the compile time of that signature went (see
+        ``KernelOverload.compile_stats``)."""
+        return {argtypes: overload.compile_stats for argtypes, overload in self._overloads.items()}
 
     def _match_eager(self, argtypes):
         from .typing.signatures import accepts
@@ -166,18 +188,41 @@ class KernelOverload:
     """The kernel for one tuple of argument types: typed once, compiled per chip, loaded per
     context by the runtime."""
 
-    def __init__(self, dispatcher, argtypes, return_type=None):
-        from .compiler import kernel
-
+    def __init__(self, dispatcher, argtypes, return_type=None, typed=True):
         self.dispatcher = dispatcher
         self.argtypes = tuple(argtypes)
-        # typing errors surface here: at decoration for eager signatures, else at first launch
-        self.typed = kernel(dispatcher.py_func, self.argtypes, None, until="typed", return_type=return_type).typed
-        self._compilations = {}  # chip -> Compilation with its cubin
+        self._return_type = return_type
+        self._typed = None
+        self._stats = {}  # compile_stats figure -> seconds, and the cache's verdict
+        self._compilations = {}  # chip -> Compilation
+        self._binaries = {}  # chip -> what the runtime loads: a Compilation or cache.CachedKernel
         self._loaded = {}  # context -> runtime.kernel.LoadedKernel
+        if typed:  # typing errors surface here: at decoration for eager signatures
+            self._typed = self._frontend()
 
     def __repr__(self):
         return f"<cumlir kernel {self.dispatcher.__name__}{self.argtypes}>"
+
+    @property
+    def typed(self):
+        """The typed function (numba's frontend runs on first use)."""
+        if self._typed is None:
+            self._typed = self._frontend()
+        return self._typed
+
+    def _frontend(self):
+        from .compiler import kernel
+
+        c = kernel(self.dispatcher.py_func, self.argtypes, None, until="typed", return_type=self._return_type)
+        self._stats.update(c.timings)
+        return c.typed
+
+    @property
+    def compile_stats(self):
+        """Seconds spent in this process on each stage of this signature: ``frontend``,
+        ``lowering``, ``passes``, ``codegen``, ``link``, ``cache_read``, ``cache_write``,
+        ``load`` (those that ran), and ``cache``: "hit", "miss", "not cacheable" or "off"."""
+        return dict(self._stats)
 
     def compilation(self, cc, until="cubin"):
         """The Compilation for compute capability *cc*, run up to the stage *until*."""
@@ -189,7 +234,44 @@ class KernelOverload:
         if c is None:
             options = self.dispatcher.options
             c = self._compilations[cc] = kernel(self.dispatcher.py_func, self.argtypes, cc, options, typed=self.typed, until="typed")
-        return run(c, until) if _later(until, c.done) else c
+        if not _later(until, c.done):
+            return c
+        c.timings.clear()
+        run(c, until)
+        for figure, seconds in c.timings.items():
+            self._stats[figure] = self._stats.get(figure, 0.0) + seconds
+        return c
+
+    def binary(self, cc):
+        """The cubin for *cc* with what its launch needs (``cubin``, ``symbol``,
+        ``cooperative`` ...): from this process, the on-disk cache, or compiled (and then
+        written to the cache)."""
+        from .codegen.targets import parse_cc
+
+        cc = parse_cc(cc)
+        found = self._binaries.get(cc)
+        if found is None:
+            found = self._binaries[cc] = self._cached_or_compiled(cc)
+            self.dispatcher._overloads.setdefault(self.argtypes, self)
+        return found
+
+    def _cached_or_compiled(self, cc):
+        cache = self.dispatcher.disk_cache()
+        if cache is None:
+            self._stats["cache"] = "off"
+            return self.compilation(cc)
+        began = time.perf_counter()
+        found = cache.load(self.argtypes, cc)
+        self._stats["cache_read"] = time.perf_counter() - began
+        if found is not None:
+            self._stats["cache"] = "hit"
+            return found
+        c = self.compilation(cc)
+        began = time.perf_counter()
+        cacheable = cache.save(self.argtypes, cc, c)
+        self._stats["cache_write"] = time.perf_counter() - began
+        self._stats["cache"] = "miss" if cacheable else "not cacheable"
+        return c
 
     def output(self, output, cc=None):
         """What the compiler makes for *output* (``ptx``, ``llvm``, ``mlir`` ...) for *cc*."""
@@ -224,9 +306,12 @@ class KernelOverload:
         context = current_context()
         kernel = self._loaded.get(context)
         if kernel is None:
-            c = self.compilation(context.compute_capability)
-            kernel = LoadedKernel(context, c)
+            binary = self.binary(context.compute_capability)
+            began = time.perf_counter()
+            kernel = LoadedKernel(context, binary)
+            self._stats["load"] = time.perf_counter() - began
             self._loaded[context] = kernel
+            _report_stats(self, context.compute_capability)
         return kernel
 
 
@@ -273,6 +358,17 @@ def _loaded_for(dispatcher, args, kwargs):
         raise TypeError(f"kernel {dispatcher.__name__} takes {expected} arguments but {len(args)} were given")
     argtypes = tuple(argument_type(value, i) for i, value in enumerate(args))
     return dispatcher.overload_for(argtypes).loaded()
+
+
+def _report_stats(overload, cc):
+    from . import compile_stats
+
+    if compile_stats.requested():
+        import sys
+
+        shown = ", ".join(str(t) for t in overload.argtypes)
+        title = f"{overload.dispatcher.__name__}({shown}) for sm_{cc[0]}{cc[1]}"
+        print(compile_stats.table(title, overload._stats), file=sys.stderr)
 
 
 def _refused_argument(overloads, argtypes):

@@ -8,7 +8,6 @@ keywords; every stage of the compiler, the linker and the loader reads that obje
 import difflib
 import hashlib
 import os
-import warnings
 from dataclasses import dataclass, fields, replace
 
 from .linkable import as_linkable, load
@@ -83,15 +82,7 @@ class Options:
             chosen.pop("opt", None)
         if chosen.get("lto") is None:
             chosen.pop("lto", None)
-        options = cls(**chosen)
-        if options.cache:
-            warnings.warn(
-                f"{where}: cache=True is accepted, but cumlir has no on-disk kernel cache yet: "
-                "kernels are compiled again in every process",
-                CompilationWarning,
-                stacklevel=3,
-            )
-        return options
+        return cls(**chosen)
 
     def replace(self, **changes):
         return replace(self, **changes)
@@ -114,7 +105,7 @@ class Options:
                 continue
             value = getattr(self, f.name)
             if f.name == "link":
-                value = [_link_digest(item) for item in value]
+                value = [link_digest(item) for item in value]
             elif f.name == "fastmath":
                 value = sorted(value)
             parts.append(f"{f.name}={value!r}")
@@ -211,6 +202,7 @@ def _link_items(link):
     return tuple(as_linkable(item) for item in items)
 
 
-def _link_digest(item):
-    code = load(item)  # a path is read now: the key follows the file's contents
+def link_digest(item):
+    """The kind, name and contents of a link item (a path is read now), for cache keys."""
+    code = load(item)
     return f"{type(code).__name__}:{code.name}:{hashlib.sha256(code.bytes).hexdigest()[:16]}"

@@ -7,25 +7,13 @@ table, plus one) and the raising thread's global index in the module's
 after the kernel and raises the exception on the host (runtime/kernel.py).
 """
 
-from dataclasses import dataclass
-
 from mlir import ir
 from mlir.dialects import arith, gpu, llvm, nvvm
 
+from ..raise_sites import RaiseSite
+
 EXCEPTION_GLOBAL = "cumlir_exception"
 GLOBAL_ADDRESS_SPACE = 1
-
-
-@dataclass(frozen=True)
-class RaiseSite:
-    exc_class: type
-    args: tuple
-    location: str  # "file:line"
-
-    def exception(self, thread):
-        message = self.args[0] if len(self.args) == 1 else ", ".join(map(str, self.args))
-        text = f"{message} (raised on the device by thread {thread}, at {self.location})"
-        return self.exc_class(text)
 
 
 def _exception_slot(module):

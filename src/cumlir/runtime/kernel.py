@@ -18,7 +18,7 @@ class LoadedKernel:
         self._module = drv.check("cuModuleLoadData", cu.cuModuleLoadData(compiled.cubin))
         self._function = drv.check("cuModuleGetFunction", cu.cuModuleGetFunction(self._module, compiled.symbol.encode()))
         self.name = compiled.symbol
-        self._packer = ArgumentPacker(compiled.entry.argtypes)
+        self._packer = ArgumentPacker(compiled.argtypes)
         self._raise_sites = compiled.raise_sites
         self._exception_global = compiled.exception_global
         self._shared = SharedMemoryLimits(context, self._function)

@@ -5,6 +5,7 @@ import re
 from numba.core import types
 from numba.core.typing.templates import ConcreteTemplate, signature
 
+from ..options import link_digest
 from .signatures import parse_signature
 
 _C_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
@@ -31,6 +32,10 @@ class ExternalFunction:
 
     def __repr__(self):
         return f"<external device function {self.name}{self.signature}>"
+
+    def cache_key(self):
+        """What kernels calling it depend on: its name, signature and the link items' contents."""
+        return f"{self.name}{self.signature};link={[link_digest(item) for item in self.link]}"
 
     def __call__(self, *args, **kwargs):
         raise RuntimeError(f"{self.name} is an external device function: call it from a kernel or device function")

