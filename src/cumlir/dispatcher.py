@@ -12,6 +12,16 @@ import functools
 import inspect
 
 from .options import Options
+from . import refused
+
+# CU_FUNC_ATTRIBUTE_* behind the resource queries of a loaded kernel
+_RESOURCES = {
+    "regs_per_thread": "CU_FUNC_ATTRIBUTE_NUM_REGS",
+    "shared_mem_per_block": "CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES",
+    "local_mem_per_thread": "CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES",
+    "const_mem_size": "CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES",
+    "max_threads_per_block": "CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK",
+}
 
 
 class Dispatcher:
@@ -25,7 +35,10 @@ class Dispatcher:
         self.options = options or Options()
         self._device_dispatcher = None
         self._overloads = {}  # argument types -> KernelOverload
-        self._eager = bool(sigs)
+        self._eager = bool(sigs)  # compiled signatures only: no compiling at launch
+        self._compiling = 0
+        self._specialized = False
+        self._specializations = {}  # (cc, argument types) -> specialized Dispatcher
         for sig in sigs or ():
             self.compile(sig)
 
@@ -79,7 +92,11 @@ class Dispatcher:
             return self.device_dispatcher.compile_device(argtypes)
         overload = self._overloads.get(argtypes)
         if overload is None:
-            overload = self._overloads[argtypes] = KernelOverload(self, argtypes, return_type)
+            self._compiling += 1
+            try:
+                overload = self._overloads[argtypes] = KernelOverload(self, argtypes, return_type)
+            finally:
+                self._compiling -= 1
         return overload
 
     def overload_for(self, argtypes):
@@ -140,6 +157,161 @@ class Dispatcher:
             return self.compile(signature).output(output, cc)
         return {argtypes: overload.output(output, cc) for argtypes, overload in self._overloads.items()}
 
+    def inspect_sass(self, signature=None):
+        """The SASS (nvdisasm's listing of the cubin for the current device) of each compiled
+        signature, or of *signature*. Needs nvdisasm (the nvidia-cuda-nvdisasm wheel)."""
+        from .codegen.disassemble import sass
+
+        return self._disassemble(sass, signature)
+
+    def inspect_sass_cfg(self, signature=None):
+        """The control-flow graph of the SASS (Graphviz DOT), as inspect_sass."""
+        from .codegen.disassemble import sass_cfg
+
+        return self._disassemble(sass_cfg, signature)
+
+    def _disassemble(self, disassembler, signature):
+        if self.device:
+            raise TypeError(f"{self.__name__} is a device function; only kernels have SASS")
+        if signature is not None:
+            return disassembler(self._overload_of(signature).output("cubin"))
+        return {argtypes: disassembler(overload.output("cubin")) for argtypes, overload in self._overloads.items()}
+
+    # ---- resources of the loaded kernel (Numba-CUDA's get_*) ----------------------------------
+
+    def get_regs_per_thread(self, signature=None):
+        """Registers each thread of the kernel uses on the current device: for *signature*, for
+        the one signature of a specialized kernel, else a dict over the compiled signatures."""
+        return self._resource("regs_per_thread", signature)
+
+    def get_shared_mem_per_block(self, signature=None):
+        """Bytes of static shared memory per block (as get_regs_per_thread)."""
+        return self._resource("shared_mem_per_block", signature)
+
+    def get_local_mem_per_thread(self, signature=None):
+        """Bytes of local memory per thread (as get_regs_per_thread)."""
+        return self._resource("local_mem_per_thread", signature)
+
+    def get_const_mem_size(self, signature=None):
+        """Bytes of constant memory the kernel uses (as get_regs_per_thread)."""
+        return self._resource("const_mem_size", signature)
+
+    def get_max_threads_per_block(self, signature=None):
+        """The largest block the kernel can be launched with on the current device (as
+        get_regs_per_thread)."""
+        return self._resource("max_threads_per_block", signature)
+
+    def _resource(self, name, signature):
+        if signature is not None:
+            return self._overload_of(signature).resource(name)
+        if self._specialized:
+            return next(iter(self._overloads.values())).resource(name)
+        return {argtypes: overload.resource(name) for argtypes, overload in self._overloads.items()}
+
+    def _overload_of(self, signature):
+        """The compiled overload for *signature* (a signature string, a numba Signature or a
+        tuple of argument types); KeyError if it was not compiled."""
+        from .typing.signatures import parse_signature
+
+        argtypes = tuple(signature.args) if hasattr(signature, "args") else parse_signature(signature)[0]
+        try:
+            return self._overloads[argtypes]
+        except KeyError:
+            known = ", ".join(str(a) for a in self._overloads) or "none"
+            raise KeyError(f"{self.__name__} has no compiled signature {argtypes}; compiled: {known}") from None
+
+    # ---- Numba's dispatcher interface -------------------------------------------------------
+
+    def get_overload(self, signature):
+        """The compiled kernel (KernelOverload) of *signature*."""
+        return self._overload_of(signature)
+
+    @property
+    def nopython_signatures(self):
+        """The numba Signature of each compiled kernel."""
+        from numba.core import types
+        from numba.core.typing import signature
+
+        return [signature(types.void, *argtypes) for argtypes in self._overloads]
+
+    def typeof_pyval(self, value):
+        """The numba type a launch argument *value* is compiled for."""
+        from .runtime.arguments import argument_type
+
+        return argument_type(value, 0)
+
+    def fold_argument_types(self, args, kws):
+        """(Python signature, argument types): kernels take positional arguments only."""
+        if kws:
+            raise TypeError(f"kernel {self.__name__} takes positional arguments only")
+        return inspect.signature(self.py_func), tuple(args)
+
+    @property
+    def is_compiling(self):
+        """How many signatures are being compiled now (0: none)."""
+        return self._compiling
+
+    def disable_compile(self, val=True):
+        """Stop (or, with False, resume) compiling new signatures at launch: arguments must
+        then suit a compiled signature."""
+        if val and not self._overloads:
+            raise ValueError(f"{self.__name__} has no compiled signature; compile one before disabling compilation")
+        self._eager = bool(val)
+
+    def recompile(self):
+        """Compile every compiled signature afresh (after a global it reads has changed)."""
+        old = [(argtypes, overload.return_type) for argtypes, overload in self._overloads.items()]
+        self._overloads = {}
+        for argtypes, return_type in old:
+            self._overloads[argtypes] = KernelOverload(self, argtypes, return_type)
+
+    @property
+    def extensions(self):
+        """Numba-CUDA's argument handlers: cumlir accepts none (``extensions=`` is refused)."""
+        return None
+
+    def specialize(self, *args):
+        """A kernel compiled for the types of *args* (for the current device) that compiles
+        nothing more: launches must suit that signature."""
+        from .runtime.arguments import argument_type
+
+        if self._specialized:
+            raise RuntimeError(f"{self.__name__} is already a specialized kernel")
+        if self.device:
+            raise TypeError(f"{self.__name__} is a device function; only kernels are specialized")
+        argtypes = tuple(argument_type(value, i) for i, value in enumerate(args))
+        key = (_current_cc(), argtypes)
+        specialization = self._specializations.get(key)
+        if specialization is None:
+            specialization = Dispatcher(self.py_func, device=False, options=self.options)
+            specialization.compile(argtypes)
+            specialization.disable_compile()
+            specialization._specialized = True
+            self._specializations[key] = specialization
+        return specialization
+
+    @property
+    def specialized(self):
+        """Whether this kernel was made by ``specialize``."""
+        return self._specialized
+
+    def configure(self, griddim, blockdim, stream=0, sharedmem=0):
+        """The kernel with a launch configuration: ``kernel.configure(g, b)`` is ``kernel[g, b]``."""
+        return self[griddim, blockdim, stream, sharedmem]
+
+    def call(self, args, launch_config):
+        """Launch with the arguments *args* and *launch_config* (what ``configure`` or
+        ``kernel[...]`` returns, or a LaunchConfiguration)."""
+        config = getattr(launch_config, "config", launch_config)
+        _loaded_for(self, tuple(args), {}).launch(tuple(args), config)
+
+    def dump(self, tab=""):
+        """Print the kernel and its compiled signatures."""
+        print(f"{tab}DUMP {type(self).__name__}[{self.__name__}]")
+        for argtypes in self._overloads:
+            print(f"{tab}  {self.__name__}({', '.join(str(t) for t in argtypes)})")
+        print(f"{tab}END DUMP {type(self).__name__}[{self.__name__}]")
+
     # ---- as a device function ---------------------------------------------------------------
 
     @property
@@ -159,6 +331,11 @@ class Dispatcher:
         return self.device_dispatcher._numba_type_
 
 
+# Numba-CUDA's dispatcher methods cumlir does not have raise NotImplementedError saying why
+for _name in refused.DISPATCHER:
+    setattr(Dispatcher, _name, refused.Refused(_name))
+
+
 class KernelOverload:
     """The kernel for one tuple of argument types: typed once, compiled per chip, loaded per
     context by the runtime."""
@@ -170,6 +347,7 @@ class KernelOverload:
         self.argtypes = tuple(argtypes)
         # typing errors surface here: at decoration for eager signatures, else at first launch
         self.typed = kernel(dispatcher.py_func, self.argtypes, None, until="typed", return_type=return_type).typed
+        self.return_type = return_type
         self._compilations = {}  # chip -> Compilation with its cubin
         self._loaded = {}  # context -> runtime.kernel.LoadedKernel
 
@@ -207,6 +385,18 @@ class KernelOverload:
         dynamic shared memory that can be resident at once on the current device: the
         largest grid a cooperative launch may have."""
         return self.loaded().max_cooperative_grid_blocks(blockdim, dynsmem)
+
+    def resource(self, name):
+        """A resource the kernel loaded on the current device uses: ``regs_per_thread``,
+        ``shared_mem_per_block``, ``local_mem_per_thread``, ``const_mem_size`` or
+        ``max_threads_per_block`` (from cuFuncGetAttribute)."""
+        return self.loaded().function_attribute(_RESOURCES[name])
+
+    regs_per_thread = property(lambda self: self.resource("regs_per_thread"))
+    shared_mem_per_block = property(lambda self: self.resource("shared_mem_per_block"))
+    local_mem_per_thread = property(lambda self: self.resource("local_mem_per_thread"))
+    const_mem_size = property(lambda self: self.resource("const_mem_size"))
+    max_threads_per_block = property(lambda self: self.resource("max_threads_per_block"))
 
     def _entry(self):
         from .compiler import KernelEntry

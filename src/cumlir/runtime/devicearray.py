@@ -24,6 +24,7 @@ from .layout import (
     transposed,
     view_geometry,
 )
+from .cleanup import release
 from .streams import Stream, stream_handle
 
 
@@ -37,12 +38,8 @@ class DeviceMemory:
 
     def __del__(self):
         pointer, self.pointer = getattr(self, "pointer", 0), 0
-        if pointer and drv._driver is not None:
-            try:
-                drv.current_context()
-                drv._driver.cuMemFree(pointer)
-            except Exception:  # interpreter shutdown
-                pass
+        if pointer:
+            release("cuMemFree", pointer)
 
 
 # ---- copies --------------------------------------------------------------------------------
