@@ -88,6 +88,14 @@ _FUNCTIONS = [
     "is_cuda_array",
     "from_dlpack",
     "random",
+    # devices, contexts, streams, events, host memory (Numba-CUDA's host API)
+    "gpus", "list_devices", "select_device", "close", "detect", "require_context", "cuda_error",
+    "profile_start", "profile_stop", "profiling", "runtime", "is_supported_version",
+    "legacy_default_stream", "per_thread_default_stream", "external_stream", "event", "event_elapsed_time",
+    "managed_array", "pinned", "mapped", "defer_cleanup", "from_cuda_array_interface",
+    "prepare_shape_strides_dtype", "In", "Out", "InOut", "MemoryInfo", "CudaSupportError",
+    "KernelRuntimeError", "HAS_NUMBA", "implementation", "config", "literal_unroll",
+    "LinkableCode", "CUSource", "PTXSource", "LTOIR", "Cubin", "Fatbin", "Object", "Archive",
 ]
 
 

@@ -1,6 +1,7 @@
 """CUDA events: points in a stream's work to wait for, and to time the work between."""
 
 from . import driver as drv
+from .cleanup import release
 from .streams import stream_handle
 
 
@@ -45,11 +46,8 @@ class Event:
 
     def __del__(self):
         handle = getattr(self, "handle", None)
-        if handle is not None and drv._driver is not None:
-            try:
-                drv._driver.cuEventDestroy(handle)
-            except Exception:  # interpreter shutdown
-                pass
+        if handle is not None:
+            release("cuEventDestroy", handle)
 
 
 def elapsed_time(start, end):
