@@ -18,10 +18,6 @@ _IPC = (
     "CUDA IPC (sharing device memory between processes) is not supported; share memory through "
     "a library that supports it (CuPy, PyTorch) and wrap it with cuda.as_cuda_array"
 )
-_CACHE_HINTS = (
-    "loads and stores with cache hints are not supported yet; use ordinary indexing (a[i], a[i] = x): "
-    "the hint changes speed only, never the result"
-)
 
 
 def _internal(instead):
@@ -38,7 +34,7 @@ NAMESPACE = {
     "api": _internal("its functions are cumlir.cuda's (cuda.device_array, cuda.to_device ...)"),
     "api_util": _internal("cuda.device_array takes the shape, strides and dtype directly"),
     "args": _internal("the argument wrappers are cuda.In, cuda.Out and cuda.InOut"),
-    "cache_hints": _internal("see cuda.ldcg; " + _CACHE_HINTS),
+    "cache_hints": _internal("its loads and stores are cuda.ldca, cuda.ldcg, ..., cuda.stwt"),
     "cext": _internal("cumlir has no C extension"),
     "cgutils": _internal("cumlir lowers to MLIR, not llvmlite; see cumlir.extending"),
     "cloudpickle": _internal("kernels pickle with Python's pickle"),
@@ -134,16 +130,6 @@ NAMESPACE = {
         "not supported: it returns the code of a function with that of every external function it links; "
         "use cuda.compile for the function and give the link items to the final link yourself"
     ),
-    # loads and stores with cache hints
-    "ldca": _CACHE_HINTS,
-    "ldcg": _CACHE_HINTS,
-    "ldcs": _CACHE_HINTS,
-    "ldcv": _CACHE_HINTS,
-    "ldlu": _CACHE_HINTS,
-    "stcg": _CACHE_HINTS,
-    "stcs": _CACHE_HINTS,
-    "stwb": _CACHE_HINTS,
-    "stwt": _CACHE_HINTS,
 }
 
 
