@@ -18,6 +18,8 @@ class HostAllocation:
     NumPy arrays are built over it through ``__array_interface__``; they keep it alive
     as their base."""
 
+    free_call = "cuMemFreeHost"
+
     def __init__(self, nbytes, mapped=False, portable=False, wc=False):
         drv.current_context()
         cu = drv.driver()
@@ -44,15 +46,15 @@ class HostAllocation:
     def __del__(self):
         pointer, self.pointer = getattr(self, "pointer", 0), 0
         if pointer:
-            release("cuMemFreeHost", pointer)
+            release(self.free_call, pointer)
 
 
-def _host_array(cls, shape, dtype, strides, order, **flags):
+def _host_array(cls, shape, dtype, strides, order, allocation=HostAllocation, **flags):
     shape = normalize_shape(shape)
     dtype = checked_dtype(dtype)
     strides = allocation_strides(shape, dtype.itemsize, strides, order)
     _, high = byte_extent(shape, strides, dtype.itemsize)
-    memory = HostAllocation(high, **flags)
+    memory = allocation(high, **flags)
     array = np.ndarray.__new__(cls, shape, dtype, buffer=np.asarray(memory), strides=strides)
     return array, memory
 
@@ -117,8 +119,10 @@ def mapped_pointer(value):
     return None
 
 
-class ManagedAllocation:
+class ManagedAllocation(HostAllocation):
     """cuMemAllocManaged memory: one address, valid on the host and on the device."""
+
+    free_call = "cuMemFree"
 
     def __init__(self, nbytes, attach_global=True):
         drv.current_context()
@@ -128,15 +132,6 @@ class ManagedAllocation:
         self.pointer = int(drv.check("cuMemAllocManaged", cu.cuMemAllocManaged(max(nbytes, 1), int(flag))))
         self.device_pointer = self.pointer
 
-    @property
-    def __array_interface__(self):
-        return {"data": (self.pointer, False), "shape": (self.nbytes,), "typestr": "|u1", "version": 3}
-
-    def __del__(self):
-        pointer, self.pointer = getattr(self, "pointer", 0), 0
-        if pointer:
-            release("cuMemFree", pointer)
-
 
 class ManagedNDArray(MappedNDArray):
     """A NumPy array in managed memory: the host and kernels use the same address."""
@@ -144,12 +139,9 @@ class ManagedNDArray(MappedNDArray):
 
 def managed_array(shape, dtype=np.float64, strides=None, order="C", stream=0, attach_global=True):
     """A NumPy array in managed (unified) memory, usable on the host and by kernels."""
-    shape = normalize_shape(shape)
-    dtype = checked_dtype(dtype)
-    strides = allocation_strides(shape, dtype.itemsize, strides, order)
-    _, high = byte_extent(shape, strides, dtype.itemsize)
-    memory = ManagedAllocation(high, attach_global)
-    array = np.ndarray.__new__(ManagedNDArray, shape, dtype, buffer=np.asarray(memory), strides=strides)
+    array, memory = _host_array(
+        ManagedNDArray, shape, dtype, strides, order, allocation=ManagedAllocation, attach_global=attach_global
+    )
     array._mapping = memory
     return array
 
