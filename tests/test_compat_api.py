@@ -242,3 +242,28 @@ def test_detect_and_gpus_without_a_gpu(capsys):
 def test_cuda_error_without_a_gpu():
     message = cuda.cuda_error()
     assert message is None or isinstance(message, str)
+
+
+def test_ipc_handles_pickle_as_their_bytes():
+    import pickle
+
+    from cumlir.runtime.devicearray import IpcArrayHandle
+
+    handle = cuda.IpcHandle(object(), bytes(range(64)), 4096, {"pci_domain_id": 0, "pci_bus_id": 3, "pci_device_id": 0}, 128)
+    copy = pickle.loads(pickle.dumps(handle))
+    assert type(copy) is cuda.IpcHandle and copy.base is None  # the exporter's memory stays behind
+    assert (copy.handle, copy.size, copy.source_info, copy.offset) == (handle.handle, 4096, handle.source_info, 128)
+    desc = {"shape": (2, 3), "strides": (24, 8), "dtype": np.dtype(np.float64)}
+    array_handle = pickle.loads(pickle.dumps(IpcArrayHandle(handle, desc)))
+    assert array_handle._array_desc == desc and array_handle._ipc_handle.handle == handle.handle
+    assert cuda.IpcHandle(None, tuple(range(64)), 8).handle == bytes(range(64))  # a sequence of ints
+
+
+def test_ipc_handle_checks():
+    with pytest.raises(ValueError, match="64 bytes, got 3"):
+        cuda.IpcHandle(None, b"abc", 8)
+    with pytest.raises(ValueError, match="64 bytes, got 65"):
+        with cuda.open_ipc_array(bytes(65), (4,), np.float32):
+            pass
+    with pytest.raises(ValueError, match="not opened"):
+        cuda.IpcHandle(None, bytes(64), 8).close()

@@ -427,3 +427,40 @@ def test_inspect_sass():
     sass = _copy_plus_one.inspect_sass("void(int64[::1], int64[::1])")
     assert "EXIT" in sass and "_copy_plus_one" in sass
     assert "digraph" in _copy_plus_one.inspect_sass_cfg("void(int64[::1], int64[::1])")
+
+
+# ---- CUDA IPC -------------------------------------------------------------------------------
+
+
+_IPC_CHILD = """
+import base64, pickle, sys
+import numpy as np
+from cumlir import cuda
+
+handle, raw, shape = pickle.loads(base64.b64decode(sys.stdin.read()))
+with handle as d:  # the IpcArrayHandle of the parent's array
+    host = d.copy_to_host()
+    d.copy_to_device(2 * host)  # written into the parent's memory
+with cuda.open_ipc_array(raw, shape, np.int64, offset=8 * 5) as tail:  # the same memory, 5 elements in
+    tail_host = tail.copy_to_host()
+print(base64.b64encode(pickle.dumps((host, tail_host))).decode())
+"""
+
+
+def test_ipc_shares_an_array_with_another_process(rng):
+    import base64
+    import pickle
+
+    values = rng.integers(-(2**40), 2**40, 64)
+    d = cuda.to_device(values)
+    handle = d.get_ipc_handle()
+    raw = handle._ipc_handle.handle
+    view = d[5:]  # a view: its handle carries the offset into the allocation
+    assert view.get_ipc_handle()._ipc_handle.offset == handle._ipc_handle.offset + 8 * 5
+    message = base64.b64encode(pickle.dumps((handle, raw, (59,)))).decode()
+    done = subprocess.run([sys.executable, "-c", _IPC_CHILD], input=message, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    seen, tail = pickle.loads(base64.b64decode(done.stdout.strip().splitlines()[-1]))
+    np.testing.assert_array_equal(seen, values)
+    np.testing.assert_array_equal(tail, 2 * values[5:])  # read after the child's write
+    np.testing.assert_array_equal(d.copy_to_host(), 2 * values)

@@ -14,10 +14,6 @@ _EMM = (
     "with cuMemAlloc (freed when the array is collected) and has no plugin interface. To share "
     "another library's pool, allocate there and wrap the memory with cuda.as_cuda_array"
 )
-_IPC = (
-    "CUDA IPC (sharing device memory between processes) is not supported; share memory through "
-    "a library that supports it (CuPy, PyTorch) and wrap it with cuda.as_cuda_array"
-)
 
 
 def _internal(instead):
@@ -102,8 +98,6 @@ NAMESPACE = {
     ),
     "MappedMemory": "Numba-CUDA's mapped host memory object; use cuda.mapped_array or the cuda.mapped(...) context manager",
     "PinnedMemory": "Numba-CUDA's pinned host memory object; use cuda.pinned_array or the cuda.pinned(...) context manager",
-    "IpcHandle": _IPC,
-    "open_ipc_array": _IPC,
     # types of values cumlir types differently
     "Dim3": (
         "Numba-CUDA's numba type of threadIdx, blockIdx, blockDim and gridDim used as values; cumlir types "

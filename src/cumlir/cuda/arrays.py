@@ -141,3 +141,12 @@ def prepare_shape_strides_dtype(shape, strides, dtype, order):
     if isinstance(strides, int):
         strides = (strides,)
     return shape, allocation_strides(shape, dtype.itemsize, strides, order), dtype
+
+
+def open_ipc_array(handle, shape, dtype, strides=None, offset=0):
+    """``with cuda.open_ipc_array(handle, shape, dtype) as d:`` opens the CUDA IPC memory
+    handle *handle* (its 64 bytes, from another process on this machine) as a device array
+    for the block (compact C order unless *strides* are given)."""
+    from ..runtime.devicearray import open_ipc_array as open_array
+
+    return open_array(handle, shape, dtype, strides, offset)
