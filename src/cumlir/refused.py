@@ -119,11 +119,6 @@ NAMESPACE = {
         "the current device, so give cc= where there is no GPU"
     ),
     "types": _internal("numba's types are numba.core.types (for extensions, cumlir.types)"),
-    # compilation entry points not provided
-    "compile_all": (
-        "not supported: it returns the code of a function with that of every external function it links; "
-        "use cuda.compile for the function and give the link items to the final link yourself"
-    ),
 }
 
 

@@ -23,7 +23,7 @@ from .arrays import (
     pinned_array_like,
     to_device,
 )
-from .compile_api import compile, compile_for_current_device, compile_ptx, compile_ptx_for_current_device
+from .compile_api import compile, compile_all, compile_for_current_device, compile_ptx, compile_ptx_for_current_device
 from .device_api import (
     close,
     cuda_error,
@@ -94,7 +94,7 @@ _FUNCTIONS = [
     "profile_start", "profile_stop", "profiling", "runtime", "is_supported_version",
     "legacy_default_stream", "per_thread_default_stream", "external_stream", "event", "event_elapsed_time",
     "managed_array", "pinned", "mapped", "defer_cleanup", "from_cuda_array_interface",
-    "prepare_shape_strides_dtype", "open_ipc_array", "IpcHandle", "In", "Out", "InOut", "MemoryInfo", "CudaSupportError",
+    "prepare_shape_strides_dtype", "compile_all", "open_ipc_array", "IpcHandle", "In", "Out", "InOut", "MemoryInfo", "CudaSupportError",
     "KernelRuntimeError", "HAS_NUMBA", "implementation", "config", "literal_unroll",
     "LinkableCode", "CUSource", "PTXSource", "LTOIR", "Cubin", "Fatbin", "Object", "Archive",
 ]
