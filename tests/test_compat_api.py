@@ -267,3 +267,25 @@ def test_ipc_handle_checks():
             pass
     with pytest.raises(ValueError, match="not opened"):
         cuda.IpcHandle(None, bytes(64), 8).close()
+
+
+def test_inspect_lto_ptx_shows_the_link_time_optimised_code():
+    from cumlir.linkable import CUSource
+
+    source = 'extern "C" __device__ int twice(int* r, int x) { *r = 2 * x; return 0; }'
+    twice = cuda.declare_device("twice", "int32(int32)", link=[CUSource(source, "twice.cu")])
+
+    def body(a):
+        a[0] = twice(a[1])
+
+    lto_kernel = cuda.jit(lto=True)(body)
+    lto_kernel.compile("void(int32[::1])")
+    ptx = lto_kernel.inspect_lto_ptx("void(int32[::1])", cc=(9, 0))
+    assert ".entry body" in ptx and ".target sm_90" in ptx
+    assert "call" not in ptx and "twice" not in ptx  # the CUDA C++ function was inlined across the link
+    (every,) = lto_kernel.inspect_lto_ptx(cc=(9, 0)).values()
+    assert every == ptx
+    plain = cuda.jit(body)
+    plain.compile("void(int32[::1])")
+    with pytest.raises(RuntimeError, match="lto=True"):
+        plain.inspect_lto_ptx("void(int32[::1])", cc=(9, 0))

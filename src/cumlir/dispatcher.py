@@ -164,6 +164,17 @@ class Dispatcher:
 
         return self._disassemble(sass, signature)
 
+    def inspect_lto_ptx(self, signature=None, cc=None):
+        """The PTX nvJitLink's link-time optimiser makes from the kernel's LTO-IR and the
+        LTO-IR it links, for each compiled signature (or *signature*); needs ``lto=True``."""
+        if self.device:
+            raise TypeError(f"{self.__name__} is a device function; inspect_lto_ptx shows kernels")
+        if not self.options.lto:
+            raise RuntimeError(f"{self.__name__} was not compiled with lto=True: it has no LTO-IR to link")
+        if signature is not None:
+            return self._overload_of(signature).lto_ptx(cc)
+        return {argtypes: overload.lto_ptx(cc) for argtypes, overload in self._overloads.items()}
+
     def inspect_sass_cfg(self, signature=None):
         """The control-flow graph of the SASS (Graphviz DOT), as inspect_sass."""
         from .codegen.disassemble import sass_cfg
@@ -385,6 +396,14 @@ class KernelOverload:
         dynamic shared memory that can be resident at once on the current device: the
         largest grid a cooperative launch may have."""
         return self.loaded().max_cooperative_grid_blocks(blockdim, dynsmem)
+
+    def lto_ptx(self, cc=None):
+        """The PTX nvJitLink's link-time optimiser makes from this kernel and its LTO-IR link items."""
+        from .linkable import LTOIR
+        from .linking import link_ptx
+
+        c = self.compilation(cc or _current_cc(), "code")
+        return link_ptx([LTOIR(c.code, name=f"{c.symbol}.ltoir"), *c.link], c.cc)
 
     def resource(self, name):
         """A resource the kernel loaded on the current device uses: ``regs_per_thread``,

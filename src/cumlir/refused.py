@@ -150,10 +150,6 @@ DISPATCHER = {
     ),
     "enable_caching": "cumlir has no on-disk kernel cache yet: kernels are compiled once per process",
     "stats": "the statistics of the on-disk kernel cache; cumlir has no on-disk kernel cache yet",
-    "inspect_lto_ptx": (
-        "the PTX nvJitLink makes from LTO-IR is not provided; see the kernel's own code with "
-        "kernel.inspect_asm() or cuda.compile(..., output='ltoir')"
-    ),
 }
 
 
