@@ -289,3 +289,22 @@ def test_inspect_lto_ptx_shows_the_link_time_optimised_code():
     plain.compile("void(int32[::1])")
     with pytest.raises(RuntimeError, match="lto=True"):
         plain.inspect_lto_ptx("void(int32[::1])", cc=(9, 0))
+
+
+def test_device_function_dispatcher_interface():
+    from numba.core import types
+
+    @cuda.jit(device=True)
+    def scaled(x, factor=2):
+        return x * factor
+
+    pysig, argtypes = scaled.fold_argument_types((types.int32,), {})
+    assert list(pysig.parameters) == ["x", "factor"]
+    assert argtypes[0] == types.int32 and isinstance(argtypes[1], types.Omitted)  # the default folded in
+    template, _, args, _ = scaled.get_call_template((types.float64, types.float64), {})
+    (sig,) = [s for s in scaled.nopython_signatures if s.args == (types.float64, types.float64)]
+    assert sig.return_type == types.float64 and template.cases[0] in scaled.nopython_signatures
+    assert scaled.get_overload("float64(float64, float64)").signature == sig
+    kernel = _kernel()
+    with pytest.raises(TypeError, match="cannot be called from device code"):
+        kernel.get_call_template((types.float32[::1], types.float32), {})

@@ -234,16 +234,31 @@ class Dispatcher:
     # ---- Numba's dispatcher interface -------------------------------------------------------
 
     def get_overload(self, signature):
-        """The compiled kernel (KernelOverload) of *signature*."""
+        """The compiled kernel (KernelOverload) of *signature*; for a device function, its
+        typed DeviceFunction."""
+        if self.device:
+            from .typing.signatures import parse_signature
+
+            argtypes = tuple(signature.args) if hasattr(signature, "args") else parse_signature(signature)[0]
+            return self.device_dispatcher.get_overload(argtypes)
         return self._overload_of(signature)
 
     @property
     def nopython_signatures(self):
-        """The numba Signature of each compiled kernel."""
+        """The numba Signature of each compiled kernel (or typed device function)."""
         from numba.core import types
         from numba.core.typing import signature
 
+        if self.device:
+            return self.device_dispatcher.nopython_signatures
         return [signature(types.void, *argtypes) for argtypes in self._overloads]
+
+    def get_call_template(self, args, kws):
+        """Numba's typing of a call from jitted code: (template, Python signature, argument
+        types, keywords), typing the device function for *args* first."""
+        if not self.device:
+            raise TypeError(f"kernel {self.__name__} cannot be called from device code; only device functions can")
+        return self.device_dispatcher.get_call_template(args, kws)
 
     def typeof_pyval(self, value):
         """The numba type a launch argument *value* is compiled for."""
@@ -252,7 +267,10 @@ class Dispatcher:
         return argument_type(value, 0)
 
     def fold_argument_types(self, args, kws):
-        """(Python signature, argument types): kernels take positional arguments only."""
+        """(Python signature, argument types): kernels take positional arguments only; a
+        device function's keywords and defaults are folded in, as numba does."""
+        if self.device:
+            return self.device_dispatcher.fold_argument_types(args, kws)
         if kws:
             raise TypeError(f"kernel {self.__name__} takes positional arguments only")
         return inspect.signature(self.py_func), tuple(args)

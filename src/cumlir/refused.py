@@ -140,10 +140,6 @@ DISPATCHER = {
         "Numba's rendered control-flow graph of the disassembly is not supported; use "
         "kernel.inspect_sass_cfg() (Graphviz DOT) or kernel.inspect_sass()"
     ),
-    "get_call_template": (
-        "calls from kernels to jitted functions are typed by cumlir's own device-function typing, "
-        "which has no call templates"
-    ),
     "get_metadata": (
         "the metadata of Numba's compilation pipeline does not exist in cumlir; inspect a kernel with its "
         "inspect_* methods and its resources with get_regs_per_thread() and the other get_* methods"
