@@ -112,7 +112,7 @@ def test_detect_prints_each_device(capsys):
 
 
 def test_memory_info_and_cuda_error():
-    info = cuda.current_context().get_memory_info()
+    info = cuda.current_context(0).get_memory_info()
     assert isinstance(info, cuda.MemoryInfo) and 0 < info.free <= info.total
     assert cuda.cuda_error() is None
 

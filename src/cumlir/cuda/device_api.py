@@ -104,11 +104,14 @@ def get_current_device():
     return current_context().device
 
 
-def current_context():
+def current_context(devnum=None):
     """The context kernels run in (the current device's primary context): ``device``,
-    ``get_memory_info()``, ``synchronize()``, ``compute_capability``."""
+    ``get_memory_info()``, ``synchronize()``, ``compute_capability``. With *devnum*, device
+    *devnum*'s context, made current first."""
     from ..runtime.driver import current_context as context
 
+    if devnum is not None:
+        select_device(devnum)
     return context()
 
 

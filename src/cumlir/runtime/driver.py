@@ -1,6 +1,7 @@
 """The CUDA driver (loaded on first use, errors turned into CudaDriverError), the devices,
 and their primary contexts: the one current on a thread is where kernels run."""
 
+import collections
 import threading
 
 _lock = threading.RLock()  # current_context() initialises the driver while holding it
@@ -134,17 +135,8 @@ class Device:
         return f"<CUDA device {self.id} '{self.name}'>"
 
 
-class MemoryInfo(tuple):
-    """(free, total) bytes of a device's memory, also as ``.free`` and ``.total``."""
-
-    def __new__(cls, free, total):
-        return super().__new__(cls, (free, total))
-
-    free = property(lambda self: self[0])
-    total = property(lambda self: self[1])
-
-    def __repr__(self):
-        return f"MemoryInfo(free={self[0]}, total={self[1]})"
+# (free, total) bytes of a device's memory, as Numba-CUDA's namedtuple
+MemoryInfo = collections.namedtuple("MemoryInfo", "free, total")
 
 
 class Context:
