@@ -131,4 +131,7 @@ def test_doc_is_what_the_script_writes():
     from tests.compatibility_doc import render
 
     names = json.loads((ROOT / "tests" / "numba_cuda_names.json").read_text())
-    assert (ROOT / "docs" / "compatibility.md").read_text() == render(names, provided_by_other_work)
+    written = (ROOT / "docs" / "compatibility.md").read_text()
+    assert written == render(names, provided_by_other_work), (
+        "docs/compatibility.md is out of date: PYTHONPATH=src python tests/compatibility_doc.py > docs/compatibility.md"
+    )
