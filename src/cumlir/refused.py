@@ -1,6 +1,6 @@
 """The names of Numba-CUDA's API that cumlir refuses, each with why and what to use instead.
 
-Reading one of them (``cuda.simulator``, ``kernel.inspect_sass_cfg`` ...) raises
+Reading one of them (``cuda.simulator``, ``kernel.stats`` ...) raises
 NotImplementedError with that text. Every other public name of Numba-CUDA 0.30's
 ``numba.cuda`` namespace and of its kernel dispatcher exists in cumlir and behaves the
 same; tests/test_numba_cuda_namespace.py checks both against an installed Numba-CUDA, and
@@ -33,11 +33,11 @@ NAMESPACE = {
     "cache_hints": _internal("its loads and stores are cuda.ldca, cuda.ldcg, ..., cuda.stwt"),
     "cext": _internal("cumlir has no C extension"),
     "cgutils": _internal("cumlir lowers to MLIR, not llvmlite; see cumlir.extending"),
-    "cloudpickle": _internal("kernels pickle with Python's pickle"),
+    "cloudpickle": _internal("the copy of cloudpickle Numba-CUDA serializes functions with; nothing in it is for users"),
     "codegen": _internal("cumlir's code generators are selected with the backend= option of cuda.jit"),
     "compiler": _internal("compile with cuda.compile, cuda.compile_ptx or the dispatcher's inspect_* methods"),
-    "core": _internal("numba's own numba.core is what cumlir types with"),
-    "cpython": _internal("numba's own implementations are used"),
+    "core": _internal("Numba-CUDA's copy of numba.core; cumlir uses numba's own numba.core"),
+    "cpython": _internal("Numba-CUDA's copies of numba's implementations of Python's builtins; cumlir types and lowers those itself"),
     "cuda_paths": _internal("cumlir finds the CUDA libraries of the pip wheels with cuda-pathfinder"),
     "cudadrv": _internal("use cuda.current_context(), cuda.get_current_device() and cuda.gpus; the driver itself is cuda.bindings.driver"),
     "datamodel": _internal("see cumlir.extending for data models"),
@@ -57,16 +57,16 @@ NAMESPACE = {
     "kernels": _internal("the reduction kernel is cuda.reduce"),
     "launchconfig": _internal("a launch is configured with kernel[griddim, blockdim, stream, sharedmem]"),
     "literal": _internal("cuda.literal_unroll is in cumlir.cuda"),
-    "locks": _internal("cumlir needs no compile lock of Numba-CUDA's"),
+    "locks": _internal("Numba-CUDA's compiler lock; nothing in it is for users"),
     "lowering": _internal("cumlir lowers to MLIR; see cumlir.extending"),
     "mathimpl": _internal("the math module in kernels is cumlir's"),
-    "memory_management": _internal("cumlir manages NRT-free device memory itself"),
+    "memory_management": _internal("Numba-CUDA's reference-counting runtime (NRT); cumlir's kernels run without one"),
     "misc": _internal("cuda.literal_unroll is in cumlir.cuda"),
     "models": _internal("see cumlir.extending for data models"),
     "nvvm": _internal("select the libNVVM code generator with cuda.jit(backend='nvvm') or CUMLIR_BACKEND=nvvm"),
     "nvvmutils": _internal("cumlir lowers to MLIR"),
     "reduction": _internal("the reduction kernel is cuda.reduce"),
-    "serialize": _internal("kernels pickle with Python's pickle"),
+    "serialize": _internal("Numba-CUDA's pickling helpers; nothing in it is for users"),
     "simulator": (
         "Numba-CUDA's CUDA simulator (NUMBA_ENABLE_CUDASIM) runs kernels in Python threads; cumlir has "
         "no simulator: compile to PTX without a GPU with cuda.compile_ptx(..., cc=(9, 0))"

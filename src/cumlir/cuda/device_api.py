@@ -14,6 +14,8 @@ class _ManagedDevice:
         self._device = device
 
     def __getattr__(self, name):
+        if name == "_device":  # not set yet (copying, unpickling): no recursion
+            raise AttributeError(name)
         return getattr(self._device, name)
 
     def __enter__(self):
