@@ -26,7 +26,8 @@ page is what `tests/compatibility_doc.py` writes.
 Notes on some implemented names: `gpus[i]` is a device and a context manager (`with cuda.gpus[1]:`);
 a device's `CU_DEVICE_ATTRIBUTE_X` is its attribute `X` (`MULTIPROCESSOR_COUNT`, ...);
 `cuda.runtime.get_version()` is the CUDA toolkit's version read from NVRTC, as in Numba-CUDA;
-`config` is numba's `numba.core.config`; the scalar types and their short aliases (`f4`, `i8`,
+`config` is numba's `numba.core.config`; `types` is `cumlir.types` (numba's types and
+cumlir's CUDA types, as Numba-CUDA's `numba.cuda.types`); the scalar types and their short aliases (`f4`, `i8`,
 `b1`, ...) are numba's types; `KernelRuntimeError` exists for code that catches it, but with
 `debug=True` an exception raised in a kernel is re-raised on the host as its own class (as in
 Numba-CUDA); `extensions` is always None (cumlir refuses `extensions=`); `inspect_sass` needs

@@ -308,3 +308,11 @@ def test_device_function_dispatcher_interface():
     kernel = _kernel()
     with pytest.raises(TypeError, match="cannot be called from device code"):
         kernel.get_call_template((types.float32[::1], types.float32), {})
+
+
+def test_types_module_is_cumlirs():
+    import cumlir.types
+    from numba.core import types
+
+    assert cuda.types is cumlir.types
+    assert cuda.types.float32 is types.float32 and cuda.types.Array is types.Array

@@ -118,7 +118,6 @@ NAMESPACE = {
         "the compute capability Numba-CUDA's compile_ptx uses when none is given; cumlir's compiles for "
         "the current device, so give cc= where there is no GPU"
     ),
-    "types": _internal("numba's types are numba.core.types (for extensions, cumlir.types)"),
 }
 
 

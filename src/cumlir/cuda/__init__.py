@@ -95,7 +95,7 @@ _FUNCTIONS = [
     "legacy_default_stream", "per_thread_default_stream", "external_stream", "event", "event_elapsed_time",
     "managed_array", "pinned", "mapped", "defer_cleanup", "from_cuda_array_interface",
     "prepare_shape_strides_dtype", "compile_all", "open_ipc_array", "IpcHandle", "In", "Out", "InOut", "MemoryInfo", "CudaSupportError",
-    "KernelRuntimeError", "HAS_NUMBA", "implementation", "config", "literal_unroll",
+    "KernelRuntimeError", "HAS_NUMBA", "implementation", "config", "types", "literal_unroll",
     "LinkableCode", "CUSource", "PTXSource", "LTOIR", "Cubin", "Fatbin", "Object", "Archive",
 ]
 
@@ -127,6 +127,8 @@ _LAZY = {
     "DeviceNDArray": lambda: _devicearray_module().DeviceNDArray,
     "random": _random_module,  # cuda.random, the xoroshiro128+ generator (a submodule)
     "config": lambda: _importlib.import_module("numba.core.config"),  # numba's, as Numba-CUDA's
+    # numba's types and cumlir's CUDA types, as Numba-CUDA's numba.cuda.types module holds
+    "types": lambda: _importlib.import_module("cumlir.types"),
     "literal_unroll": lambda: _importlib.import_module("numba").literal_unroll,
     "In": lambda: _importlib.import_module("cumlir.runtime.arguments").In,
     "Out": lambda: _importlib.import_module("cumlir.runtime.arguments").Out,
