@@ -222,9 +222,7 @@ class Dispatcher:
     def _overload_of(self, signature):
         """The compiled overload for *signature* (a signature string, a numba Signature or a
         tuple of argument types); KeyError if it was not compiled."""
-        from .typing.signatures import parse_signature
-
-        argtypes = tuple(signature.args) if hasattr(signature, "args") else parse_signature(signature)[0]
+        argtypes = _argtypes_of(signature)
         try:
             return self._overloads[argtypes]
         except KeyError:
@@ -237,10 +235,7 @@ class Dispatcher:
         """The compiled kernel (KernelOverload) of *signature*; for a device function, its
         typed DeviceFunction."""
         if self.device:
-            from .typing.signatures import parse_signature
-
-            argtypes = tuple(signature.args) if hasattr(signature, "args") else parse_signature(signature)[0]
-            return self.device_dispatcher.get_overload(argtypes)
+            return self.device_dispatcher.get_overload(_argtypes_of(signature))
         return self._overload_of(signature)
 
     @property
@@ -497,6 +492,13 @@ def _loaded_for(dispatcher, args, kwargs):
         raise TypeError(f"kernel {dispatcher.__name__} takes {expected} arguments but {len(args)} were given")
     argtypes = tuple(argument_type(value, i) for i, value in enumerate(args))
     return dispatcher.overload_for(argtypes).loaded()
+
+
+def _argtypes_of(signature):
+    """The argument types of a signature string, a numba Signature or a tuple of types."""
+    from .typing.signatures import parse_signature
+
+    return tuple(signature.args) if hasattr(signature, "args") else parse_signature(signature)[0]
 
 
 def _later(stage, done):
