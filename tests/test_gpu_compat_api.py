@@ -373,6 +373,20 @@ def test_resource_queries():
     assert isinstance(every, dict) and list(every.values()) == [1024] * len(every)
 
 
+def test_resource_queries_follow_the_compile_options():
+    def body(a):
+        i = cuda.grid(1)
+        if i < a.size:
+            a[i] = a[i] * 2.0 + 1.0
+
+    bounded = cuda.jit(launch_bounds=128)(body)
+    bounded.compile("void(float64[::1])")
+    assert bounded.get_max_threads_per_block("void(float64[::1])") == 128  # PTX .maxntid 128
+    few = cuda.jit(max_registers=24)(body)
+    few.compile("void(float64[::1])")
+    assert few.get_regs_per_thread("void(float64[::1])") <= 24
+
+
 def test_constant_memory_size(rng):
     table = rng.standard_normal(100)
 
