@@ -283,8 +283,10 @@ def emit(pyfunc, argtypes, output, cc, options=None):
     return output_of(c, output)
 
 
-def device_function(callee, symbol, cc, abi="c", output="ptx", options=None):
-    """A typed device function exported as *symbol*: PTX, LTO-IR or LLVM IR (the compile API)."""
+def device_function(callee, symbol, cc, abi="c", output="ptx", options=None, with_link=False):
+    """A typed device function exported as *symbol*: PTX, LTO-IR or LLVM IR (the compile API);
+    with *with_link*, also the link items its code needs (``(code, items)``)."""
     check_choice("output", output, LIBRARY_OUTPUTS)
     c = compilation(DeviceEntry(callee, symbol, abi), cc, options, output)
-    return output_of(c, output)
+    code = output_of(c, output)
+    return (code, list(c.link)) if with_link else code

@@ -15,6 +15,16 @@ import inspect
 import time
 
 from .options import Options
+from . import refused
+
+# CU_FUNC_ATTRIBUTE_* behind the resource queries of a loaded kernel
+_RESOURCES = {
+    "regs_per_thread": "CU_FUNC_ATTRIBUTE_NUM_REGS",
+    "shared_mem_per_block": "CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES",
+    "local_mem_per_thread": "CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES",
+    "const_mem_size": "CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES",
+    "max_threads_per_block": "CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK",
+}
 
 
 class Dispatcher:
@@ -29,7 +39,10 @@ class Dispatcher:
         self._device_dispatcher = None
         self._overloads = {}  # argument types -> KernelOverload
         self._disk_cache = None  # cache.KernelCache, False when off; decided on first compile
-        self._eager = bool(sigs)
+        self._eager = bool(sigs)  # compiled signatures only: no compiling at launch
+        self._compiling = 0
+        self._specialized = False
+        self._specializations = {}  # (cc, argument types) -> specialized Dispatcher
         for sig in sigs or ():
             self.compile(sig)
 
@@ -86,7 +99,11 @@ class Dispatcher:
         if overload is None:
             cache = self.disk_cache()
             typed = not (cache and cache.known(argtypes))
-            overload = self._overloads[argtypes] = KernelOverload(self, argtypes, return_type, typed=typed)
+            self._compiling += 1
+            try:
+                overload = self._overloads[argtypes] = KernelOverload(self, argtypes, return_type, typed=typed)
+            finally:
+                self._compiling -= 1
         return overload
 
     def overload_for(self, argtypes):
@@ -106,6 +123,13 @@ class Dispatcher:
 
             self._disk_cache = cache.enabled(self.options) and cache.KernelCache(self.py_func, self.options)
         return self._disk_cache or None
+
+    def enable_caching(self):
+        """Use the on-disk cache for this kernel from now on, as ``cache=True`` does."""
+        import dataclasses
+
+        self.options = dataclasses.replace(self.options, cache=True)
+        self._disk_cache = None
 
     @property
     def compile_stats(self):
@@ -165,6 +189,185 @@ class Dispatcher:
             return self.compile(signature).output(output, cc)
         return {argtypes: overload.output(output, cc) for argtypes, overload in self._overloads.items()}
 
+    def inspect_sass(self, signature=None):
+        """The SASS (nvdisasm's listing of the cubin for the current device) of each compiled
+        signature, or of *signature*. Needs nvdisasm (the nvidia-cuda-nvdisasm wheel)."""
+        from .codegen.disassemble import sass
+
+        return self._disassemble(sass, signature)
+
+    def inspect_lto_ptx(self, signature=None, cc=None):
+        """The PTX nvJitLink's link-time optimiser makes from the kernel's LTO-IR and the
+        LTO-IR it links, for each compiled signature (or *signature*); needs ``lto=True``."""
+        if self.device:
+            raise TypeError(f"{self.__name__} is a device function; inspect_lto_ptx shows kernels")
+        if not self.options.lto:
+            raise RuntimeError(f"{self.__name__} was not compiled with lto=True: it has no LTO-IR to link")
+        if signature is not None:
+            return self._overload_of(signature).lto_ptx(cc)
+        return {argtypes: overload.lto_ptx(cc) for argtypes, overload in self._overloads.items()}
+
+    def inspect_sass_cfg(self, signature=None):
+        """The control-flow graph of the SASS (Graphviz DOT), as inspect_sass."""
+        from .codegen.disassemble import sass_cfg
+
+        return self._disassemble(sass_cfg, signature)
+
+    def _disassemble(self, disassembler, signature):
+        if self.device:
+            raise TypeError(f"{self.__name__} is a device function; only kernels have SASS")
+        if signature is not None:
+            return disassembler(self._overload_of(signature).output("cubin"))
+        return {argtypes: disassembler(overload.output("cubin")) for argtypes, overload in self._overloads.items()}
+
+    # ---- resources of the loaded kernel (Numba-CUDA's get_*) ----------------------------------
+
+    def get_regs_per_thread(self, signature=None):
+        """Registers each thread of the kernel uses on the current device: for *signature*, for
+        the one signature of a specialized kernel, else a dict over the compiled signatures."""
+        return self._resource("regs_per_thread", signature)
+
+    def get_shared_mem_per_block(self, signature=None):
+        """Bytes of static shared memory per block (as get_regs_per_thread)."""
+        return self._resource("shared_mem_per_block", signature)
+
+    def get_local_mem_per_thread(self, signature=None):
+        """Bytes of local memory per thread (as get_regs_per_thread)."""
+        return self._resource("local_mem_per_thread", signature)
+
+    def get_const_mem_size(self, signature=None):
+        """Bytes of constant memory the kernel uses (as get_regs_per_thread)."""
+        return self._resource("const_mem_size", signature)
+
+    def get_max_threads_per_block(self, signature=None):
+        """The largest block the kernel can be launched with on the current device (as
+        get_regs_per_thread)."""
+        return self._resource("max_threads_per_block", signature)
+
+    def _resource(self, name, signature):
+        if signature is not None:
+            return self._overload_of(signature).resource(name)
+        if self._specialized:
+            return next(iter(self._overloads.values())).resource(name)
+        return {argtypes: overload.resource(name) for argtypes, overload in self._overloads.items()}
+
+    def _overload_of(self, signature):
+        """The compiled overload for *signature* (a signature string, a numba Signature or a
+        tuple of argument types); KeyError if it was not compiled."""
+        argtypes = _argtypes_of(signature)
+        try:
+            return self._overloads[argtypes]
+        except KeyError:
+            known = ", ".join(str(a) for a in self._overloads) or "none"
+            raise KeyError(f"{self.__name__} has no compiled signature {argtypes}; compiled: {known}") from None
+
+    # ---- Numba's dispatcher interface -------------------------------------------------------
+
+    def get_overload(self, signature):
+        """The compiled kernel (KernelOverload) of *signature*; for a device function, its
+        typed DeviceFunction."""
+        if self.device:
+            return self.device_dispatcher.get_overload(_argtypes_of(signature))
+        return self._overload_of(signature)
+
+    @property
+    def nopython_signatures(self):
+        """The numba Signature of each compiled kernel (or typed device function)."""
+        from numba.core import types
+        from numba.core.typing import signature
+
+        if self.device:
+            return self.device_dispatcher.nopython_signatures
+        return [signature(types.void, *argtypes) for argtypes in self._overloads]
+
+    def get_call_template(self, args, kws):
+        """Numba's typing of a call from jitted code: (template, Python signature, argument
+        types, keywords), typing the device function for *args* first."""
+        if not self.device:
+            raise TypeError(f"kernel {self.__name__} cannot be called from device code; only device functions can")
+        return self.device_dispatcher.get_call_template(args, kws)
+
+    def typeof_pyval(self, value):
+        """The numba type a launch argument *value* is compiled for."""
+        from .runtime.arguments import argument_type
+
+        return argument_type(value, 0)
+
+    def fold_argument_types(self, args, kws):
+        """(Python signature, argument types): kernels take positional arguments only; a
+        device function's keywords and defaults are folded in, as numba does."""
+        if self.device:
+            return self.device_dispatcher.fold_argument_types(args, kws)
+        if kws:
+            raise TypeError(f"kernel {self.__name__} takes positional arguments only")
+        return inspect.signature(self.py_func), tuple(args)
+
+    @property
+    def is_compiling(self):
+        """How many signatures are being compiled now (0: none)."""
+        return self._compiling
+
+    def disable_compile(self, val=True):
+        """Stop (or, with False, resume) compiling new signatures at launch: arguments must
+        then suit a compiled signature."""
+        if val and not self._overloads:
+            raise ValueError(f"{self.__name__} has no compiled signature; compile one before disabling compilation")
+        self._eager = bool(val)
+
+    def recompile(self):
+        """Compile every compiled signature afresh (after a global it reads has changed)."""
+        old = [(argtypes, overload.return_type) for argtypes, overload in self._overloads.items()]
+        self._overloads = {}
+        for argtypes, return_type in old:
+            self._overloads[argtypes] = KernelOverload(self, argtypes, return_type)
+
+    @property
+    def extensions(self):
+        """Numba-CUDA's argument handlers: cumlir accepts none (``extensions=`` is refused)."""
+        return None
+
+    def specialize(self, *args):
+        """A kernel compiled for the types of *args* (for the current device) that compiles
+        nothing more: launches must suit that signature."""
+        from .runtime.arguments import argument_type
+
+        if self._specialized:
+            raise RuntimeError(f"{self.__name__} is already a specialized kernel")
+        if self.device:
+            raise TypeError(f"{self.__name__} is a device function; only kernels are specialized")
+        argtypes = tuple(argument_type(value, i) for i, value in enumerate(args))
+        key = (_current_cc(), argtypes)
+        specialization = self._specializations.get(key)
+        if specialization is None:
+            specialization = Dispatcher(self.py_func, device=False, options=self.options)
+            specialization.compile(argtypes)
+            specialization.disable_compile()
+            specialization._specialized = True
+            self._specializations[key] = specialization
+        return specialization
+
+    @property
+    def specialized(self):
+        """Whether this kernel was made by ``specialize``."""
+        return self._specialized
+
+    def configure(self, griddim, blockdim, stream=0, sharedmem=0):
+        """The kernel with a launch configuration: ``kernel.configure(g, b)`` is ``kernel[g, b]``."""
+        return self[griddim, blockdim, stream, sharedmem]
+
+    def call(self, args, launch_config):
+        """Launch with the arguments *args* and *launch_config* (what ``configure`` or
+        ``kernel[...]`` returns, or a LaunchConfiguration)."""
+        config = getattr(launch_config, "config", launch_config)
+        _loaded_for(self, tuple(args), {}).launch(tuple(args), config)
+
+    def dump(self, tab=""):
+        """Print the kernel and its compiled signatures."""
+        print(f"{tab}DUMP {type(self).__name__}[{self.__name__}]")
+        for argtypes in self._overloads:
+            print(f"{tab}  {self.__name__}({', '.join(str(t) for t in argtypes)})")
+        print(f"{tab}END DUMP {type(self).__name__}[{self.__name__}]")
+
     # ---- as a device function ---------------------------------------------------------------
 
     @property
@@ -184,6 +387,11 @@ class Dispatcher:
         return self.device_dispatcher._numba_type_
 
 
+# Numba-CUDA's dispatcher methods cumlir does not have raise NotImplementedError saying why
+for _name in refused.DISPATCHER:
+    setattr(Dispatcher, _name, refused.Refused(_name))
+
+
 class KernelOverload:
     """The kernel for one tuple of argument types: typed once, compiled per chip, loaded per
     context by the runtime."""
@@ -191,7 +399,7 @@ class KernelOverload:
     def __init__(self, dispatcher, argtypes, return_type=None, typed=True):
         self.dispatcher = dispatcher
         self.argtypes = tuple(argtypes)
-        self._return_type = return_type
+        self.return_type = return_type
         self._typed = None
         self._stats = {}  # compile_stats figure -> seconds, and the cache's verdict
         self._compilations = {}  # chip -> Compilation
@@ -213,7 +421,7 @@ class KernelOverload:
     def _frontend(self):
         from .compiler import kernel
 
-        c = kernel(self.dispatcher.py_func, self.argtypes, None, until="typed", return_type=self._return_type)
+        c = kernel(self.dispatcher.py_func, self.argtypes, None, until="typed", return_type=self.return_type)
         self._stats.update(c.timings)
         return c.typed
 
@@ -292,6 +500,26 @@ class KernelOverload:
         dynamic shared memory that can be resident at once on the current device: the
         largest grid a cooperative launch may have."""
         return self.loaded().max_cooperative_grid_blocks(blockdim, dynsmem)
+
+    def lto_ptx(self, cc=None):
+        """The PTX nvJitLink's link-time optimiser makes from this kernel and its LTO-IR link items."""
+        from .linkable import LTOIR
+        from .linking import link_ptx
+
+        c = self.compilation(cc or _current_cc(), "code")
+        return link_ptx([LTOIR(c.code, name=f"{c.symbol}.ltoir"), *c.link], c.cc)
+
+    def resource(self, name):
+        """A resource the kernel loaded on the current device uses: ``regs_per_thread``,
+        ``shared_mem_per_block``, ``local_mem_per_thread``, ``const_mem_size`` or
+        ``max_threads_per_block`` (from cuFuncGetAttribute)."""
+        return self.loaded().function_attribute(_RESOURCES[name])
+
+    regs_per_thread = property(lambda self: self.resource("regs_per_thread"))
+    shared_mem_per_block = property(lambda self: self.resource("shared_mem_per_block"))
+    local_mem_per_thread = property(lambda self: self.resource("local_mem_per_thread"))
+    const_mem_size = property(lambda self: self.resource("const_mem_size"))
+    max_threads_per_block = property(lambda self: self.resource("max_threads_per_block"))
 
     def _entry(self):
         from .compiler import KernelEntry
@@ -380,6 +608,13 @@ def _refused_argument(overloads, argtypes):
     (declared,) = overloads
     k = first_refused(declared, argtypes)
     return "" if k is None else f" (argument {k}: a {argtypes[k]} cannot be passed as {declared[k]})"
+
+
+def _argtypes_of(signature):
+    """The argument types of a signature string, a numba Signature or a tuple of types."""
+    from .typing.signatures import parse_signature
+
+    return tuple(signature.args) if hasattr(signature, "args") else parse_signature(signature)[0]
 
 
 def _later(stage, done):

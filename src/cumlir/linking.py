@@ -14,13 +14,28 @@ class LinkError(RuntimeError):
 
 def link_cubin(items, cc):
     """A cubin for compute capability *cc* linking every item (LinkableCode objects or paths)."""
+    return _link(items, cc, ptx=False)
+
+
+def link_ptx(items, cc):
+    """The PTX nvJitLink's link-time optimiser makes for *cc* from the LTO-IR among *items*
+    (CUDA C++ compiled to LTO-IR first); items of other kinds are left out."""
+    from .linkable import LTOIR, CUSource, as_linkable, load
+
+    items = [item for item in (load(as_linkable(item)) for item in items) if isinstance(item, (LTOIR, CUSource))]
+    if not any(isinstance(item, LTOIR) for item in items):
+        raise ValueError("link_ptx needs LTO-IR to optimise (compile with lto=True)")
+    return _link(items, cc, ptx=True).rstrip(b"\0").decode()
+
+
+def _link(items, cc, ptx):
     from cuda.bindings import nvjitlink
 
     from .linkable import LTOIR, as_linkable, load
 
     items = [load(as_linkable(item)) for item in items]
     lto = any(isinstance(item, LTOIR) for item in items)
-    options = [f"-arch={targets.chip(cc)}"] + (["-lto"] if lto else [])
+    options = [f"-arch={targets.chip(cc)}"] + (["-lto"] if lto else []) + (["-ptx"] if ptx else [])
     handle = nvjitlink.create(len(options), options)
     try:
         names = []
@@ -33,9 +48,14 @@ def link_cubin(items, cc):
         except nvjitlink.nvJitLinkError as e:
             log = _error_log(nvjitlink, handle)
             raise LinkError(f"nvJitLink could not link {', '.join(names) or 'the inputs'}: {e}\n{log}") from None
-        cubin = bytearray(nvjitlink.get_linked_cubin_size(handle))
-        nvjitlink.get_linked_cubin(handle, cubin)
-        return bytes(cubin)
+        size, get = (
+            (nvjitlink.get_linked_ptx_size, nvjitlink.get_linked_ptx)
+            if ptx
+            else (nvjitlink.get_linked_cubin_size, nvjitlink.get_linked_cubin)
+        )
+        output = bytearray(size(handle))
+        get(handle, output)
+        return bytes(output)
     finally:
         nvjitlink.destroy(handle)
 

@@ -67,3 +67,13 @@ def _include_options():
             directory = None
         _includes = [f"-I{directory}"] if directory else []
     return _includes
+
+
+def version():
+    """The (major, minor) version of the NVRTC library cumlir uses: the CUDA toolkit's."""
+    from cuda.bindings import nvrtc
+
+    result, major, minor = nvrtc.nvrtcVersion()
+    if result != nvrtc.nvrtcResult.NVRTC_SUCCESS:
+        raise NVRTCError(f"nvrtcVersion failed: {nvrtc.nvrtcGetErrorString(result)[1].decode()}")
+    return major, minor

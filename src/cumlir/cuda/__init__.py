@@ -5,64 +5,65 @@ when a kernel is compiled or launched.
 """
 
 from .arrays import (
+    prepare_shape_strides_dtype,
     as_cuda_array,
+    defer_cleanup,
     device_array,
     device_array_like,
+    from_cuda_array_interface,
     from_dlpack,
     is_cuda_array,
+    managed_array,
+    mapped,
     mapped_array,
     mapped_array_like,
+    open_ipc_array,
+    pinned,
     pinned_array,
     pinned_array_like,
     to_device,
 )
-from .compile_api import compile, compile_for_current_device, compile_ptx, compile_ptx_for_current_device
+from .compile_api import compile, compile_all, compile_for_current_device, compile_ptx, compile_ptx_for_current_device
+from .device_api import (
+    close,
+    cuda_error,
+    current_context,
+    detect,
+    get_current_device,
+    gpus,
+    is_available,
+    is_bfloat16_supported,
+    is_float16_supported,
+    is_fp8_supported,
+    is_supported_version,
+    list_devices,
+    profile_start,
+    profile_stop,
+    profiling,
+    require_context,
+    runtime,
+    select_device,
+    synchronize,
+)
 from .foreign import declare_device
 from .decorators import jit
+from .stream_api import (
+    default_stream,
+    event,
+    event_elapsed_time,
+    external_stream,
+    legacy_default_stream,
+    per_thread_default_stream,
+    stream,
+)
+from ..linkable import Archive, Cubin, CUSource, Fatbin, LinkableCode, LTOIR, Object, PTXSource
+import importlib as _importlib
+
 from .. import intrinsics as _intrinsics
+from .. import refused as _refused
 
-
-def is_available():
-    """Whether a CUDA GPU and driver can be used."""
-    from ..runtime.driver import is_available as available
-
-    return available()
-
-
-def synchronize():
-    """Wait until all work queued on the current device has finished."""
-    from ..runtime.driver import synchronize as sync
-
-    sync()
-
-
-def stream():
-    """A new CUDA stream."""
-    from ..runtime.streams import stream as new_stream
-
-    return new_stream()
-
-
-def default_stream():
-    """The legacy default stream."""
-    from ..runtime.streams import default_stream as legacy
-
-    return legacy()
-
-
-def current_context():
-    """The context kernels run in (the current device's primary context): ``get_memory_info()``,
-    ``synchronize()``, ``compute_capability``."""
-    from ..runtime.driver import current_context as context
-
-    return context()
-
-
-def get_current_device():
-    """The current device, with ``name`` and ``compute_capability``."""
-    from ..runtime.driver import current_context
-
-    return current_context()
+HAS_NUMBA = True  # cumlir's frontend is numba
+implementation = "NVIDIA"  # not the simulator
 
 
 _FUNCTIONS = [
@@ -91,6 +92,14 @@ _FUNCTIONS = [
     "is_cuda_array",
     "from_dlpack",
     "random",
+    # devices, contexts, streams, events, host memory (Numba-CUDA's host API)
+    "gpus", "list_devices", "select_device", "close", "detect", "require_context", "cuda_error",
+    "profile_start", "profile_stop", "profiling", "runtime", "is_supported_version",
+    "legacy_default_stream", "per_thread_default_stream", "external_stream", "event", "event_elapsed_time",
+    "managed_array", "pinned", "mapped", "defer_cleanup", "from_cuda_array_interface",
+    "prepare_shape_strides_dtype", "compile_all", "open_ipc_array", "IpcHandle", "In", "Out", "InOut", "MemoryInfo", "CudaSupportError",
+    "KernelRuntimeError", "HAS_NUMBA", "implementation", "config", "types", "literal_unroll",
+    "LinkableCode", "CUSource", "PTXSource", "LTOIR", "Cubin", "Fatbin", "Object", "Archive",
 ]
 
 
@@ -98,7 +107,9 @@ _FUNCTIONS = [
 SCALAR_TYPES = frozenset(
     "boolean bool_ byte char uchar short ushort int_ uint long_ ulong longlong ulonglong "
     "int8 int16 int32 int64 uint8 uint16 uint32 uint64 intp uintp intc uintc ssize_t size_t "
-    "float16 float32 float64 double complex64 complex128 void none".split()
+    "float16 float32 float64 double complex64 complex128 void none "
+    # the short aliases, bool, numba's opaque FFI types and its Optional / DeferredType classes
+    "b1 i1 i2 i4 i8 u1 u2 u4 u8 f4 f8 c8 c16 bool ffi ffi_forced_object optional deferred_type".split()
 )
 
 
@@ -110,9 +121,7 @@ def _devicearray_module():
 
 def _random_module():
     # not "from . import random", which asks this module's __getattr__ for it first
-    import importlib
-
-    return importlib.import_module(f"{__name__}.random")
+    return _importlib.import_module(f"{__name__}.random")
 
 
 # names loaded on first use: the runtime's device arrays import the driver bindings
@@ -120,6 +129,18 @@ _LAZY = {
     "devicearray": _devicearray_module,
     "DeviceNDArray": lambda: _devicearray_module().DeviceNDArray,
     "random": _random_module,  # cuda.random, the xoroshiro128+ generator (a submodule)
+    "bfloat16": lambda: _intrinsics.stub("bf16").bfloat16,  # Numba-CUDA's cuda.bfloat16 is cuda.bf16's
+    "config": lambda: _importlib.import_module("numba.core.config"),  # numba's, as Numba-CUDA's
+    # numba's types and cumlir's CUDA types, as Numba-CUDA's numba.cuda.types module holds
+    "types": lambda: _importlib.import_module("cumlir.types"),
+    "literal_unroll": lambda: _importlib.import_module("numba").literal_unroll,
+    "In": lambda: _importlib.import_module("cumlir.runtime.arguments").In,
+    "Out": lambda: _importlib.import_module("cumlir.runtime.arguments").Out,
+    "InOut": lambda: _importlib.import_module("cumlir.runtime.arguments").InOut,
+    "IpcHandle": lambda: _devicearray_module().IpcHandle,
+    "MemoryInfo": lambda: _importlib.import_module("cumlir.runtime.driver").MemoryInfo,
+    "CudaSupportError": lambda: _importlib.import_module("cumlir.runtime.driver").CudaSupportError,
+    "KernelRuntimeError": lambda: _importlib.import_module("cumlir.runtime.kernel").KernelRuntimeError,
 }
 
 
@@ -132,6 +153,8 @@ def __getattr__(name):
     if name in _LAZY:
         value = globals()[name] = _LAZY[name]()
         return value
+    if name in _refused.NAMESPACE:  # see cumlir/refused.py and docs/compatibility.md
+        raise _refused.refusal(name)
     if "." not in name and not name.startswith("_"):  # not numba's probes (_numba_type_)
         try:
             stub = _intrinsics.stub(name)

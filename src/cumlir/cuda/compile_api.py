@@ -22,6 +22,11 @@ def compile(pyfunc, sig, debug=False, lineinfo=False, device=True, fastmath=Fals
     ``(9, 0)``; without one, the current device's is used. Further keywords are the
     options of ``cuda.jit`` (``forceinline``, ``launch_bounds``, ``max_registers`` ...).
     """
+    settings = dict(debug=debug, lineinfo=lineinfo, fastmath=fastmath, opt=opt, **options)
+    return _compile("cuda.compile", pyfunc, sig, device, cc, abi, abi_info, output, settings)
+
+
+def _compile(where, pyfunc, sig, device, cc, abi, abi_info, output, settings, with_link=False):
     from ..compiler import LIBRARY_OUTPUTS, check_choice
     from ..options import Options
     from ..typing.signatures import parse_signature
@@ -29,12 +34,11 @@ def compile(pyfunc, sig, debug=False, lineinfo=False, device=True, fastmath=Fals
     check_choice("abi", abi, ABIS)
     check_choice("output", output, LIBRARY_OUTPUTS)
     argtypes, return_type = parse_signature(sig)
-    settings = dict(debug=debug, lineinfo=lineinfo, fastmath=fastmath, opt=opt, **options)
-    compile_options = Options.from_keywords("cuda.compile", settings)
+    compile_options = Options.from_keywords(where, settings)
     cc = _compute_capability(cc)
     if device:
-        return _device(pyfunc, argtypes, return_type, cc, compile_options, abi, abi_info, output)
-    return _kernel(pyfunc, argtypes, return_type, cc, compile_options, abi, output)
+        return _device(pyfunc, argtypes, return_type, cc, compile_options, abi, abi_info, output, with_link)
+    return _kernel(pyfunc, argtypes, return_type, cc, compile_options, abi, output, with_link)
 
 
 def compile_for_current_device(pyfunc, sig, debug=False, lineinfo=False, device=True, fastmath=False, opt=True, abi="c", abi_info=None, output="ptx", **options):
@@ -85,12 +89,12 @@ def _symbol(pyfunc, argtypes, abi, abi_info):
     return name
 
 
-def _device(pyfunc, argtypes, return_type, cc, options, abi, abi_info, output):
+def _device(pyfunc, argtypes, return_type, cc, options, abi, abi_info, output, with_link=False):
     from ..compiler import device_function
 
     symbol = _symbol(pyfunc, argtypes, abi, abi_info)
     callee = _device_dispatcher(pyfunc, options).compile_device(argtypes, return_type)
-    code = device_function(callee, symbol, cc, abi=abi, output=output, options=options)
+    code = device_function(callee, symbol, cc, abi=abi, output=output, options=options, with_link=with_link)
     return code, callee.typed.return_type
 
 
@@ -102,11 +106,34 @@ def _device_dispatcher(pyfunc, options):
     return dispatcher if dispatcher is not None else DeviceDispatcher(pyfunc, options)
 
 
-def _kernel(pyfunc, argtypes, return_type, cc, options, abi, output):
+def _kernel(pyfunc, argtypes, return_type, cc, options, abi, output, with_link=False):
     from ..compiler import kernel, output_of
 
     if abi != "numba":
         raise NotImplementedError(f"abi={abi!r} applies to device functions; kernels use abi='numba'")
     pyfunc = _py_function(pyfunc)
     c = kernel(pyfunc, argtypes, cc, options, until="typed", return_type=return_type, output=output)
-    return output_of(c, output), c.typed.return_type
+    code = output_of(c, output)
+    return ((code, list(c.link)) if with_link else code), c.typed.return_type
+
+
+def compile_all(pyfunc, sig, debug=None, lineinfo=False, device=True, fastmath=False, cc=None, opt=None, abi="c", abi_info=None, output="ltoir", forceinline=False, launch_bounds=None):
+    """``compile``, returning ``(codes, return_type)``: *codes* lists the function's code
+    first, then that of every item it links (``declare_device(link=...)``, ``link=``):
+    CUDA C++ compiled with NVRTC to the same *output*, other items as their LinkableCode
+    objects (PTXSource, Cubin, ...), for a linker of your own."""
+    from ..linkable import CUSource, load
+    from ..nvrtc import compile_source
+
+    if output not in ("ptx", "ltoir"):
+        raise NotImplementedError(f"compile_all makes 'ptx' or 'ltoir', not {output!r}")
+    if forceinline and output != "ltoir":
+        raise ValueError("compile_all: forceinline=True needs output='ltoir'")
+    settings = dict(debug=bool(debug), lineinfo=lineinfo, fastmath=fastmath, opt=True if opt is None else opt)
+    settings.update(forceinline=forceinline, launch_bounds=launch_bounds)
+    (code, items), result = _compile("cuda.compile_all", pyfunc, sig, device, cc, abi, abi_info, output, settings, True)
+    cc = _compute_capability(cc)
+    codes = [code]
+    for item in map(load, items):
+        codes.append(compile_source(item.data, cc, item.name, output) if isinstance(item, CUSource) else item)
+    return codes, result

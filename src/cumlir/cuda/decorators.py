@@ -1,4 +1,6 @@
-"""``@cuda.jit``."""
+"""The decorators: ``@cuda.jit``, and ``cuda.declare_device`` (as in Numba-CUDA's module of that name)."""
+
+from .foreign import declare_device  # noqa: F401  (Numba-CUDA's decorators module has it too)
 
 
 def jit(func_or_sig=None, device=False, **options):

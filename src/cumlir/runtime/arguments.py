@@ -80,8 +80,38 @@ def cuda_array_interface(value):
         return None
 
 
+class ArgHint:
+    """A launch argument wrapped to say how a NumPy array is copied around the launch."""
+
+    copy_in = copy_out = True
+
+    def __init__(self, value):
+        self.value = value
+
+    def __repr__(self):
+        return f"{type(self).__name__}({self.value!r})"
+
+
+class In(ArgHint):
+    """A NumPy array copied to the device before the launch and not back."""
+
+    copy_out = False
+
+
+class Out(ArgHint):
+    """A NumPy array copied back after the launch and not to the device before it."""
+
+    copy_in = False
+
+
+class InOut(ArgHint):
+    """A NumPy array copied to the device and back (what a bare NumPy array gets)."""
+
+
 def argument_type(value, index):
     """The Numba type a launch argument is compiled for."""
+    if isinstance(value, ArgHint):
+        return argument_type(value.value, index)
     if isinstance(value, DeviceNDArray):
         ty = value._argument_type
         if ty is None:
@@ -102,6 +132,10 @@ def _device_memory(value, index, launch):
     """(pointer, shape, byte strides, itemsize) of an array argument, staging host arrays."""
     if isinstance(value, DeviceNDArray):
         return value.device_pointer, value.shape, value.strides, value.dtype.itemsize
+    if isinstance(value, ArgHint):
+        if isinstance(value.value, np.ndarray) and mapped_pointer(value.value) is None:
+            return launch.stage_host_array(value.value, value.copy_in, value.copy_out)
+        return _device_memory(value.value, index, launch)
     if isinstance(value, np.ndarray):
         pointer = mapped_pointer(value)
         if pointer is None:
@@ -376,14 +410,14 @@ class HostArrayStaging:
         self.stream = stream_handle
         self._staged = []
 
-    def stage_host_array(self, array):
+    def stage_host_array(self, array, copy_in=True, copy_out=True):
         cu = drv.driver()
         source = np.ascontiguousarray(array) if not (array.flags.c_contiguous or array.flags.f_contiguous) else array
         nbytes = source.nbytes
         pointer = drv.check("cuMemAlloc", cu.cuMemAlloc(nbytes)) if nbytes else 0
-        if nbytes:
+        if nbytes and copy_in:
             drv.check("cuMemcpyHtoD", cu.cuMemcpyHtoD(pointer, source.ctypes.data, nbytes))
-        self._staged.append((array, source, pointer))
+        self._staged.append((array, source, pointer, copy_out))
         return int(pointer), source.shape, source.strides, source.itemsize
 
     def wait_for_producer(self, stream):
@@ -399,13 +433,13 @@ class HostArrayStaging:
         cu = drv.driver()
         try:
             drv.check("cuStreamSynchronize", cu.cuStreamSynchronize(self.stream))
-            for array, source, pointer in self._staged:
-                if pointer and array.flags.writeable:
+            for array, source, pointer, copy_out in self._staged:
+                if pointer and copy_out and array.flags.writeable:
                     drv.check("cuMemcpyDtoH", cu.cuMemcpyDtoH(source.ctypes.data, pointer, source.nbytes))
                     if source is not array:
                         array[...] = source
         finally:
-            for _, _, pointer in self._staged:
+            for _, _, pointer, _ in self._staged:
                 if pointer:
                     cu.cuMemFree(pointer)
             self._staged = []
@@ -413,7 +447,7 @@ class HostArrayStaging:
     def abandon(self):
         """Free device copies after a failed launch."""
         cu = drv.driver()
-        for _, _, pointer in self._staged:
+        for _, _, pointer, _ in self._staged:
             if pointer:
                 cu.cuMemFree(pointer)
         self._staged = []

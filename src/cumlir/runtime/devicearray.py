@@ -6,11 +6,12 @@ or the CuPy array, PyTorch tensor or DLPack capsule it was imported from). Views
 share their parent's ``gpu_data``; memory is freed when the last of them dies.
 """
 
+import contextlib
 import ctypes
 
 import numpy as np
 
-from . import dlpack
+from . import dlpack, ipc
 from . import driver as drv
 from .layout import (
     allocation_strides,
@@ -24,6 +25,7 @@ from .layout import (
     transposed,
     view_geometry,
 )
+from .cleanup import release
 from .streams import Stream, stream_handle
 
 
@@ -37,12 +39,8 @@ class DeviceMemory:
 
     def __del__(self):
         pointer, self.pointer = getattr(self, "pointer", 0), 0
-        if pointer and drv._driver is not None:
-            try:
-                drv.current_context()
-                drv._driver.cuMemFree(pointer)
-            except Exception:  # interpreter shutdown
-                pass
+        if pointer:
+            release("cuMemFree", pointer)
 
 
 # ---- copies --------------------------------------------------------------------------------
@@ -298,6 +296,12 @@ class DeviceNDArray:
             "version": 3,
         }
 
+    def get_ipc_handle(self):
+        """An IpcArrayHandle another process on this machine opens to use this array's memory
+        (memory from cuMemAlloc; the handle pickles)."""
+        handle = ipc.export(self.device_pointer, self.gpu_data, IpcHandle)
+        return IpcArrayHandle(handle, {"shape": self.shape, "strides": self.strides, "dtype": self.dtype})
+
     def __dlpack_device__(self):
         return (dlpack.CUDA, drv.current_context().ordinal)
 
@@ -398,3 +402,52 @@ def import_dlpack(obj, consumer):
         imported.shape, imported.strides, imported.dtype, gpu_data=imported,
         pointer=imported.pointer, readonly=imported.readonly,
     )
+
+
+# ---- CUDA IPC --------------------------------------------------------------------------------
+
+
+class IpcHandle(ipc.IpcMemoryHandle):
+    """An IPC handle (see runtime/ipc.py) that also opens as a device array."""
+
+    def open_array(self, context, shape, dtype, strides=None):
+        """``open`` as a device array of *shape*, *dtype* and *strides* (compact C order by default)."""
+        shape, dtype = normalize_shape(shape), checked_dtype(dtype)
+        strides = allocation_strides(shape, dtype.itemsize, strides, "C")
+        return DeviceNDArray(shape, strides, dtype, gpu_data=self, pointer=self.open(context))
+
+
+class IpcArrayHandle:
+    """What ``DeviceNDArray.get_ipc_handle()`` returns: an IpcHandle and the array's shape,
+    strides and dtype. In another process, ``open()`` (or ``with handle as array:``) gives
+    a device array over the same memory; ``close()`` unmaps it."""
+
+    def __init__(self, ipc_handle, array_desc):
+        self._ipc_handle = ipc_handle
+        self._array_desc = array_desc
+
+    def open(self):
+        desc = self._array_desc
+        return self._ipc_handle.open_array(drv.current_context(), desc["shape"], desc["dtype"], desc["strides"])
+
+    def close(self):
+        self._ipc_handle.close()
+
+    def __enter__(self):
+        return self.open()
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+@contextlib.contextmanager
+def open_ipc_array(handle, shape, dtype, strides=None, offset=0):
+    """Open the IPC memory handle *handle* (its 64 bytes) as a device array for the block."""
+    dtype = checked_dtype(dtype)
+    size = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    opened = IpcHandle(None, handle, size, offset=offset)
+    array = opened.open_array(drv.current_context(), shape, dtype, strides)
+    try:
+        yield array
+    finally:
+        opened.close()

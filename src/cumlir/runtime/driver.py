@@ -1,10 +1,11 @@
-"""The CUDA driver: loaded on first use, errors turned into CudaDriverError."""
+"""The CUDA driver (loaded on first use, errors turned into CudaDriverError), the devices,
+and their primary contexts: the one current on a thread is where kernels run."""
 
+import collections
 import threading
 
 _lock = threading.RLock()  # current_context() initialises the driver while holding it
 _driver = None
-_context = None
 
 
 class CudaDriverError(RuntimeError):
@@ -69,34 +70,99 @@ def is_available():
         return False
 
 
+class Device:
+    """One CUDA device: ``id``, ``name``, ``compute_capability``, ``uuid``, and every
+    CU_DEVICE_ATTRIBUTE_X of the driver as the attribute ``X`` (``MULTIPROCESSOR_COUNT``,
+    ``MAX_THREADS_PER_BLOCK``, ``WARP_SIZE`` ...), read on first use."""
+
+    def __init__(self, ordinal):
+        cu = driver()
+        self.id = ordinal
+        self.handle = check("cuDeviceGet", cu.cuDeviceGet(ordinal))
+        self.name = check("cuDeviceGetName", cu.cuDeviceGetName(256, self.handle)).split(b"\0")[0].decode()
+        attr = cu.CUdevice_attribute
+        self.compute_capability = (
+            self.attribute(attr.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR),
+            self.attribute(attr.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR),
+        )
+        raw = bytes(check("cuDeviceGetUuid", cu.cuDeviceGetUuid(self.handle)).bytes).hex()
+        self.uuid = f"GPU-{raw[:8]}-{raw[8:12]}-{raw[12:16]}-{raw[16:20]}-{raw[20:32]}"
+
+    def attribute(self, attr):
+        """The value of a ``CUdevice_attribute`` for this device."""
+        return check("cuDeviceGetAttribute", driver().cuDeviceGetAttribute(attr, self.handle))
+
+    def __getattr__(self, name):
+        code = None if name.startswith("_") else getattr(driver().CUdevice_attribute, f"CU_DEVICE_ATTRIBUTE_{name}", None)
+        if code is None:
+            raise AttributeError(f"a CUDA device has no attribute {name!r} (nor is CU_DEVICE_ATTRIBUTE_{name} a device attribute)")
+        value = self.attribute(code)
+        setattr(self, name, value)  # attributes do not change: later reads are plain reads
+        return value
+
+    def get_device_identity(self):
+        """The PCI domain, bus and device ids, which name the device across processes."""
+        return {"pci_domain_id": self.PCI_DOMAIN_ID, "pci_bus_id": self.PCI_BUS_ID, "pci_device_id": self.PCI_DEVICE_ID}
+
+    def get_primary_context(self):
+        """The primary context of this device (retained, not made current)."""
+        return context_for(self.id)
+
+    def reset(self):
+        """Release and reset the primary context: all its memory, modules and streams are gone."""
+        forget_context(self.id)
+        check("cuDevicePrimaryCtxReset", driver().cuDevicePrimaryCtxReset(self.handle))
+
+    @property
+    def supports_float16(self):
+        return self.compute_capability >= (5, 3)
+
+    @property
+    def supports_bfloat16(self):
+        return self.compute_capability >= (8, 0)
+
+    @property
+    def supports_fp8(self):
+        return self.compute_capability >= (8, 9)
+
+    def __eq__(self, other):
+        return isinstance(other, Device) and other.id == self.id
+
+    def __hash__(self):
+        return hash(self.id)
+
+    def __repr__(self):
+        return f"<CUDA device {self.id} '{self.name}'>"
+
+
+# (free, total) bytes of a device's memory, as Numba-CUDA's namedtuple
+MemoryInfo = collections.namedtuple("MemoryInfo", "free, total")
+
+
 class Context:
     """The primary context of one device, made current for this thread when used."""
 
     def __init__(self, ordinal):
         cu = driver()
         self.ordinal = ordinal
-        self.device = check("cuDeviceGet", cu.cuDeviceGet(ordinal))
-        self.handle = check("cuDevicePrimaryCtxRetain", cu.cuDevicePrimaryCtxRetain(self.device))
-        self.compute_capability = (
-            self.attribute(cu.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR),
-            self.attribute(cu.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR),
-        )
-        self.max_threads_per_block = self.attribute(cu.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)
-        self.max_block_dims = tuple(
-            self.attribute(getattr(cu.CUdevice_attribute, f"CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_{a}")) for a in "XYZ"
-        )
-        self.max_grid_dims = tuple(
-            self.attribute(getattr(cu.CUdevice_attribute, f"CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_{a}")) for a in "XYZ"
-        )
-        self.name = check("cuDeviceGetName", cu.cuDeviceGetName(256, self.device)).split(b"\0")[0].decode()
+        self.device = device(ordinal)
+        self.handle = check("cuDevicePrimaryCtxRetain", cu.cuDevicePrimaryCtxRetain(self.device.handle))
+        self.compute_capability = self.device.compute_capability
+        self.name = self.device.name
+        self.max_threads_per_block = self.device.MAX_THREADS_PER_BLOCK
+        self.max_block_dims = tuple(getattr(self.device, f"MAX_BLOCK_DIM_{a}") for a in "XYZ")
+        self.max_grid_dims = tuple(getattr(self.device, f"MAX_GRID_DIM_{a}") for a in "XYZ")
+
+    def __repr__(self):
+        return f"<cumlir context of CUDA device {self.ordinal} '{self.name}'>"
 
     def attribute(self, attr):
-        return check("cuDeviceGetAttribute", driver().cuDeviceGetAttribute(attr, self.device))
+        return self.device.attribute(attr)
 
     def get_memory_info(self):
-        """(free, total) bytes of the device's memory."""
+        """(free, total) bytes of the device's memory, a MemoryInfo."""
         self.push()
-        return tuple(check("cuMemGetInfo", driver().cuMemGetInfo()))
+        return MemoryInfo(*check("cuMemGetInfo", driver().cuMemGetInfo()))
 
     def synchronize(self):
         """Wait for all work queued in this context to finish."""
@@ -111,18 +177,102 @@ class Context:
             check("cuCtxSetCurrent", cu.cuCtxSetCurrent(self.handle))
 
 
-def current_context():
-    """The context kernels run in: the primary context of device 0, made current."""
-    global _context
-    if _context is None:
+_devices = {}  # ordinal -> Device
+_contexts = {}  # device ordinal -> its primary Context
+_by_handle = {}  # int(CUcontext) -> Context
+
+
+def device_count():
+    return check("cuDeviceGetCount", driver().cuDeviceGetCount())
+
+
+def device(ordinal):
+    """The Device numbered *ordinal* (one object per device)."""
+    found = _devices.get(ordinal)
+    if found is None:
+        count = device_count()
+        if count == 0:
+            raise CudaSupportError("no CUDA GPU was found")
+        if not isinstance(ordinal, int) or not 0 <= ordinal < count:
+            raise ValueError(f"there is no CUDA device {ordinal!r}: this machine has {count} (0 to {count - 1})")
+        found = _devices.setdefault(ordinal, Device(ordinal))
+    return found
+
+
+def context_for(ordinal):
+    """The primary context of device *ordinal* (retained on first use, not made current)."""
+    context = _contexts.get(ordinal)
+    if context is None:
         with _lock:
-            if _context is None:
-                cu = driver()
-                if check("cuDeviceGetCount", cu.cuDeviceGetCount()) == 0:
-                    raise CudaSupportError("no CUDA GPU was found")
-                _context = Context(0)
-    _context.push()
-    return _context
+            context = _contexts.get(ordinal)
+            if context is None:
+                device(ordinal)  # checks the ordinal
+                context = Context(ordinal)
+                _contexts[ordinal] = context
+                _by_handle[int(context.handle)] = context
+    return context
+
+
+def forget_context(ordinal):
+    """Release the primary context of device *ordinal*, if cumlir retained it."""
+    with _lock:
+        context = _contexts.pop(ordinal, None)
+        if context is not None:
+            _by_handle.pop(int(context.handle), None)
+            check("cuDevicePrimaryCtxRelease", _driver.cuDevicePrimaryCtxRelease(context.device.handle))
+
+
+def current_context():
+    """The context kernels run in: the primary context current on this thread (the device
+    chosen with ``select_device`` or ``with gpus[i]``), else device 0's, made current."""
+    cu = driver()
+    current = int(check("cuCtxGetCurrent", cu.cuCtxGetCurrent()))
+    context = _by_handle.get(current)
+    if context is not None:
+        return context
+    if not current:
+        context = context_for(0)
+        context.push()
+        return context
+    # a context another library made current: usable if it is a device's primary context
+    context = context_for(int(check("cuCtxGetDevice", cu.cuCtxGetDevice())))
+    if int(context.handle) != current:
+        raise RuntimeError(
+            f"the CUDA context {current:#x} current on this thread is not a device's primary context; "
+            "cumlir runs kernels in primary contexts only"
+        )
+    return context
+
+
+def select_device(ordinal):
+    """Make device *ordinal*'s primary context current on this thread; its Device."""
+    if not isinstance(ordinal, int) or isinstance(ordinal, bool):
+        raise TypeError(f"a device id is an int, not {ordinal!r}")
+    context = context_for(ordinal)
+    context.push()
+    return context.device
+
+
+def push_context(ordinal):
+    """Push device *ordinal*'s primary context on this thread's stack (``with gpus[i]:``)."""
+    context = context_for(ordinal)
+    check("cuCtxPushCurrent", driver().cuCtxPushCurrent(context.handle))
+    return context
+
+
+def pop_context():
+    check("cuCtxPopCurrent", driver().cuCtxPopCurrent())
+
+
+def close():
+    """Pop every context from this thread; in the main thread also release and reset the
+    primary contexts cumlir used (freeing everything allocated in them)."""
+    cu = driver()
+    while int(check("cuCtxGetCurrent", cu.cuCtxGetCurrent())):
+        check("cuCtxPopCurrent", cu.cuCtxPopCurrent())
+    if threading.current_thread() is threading.main_thread():
+        for ordinal in list(_contexts):
+            device(ordinal).reset()
 
 
 def synchronize():

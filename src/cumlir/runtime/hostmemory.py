@@ -1,9 +1,14 @@
-"""Page-locked host memory: pinned arrays (fast, asynchronous copies) and mapped
-arrays (host memory the device reads and writes in place, through its own address)."""
+"""Page-locked host memory: pinned arrays (fast, asynchronous copies), mapped arrays
+(host memory the device reads and writes in place, through its own address), managed
+arrays (memory the driver migrates between host and device), and the ``pinned``/``mapped``
+context managers that page-lock existing NumPy arrays for a while."""
+
+import contextlib
 
 import numpy as np
 
 from . import driver as drv
+from .cleanup import release
 from .layout import allocation_strides, byte_extent, checked_dtype, normalize_shape
 
 
@@ -12,6 +17,8 @@ class HostAllocation:
 
     NumPy arrays are built over it through ``__array_interface__``; they keep it alive
     as their base."""
+
+    free_call = "cuMemFreeHost"
 
     def __init__(self, nbytes, mapped=False, portable=False, wc=False):
         drv.current_context()
@@ -38,19 +45,16 @@ class HostAllocation:
 
     def __del__(self):
         pointer, self.pointer = getattr(self, "pointer", 0), 0
-        if pointer and drv._driver is not None:
-            try:
-                drv._driver.cuMemFreeHost(pointer)
-            except Exception:  # interpreter shutdown
-                pass
+        if pointer:
+            release(self.free_call, pointer)
 
 
-def _host_array(cls, shape, dtype, strides, order, **flags):
+def _host_array(cls, shape, dtype, strides, order, allocation=HostAllocation, **flags):
     shape = normalize_shape(shape)
     dtype = checked_dtype(dtype)
     strides = allocation_strides(shape, dtype.itemsize, strides, order)
     _, high = byte_extent(shape, strides, dtype.itemsize)
-    memory = HostAllocation(high, **flags)
+    memory = allocation(high, **flags)
     array = np.ndarray.__new__(cls, shape, dtype, buffer=np.asarray(memory), strides=strides)
     return array, memory
 
@@ -113,3 +117,101 @@ def mapped_pointer(value):
     if isinstance(value, MappedNDArray) and value._mapping is not None:
         return value.device_pointer
     return None
+
+
+class ManagedAllocation(HostAllocation):
+    """cuMemAllocManaged memory: one address, valid on the host and on the device."""
+
+    free_call = "cuMemFree"
+
+    def __init__(self, nbytes, attach_global=True):
+        drv.current_context()
+        cu = drv.driver()
+        flag = cu.CUmemAttach_flags.CU_MEM_ATTACH_GLOBAL if attach_global else cu.CUmemAttach_flags.CU_MEM_ATTACH_HOST
+        self.nbytes = nbytes
+        self.pointer = int(drv.check("cuMemAllocManaged", cu.cuMemAllocManaged(max(nbytes, 1), int(flag))))
+        self.device_pointer = self.pointer
+
+
+class ManagedNDArray(MappedNDArray):
+    """A NumPy array in managed memory: the host and kernels use the same address."""
+
+
+def managed_array(shape, dtype=np.float64, strides=None, order="C", stream=0, attach_global=True):
+    """A NumPy array in managed (unified) memory, usable on the host and by kernels."""
+    array, memory = _host_array(
+        ManagedNDArray, shape, dtype, strides, order, allocation=ManagedAllocation, attach_global=attach_global
+    )
+    array._mapping = memory
+    return array
+
+
+class _Registration:
+    """The memory of an existing NumPy array page-locked with cuMemHostRegister (and, when
+    *mapped*, given a device address) until ``release()``."""
+
+    def __init__(self, array, mapped):
+        if not isinstance(array, np.ndarray):
+            raise TypeError(f"only NumPy arrays can be page-locked, not {type(array).__name__}")
+        cu = drv.driver()
+        low, high = byte_extent(array.shape, array.strides, array.itemsize)
+        self.start = array.__array_interface__["data"][0] + low
+        self.offset = -low  # of element [0, ..., 0] from the start of the range
+        self.pointer = None
+        self.device_pointer = None
+        if high == low:  # nothing to lock
+            self.device_pointer = 0
+            return
+        flags = cu.CU_MEMHOSTREGISTER_DEVICEMAP if mapped else 0
+        result = cu.cuMemHostRegister(self.start, high - low, flags)
+        if result[0] == cu.CUresult.CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED:
+            pass  # already page-locked (a pinned array): leave it as it is
+        else:
+            drv.check("cuMemHostRegister", result)
+            self.pointer = self.start
+        if mapped:
+            start = drv.check("cuMemHostGetDevicePointer", cu.cuMemHostGetDevicePointer(self.start, 0))
+            self.device_pointer = int(start) + self.offset
+
+    def release(self):
+        pointer, self.pointer = self.pointer, None
+        if pointer is not None:
+            drv.check("cuMemHostUnregister", drv.driver().cuMemHostUnregister(pointer))
+
+
+@contextlib.contextmanager
+def pinned(*arrays):
+    """Page-lock the memory of NumPy *arrays* while the block runs (faster copies)."""
+    drv.current_context()
+    registrations = []
+    try:
+        for array in arrays:
+            registrations.append(_Registration(array, mapped=False))
+        yield
+    finally:
+        for registration in registrations:
+            registration.release()
+
+
+@contextlib.contextmanager
+def mapped(*arrays, stream=0):
+    """Page-lock NumPy *arrays* and map them into the device while the block runs: yields
+    device arrays over the same memory (one array, or a list for several)."""
+    from .devicearray import DeviceNDArray
+
+    drv.current_context()
+    registrations, views = [], []
+    try:
+        for array in arrays:
+            registration = _Registration(array, mapped=True)
+            registrations.append(registration)
+            views.append(
+                DeviceNDArray(
+                    array.shape, array.strides, array.dtype, stream=stream, gpu_data=array,
+                    pointer=registration.device_pointer, readonly=not array.flags.writeable,
+                )
+            )
+        yield views[0] if len(views) == 1 else views
+    finally:
+        for registration in registrations:
+            registration.release()

@@ -5,6 +5,16 @@ import ctypes
 from . import driver as drv
 
 
+class KernelRuntimeError(RuntimeError):
+    """Numba-CUDA's error for an exception raised in a thread, with the thread's index *tid*
+    and its block's *ctaid*. (With debug=True cumlir, like Numba-CUDA, raises the device's
+    exception class itself, its message naming the thread.)"""
+
+    def __init__(self, msg, tid=None, ctaid=None):
+        self.msg, self.tid, self.ctaid = msg, tid, ctaid
+        super().__init__(f"An exception was raised in thread={tid} block={ctaid}\n\t{msg}")
+
+
 class LoadedKernel:
     """A compiled kernel loaded into one context: launched with prebuilt argument packing.
 
@@ -37,6 +47,10 @@ class LoadedKernel:
         """A CU_FUNC_ATTRIBUTE_* value of the loaded kernel (registers, shared bytes ...)."""
         cu = drv.driver()
         return drv.check("cuFuncGetAttribute", cu.cuFuncGetAttribute(attr, self._function))
+
+    def function_attribute(self, name):
+        """The CU_FUNC_ATTRIBUTE_* value named *name* (e.g. "CU_FUNC_ATTRIBUTE_NUM_REGS")."""
+        return self.attribute(getattr(drv.driver().CUfunction_attribute, name))
 
     def max_cooperative_grid_blocks(self, blockdim, dynsmem=0):
         """How many blocks of *blockdim* threads (an int or a tuple) with *dynsmem* bytes of

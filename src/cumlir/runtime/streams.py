@@ -40,8 +40,28 @@ def stream():
 
 
 def default_stream():
-    """The legacy default stream (handle 0), which orders work with all blocking streams."""
+    """The default stream (handle 0: the legacy default stream, which orders work with all
+    blocking streams)."""
     return Stream(0)
+
+
+def legacy_default_stream():
+    """The legacy default stream by its explicit handle, CU_STREAM_LEGACY."""
+    return Stream(int(drv.driver().CU_STREAM_LEGACY))
+
+
+def per_thread_default_stream():
+    """This thread's default stream (CU_STREAM_PER_THREAD): it does not order work with
+    other threads' streams."""
+    return Stream(int(drv.driver().CU_STREAM_PER_THREAD))
+
+
+def external_stream(handle):
+    """A Stream over a CUstream made by other code (given as an int); never destroyed here."""
+    if not isinstance(handle, int) or isinstance(handle, bool):
+        raise TypeError(f"external_stream takes a CUstream handle as an int, not {handle!r}")
+    drv.current_context()
+    return Stream(handle)
 
 
 def stream_handle(obj):

@@ -1,0 +1,40 @@
+"""SASS listings of cubins with nvdisasm (from the nvidia-cuda-nvdisasm wheel or a CUDA
+toolkit, found by cuda-pathfinder)."""
+
+import os
+import subprocess
+import tempfile
+
+_MISSING = (
+    "nvdisasm was not found: install the nvidia-cuda-nvdisasm wheel (pip install "
+    "'cuda-toolkit[nvdisasm]==13.*') or a CUDA toolkit"
+)
+
+
+def nvdisasm(cubin, flags):
+    """nvdisasm's output for the cubin bytes *cubin* with the command-line *flags*."""
+    from cuda import pathfinder
+
+    path = pathfinder.find_nvidia_binary_utility("nvdisasm")
+    if path is None:
+        raise RuntimeError(_MISSING)
+    fd, name = tempfile.mkstemp(suffix=".cubin")  # nvdisasm reads only files
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(cubin)
+        done = subprocess.run([path, *flags, name], capture_output=True)
+    finally:
+        os.unlink(name)
+    if done.returncode:
+        raise RuntimeError(f"nvdisasm failed: {done.stderr.decode(errors='replace').strip()}")
+    return done.stdout.decode()
+
+
+def sass(cubin):
+    """The SASS of a cubin, with line information where the cubin has it."""
+    return nvdisasm(cubin, ["-gi"])
+
+
+def sass_cfg(cubin):
+    """The control-flow graph of a cubin's SASS, in Graphviz DOT."""
+    return nvdisasm(cubin, ["-cfg"])

@@ -1,0 +1,53 @@
+"""Freeing driver resources, now or, inside ``defer_cleanup()``, when the outermost such
+block ends: a free (cuMemFree, cuMemFreeHost) can synchronize the device, which the
+block keeps out of code that must stay asynchronous."""
+
+import contextlib
+import threading
+
+from . import driver as drv
+
+_lock = threading.Lock()
+_depth = 0
+_pending = []  # (driver function name, handle) freed when the outermost block ends
+
+
+def release(function, handle):
+    """Call the driver's *function* (a name, e.g. "cuMemFree") on *handle*, now or deferred.
+    Errors are ignored: this runs from finalizers, also at interpreter shutdown."""
+    if _depth:
+        with _lock:
+            if _depth:
+                _pending.append((function, handle))
+                return
+    _free(function, handle)
+
+
+def _free(function, handle):
+    cu = drv._driver
+    if cu is None:
+        return
+    try:
+        drv.current_context()  # the finalizer may run on a thread with no context current
+        getattr(cu, function)(handle)
+    except Exception:  # interpreter shutdown
+        pass
+
+
+@contextlib.contextmanager
+def defer_cleanup():
+    """Hold back frees of device and host memory until the block (the outermost, when
+    nested) ends."""
+    global _depth
+    with _lock:
+        _depth += 1
+    try:
+        yield
+    finally:
+        with _lock:
+            _depth -= 1
+            pending = list(_pending) if not _depth else []
+            if not _depth:
+                _pending.clear()
+        for function, handle in pending:
+            _free(function, handle)

@@ -1,0 +1,245 @@
+"""Agreement with numba-cuda across the whole GPU tier (a pytest plugin).
+
+Loaded with ``-p tests.agreement`` on a GPU machine where numba-cuda is installed, it
+repeats every kernel launch the tests make (``kernel[grid, block](...)``) under
+numba-cuda, on copies of the arguments taken before cumlir's launch, and compares what
+each left in the arrays: integers and booleans bit for bit, floats within the rounding
+FMA contraction allows (numba-cuda contracts ``a * b + c``; cumlir does not), NaN where
+NaN. A difference fails the test that launched the kernel, naming the argument and
+the first differing element.
+
+A launch is compared only where both sides are defined by the same source: the
+kernel's Python function is rebuilt with ``cuda`` and cumlir's device functions,
+namespaces and modules replaced by numba-cuda's. Kernels numba-cuda does not compile
+(cumlir's extensions, names it lacks), arguments it cannot take, ``debug=True``
+kernels (their exceptions differ by design) and tests marked ``nondeterministic``
+(races and atomics whose order is free) are counted, not compared. Each worker writes
+its counts to ``$CUMLIR_AGREEMENT_REPORT.<worker>.json`` when that is set.
+"""
+
+import json
+import os
+import types
+
+import numpy as np
+import pytest
+
+_counts = {"compared": 0, "not_compiled": {}, "not_comparable": {}, "skipped_tests": 0}
+_current = {"item": None}
+_translated = {}  # id(cumlir function) -> numba-cuda kernel or device function
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "nondeterministic: results depend on thread order (not compared with numba-cuda)")
+    from cumlir import dispatcher
+
+    original = dispatcher.ConfiguredKernel.__call__
+
+    def launch(self, *args, **kwargs):
+        item = _current["item"]
+        before = _snapshot(args) if item is not None and not kwargs else None
+        original(self, *args, **kwargs)
+        if before is None:
+            return
+        if item.get_closest_marker("nondeterministic"):
+            _counts["skipped_tests"] += 1
+            return
+        _compare(self, args, before)
+
+    dispatcher.ConfiguredKernel.__call__ = launch
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item):
+    _current["item"] = item
+    try:
+        yield
+    finally:
+        _current["item"] = None
+
+
+def pytest_sessionfinish(session):
+    path = os.environ.get("CUMLIR_AGREEMENT_REPORT")
+    if path:
+        worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+        with open(f"{path}.{worker}.json", "w") as f:
+            json.dump(_counts, f, indent=1, sort_keys=True)
+
+
+def _tally(bucket, reason):
+    reason = reason.splitlines()[0][:160] if reason else "?"
+    _counts[bucket][reason] = _counts[bucket].get(reason, 0) + 1
+
+
+# ---- arguments ------------------------------------------------------------------------------
+
+
+class _NotComparable(Exception):
+    pass
+
+
+def _host_copy(value):
+    """A host copy of an array argument, or None for a scalar-like value."""
+    if isinstance(value, np.ndarray):
+        return value.copy()
+    if hasattr(value, "copy_to_host"):
+        return value.copy_to_host()
+    if hasattr(value, "__cuda_array_interface__"):
+        module = type(value).__module__.split(".")[0]
+        if module == "cupy":
+            return value.get()
+        if module == "torch":
+            return value.detach().cpu().numpy().copy()
+        raise _NotComparable(f"array argument of type {type(value).__name__}")
+    return None
+
+
+def _snapshot(args):
+    try:
+        return [_snapshot_one(a) for a in args]
+    except _NotComparable as e:
+        _tally("not_comparable", str(e))
+        return None
+
+
+def _snapshot_one(value):
+    if isinstance(value, tuple):
+        return ("tuple", type(value), [_snapshot_one(v) for v in value])
+    array = _host_copy(value)
+    if array is not None:
+        return ("array", type(value), array)
+    if isinstance(value, (bool, int, float, complex, np.generic)):
+        return ("scalar", type(value), value)
+    raise _NotComparable(f"argument of type {type(value).__name__}")
+
+
+def _for_numba_cuda(snapshot, ncuda):
+    """The argument numba-cuda gets: device arrays for device arrays, host arrays as they were."""
+    kind, cls, value = snapshot
+    if kind == "tuple":
+        members = [_for_numba_cuda(v, ncuda) for v in value]
+        return cls(*members) if hasattr(cls, "_fields") else cls(members)
+    if kind == "array":
+        copy = value.copy()
+        return copy if cls is np.ndarray else ncuda.to_device(copy)
+    return value
+
+
+def _arrays_of(value):
+    """The host contents of every array in an argument, in order."""
+    if isinstance(value, tuple):
+        return [a for v in value for a in _arrays_of(v)]
+    array = _host_copy(value)
+    return [] if array is None else [array]
+
+
+# ---- kernels --------------------------------------------------------------------------------
+
+
+def _numba_cuda():
+    from .support import import_numba_cuda
+
+    return import_numba_cuda()
+
+
+def _counterpart(value, ncuda):
+    """numba-cuda's object for a cumlir object a kernel reads, or the value itself."""
+    from cumlir import dispatcher
+    from cumlir.intrinsics import Namespace, Stub
+
+    if isinstance(value, types.ModuleType) and value.__name__.startswith("cumlir.cuda"):
+        import importlib
+
+        return importlib.import_module("numba" + value.__name__[len("cumlir") :])
+    if isinstance(value, dispatcher.Dispatcher):
+        return _translate(value.py_func, ncuda, device=value.device, options=value.options)
+    if isinstance(value, (Stub, Namespace)):
+        target = ncuda
+        for part in value.__name__.split("."):
+            target = getattr(target, part)
+        return target
+    module = getattr(value, "__module__", None) or ""
+    if module.startswith("cumlir") and not isinstance(value, type):
+        raise _NotComparable(f"reads the cumlir object {getattr(value, '__name__', value)!r}")
+    return value
+
+
+def _translate(fn, ncuda, device=False, options=None):
+    key = (id(fn), device)
+    if key in _translated:
+        return _translated[key]
+    namespace = dict(fn.__globals__)
+    clone = types.FunctionType(fn.__code__, namespace, fn.__name__, fn.__defaults__, _cells(fn, ncuda))
+    clone.__kwdefaults__ = fn.__kwdefaults__
+    jit_options = {}
+    if options is not None and options.fastmath:
+        jit_options["fastmath"] = True
+    translated = ncuda.jit(device=True, **jit_options)(clone) if device else ncuda.jit(**jit_options)(clone)
+    _translated[key] = translated  # before the globals: recursion reads itself
+    for name in _names_read(fn.__code__):
+        if name in namespace:
+            namespace[name] = _counterpart(namespace[name], ncuda)
+    return translated
+
+
+def _cells(fn, ncuda):
+    if not fn.__closure__:
+        return None
+    return tuple(types.CellType(_counterpart(cell.cell_contents, ncuda)) for cell in fn.__closure__)
+
+
+def _names_read(code):
+    names = set(code.co_names)
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            names |= _names_read(const)
+    return names
+
+
+# ---- comparing ------------------------------------------------------------------------------
+
+_RTOL = {np.float16: 4e-3, np.float32: 2e-5, np.float64: 1e-12}
+
+
+def _compare(configured, args, before):
+    dispatcher, config = configured.dispatcher, configured.config
+    if dispatcher.options.debug:
+        _tally("not_comparable", "debug=True kernel")
+        return
+    ncuda = _numba_cuda()
+    try:
+        kernel = _translate(dispatcher.py_func, ncuda, options=dispatcher.options)
+        theirs = [_for_numba_cuda(s, ncuda) for s in before]
+        kernel[config.griddim, config.blockdim, 0, config.sharedmem](*theirs)
+        ncuda.synchronize()
+    except _NotComparable as e:
+        _tally("not_comparable", str(e))
+        return
+    except Exception as e:  # numba-cuda does not compile or launch it
+        _tally("not_compiled", f"{type(e).__name__}: {e}")
+        return
+    ours = [a for value in args for a in _arrays_of(value)]
+    expected = [a for value in theirs for a in _arrays_of(value)]
+    for k, (mine, reference) in enumerate(zip(ours, expected)):
+        _assert_agree(mine, reference, f"{dispatcher.__name__}: array {k} differs from numba-cuda's")
+    _counts["compared"] += 1
+
+
+def _assert_agree(mine, reference, message):
+    if mine.dtype.names:
+        for name in mine.dtype.names:
+            _assert_agree(mine[name], reference[name], f"{message} (field {name})")
+        return
+    kind = mine.dtype.kind
+    if kind == "c":
+        _assert_agree(mine.real, reference.real, message + " (real part)")
+        _assert_agree(mine.imag, reference.imag, message + " (imaginary part)")
+    elif kind == "f":
+        np.testing.assert_array_equal(np.isnan(mine), np.isnan(reference), err_msg=message + " (NaN positions)")
+        finite = np.isfinite(reference) & np.isfinite(mine)
+        np.testing.assert_array_equal(mine[~finite], reference[~finite], err_msg=message + " (infinities)")
+        rtol = _RTOL[mine.dtype.type]
+        scale = float(np.max(np.abs(reference[finite]), initial=0.0))
+        np.testing.assert_allclose(mine[finite], reference[finite], rtol=rtol, atol=rtol * scale, err_msg=message)
+    else:
+        np.testing.assert_array_equal(mine, reference, err_msg=message)
