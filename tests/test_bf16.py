@@ -251,12 +251,14 @@ def test_exact_rounding_matches_float32_rounded_on_the_bits():
 
 
 @pytest.mark.gpu
+@pytest.mark.numba_cuda_differs  # integer casts and functions: semantics.md
 @pytest.mark.parametrize("name", NAMES)
 def test_intrinsic_on_gpu(name):
     hc.run_case("bf16", name, np.random.default_rng(sum(map(ord, name))))
 
 
 @pytest.mark.gpu
+@pytest.mark.numba_cuda_differs  # integer casts and functions: semantics.md
 def test_operators_on_gpu():
     rng = np.random.default_rng(17)
     n = 4096
@@ -276,6 +278,7 @@ def test_operators_on_gpu():
 
 
 @pytest.mark.gpu
+@pytest.mark.numba_cuda_differs  # integer casts and functions: semantics.md
 @pytest.mark.parametrize("number", NUMBERS)
 def test_conversions_on_gpu(number):
     rng = np.random.default_rng(len(number) + 100)

@@ -213,6 +213,7 @@ def test_exact_rounding_matches_numpy_float16():
 
 
 @pytest.mark.gpu
+@pytest.mark.numba_cuda_differs  # integer casts and functions: semantics.md
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("name", NAMES)
 def test_intrinsic_on_gpu(name, backend):
@@ -220,6 +221,7 @@ def test_intrinsic_on_gpu(name, backend):
 
 
 @pytest.mark.gpu
+@pytest.mark.numba_cuda_differs  # integer casts and functions: semantics.md
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_operators_on_gpu(backend):
     rng = np.random.default_rng(16)
@@ -239,6 +241,7 @@ def test_operators_on_gpu(backend):
 
 
 @pytest.mark.gpu
+@pytest.mark.numba_cuda_differs  # integer casts and functions: semantics.md
 @pytest.mark.parametrize("other", INTS + ["float32", "float64"])
 def test_conversions_on_gpu(other):
     rng = np.random.default_rng(len(other))
