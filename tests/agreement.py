@@ -88,7 +88,12 @@ def _host_copy(value):
             # numba-cuda would get a contiguous copy, and a kernel may read the strides
             raise _NotComparable("non-contiguous device array")
         return value.copy_to_host()
+    if isinstance(value, np.void):  # a record argument, written back by the launch
+        return np.array(value)
     if hasattr(value, "__cuda_array_interface__"):
+        interface = value.__cuda_array_interface__
+        if interface.get("strides") is not None and not _dense(interface):
+            raise _NotComparable("non-contiguous CUDA array interface object")
         module = type(value).__module__.split(".")[0]
         if module == "cupy":
             return value.get()
@@ -96,6 +101,22 @@ def _host_copy(value):
             return value.detach().cpu().numpy().copy()
         raise _NotComparable(f"array argument of type {type(value).__name__}")
     return None
+
+
+def _dense(interface):
+    """Whether a CUDA array interface with explicit strides describes a C- or F-ordered array."""
+    itemsize = np.dtype(interface["typestr"]).itemsize
+    shape, strides = interface["shape"], tuple(interface["strides"])
+
+    def ordered(axes):
+        step, expected = itemsize, {}
+        for axis in axes:
+            expected[axis] = step
+            step *= shape[axis]
+        return all(strides[a] == expected[a] or shape[a] == 1 for a in axes)
+
+    axes = range(len(shape))
+    return ordered(reversed(axes)) or ordered(axes)
 
 
 def _snapshot(args):
@@ -125,6 +146,8 @@ def _for_numba_cuda(snapshot, ncuda):
         return cls(*members) if hasattr(cls, "_fields") else cls(members)
     if kind == "array":
         copy = value.copy()
+        if cls is np.void:
+            return copy[()]
         return copy if cls is np.ndarray else ncuda.to_device(copy)
     return value
 
