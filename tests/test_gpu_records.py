@@ -143,9 +143,10 @@ def test_nested_records(dtype, rng):
     _assert_fields_equal(b["inner"], before["inner"])
 
 
-def test_sub_array_fields(rng):
+@pytest.mark.parametrize("dtype", [R.WITH_ARRAY, R.WITH_ARRAY_PACKED], ids=["aligned", "packed"])
+def test_sub_array_fields(dtype, rng):
     n = 150
-    a = _random_records(R.WITH_ARRAY, n, rng)
+    a = _random_records(dtype, n, rng)
     a["n"] = rng.integers(-1000, 1000, n)
     before = a.copy()
     out = support.poisoned(n, np.float64)

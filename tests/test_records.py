@@ -1,12 +1,14 @@
 """Records on the CPU: typing and lowering errors, the memref form of record arrays,
 load widths chosen from alignment, launch packing, and PTX for every record kernel."""
 
+import re
+
 import numpy as np
 import pytest
 from numba.core import errors, types
 from numba.np import numpy_support
 
-from cumlir import compiler
+from cumlir import compiler, cuda
 from cumlir.codegen import targets
 from cumlir.lowering.module import ModuleBuilder
 from cumlir.mlir_context import mlir_context
@@ -189,6 +191,14 @@ def test_number_into_record_element():
 
 def _packed_sub_array(a, out):
     out[0] = a[0].v[0]
+
+
+@pytest.mark.parametrize("backend", ["nvptx", "nvvm"])
+def test_packed_record_with_sub_arrays_at_aligned_offsets(backend):
+    # 48-byte records: the float32[3] at offset 4 and the int64[2, 2] at 16 are aligned in arrays
+    ptx, _ = cuda.compile_ptx(R.sub_arrays, (_array(R.WITH_ARRAY_PACKED), F8), cc=(9, 0), backend=backend)
+    assert re.search(r"ld(\.global)?\.[bsu]64", ptx)  # the int64 elements whole, not byte by byte
+    support.ptxas(ptx)
 
 
 def test_unaligned_sub_array_field_is_refused():

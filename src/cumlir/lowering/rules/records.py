@@ -63,6 +63,16 @@ def record_alignment(record):
     return record.dtype.alignment
 
 
+def _layout_alignment(record):
+    """The alignment of a record's address in an array of such records, whose allocation is
+    aligned (device memory is, to 256 bytes): its dtype's, or for a packed record the largest
+    power of two up to 16 that divides its size. Numba-CUDA's sub-array accesses assume as
+    much; a packed record nested at an odd offset of another breaks it (a misaligned access
+    error at run time, as under Numba-CUDA)."""
+    size = record.size
+    return max(record_alignment(record), min(16, size & -size) if size else 16)
+
+
 # ---- scalar fields ---------------------------------------------------------------------------
 
 
@@ -168,7 +178,10 @@ def _read_nested_array(lower, ty, pointer, align):
     itemsize = ty.dtype.size if isinstance(ty.dtype, types.Record) else _natural(ty.dtype)
     if align < min(itemsize, 8) and unit == 1:
         raise errors.UnsupportedError(
-            f"the sub-array field {ty} is not aligned to its elements in a packed record", lower.loc
+            f"the sub-array field {ty} is not aligned to its elements in a packed record (its offset, or "
+            "the record's size, is not a multiple of the element size): align the record (align=True) "
+            "or pad it",
+            lower.loc
         )
     sizes = [arith.constant(_i64(), n) for n in ty.shape]
     strides = [arith.constant(_i64(), s * unit // itemsize) for s in ty.strides]
@@ -198,6 +211,8 @@ def _handler(table, ty, default):
 
 def read_field(lower, record, pointer, name):
     ty, offset, align = _field(lower, record, name)
+    if isinstance(ty, types.NestedArray):  # its elements are loaded at their natural alignment
+        align = max(align, _alignment(_layout_alignment(record), offset))
     return _handler(_READERS, ty, _load_scalar)(lower, ty, advance(pointer, offset), align)
 
 
