@@ -79,6 +79,44 @@ def test_recursive_device_function_compiles_on_its_own():
         support.ptxas(ptx)
 
 
+_GLOBAL_LIST = [1, 2]
+
+
+def _with_dict(a):
+    d = {1: 2}
+    a[0] = d[1]
+
+
+def _with_try(a):
+    try:
+        a[0] = 1
+    except Exception:
+        a[0] = 2
+
+
+def _reading_a_global_list(a):
+    a[0] = _GLOBAL_LIST[0]
+
+
+def _with_context_manager(a):
+    with open("f") as f:  # noqa: F841
+        a[0] = 1
+
+
+@pytest.mark.parametrize(
+    "kernel,message",
+    [
+        (_with_dict, r"dictionaries are not supported in device code(.|\n)*d = \{1: 2\}"),
+        (_with_try, r"try/except is not supported in device code(.|\n)*test_api.py"),
+        (_reading_a_global_list, r"the global _GLOBAL_LIST is a list, which device code cannot read(.|\n)*_GLOBAL_LIST\[0\]"),
+        (_with_context_manager, r"'with \(context manager\) as \(variable\):' construct is not supported in device code(.|\n)*test_api.py"),
+    ],
+)
+def test_unsupported_python_is_named_with_its_line(kernel, message):
+    with pytest.raises(Exception, match=message):
+        cuda.compile_ptx(kernel, "void(int64[:])", cc=(9, 0))
+
+
 def _counting_generator(n):
     for i in range(n):
         yield i

@@ -13,7 +13,16 @@ def _bytecode(state):
 
 
 def _interpret(state):
-    state.func_ir = interpreter.Interpreter(state.func_id).interpret(state.bc)
+    try:
+        state.func_ir = interpreter.Interpreter(state.func_id).interpret(state.bc)
+    except errors.UnsupportedBytecodeError as e:
+        if getattr(e, "loc", None) is not None:
+            raise
+        # numba names no line for some constructs ("with ... as ..."): the function's then
+        func = state.func_id
+        loc = ir.Loc(func.filename, func.firstlineno)
+        text = str(e).split(". Raised from")[0].rstrip(".")
+        raise errors.UnsupportedError(f"{text} in device code ({func.func_qualname})", loc=loc) from None
     if state.func_ir.arg_count != len(state.args):
         raise TypeError(
             f"{state.func_id.func_name}() takes {state.func_ir.arg_count} arguments, "
@@ -31,6 +40,32 @@ def _check_names(state):
             value = assign.value
             if isinstance(value, (ir.Global, ir.FreeVar)) and value.value is ir.UNDEFINED and value.name != own_name:
                 raise errors.TypingError(f"NameError: name '{value.name}' is not defined", loc=assign.loc)
+
+
+def _check_constructs(state):
+    """Python that device code cannot run, named in Python's words at its line (numba would
+    report it later in terms of its own intrinsics and types)."""
+    for block in state.func_ir.blocks.values():
+        for assign in block.find_insts(ir.Assign):
+            problem = _unsupported(assign.value)
+            if problem:
+                raise errors.UnsupportedError(problem, loc=assign.loc)
+
+
+def _unsupported(value):
+    if isinstance(value, ir.Expr) and value.op in ("build_map", "build_set"):
+        kind = "dictionaries" if value.op == "build_map" else "sets"
+        return f"{kind} are not supported in device code"
+    if isinstance(value, (ir.Global, ir.FreeVar)):
+        if getattr(value.value, "__name__", None) == "mark_try_block" and "numba" in str(type(value.value)):
+            return "try/except is not supported in device code"
+        if isinstance(value.value, (list, dict, set)):
+            kind = type(value.value).__name__
+            return (
+                f"the global {value.name} is a {kind}, which device code cannot read: "
+                "make it a tuple, or pass a NumPy array as an argument"
+            )
+    return None
 
 
 def _postprocess(state):
@@ -82,4 +117,4 @@ def _strip_phis(state):
 
 
 # The frontend stages, in the order numba's nopython pipeline runs them.
-STAGES = (_bytecode, _interpret, _check_names, _postprocess, _inline_closures, _fold_constants, _rewrite, _unroll_literals, _ssa, _infer_types, _strip_phis)
+STAGES = (_bytecode, _interpret, _check_names, _check_constructs, _postprocess, _inline_closures, _fold_constants, _rewrite, _unroll_literals, _ssa, _infer_types, _strip_phis)
