@@ -85,6 +85,16 @@ def test_dynamic_shared_memory_sizes(dtype, nbytes, rng):
     np.testing.assert_array_equal(out, np.roll(x, -1))
 
 
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_dynamic_shared_array_declared_after_control_flow(dtype, rng):
+    n = 1000
+    x = random_values(dtype, n, rng) // 8 if dtype.startswith(("int", "uint")) else random_values(dtype, n, rng)
+    out = poisoned(n, dtype)
+    itemsize = np.dtype(dtype).itemsize
+    _jit(mk.dynamic_after_control_flow(getattr(np, dtype)))[1, 128, 0, n * itemsize](x, out, 3)
+    np.testing.assert_array_equal(out, np.roll(x * np.array(5, dtype), -1))  # scale 2 + 3
+
+
 def test_too_much_shared_memory_is_a_launch_error():
     kernel = _jit(mk.tiled_matmul(np.float32))
     a = np.zeros((4, 4), np.float32)

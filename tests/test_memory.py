@@ -31,6 +31,7 @@ def _entries(dtype):
         (mk.block_sum(dtype), (a1, a1)),
         (mk.dynamic_alias(dtype), (a1, a1, _array(np.int64))),
         (mk.dynamic_fill(dtype), (a1, a1)),
+        (mk.dynamic_after_control_flow(dtype), (a1, a1, types.int64)),
         (mk.local_sort(dtype), (a2, a2, a2)),
         (mk.const_gather(np.arange(7, dtype=dtype)), (_array(np.int64), a1)),
         (mk.const_gather(np.arange(12, dtype=dtype).reshape(3, 4)), (_array(np.int64), a1)),

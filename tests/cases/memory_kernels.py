@@ -104,6 +104,27 @@ def dynamic_fill(dtype):
 
 
 @functools.cache
+def dynamic_after_control_flow(dtype):
+    """As dynamic_fill, the dynamic array declared after a branch and a loop, and the values
+    scaled by what they computed."""
+
+    def fill(x, out, flag):
+        scale = 2 if flag > 0 else 1
+        for _ in range(flag):
+            scale += 1
+        buf = cuda.shared.array(0, dtype)
+        tid = cuda.threadIdx.x
+        n = len(buf)
+        for i in range(tid, n, cuda.blockDim.x):
+            buf[i] = x[i] * scale
+        cuda.syncthreads()
+        for i in range(tid, n, cuda.blockDim.x):
+            out[i] = buf[(i + 1) % n]
+
+    return fill
+
+
+@functools.cache
 def local_sort(dtype):
     """Each thread sorts its row of LOCAL_N elements in a local array (insertion sort) and
     writes the row sorted and its running sums."""
