@@ -1,6 +1,7 @@
 """The MLIR passes of the compiler's stages, and the NVPTX back end.
 
-  optimized  inline device functions, canonicalize, CSE
+  optimized  linalg -> parallel loops -> grid-stride loops (GPU ufuncs), inline device
+             functions, canonicalize, CSE
   llvm       structured control flow -> cf, everything -> LLVM dialect (math ops
              become libdevice calls), drop the casts used to build memref descriptors
   ptx        the NVPTX back end (in process, O3, libdevice linked) -> PTX text
@@ -24,6 +25,9 @@ TO_PTX = "builtin.module(gpu-module-to-binary{format=isa})"
 
 # a device function's own fastmath flags (comma-separated), on its func.func until the optimized stage
 FUNCTION_FASTMATH = "cumlir.fastmath"
+
+# set on the gpu.module by lowering when a kernel holds parallel loops (intrinsics/elementwise.py)
+PARALLEL_LOOPS = "cumlir.parallel_loops"
 
 NVPTX_DATA_LAYOUT = "e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64"
 
@@ -88,6 +92,7 @@ def run_stage(module, name, options):
     if name not in STAGES:
         raise ValueError(f"unknown MLIR stage {name!r}; stages: {', '.join(STAGES)}")
     if name == "optimized":
+        _parallel_loops(module)
         _fast_arithmetic(module, options.fastmath)
     _pass_manager(STAGES[name]).run(module.operation)
     if name == "llvm":
@@ -95,6 +100,17 @@ def run_stage(module, name, options):
             _flush_denormals(module)
         if (options.lineinfo or options.debug) and options.backend == "nvptx":
             _pass_manager(LINE_TABLES).run(module.operation)
+
+
+def _parallel_loops(module):
+    """The loops of GPU ufuncs (linalg ops, scf.parallel), in modules lowering marked as
+    holding them: spread over the grid (parallel_loops.py) before inlining."""
+    gpu_module = gpu_module_of(module)
+    if PARALLEL_LOOPS in gpu_module.attributes:
+        from .parallel_loops import lower_parallel_loops
+
+        lower_parallel_loops(module, gpu_module)
+        del gpu_module.attributes[PARALLEL_LOOPS]
 
 
 def ptx(module):
