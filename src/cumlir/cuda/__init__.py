@@ -19,6 +19,7 @@ from .arrays import (
 from .compile_api import compile, compile_for_current_device, compile_ptx, compile_ptx_for_current_device
 from .foreign import declare_device
 from .decorators import jit
+from .ufuncs import guvectorize, vectorize
 from .. import intrinsics as _intrinsics
 
 
@@ -67,6 +68,8 @@ def get_current_device():
 
 _FUNCTIONS = [
     "jit",
+    "vectorize",
+    "guvectorize",
     "compile",
     "compile_for_current_device",
     "compile_ptx",

@@ -1,0 +1,190 @@
+"""GPU ufuncs: ``cuda.vectorize`` and ``cuda.guvectorize`` (Numba-CUDA's), NumPy-like objects
+calling kernels made by ``ufunc_kernels`` (see docs/ufuncs.md)."""
+
+import inspect
+
+import numpy as np
+
+THREADS = 256  # per block; the kernels' grid-stride loops take any grid
+MAX_BLOCKS = 1 << 20
+
+# numba's vectorize options that mean nothing for GPU ufuncs, accepted as Numba-CUDA does
+_IGNORED = ("nopython", "identity")
+
+
+def _check_target(target, what):
+    if target not in ("cuda", "gpu"):
+        raise ValueError(f"{what}(target={target!r}): cumlir compiles GPU ufuncs only; use target='cuda'")
+
+
+def _kernel_options(what, options):
+    from ..options import Options
+
+    if options.pop("cache", False):
+        raise TypeError(f"{what}: caching is not supported for GPU ufuncs")
+    for name in _IGNORED:
+        options.pop(name, None)
+    return Options.from_keywords(what, options)
+
+
+def _signature_list(sigs):
+    if sigs is None:
+        return []
+    return list(sigs) if isinstance(sigs, (list, tuple)) else [sigs]
+
+
+def vectorize(ftylist_or_function=(), target="cuda", **options):
+    """``@cuda.vectorize(["float32(float32, float32)", ...])``: a GPU ufunc of a scalar function,
+    one kernel per signature; with no signatures (``@cuda.vectorize`` or ``cuda.vectorize()``)
+    a kernel is compiled for each new tuple of input dtypes at the call."""
+    _check_target(target, "vectorize")
+    opts = _kernel_options("vectorize", dict(options))
+    if inspect.isfunction(ftylist_or_function):
+        return UFunc(ftylist_or_function, [], opts)
+
+    def decorate(pyfunc):
+        return UFunc(pyfunc, _signature_list(ftylist_or_function), opts)
+
+    return decorate
+
+
+def guvectorize(ftylist, layout, target="cuda", **options):
+    """``@cuda.guvectorize(["void(float64[:], float64[:], float64[:])"], "(n),(n)->()")``:
+    a generalized GPU ufunc; outputs are the last arguments, written by the function."""
+    _check_target(target, "guvectorize")
+    opts = _kernel_options("guvectorize", dict(options))
+    sigs = _signature_list(ftylist)
+    if not sigs:
+        raise TypeError("guvectorize needs a list of signatures")
+
+    def decorate(pyfunc):
+        return GUFunc(pyfunc, sigs, layout, opts)
+
+    return decorate
+
+
+def _launch(dispatcher, args, nelem, stream):
+    blocks = max(1, min((nelem + THREADS - 1) // THREADS, MAX_BLOCKS))
+    dispatcher[blocks, THREADS, stream](*args)
+
+
+def _compile_kernel(pyfunc, options):
+    from ..dispatcher import Dispatcher
+
+    return Dispatcher(pyfunc, options=options)
+
+
+class UFunc:
+    """A GPU ufunc: ``f(*inputs, out=None, stream=0)`` with NumPy broadcasting."""
+
+    nout = 1
+
+    def __init__(self, pyfunc, signatures, options):
+        self.py_func = pyfunc
+        self.__name__ = pyfunc.__name__
+        self.__doc__ = pyfunc.__doc__
+        self.nin = len(inspect.signature(pyfunc).parameters)
+        self.options = options
+        self._dynamic = not signatures
+        self._loops = {}  # input dtypes -> (argument types, result type, output dtype, core)
+        self._kernels = {}  # input dtypes -> Dispatcher
+        for sig in signatures:
+            self._add(sig)
+
+    @property
+    def nargs(self):
+        return self.nin + self.nout
+
+    @property
+    def types(self):
+        from ..ufunc_kernels import type_code
+
+        return [
+            "".join(map(type_code, ins)) + "->" + type_code(loop[2]) for ins, loop in self._loops.items()
+        ]
+
+    @property
+    def ntypes(self):
+        return len(self._loops)
+
+    def __repr__(self):
+        return f"<cumlir GPU ufunc {self.__name__}>"
+
+    def _add(self, sig):
+        from .. import ufunc_kernels as uk
+
+        argtypes, return_type = uk.parse_signature(sig)
+        if len(argtypes) != self.nin:
+            raise TypeError(f"{self.__name__} takes {self.nin} arguments, but the signature {sig!r} has {len(argtypes)}")
+        core, result = uk.device_function(self.py_func, argtypes, return_type)
+        ins = tuple(uk.to_dtype(t) for t in argtypes)
+        self._loops[ins] = (tuple(argtypes), result, uk.to_dtype(result), core)
+        return ins
+
+    def _resolve(self, operands):
+        from .. import ufunc_kernels as uk
+
+        chosen = uk.choose_signature(list(self._loops), [(op.dtype, op.scalar) for op in operands])
+        if chosen is None and self._dynamic:
+            dtypes = [op.dtype for op in operands]
+            chosen = self._add(tuple(uk.from_dtype(d) for d in dtypes))
+        if chosen is None:
+            got = ", ".join(str(op.dtype) for op in operands)
+            raise TypeError(
+                f"ufunc {self.__name__}: no signature accepts inputs of dtypes ({got}) with safe casting; "
+                f"signatures: {', '.join(self.types)}"
+            )
+        return chosen
+
+    def kernel(self, input_dtypes):
+        """The kernel of the signature *input_dtypes*: a cuda.jit dispatcher taking the inputs
+        (arrays of any layout and element type, or scalars) and the output array."""
+        dispatcher = self._kernels.get(input_dtypes)
+        if dispatcher is None:
+            from ..ufunc_kernels import elementwise_kernel
+
+            argtypes, result, _, core = self._loops[input_dtypes]
+            pyfunc = elementwise_kernel(self.py_func, core, argtypes, result)
+            dispatcher = self._kernels[input_dtypes] = _compile_kernel(pyfunc, self.options)
+        return dispatcher
+
+    def __call__(self, *args, out=None, stream=0):
+        from ..runtime import ufunc_args as ua
+
+        if len(args) == self.nin + 1 and out is None:
+            *args, out = args
+        if len(args) != self.nin:
+            raise TypeError(f"ufunc {self.__name__} takes {self.nin} inputs, got {len(args)}")
+        operands = [ua.operand(a, k) for k, a in enumerate(args)]
+        input_dtypes = self._resolve(operands)
+        result_dtype = self._loops[input_dtypes][2]
+        shape = ua.broadcast_shape([op.shape for op in operands] + ([np.shape(out)] if _has_shape(out) else []))
+        arrays = [op for op in operands if op.kind != "scalar"]
+        if out is not None and tuple(np.shape(out)) != shape:
+            raise ValueError(f"out has shape {tuple(np.shape(out))}, but the inputs broadcast to {shape}")
+        device_out, host_out = ua.output(out, shape, result_dtype, stream, self.nin)
+        run_shape = shape or (1,)  # 0-d calls run on one element
+        kernel_args = []
+        for op, dtype in zip(operands, input_dtypes):
+            if op.kind == "scalar":
+                kernel_args.append(np.dtype(dtype).type(op.value))
+            else:
+                view = ua.on_device(op, stream)
+                if not view.shape:
+                    view = view._view((1,), (0,))
+                kernel_args.append(ua.broadcast_view(view, run_shape))
+        target = device_out if shape else device_out._view((1,), (0,))
+        kernel_args.append(target)
+        count = int(np.prod(run_shape))
+        if count:
+            _launch(self.kernel(input_dtypes), kernel_args, count, stream)
+        any_device = any(op.kind == "device" for op in arrays)
+        result = ua.finish(device_out, host_out, not any_device and out is None, stream)
+        if not shape and out is None and not any_device:
+            return result[()]
+        return result
+
+
+def _has_shape(out):
+    return out is not None and hasattr(out, "shape")
+
