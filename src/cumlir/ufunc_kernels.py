@@ -192,3 +192,11 @@ def _define(source, name, glb):
     fn = namespace[name]
     fn.__globals__.update(glb)
     return fn
+
+
+def device_function_checked(pyfunc, argtypes):
+    """Type *pyfunc* for *argtypes* now, so that a function that does not type fails when the
+    signature is added rather than at a launch."""
+    from .typing.frontend import DeviceDispatcher
+
+    DeviceDispatcher(pyfunc, Options()).compile_device(tuple(argtypes))

@@ -188,3 +188,176 @@ class UFunc:
 def _has_shape(out):
     return out is not None and hasattr(out, "shape")
 
+
+
+class GUFunc:
+    """A generalized GPU ufunc: ``f(*inputs, [*outputs], out=None, stream=0)``; the leading
+    (loop) axes of the operands broadcast, the trailing (core) axes follow the layout."""
+
+    def __init__(self, pyfunc, signatures, layout, options):
+        from ..ufunc_kernels import parse_layout
+
+        self.py_func = pyfunc
+        self.__name__ = pyfunc.__name__
+        self.__doc__ = pyfunc.__doc__
+        self.layout = layout
+        self._core_in, self._core_out = parse_layout(layout)
+        self.nin, self.nout = len(self._core_in), len(self._core_out)
+        self.signature = layout
+        self.options = options
+        self._loops = {}  # input dtypes -> (output dtypes, appended axes, core dispatcher)
+        self._kernels = {}  # (input dtypes, loop axes) -> Dispatcher
+        for sig in signatures:
+            self._add(sig)
+
+    @property
+    def nargs(self):
+        return self.nin + self.nout
+
+    @property
+    def types(self):
+        from ..ufunc_kernels import type_code
+
+        return ["".join(map(type_code, ins)) + "->" + "".join(map(type_code, loop[0])) for ins, loop in self._loops.items()]
+
+    @property
+    def ntypes(self):
+        return len(self._loops)
+
+    def __repr__(self):
+        return f"<cumlir generalized GPU ufunc {self.__name__} {self.layout}>"
+
+    def _add(self, sig):
+        from numba.core import types
+
+        from .. import ufunc_kernels as uk
+        from ..typing.frontend import DeviceDispatcher
+
+        argtypes, _ = uk.parse_signature(sig)
+        cores = self._core_in + self._core_out
+        if len(argtypes) != len(cores):
+            raise TypeError(f"the signature {sig!r} has {len(argtypes)} arguments, the layout {self.layout!r} {len(cores)}")
+        appended, passed = [], []
+        for k, (ty, core) in enumerate(zip(argtypes, cores)):
+            ndim = ty.ndim if isinstance(ty, types.Array) else 0
+            if k >= self.nin and not isinstance(ty, types.Array):
+                raise TypeError(f"{self.__name__}: output argument {k} must be an array in the signature, not {ty}")
+            extra = not core and ndim == 1  # a () operand the function takes as a 1-element array
+            if ndim != len(core) and not extra:
+                raise TypeError(
+                    f"{self.__name__}: argument {k} is {ty} in the signature but has {len(core)} core axes in the layout"
+                )
+            appended.append(extra)
+            passed.append(types.Array(ty.dtype, ndim, "A") if ndim else ty)
+        uk.device_function_checked(self.py_func, passed)
+        dtypes = tuple(uk.to_dtype(t.dtype if isinstance(t, types.Array) else t) for t in argtypes)
+        self._loops[dtypes[: self.nin]] = (dtypes[self.nin :], tuple(appended), DeviceDispatcher(self.py_func, self.options))
+
+    def kernel(self, input_dtypes, nloop):
+        key = (input_dtypes, nloop)
+        dispatcher = self._kernels.get(key)
+        if dispatcher is None:
+            from ..ufunc_kernels import gufunc_kernel
+
+            core = self._loops[input_dtypes][2]
+            pyfunc = gufunc_kernel(self.py_func, core, self.nargs, nloop)
+            dispatcher = self._kernels[key] = _compile_kernel(pyfunc, self.options)
+        return dispatcher
+
+    def __call__(self, *args, out=None, stream=0):
+        from .. import ufunc_kernels as uk
+        from ..runtime import ufunc_args as ua
+
+        outs = list(args[self.nin :])
+        args = args[: self.nin]
+        if out is not None:
+            if outs:
+                raise TypeError(f"{self.__name__}: outputs given both as arguments and as out=")
+            outs = list(out) if isinstance(out, (tuple, list)) else [out]
+        if len(args) != self.nin or len(outs) not in (0, self.nout):
+            raise TypeError(f"{self.__name__} takes {self.nin} inputs and optionally {self.nout} outputs")
+        operands = [ua.operand(a, k) for k, a in enumerate(args)]
+        input_dtypes = uk.choose_signature(list(self._loops), [(op.dtype, op.scalar) for op in operands])
+        if input_dtypes is None:
+            got = ", ".join(str(op.dtype) for op in operands)
+            raise TypeError(
+                f"{self.__name__}: no signature accepts inputs of dtypes ({got}) with safe casting; "
+                f"signatures: {', '.join(self.types)}"
+            )
+        output_dtypes, appended, _ = self._loops[input_dtypes]
+        sizes, loop_shapes = {}, []
+        for k, (op, core) in enumerate(zip(operands, self._core_in)):
+            loop_shapes.append(_bind_core(self.__name__, k, op.shape, core, sizes))
+        out_ops = [ua.operand(o, self.nin + k) for k, o in enumerate(outs)]
+        for k, (op, core) in enumerate(zip(out_ops, self._core_out)):
+            if op.kind == "scalar":
+                raise TypeError(f"{self.__name__}: output {k} must be an array")
+            loop_shapes.append(_bind_core(self.__name__, self.nin + k, op.shape, core, sizes))
+        loop = ua.broadcast_shape(loop_shapes, "the loop dimensions of the operands")
+        for k, op in enumerate(out_ops):
+            if tuple(op.shape[: len(loop)]) != loop or len(op.shape) != len(loop) + len(self._core_out[k]):
+                raise ValueError(f"{self.__name__}: output {k} has shape {op.shape}, but the loop dimensions are {loop}")
+        kernel_args = []
+        for k, (op, dtype, core) in enumerate(zip(operands, input_dtypes, self._core_in)):
+            if op.kind == "device" and op.dtype != dtype:
+                raise TypeError(
+                    f"{self.__name__}: argument {k} is a device array of dtype {op.dtype}; this signature takes {dtype}"
+                )
+            if op.kind != "device":
+                op = ua.Operand("host", np.asarray(op.value, dtype=dtype), np.dtype(dtype))
+            view = ua.on_device(op, stream)
+            kernel_args.append(_kernel_view(view, loop, core, appended[k]))
+        results, copies = [], []
+        for k, (dtype, core) in enumerate(zip(output_dtypes, self._core_out)):
+            shape = loop + tuple(sizes[name] for name in core)
+            if out_ops:
+                if out_ops[k].dtype != dtype:
+                    raise TypeError(f"{self.__name__}: output {k} has dtype {out_ops[k].dtype}; this signature writes {dtype}")
+                device_out, host_out = ua.output(outs[k], shape, dtype, stream, self.nin + k)
+            else:
+                device_out, host_out = ua.output(None, shape, dtype, stream, self.nin + k)
+            results.append(device_out)
+            copies.append(host_out)
+            kernel_args.append(_kernel_view(device_out, loop, core, appended[self.nin + k]))
+        count = int(np.prod(loop)) if loop else 1
+        if count:  # core axes of extent 0 still run the function once per loop position, as NumPy does
+            _launch(self.kernel(input_dtypes, max(len(loop), 1)), kernel_args, count, stream)
+        any_device = any(op.kind == "device" for op in operands) or any(op.kind == "device" for op in out_ops)
+        finished = [
+            ua.finish(r, h, not any_device and not out_ops, stream) for r, h in zip(results, copies)
+        ]
+        return finished[0] if self.nout == 1 else tuple(finished)
+
+
+def _bind_core(name, index, shape, core, sizes):
+    """Bind the core dimension names of argument *index* to the trailing extents of *shape*;
+    its loop dimensions (the leading extents)."""
+    if len(shape) < len(core):
+        raise ValueError(f"{name}: argument {index} has {len(shape)} axes, its layout needs at least {len(core)} core axes")
+    loop_part = tuple(shape[: len(shape) - len(core)])
+    for dim, extent in zip(core, shape[len(shape) - len(core) :]):
+        if sizes.setdefault(dim, extent) != extent:
+            raise ValueError(
+                f"{name}: core dimension {dim} is {sizes[dim]} in an earlier argument but {extent} in argument {index}"
+            )
+    return loop_part
+
+
+def _kernel_view(array, loop, core, appended):
+    """*array* seen with the loop axes *loop* broadcast (at least one loop axis), its core axes
+    kept, and a trailing axis of one element where the function takes a () operand as an array."""
+    from ..runtime.ufunc_args import broadcast_view
+
+    ncore = len(core)
+    core_shape = tuple(array.shape[array.ndim - ncore :]) if ncore else ()
+    core_strides = tuple(array.strides[array.ndim - ncore :]) if ncore else ()
+    leading = array._view(tuple(array.shape[: array.ndim - ncore]), tuple(array.strides[: array.ndim - ncore]))
+    run_loop = loop or (1,)
+    if not leading.shape:
+        leading = leading._view((1,), (0,))
+    loop_view = broadcast_view(leading, run_loop)
+    shape = tuple(loop_view.shape) + core_shape
+    strides = tuple(loop_view.strides) + core_strides
+    if appended:
+        shape, strides = shape + (1,), strides + (array.itemsize,)
+    return array._view(shape, strides)
