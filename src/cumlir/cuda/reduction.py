@@ -91,11 +91,11 @@ class Reduce:
             raise TypeError(f"cuda.reduce reduces 1-d arrays; got shape {tuple(array.shape)}")
         if array.dtype.kind not in "biufc":
             raise TypeError(f"cuda.reduce: arrays of dtype {array.dtype} are not supported")
-        device = ua.on_device(array, stream)
+        n = array.shape[0]
         if size is not None:
-            if not 0 <= size <= device.shape[0]:
-                raise ValueError(f"cuda.reduce: size {size} is outside the array's {device.shape[0]} elements")
-            device = device[:size]
+            if not 0 <= size <= n:
+                raise ValueError(f"cuda.reduce: size {size} is outside the array's {n} elements")
+            n = size
         init = array.dtype.type(init)
         if res is not None:
             target = ua.operand(res, 1)
@@ -103,12 +103,14 @@ class Reduce:
                 raise TypeError("cuda.reduce: res must be a device array of at least one element")
             if target.dtype != array.dtype:
                 raise TypeError(f"cuda.reduce: res has dtype {target.dtype}, the array {array.dtype}")
-        n = device.shape[0]
         if n == 0:
             if res is None:
                 return init
             target.value[:1].copy_to_device(np.array([init]), stream=stream)
             return None
+        if array.kind == "host":
+            array = ua.Operand("host", array.value[:n], array.dtype)
+        device = ua.on_device(array, stream)[:n]
         partials = self._reduce(device, init, stream)
         if res is None:
             return partials[:1].copy_to_host(stream=stream)[0]

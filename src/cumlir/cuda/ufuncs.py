@@ -158,10 +158,10 @@ class UFunc:
         operands = [ua.operand(a, k) for k, a in enumerate(args)]
         input_dtypes = self._resolve(operands)
         result_dtype = self._loops[input_dtypes][2]
-        shape = ua.broadcast_shape([op.shape for op in operands] + ([np.shape(out)] if _has_shape(out) else []))
+        shape = ua.broadcast_shape([op.shape for op in operands])
         arrays = [op for op in operands if op.kind != "scalar"]
-        if out is not None and tuple(np.shape(out)) != shape:
-            raise ValueError(f"out has shape {tuple(np.shape(out))}, but the inputs broadcast to {shape}")
+        if out is not None:
+            shape = _output_shape(out, shape)
         device_out, host_out = ua.output(out, shape, result_dtype, stream, self.nin)
         run_shape = shape or (1,)  # 0-d calls run on one element
         kernel_args = []
@@ -185,8 +185,16 @@ class UFunc:
         return result
 
 
-def _has_shape(out):
-    return out is not None and hasattr(out, "shape")
+def _output_shape(out, shape):
+    """The shape of *out*, checked: the inputs' broadcast shape must broadcast to it (NumPy's rule)."""
+    out_shape = tuple(getattr(out, "shape", np.shape(out)))
+    try:
+        fits = tuple(np.broadcast_shapes(shape, out_shape)) == out_shape
+    except ValueError:
+        fits = False
+    if not fits:
+        raise ValueError(f"out has shape {out_shape}, which the inputs' broadcast shape {shape} does not broadcast to")
+    return out_shape
 
 
 

@@ -1,0 +1,81 @@
+"""GPU ufuncs used by both tiers (test_ufuncs.py compiles their kernels to PTX, test_gpu_ufuncs.py
+runs them), each with a NumPy reference."""
+
+import numpy as np
+
+from cumlir import cuda
+
+# every numeric dtype Numba-CUDA's ufuncs take (float16 included), and bool
+INTEGER_DTYPES = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"]
+FLOAT_DTYPES = ["float16", "float32", "float64"]
+COMPLEX_DTYPES = ["complex64", "complex128"]
+NUMERIC_DTYPES = INTEGER_DTYPES + FLOAT_DTYPES + COMPLEX_DTYPES
+
+
+def _scale_add(a, b):
+    return a * 2 + b
+
+
+# one signature per numeric dtype: (a, b) -> a * 2 + b, wrapping as the type does
+scale_add = cuda.vectorize([f"{t}({t}, {t})" for t in NUMERIC_DTYPES])(_scale_add)
+
+
+def scale_add_reference(a, b, dtype):
+    with np.errstate(over="ignore", invalid="ignore"):
+        return (a.astype(dtype) * np.asarray(2, dtype) + b.astype(dtype)).astype(dtype)
+
+
+@cuda.vectorize(["float32(float32, float32, float32)", "float64(float64, float64, float64)"])
+def fused(x, y, z):
+    return x * y + z
+
+
+def fused_reference(x, y, z, dtype):
+    # in float64, rounded once; the kernel rounds the product and the sum in dtype, so
+    # float32 results are compared within a few ulp
+    return (np.asarray(x, np.float64) * np.asarray(y, np.float64) + np.asarray(z, np.float64)).astype(dtype)
+
+
+@cuda.vectorize(["boolean(int64, int64)", "boolean(float64, float64)"])
+def less(a, b):
+    return a < b
+
+
+@cuda.vectorize
+def lazy_hypot(a, b):
+    return (a * a + b * b) ** 0.5
+
+
+@cuda.guvectorize(
+    ["void(float32[:,:], float32[:,:], float32[:,:])", "void(float64[:,:], float64[:,:], float64[:,:])"],
+    "(m,n),(n,p)->(m,p)",
+)
+def matmul(a, b, c):
+    for i in range(a.shape[0]):
+        for j in range(b.shape[1]):
+            acc = 0.0  # float64 accumulation, rounded once when stored
+            for k in range(a.shape[1]):
+                acc += a[i, k] * b[k, j]
+            c[i, j] = acc
+
+
+@cuda.guvectorize(["void(float64[:], float64[:], float64[:])", "void(int64[:], int64[:], int64[:])"], "(n),(n)->()")
+def dot(a, b, out):
+    acc = 0  # int64 for int64 operands, float64 once a float64 is added
+    for i in range(a.shape[0]):
+        acc += a[i] * b[i]
+    out[0] = acc
+
+
+@cuda.guvectorize(["void(float64[:], float64, float64[:])"], "(n),()->(n)")
+def scaled(a, s, out):
+    for i in range(a.shape[0]):
+        out[i] = a[i] * s
+
+
+sum_reduce = cuda.reduce(lambda a, b: a + b)
+
+
+@cuda.reduce
+def max_reduce(a, b):
+    return max(a, b)

@@ -1,0 +1,275 @@
+"""GPU ufuncs on the CPU: signatures and the choice among them, broadcasting and the device
+views kernels read, gufunc layouts, errors raised before any launch, and the PTX of the
+generated kernels on both back ends (assembled by ptxas)."""
+
+import numpy as np
+import pytest
+from numba.core import types
+from numba.core.errors import TypingError
+
+from cumlir import cuda
+from cumlir.runtime.devicearray import DeviceNDArray
+from cumlir.runtime.ufunc_args import broadcast_shape, broadcast_view
+from cumlir.ufunc_kernels import choose_signature, parse_layout
+
+from . import support
+from .cases import ufunc_cases as cases
+
+BACKENDS = ["nvptx", "nvvm"]
+D = np.dtype
+
+
+# ---- the ufunc objects ---------------------------------------------------------------------
+
+
+def test_ufunc_attributes():
+    assert cases.fused.__name__ == "fused"
+    assert (cases.fused.nin, cases.fused.nout, cases.fused.nargs) == (3, 1, 4)
+    assert cases.fused.types == ["fff->f", "ddd->d"]
+    assert cases.fused.ntypes == 2
+    assert cases.less.types == ["ll->?", "dd->?"]
+    assert cases.lazy_hypot.ntypes == 0  # compiled per call
+    assert (cases.matmul.nin, cases.matmul.nout) == (2, 1)
+    assert cases.matmul.types == ["ff->f", "dd->d"]
+    assert cases.dot.types == ["dd->d", "ll->l"]
+
+
+def test_numba_spelling_with_target():
+    ufunc = cuda.vectorize(["int32(int32)"], target="cuda")(lambda x: x + 1)
+    assert ufunc.types == ["i->i"]
+    with pytest.raises(ValueError, match="target='cuda'"):
+        cuda.vectorize(["int32(int32)"], target="cpu")
+
+
+def test_unknown_option():
+    with pytest.raises(TypeError, match="vectorize"):
+        cuda.vectorize(["int32(int32)"], bogus=True)
+
+
+# ---- choosing a signature ------------------------------------------------------------------
+
+
+SIGS = [(D("int32"), D("int32")), (D("int64"), D("int64")), (D("float32"), D("float32")), (D("float64"), D("float64"))]
+
+
+@pytest.mark.parametrize(
+    "operands, expected",
+    [
+        ([(D("int64"), None), (D("int64"), None)], SIGS[1]),  # exact
+        ([(D("int8"), None), (D("int16"), None)], SIGS[0]),  # first safe: int32
+        ([(D("uint32"), None), (D("int32"), None)], SIGS[1]),  # uint32 is not safe as int32
+        ([(D("int32"), None), (D("float32"), None)], SIGS[3]),  # int32 -> float32 is not safe
+        ([(D("float32"), None), (D("float16"), None)], SIGS[2]),
+        ([(D("float32"), None), (D("int64"), 3)], SIGS[2]),  # a Python int fits float32
+        ([(D("int32"), None), (D("int64"), 2**40)], SIGS[1]),  # 2**40 does not fit int32
+        ([(D("int32"), None), (D("float64"), 0.5)], SIGS[3]),  # a Python float needs a float type
+        ([(D("int32"), None), (D("bool"), True)], SIGS[0]),
+    ],
+)
+def test_choose_signature(operands, expected):
+    assert choose_signature(SIGS, operands) == expected
+
+
+def test_choose_signature_none_fits():
+    assert choose_signature(SIGS[:2], [(D("float32"), None), (D("float32"), None)]) is None
+    assert choose_signature(SIGS, [(D("complex64"), None), (D("float32"), None)]) is None
+
+
+def test_call_with_uncovered_dtypes_raises_before_launch():
+    with pytest.raises(TypeError, match=r"no signature accepts inputs of dtypes \(complex64, complex64, float32\)"):
+        cases.fused(np.ones(3, np.complex64), np.ones(3, np.complex64), np.ones(3, np.float32))
+    with pytest.raises(TypeError, match="signatures: ll->\\?, dd->\\?"):
+        cases.less(np.ones(3, np.complex128), np.ones(3))
+
+
+def test_wrong_number_of_arguments():
+    with pytest.raises(TypeError, match="takes 3 inputs, got 2"):
+        cases.fused(np.ones(3, np.float32), np.ones(3, np.float32))
+
+
+def test_function_that_does_not_type_fails_at_decoration():
+    def bad(x):
+        return x.no_such_attribute
+
+    with pytest.raises(TypingError):
+        cuda.vectorize(["float32(float32)"])(bad)
+
+
+def test_function_returning_nothing_is_refused():
+    def nothing(x):
+        pass
+
+    with pytest.raises(TypeError, match="returns nothing"):
+        cuda.vectorize([(types.float32,)])(nothing)  # no declared result: inferred
+    with pytest.raises(TypingError, match="No conversion from none to float32"):
+        cuda.vectorize(["float32(float32)"])(nothing)
+
+
+def test_signature_with_wrong_arity():
+    with pytest.raises(TypeError, match="takes 2 arguments"):
+        cuda.vectorize(["float32(float32)"])(lambda a, b: a + b)
+
+
+# ---- broadcasting --------------------------------------------------------------------------
+
+
+def test_broadcast_shape():
+    assert broadcast_shape([(3, 1), (4,), ()]) == (3, 4)
+    assert broadcast_shape([(2, 1, 5), (7, 1)]) == (2, 7, 5)
+    with pytest.raises(ValueError, match=r"could not be broadcast together with shapes \(3,\) \(4,\)"):
+        broadcast_shape([(3,), (4,)])
+
+
+def test_non_broadcastable_call_raises_before_launch():
+    with pytest.raises(ValueError, match="could not be broadcast"):
+        cases.fused(np.ones((2, 3), np.float32), np.ones(4, np.float32), np.ones(1, np.float32))
+
+
+def _fake_device_array(shape, dtype, strides=None):
+    # a device array over made-up memory: views only compute shapes and strides
+    return DeviceNDArray(shape, strides, dtype, gpu_data=object(), pointer=0x10000)
+
+
+def test_broadcast_view_strides():
+    a = _fake_device_array((3, 1), np.float32)
+    view = broadcast_view(a, (2, 3, 4))
+    assert view.shape == (2, 3, 4)
+    assert view.strides == (0, 4, 0)
+    assert view.device_pointer == a.device_pointer
+    strided = _fake_device_array((5,), np.float64, strides=(24,))
+    assert broadcast_view(strided, (2, 5)).strides == (0, 24)
+
+
+def test_out_of_wrong_shape_or_dtype_raises_before_launch():
+    x = np.ones((2, 3), np.float32)
+    with pytest.raises(ValueError, match=r"out has shape \(3, 2\)"):
+        cases.fused(x, x, x, out=np.empty((3, 2), np.float32))
+    with pytest.raises(TypeError, match="out has dtype int32"):
+        cases.fused(x, x, x, out=np.empty((2, 3), np.int32))
+    with pytest.raises(ValueError, match="read-only"):
+        ro = np.empty((2, 3), np.float32)
+        ro.flags.writeable = False
+        cases.fused(x, x, x, out=ro)
+
+
+# ---- generalized ufunc layouts -----------------------------------------------------------
+
+
+def test_parse_layout():
+    assert parse_layout("(m,n),(n,p)->(m,p)") == ([("m", "n"), ("n", "p")], [("m", "p")])
+    assert parse_layout("(n),()->()") == ([("n",), ()], [()])
+    assert parse_layout(" (n) , (n) -> () ") == ([("n",), ("n",)], [()])
+    with pytest.raises(ValueError, match="no input has: q"):
+        parse_layout("(n)->(q)")
+    with pytest.raises(ValueError, match="looks like"):
+        parse_layout("(n)")
+
+
+def test_gufunc_signature_must_match_layout():
+    with pytest.raises(TypeError, match="core axes"):
+        cuda.guvectorize(["void(float64[:,:], float64[:])"], "(n)->(n)")(lambda a, b: None)
+
+
+def test_gufunc_core_dimension_mismatch_raises_before_launch():
+    with pytest.raises(ValueError, match="core dimension n is 3 in an earlier argument but 4 in argument 1"):
+        cases.matmul(np.ones((2, 3)), np.ones((4, 5)))
+    with pytest.raises(ValueError, match="needs at least 2 core axes"):
+        cases.matmul(np.ones(3), np.ones((3, 3)))
+
+
+def test_gufunc_loop_dimensions_must_broadcast():
+    with pytest.raises(ValueError, match="loop dimensions"):
+        cases.dot(np.ones((2, 3)), np.ones((4, 3)))
+
+
+def test_gufunc_uncovered_dtype():
+    with pytest.raises(TypeError, match=r"no signature accepts inputs of dtypes \(complex128, complex128\)"):
+        cases.dot(np.ones(3, np.complex128), np.ones(3, np.complex128))
+
+
+# ---- PTX of the generated kernels ----------------------------------------------------------
+
+
+def _compile(dispatcher, argtypes, backend):
+    ptx, _ = cuda.compile_ptx(dispatcher.py_func, argtypes, cc=(9, 0), backend=backend)
+    support.ptxas(ptx, "sm_90")
+    return ptx
+
+
+def _array(dtype, ndim, layout="C"):
+    return types.Array(support.numba_type("bool" if dtype == "bool" else dtype), ndim, layout)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("dtype", cases.NUMERIC_DTYPES)
+def test_vectorize_ptx_every_dtype(backend, dtype):
+    kernel = cases.scale_add.kernel((D(dtype), D(dtype)))
+    _compile(kernel, (_array(dtype, 1), _array(dtype, 1), _array(dtype, 1)), backend)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_vectorize_ptx_broadcast_strided_scalar_and_conversions(backend):
+    kernel = cases.fused.kernel((D("float32"),) * 3)
+    # a 3-d broadcast view (layout A), an int16 array converted in the kernel, a scalar
+    ptx = _compile(kernel, (_array("float32", 3, "A"), _array("int16", 3, "C"), types.float32, _array("float32", 3, "A")), backend)
+    assert "cvt.rn.f32.s16" in ptx
+    # a grid-stride loop: every thread steps by the whole grid
+    assert "%nctaid.x" in ptx
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_vectorize_ptx_boolean_result(backend):
+    kernel = cases.less.kernel((D("float64"), D("float64")))
+    _compile(kernel, (_array("float64", 2), _array("float64", 2), _array("bool", 2)), backend)
+
+
+def test_vectorize_mlir_holds_linalg_then_grid_stride_loop():
+    from cumlir import compiler
+
+    kernel = cases.fused.kernel((D("float32"),) * 3)
+    argtypes = [_array("float32", 2, "A")] * 4
+    c = compiler.kernel(kernel.py_func, argtypes, (9, 0), until="mlir")
+    assert "linalg.generic" in str(c.module)
+    compiler.run(c, "optimized")
+    text = str(c.module)
+    assert "linalg.generic" not in text and "scf.parallel" not in text
+    assert "nvvm.read.ptx.sreg.nctaid.x" in text
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_guvectorize_matmul_ptx(backend, dtype):
+    kernel = cases.matmul.kernel((D(dtype), D(dtype)), 2)
+    _compile(kernel, (_array(dtype, 4, "A"),) * 3, backend)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_guvectorize_dot_and_scalar_layout_ptx(backend):
+    _compile(cases.dot.kernel((D("int64"), D("int64")), 1), (_array("int64", 2, "A"),) * 3, backend)
+    _compile(
+        cases.scaled.kernel((D("float64"), D("float64")), 2),
+        (_array("float64", 3, "A"), _array("float64", 2, "A"), _array("float64", 3, "A")),
+        backend,
+    )
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("dtype", cases.NUMERIC_DTYPES + ["bool"])
+def test_reduce_ptx(backend, dtype):
+    from numba.np import numpy_support
+
+    kernel = cases.sum_reduce._kernel(D(dtype))
+    nb = numpy_support.from_dtype(D(dtype))
+    ptx = _compile(kernel, (types.Array(nb, 1, "A"), types.Array(nb, 1, "C"), nb, types.boolean), backend)
+    assert "bar.sync" in ptx  # the block's tree in shared memory
+
+
+def test_reduce_refuses_non_1d_and_bad_res():
+    with pytest.raises(TypeError, match="1-d arrays"):
+        cases.sum_reduce(np.ones((2, 2)))
+    with pytest.raises(TypeError, match="1-d arrays"):
+        cases.sum_reduce(3.0)
+
+
+def test_reduce_of_empty_array_is_init():
+    assert cases.sum_reduce(np.zeros(0, np.float32), init=2.5) == np.float32(2.5)
