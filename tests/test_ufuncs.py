@@ -203,7 +203,7 @@ def _array(dtype, ndim, layout="C"):
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("dtype", cases.NUMERIC_DTYPES)
 def test_vectorize_ptx_every_dtype(backend, dtype):
-    kernel = cases.scale_add.kernel((D(dtype), D(dtype)))
+    kernel = cases.twice_plus.kernel((D(dtype), D(dtype)))
     _compile(kernel, (_array(dtype, 1), _array(dtype, 1), _array(dtype, 1)), backend)
 
 
