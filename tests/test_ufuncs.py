@@ -273,3 +273,46 @@ def test_reduce_refuses_non_1d_and_bad_res():
 
 def test_reduce_of_empty_array_is_init():
     assert cases.sum_reduce(np.zeros(0, np.float32), init=2.5) == np.float32(2.5)
+
+
+def test_package_level_spelling():
+    import cumlir
+
+    assert cumlir.vectorize is cuda.vectorize and cumlir.guvectorize is cuda.guvectorize
+    dot = cumlir.guvectorize(["void(int32[:], int32[:], int32[:])"], "(n),(n)->()", target="cuda")(cases.dot.py_func)
+    assert dot.types == ["ii->i"]
+
+
+CLI_SOURCE = '''
+from cumlir import cuda
+
+@cuda.vectorize(["float32(float32, float32)"])
+def axpy(a, b):
+    return 2 * a + b
+
+@cuda.guvectorize(["void(float64[:], float64[:], float64[:])"], "(n),(n)->()")
+def dot(a, b, out):
+    acc = 0.0
+    for i in range(a.shape[0]):
+        acc += a[i] * b[i]
+    out[0] = acc
+'''
+
+
+@pytest.mark.parametrize(
+    "name, sig, stage, marker",
+    [
+        ("axpy", "float32(float32, float32)", "mlir", "linalg.generic"),
+        ("axpy", "float32(float32, float32)", "optimized", "nvvm.read.ptx.sreg.nctaid.x"),
+        ("axpy", "float32(float32, float32)", "ptx", ".visible .entry vectorize_axpy("),
+        ("dot", "void(float64[:], float64[:], float64[:])", "mlir", "scf.parallel"),
+        ("dot", "void(float64[:], float64[:], float64[:])", "ptx", ".visible .entry guvectorize_dot("),
+    ],
+)
+def test_command_line_emits_ufunc_kernels(tmp_path, capsys, name, sig, stage, marker):
+    from cumlir.__main__ import main
+
+    source = tmp_path / "ufuncs_cli.py"
+    source.write_text(CLI_SOURCE)
+    assert main([str(source), name, "--sig", sig, "--emit", stage]) == 0
+    assert marker in capsys.readouterr().out

@@ -148,6 +148,21 @@ class UFunc:
             dispatcher = self._kernels[input_dtypes] = _compile_kernel(pyfunc, self.options)
         return dispatcher
 
+    def kernel_for(self, sig):
+        """(the kernel's Python function, its argument types) of the scalar signature *sig*
+        for 1-d C-contiguous operands (what ``python -m cumlir --emit`` compiles)."""
+        from numba.core import types
+
+        from .. import ufunc_kernels as uk
+
+        argtypes, _ = uk.parse_signature(sig)
+        dtypes = tuple(uk.to_dtype(t) for t in argtypes)
+        if dtypes not in self._loops:
+            self._add(sig)
+        result = self._loops[dtypes][1]
+        arrays = [types.Array(t, 1, "C") for t in (*argtypes, result)]
+        return self.kernel(dtypes).py_func, arrays
+
     def __call__(self, *args, out=None, stream=0):
         from ..runtime import ufunc_args as ua
 
@@ -271,6 +286,24 @@ class GUFunc:
             pyfunc = gufunc_kernel(self.py_func, core, self.nargs, nloop)
             dispatcher = self._kernels[key] = _compile_kernel(pyfunc, self.options)
         return dispatcher
+
+    def kernel_for(self, sig):
+        """(the kernel's Python function, its argument types) of the signature *sig* (one of
+        this gufunc's) with one loop axis (what ``python -m cumlir --emit`` compiles)."""
+        from numba.core import types
+
+        from .. import ufunc_kernels as uk
+
+        argtypes, _ = uk.parse_signature(sig)
+        dtypes = tuple(uk.to_dtype(t.dtype if isinstance(t, types.Array) else t) for t in argtypes)
+        if dtypes[: self.nin] not in self._loops:
+            raise ValueError(f"{self.__name__} has no signature {sig!r}; it has {', '.join(self.types)}")
+        appended = self._loops[dtypes[: self.nin]][1]
+        cores = self._core_in + self._core_out
+        arrays = [
+            types.Array(uk.from_dtype(d), 1 + len(core) + extra, "A") for d, core, extra in zip(dtypes, cores, appended)
+        ]
+        return self.kernel(dtypes[: self.nin], 1).py_func, arrays
 
     def __call__(self, *args, out=None, stream=0):
         from .. import ufunc_kernels as uk
