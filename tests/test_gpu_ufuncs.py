@@ -223,3 +223,12 @@ def test_reduce_res_and_size(rng):
     assert cases.sum_reduce(x, size=1000) == x[:1000].sum()
     stream = cuda.stream()
     assert cases.sum_reduce(cuda.to_device(x), stream=stream) == x.sum()
+
+
+def test_ufunc_reduce(rng):
+    add = cuda.vectorize(["int64(int64, int64)", "float64(float64, float64)"])(lambda a, b: a + b)
+    x = rng.integers(-(2**40), 2**40, 100_003)
+    assert add.reduce(x) == x.sum()
+    assert add.reduce(cuda.to_device(x[:1])) == x[0]
+    y = rng.standard_normal(5000)
+    np.testing.assert_allclose(add.reduce(y), y.sum(), rtol=1e-12)

@@ -9,7 +9,7 @@ from numba.core.errors import TypingError
 
 from cumlir import cuda
 from cumlir.runtime.devicearray import DeviceNDArray
-from cumlir.runtime.ufunc_args import broadcast_shape, broadcast_view
+from cumlir.runtime.ufunc_args import broadcast_shape, broadcast_view, coalesce
 from cumlir.ufunc_kernels import choose_signature, parse_layout
 
 from . import support
@@ -138,6 +138,16 @@ def test_broadcast_view_strides():
     assert view.device_pointer == a.device_pointer
     strided = _fake_device_array((5,), np.float64, strides=(24,))
     assert broadcast_view(strided, (2, 5)).strides == (0, 24)
+
+
+def test_coalesce_merges_axes_every_operand_steps_over_as_one():
+    a, c = _fake_device_array((2, 3, 4), np.float32), _fake_device_array((2, 3, 4), np.float32)
+    assert [(v.shape, v.strides) for v in coalesce([a, c])] == [((24,), (4,))] * 2
+    row = broadcast_view(_fake_device_array((4,), np.float32), (2, 3, 4))
+    # the repeated row keeps its own innermost axis; the two outer axes merge
+    assert [(v.shape, v.strides) for v in coalesce([a, row])] == [((6, 4), (16, 4)), ((6, 4), (0, 4))]
+    transposed = _fake_device_array((4, 6), np.float32).transpose()
+    assert coalesce([transposed, _fake_device_array((6, 4), np.float32)])[0].strides == (4, 24)
 
 
 def test_out_of_wrong_shape_or_dtype_raises_before_launch():
@@ -316,3 +326,14 @@ def test_command_line_emits_ufunc_kernels(tmp_path, capsys, name, sig, stage, ma
     source.write_text(CLI_SOURCE)
     assert main([str(source), name, "--sig", sig, "--emit", stage]) == 0
     assert marker in capsys.readouterr().out
+
+
+def test_ufunc_reduce_errors_before_launch():
+    with pytest.raises(TypeError, match="binary ufunc"):
+        cases.fused.reduce(np.ones(3, np.float32))
+    with pytest.raises(TypeError, match="empty"):
+        cases.twice_plus.reduce(np.ones(0))
+    with pytest.raises(TypeError, match="1-d array"):
+        cases.twice_plus.reduce(np.ones((2, 2)))
+    with pytest.raises(TypeError, match="no signature accepts"):
+        cases.less.reduce(np.ones(4, np.complex64))

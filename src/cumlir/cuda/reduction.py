@@ -117,16 +117,17 @@ class Reduce:
         target.value[:1].copy_to_device(partials[:1], stream=stream)
         return None
 
-    def _reduce(self, device, init, stream):
+    def _reduce(self, device, init, stream, use_init=True):
+        """The reduction of the non-empty device array *device* in element 0 of a device array."""
         from ..runtime.devicearray import device_array
 
         kernel = self._kernel(device.dtype)
         n = device.shape[0]
         blocks = min((n + THREADS - 1) // THREADS, MAX_BLOCKS)
         partials = device_array(blocks, device.dtype, stream=stream)
-        kernel[blocks, THREADS, stream](device, partials, init, blocks == 1)
+        kernel[blocks, THREADS, stream](device, partials, init, use_init and blocks == 1)
         if blocks > 1:
-            kernel[1, THREADS, stream](partials, partials, init, True)
+            kernel[1, THREADS, stream](partials, partials, init, use_init)
         return partials
 
 

@@ -88,6 +88,7 @@ class UFunc:
         self._dynamic = not signatures
         self._loops = {}  # input dtypes -> (argument types, result type, output dtype, core)
         self._kernels = {}  # input dtypes -> Dispatcher
+        self._reducer = None  # the Reduce of reduce(), made on first use
         for sig in signatures:
             self._add(sig)
 
@@ -163,6 +164,26 @@ class UFunc:
         arrays = [types.Array(t, 1, "C") for t in (*argtypes, result)]
         return self.kernel(dtypes).py_func, arrays
 
+    def reduce(self, arg, stream=0):
+        """The reduction of the 1-d array *arg* by this binary ufunc (Numba-CUDA's
+        ``ufunc.reduce``): a tree of applications, so the function should be associative and
+        commutative; a NumPy scalar."""
+        from ..runtime import ufunc_args as ua
+        from .reduction import Reduce
+
+        if self.nin != 2:
+            raise TypeError(f"ufunc {self.__name__}: reduce needs a binary ufunc, this one takes {self.nin} inputs")
+        array = ua.operand(arg, 0)
+        if array.kind == "scalar" or len(array.shape) != 1:
+            raise TypeError(f"ufunc {self.__name__}: reduce takes a 1-d array, got shape {tuple(array.shape)}")
+        if array.shape[0] == 0:
+            raise TypeError("Reduction on an empty array.")
+        self._resolve([array, array])  # a signature must take two of its elements
+        if self._reducer is None:
+            self._reducer = Reduce(self.py_func)
+        partials = self._reducer._reduce(ua.on_device(array, stream), array.dtype.type(0), stream, use_init=False)
+        return partials[:1].copy_to_host(stream=stream)[0]
+
     def __call__(self, *args, out=None, stream=0):
         from ..runtime import ufunc_args as ua
 
@@ -190,6 +211,9 @@ class UFunc:
                 kernel_args.append(ua.broadcast_view(view, run_shape))
         target = device_out if shape else device_out._view((1,), (0,))
         kernel_args.append(target)
+        positions = [k for k, a in enumerate(kernel_args) if k == len(kernel_args) - 1 or operands[k].kind != "scalar"]
+        for k, view in zip(positions, ua.coalesce([kernel_args[k] for k in positions])):
+            kernel_args[k] = view
         count = int(np.prod(run_shape))
         if count:
             _launch(self.kernel(input_dtypes), kernel_args, count, stream)

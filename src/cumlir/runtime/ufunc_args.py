@@ -102,3 +102,22 @@ def finish(device_out, host_out, return_host, stream):
     if return_host:
         return device_out.copy_to_host(stream=stream)
     return device_out
+
+
+def coalesce(views):
+    """The device arrays *views* (all of one shape) with neighbouring axes merged wherever every
+    view steps over the pair as over one axis (NumPy's iterator does the same): C-contiguous
+    operands become 1-d, so kernels index them without dividing by the extents."""
+    shape = list(views[0].shape)
+    strides = [list(v.strides) for v in views]
+    axis = len(shape) - 2
+    while axis >= 0:
+        if all(s[axis] == s[axis + 1] * shape[axis + 1] for s in strides):
+            shape[axis] *= shape[axis + 1]
+            del shape[axis + 1]
+            for s in strides:
+                del s[axis]
+        axis -= 1
+    if len(shape) == len(views[0].shape):
+        return views
+    return [v._view(tuple(shape), tuple(s)) for v, s in zip(views, strides)]
