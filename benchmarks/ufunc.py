@@ -8,9 +8,8 @@
     source .gpu/prelude.sh && python3 benchmarks/ufunc.py
 """
 
-import time
-
 import numpy as np
+from timing import median_ms
 
 N = 2**28
 
@@ -21,20 +20,6 @@ def fma3(x, y, z):
 
 def add(a, b):
     return a + b
-
-
-def _median_ms(run, repeats=20):
-    import cupy as cp
-
-    run()
-    cp.cuda.runtime.deviceSynchronize()
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        run()
-        cp.cuda.runtime.deviceSynchronize()
-        times.append((time.perf_counter() - start) * 1e3)
-    return float(np.median(times))
 
 
 def _numba_cuda_vectorize():
@@ -68,13 +53,13 @@ def elementwise(n):
         assert bool(cp.allclose(out, expected, rtol=1e-6, atol=1e-6)), f"{label} computed a wrong result"
         out.fill(cp.nan)
 
-    rows.append(("cumlir cuda.vectorize", _median_ms(lambda: ours(x, y, z, out=out))))
+    rows.append(("cumlir cuda.vectorize", median_ms(lambda: ours(x, y, z, out=out))))
     check("cumlir")
-    rows.append(("CuPy ElementwiseKernel", _median_ms(lambda: kernel(x, y, z, out))))
+    rows.append(("CuPy ElementwiseKernel", median_ms(lambda: kernel(x, y, z, out))))
     check("CuPy")
     theirs, why = _numba_cuda_vectorize()
     if theirs is not None:
-        rows.append(("numba-cuda vectorize", _median_ms(lambda: theirs(x, y, z, out=out))))
+        rows.append(("numba-cuda vectorize", median_ms(lambda: theirs(x, y, z, out=out))))
         check("numba-cuda")
     name = cp.cuda.runtime.getDeviceProperties(0)["name"].decode()
     print(f"x * y + z, {n} float32, 3 inputs + out ({name})")
@@ -92,8 +77,8 @@ def reduction(n):
 
     x = cp.random.default_rng(1).random(n, dtype=cp.float32)
     total = cuda.reduce(add)
-    ours = _median_ms(lambda: total(x))
-    theirs = _median_ms(lambda: float(x.sum()))
+    ours = median_ms(lambda: total(x))
+    theirs = median_ms(lambda: float(x.sum()))
     got, want = float(total(x)), float(x.sum(dtype=cp.float64))
     assert abs(got - want) <= 1e-4 * want, f"cuda.reduce gave {got}, the float64 sum is {want}"
     print(f"sum of {n} float32 (result on the host)")

@@ -74,23 +74,18 @@ def _compile_kernel(pyfunc, options):
     return Dispatcher(pyfunc, options=options)
 
 
-class UFunc:
-    """A GPU ufunc: ``f(*inputs, out=None, stream=0)`` with NumPy broadcasting."""
+class _GPUUfunc:
+    """What vectorize and guvectorize objects share: NumPy's ufunc attributes over the
+    signatures compiled so far (``self._loops``: input dtypes -> a tuple whose first member
+    is the output dtypes)."""
 
-    nout = 1
-
-    def __init__(self, pyfunc, signatures, options):
+    def __init__(self, pyfunc, options):
         self.py_func = pyfunc
         self.__name__ = pyfunc.__name__
         self.__doc__ = pyfunc.__doc__
-        self.nin = len(inspect.signature(pyfunc).parameters)
         self.options = options
-        self._dynamic = not signatures
-        self._loops = {}  # input dtypes -> (argument types, result type, output dtype, core)
-        self._kernels = {}  # input dtypes -> Dispatcher
-        self._reducer = None  # the Reduce of reduce(), made on first use
-        for sig in signatures:
-            self._add(sig)
+        self._loops = {}
+        self._kernels = {}  # the kernels' dispatchers, by signature (and loop rank)
 
     @property
     def nargs(self):
@@ -100,13 +95,26 @@ class UFunc:
     def types(self):
         from ..ufunc_kernels import type_code
 
-        return [
-            "".join(map(type_code, ins)) + "->" + type_code(loop[2]) for ins, loop in self._loops.items()
-        ]
+        return ["".join(map(type_code, ins)) + "->" + "".join(map(type_code, loop[0])) for ins, loop in self._loops.items()]
 
     @property
     def ntypes(self):
         return len(self._loops)
+
+
+class UFunc(_GPUUfunc):
+    """A GPU ufunc: ``f(*inputs, out=None, stream=0)`` with NumPy broadcasting."""
+
+    nout = 1
+
+    def __init__(self, pyfunc, signatures, options):
+        super().__init__(pyfunc, options)
+        self.nin = len(inspect.signature(pyfunc).parameters)
+        self._dynamic = not signatures
+        # self._loops: input dtypes -> ((output dtype,), argument types, result type, core)
+        self._reducer = None  # the Reduce of reduce(), made on first use
+        for sig in signatures:
+            self._add(sig)
 
     def __repr__(self):
         return f"<cumlir GPU ufunc {self.__name__}>"
@@ -119,7 +127,7 @@ class UFunc:
             raise TypeError(f"{self.__name__} takes {self.nin} arguments, but the signature {sig!r} has {len(argtypes)}")
         core, result = uk.device_function(self.py_func, argtypes, return_type)
         ins = tuple(uk.to_dtype(t) for t in argtypes)
-        self._loops[ins] = (tuple(argtypes), result, uk.to_dtype(result), core)
+        self._loops[ins] = ((uk.to_dtype(result),), tuple(argtypes), result, core)
         return ins
 
     def _resolve(self, operands):
@@ -144,7 +152,7 @@ class UFunc:
         if dispatcher is None:
             from ..ufunc_kernels import elementwise_kernel
 
-            argtypes, result, _, core = self._loops[input_dtypes]
+            _, argtypes, result, core = self._loops[input_dtypes]
             pyfunc = elementwise_kernel(self.py_func, core, argtypes, result)
             dispatcher = self._kernels[input_dtypes] = _compile_kernel(pyfunc, self.options)
         return dispatcher
@@ -160,7 +168,7 @@ class UFunc:
         dtypes = tuple(uk.to_dtype(t) for t in argtypes)
         if dtypes not in self._loops:
             self._add(sig)
-        result = self._loops[dtypes][1]
+        result = self._loops[dtypes][2]
         arrays = [types.Array(t, 1, "C") for t in (*argtypes, result)]
         return self.kernel(dtypes).py_func, arrays
 
@@ -193,7 +201,7 @@ class UFunc:
             raise TypeError(f"ufunc {self.__name__} takes {self.nin} inputs, got {len(args)}")
         operands = [ua.operand(a, k) for k, a in enumerate(args)]
         input_dtypes = self._resolve(operands)
-        result_dtype = self._loops[input_dtypes][2]
+        result_dtype = self._loops[input_dtypes][0][0]
         shape = ua.broadcast_shape([op.shape for op in operands])
         arrays = [op for op in operands if op.kind != "scalar"]
         if out is not None:
@@ -237,39 +245,20 @@ def _output_shape(out, shape):
 
 
 
-class GUFunc:
+class GUFunc(_GPUUfunc):
     """A generalized GPU ufunc: ``f(*inputs, [*outputs], out=None, stream=0)``; the leading
     (loop) axes of the operands broadcast, the trailing (core) axes follow the layout."""
 
     def __init__(self, pyfunc, signatures, layout, options):
         from ..ufunc_kernels import parse_layout
 
-        self.py_func = pyfunc
-        self.__name__ = pyfunc.__name__
-        self.__doc__ = pyfunc.__doc__
-        self.layout = layout
+        super().__init__(pyfunc, options)
+        self.layout = self.signature = layout
         self._core_in, self._core_out = parse_layout(layout)
         self.nin, self.nout = len(self._core_in), len(self._core_out)
-        self.signature = layout
-        self.options = options
-        self._loops = {}  # input dtypes -> (output dtypes, appended axes, core dispatcher)
-        self._kernels = {}  # (input dtypes, loop axes) -> Dispatcher
+        # self._loops: input dtypes -> (output dtypes, appended axes, core dispatcher)
         for sig in signatures:
             self._add(sig)
-
-    @property
-    def nargs(self):
-        return self.nin + self.nout
-
-    @property
-    def types(self):
-        from ..ufunc_kernels import type_code
-
-        return ["".join(map(type_code, ins)) + "->" + "".join(map(type_code, loop[0])) for ins, loop in self._loops.items()]
-
-    @property
-    def ntypes(self):
-        return len(self._loops)
 
     def __repr__(self):
         return f"<cumlir generalized GPU ufunc {self.__name__} {self.layout}>"
