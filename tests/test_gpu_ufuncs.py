@@ -232,3 +232,14 @@ def test_ufunc_reduce(rng):
     assert add.reduce(cuda.to_device(x[:1])) == x[0]
     y = rng.standard_normal(5000)
     np.testing.assert_allclose(add.reduce(y), y.sum(), rtol=1e-12)
+
+
+def test_guvectorize_without_loop_axes_and_host_out(rng):
+    x, y = rng.standard_normal(9), rng.standard_normal(9)
+    result = cases.dot(x, y)
+    assert np.ndim(result) == 0
+    np.testing.assert_allclose(result, x @ y, rtol=1e-13)
+    out = support.poisoned(4, np.float64)
+    a = rng.standard_normal((4, 9))
+    assert cases.dot(a, y, out) is out  # the output as a trailing argument
+    np.testing.assert_allclose(out, a @ y, rtol=1e-13)

@@ -227,7 +227,9 @@ class UFunc(_GPUUfunc):
             _launch(self.kernel(input_dtypes), kernel_args, count, stream)
         any_device = any(op.kind == "device" for op in arrays)
         result = ua.finish(device_out, host_out, not any_device and out is None, stream)
-        if not shape and out is None and not any_device:
+        if out is not None:
+            return out  # as NumPy: the array given, filled
+        if not shape and not any_device:
             return result[()]
         return result
 
@@ -377,9 +379,12 @@ class GUFunc(_GPUUfunc):
         if count:  # core axes of extent 0 still run the function once per loop position, as NumPy does
             _launch(self.kernel(input_dtypes, max(len(loop), 1)), kernel_args, count, stream)
         any_device = any(op.kind == "device" for op in operands) or any(op.kind == "device" for op in out_ops)
-        finished = [
-            ua.finish(r, h, not any_device and not out_ops, stream) for r, h in zip(results, copies)
-        ]
+        to_host = not any_device and not out_ops
+        finished = [ua.finish(r, h, to_host, stream) for r, h in zip(results, copies)]
+        if to_host and not loop:  # no loop axes and scalar outputs: NumPy scalars, as NumPy gives
+            finished = [f[()] if f.ndim == 0 else f for f in finished]
+        if outs:
+            finished = outs  # as NumPy: the arrays given, filled
         return finished[0] if self.nout == 1 else tuple(finished)
 
 
