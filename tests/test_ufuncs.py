@@ -337,3 +337,14 @@ def test_ufunc_reduce_errors_before_launch():
         cases.twice_plus.reduce(np.ones((2, 2)))
     with pytest.raises(TypeError, match="no signature accepts"):
         cases.less.reduce(np.ones(4, np.complex64))
+
+
+def test_the_gpu_tests_check_of_x_times_y_plus_z_tells_right_from_wrong():
+    rng = np.random.default_rng(0)
+    x, y, z = (rng.standard_normal(1000).astype(np.float32) for _ in range(3))
+    cases.check_fused(x * y + z, x, y, z, np.float32)  # two roundings
+    cases.check_fused((x.astype(np.float64) * y + z).astype(np.float32), x, y, z, np.float32)  # one
+    with pytest.raises(AssertionError):
+        cases.check_fused(x * y - z, x, y, z, np.float32)
+    with pytest.raises(AssertionError):
+        cases.check_fused(np.nextafter(x * y + z, np.inf, dtype=np.float32) * 1.0001, x, y, z, np.float32)

@@ -31,10 +31,16 @@ def fused(x, y, z):
     return x * y + z
 
 
-def fused_reference(x, y, z, dtype):
-    # in float64, rounded once; the kernel rounds the product and the sum in dtype, so
-    # float32 results are compared within a few ulp
-    return (np.asarray(x, np.float64) * np.asarray(y, np.float64) + np.asarray(z, np.float64)).astype(dtype)
+def check_fused(result, x, y, z, dtype):
+    """*result* is x * y + z in *dtype*: within two roundings of the exact value (the product
+    and the sum rounded, or one rounding where a code generator contracts them to an FMA)."""
+    x, y, z = (np.asarray(v, np.float64) for v in (x, y, z))
+    exact = x * y + z
+    bound = 2 * np.finfo(dtype).eps * (np.abs(x * y) + np.abs(z))
+    result = np.asarray(result)
+    assert result.dtype == np.dtype(dtype), result.dtype
+    error = np.abs(result.astype(np.float64) - exact)
+    assert np.all(error <= bound), f"x * y + z off by up to {error.max()} (allowed {bound.max()})"
 
 
 @cuda.vectorize(["boolean(int64, int64)", "boolean(float64, float64)"])
