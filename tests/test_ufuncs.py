@@ -348,3 +348,94 @@ def test_the_gpu_tests_check_of_x_times_y_plus_z_tells_right_from_wrong():
         cases.check_fused(x * y - z, x, y, z, np.float32)
     with pytest.raises(AssertionError):
         cases.check_fused(np.nextafter(x * y + z, np.inf, dtype=np.float32) * 1.0001, x, y, z, np.float32)
+
+
+# ---- the host side of calls, on an emulated device -------------------------------------------
+# Device memory is host memory here and a launch runs the ufunc's Python function over the
+# views the kernel would get, element by element (or loop position by position): this checks
+# what the runtime hands the kernels (broadcast and merged views, scalars, outputs, copies
+# back), not the kernels themselves (the gpu tests run those).
+
+
+class _HostMemory:
+    def __init__(self, nbytes):
+        self.buffer = np.zeros(max(nbytes, 1), np.uint8)
+        self.pointer = self.buffer.ctypes.data
+        self.nbytes = nbytes
+
+
+def _host_view(array):
+    import ctypes
+
+    from cumlir.runtime.layout import byte_extent
+
+    low, high = byte_extent(array.shape, array.strides, array.itemsize)
+    raw = (ctypes.c_char * max(high - low, 1)).from_address(array.device_pointer + low)
+    return np.ndarray(array.shape, array.dtype, buffer=raw, offset=-low, strides=array.strides)
+
+
+def _emulated_launch(dispatcher, args, nelem, stream):
+    glb = dispatcher.py_func.__globals__
+    core = glb["core"].py_func
+    views = [_host_view(a) if isinstance(a, DeviceNDArray) else a for a in args]
+    if "elementwise" in glb:  # vectorize: convert the elements, call, convert the result
+        *inputs, out = views
+        conversions = [np.dtype(str(glb[f"t{k}"]).replace("bool", "bool_")).type for k in range(len(inputs))]
+        for index in np.ndindex(out.shape):
+            values = [c(v[index] if isinstance(v, np.ndarray) else v) for c, v in zip(conversions, inputs)]
+            out[index] = core(*values)
+    else:  # guvectorize: the function on the views of the core axes
+        nloop = next(c for c in dispatcher.py_func.__code__.co_consts if isinstance(c, int))
+        for index in np.ndindex(views[-1].shape[:nloop]):
+            core(*[v[index] if v.ndim > nloop else v[index] for v in views])
+
+
+@pytest.fixture
+def emulated_device(monkeypatch):
+    from cumlir.cuda import ufuncs
+    from cumlir.runtime import devicearray
+
+    monkeypatch.setattr(devicearray, "DeviceMemory", _HostMemory)
+    monkeypatch.setattr(devicearray, "_copy", lambda kind, dst, src, n, stream: __import__("ctypes").memmove(dst, src, n))
+    monkeypatch.setattr(ufuncs, "_launch", _emulated_launch)
+
+
+def test_emulated_vectorize_host_operands(emulated_device):
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((3, 1, 5)).astype(np.float32)
+    y = rng.standard_normal((4, 1)).astype(np.float32)
+    result = cases.fused(x, y, 0.5)
+    assert isinstance(result, np.ndarray) and result.shape == (3, 4, 5) and result.dtype == np.float32
+    np.testing.assert_array_equal(result, x * y + np.float32(0.5))
+    strided = rng.standard_normal((10, 12))[::2, ::-3]
+    np.testing.assert_array_equal(cases.fused(strided, strided.T.T, strided), strided * strided + strided)
+    assert cases.fused(np.float32(2), 3, 4) == 10 and np.ndim(cases.fused(2.0, 3.0, 4.0)) == 0
+    out = np.full((2, 5), np.nan)
+    assert cases.fused(x[0, 0], 2.0, 1.0, out=out) is out  # out broadcasts the input
+    # the float32 loop (the scalars fit float32), its results widened into the float64 out
+    np.testing.assert_array_equal(out, np.broadcast_to(x[0, 0] * np.float32(2) + np.float32(1), (2, 5)))
+    a, b = rng.integers(-100, 100, (2, 7), dtype=np.int16)
+    np.testing.assert_array_equal(cases.less(a, b), a < b)  # int16 converted to int64
+
+
+def test_emulated_vectorize_device_operands_stay_on_device(emulated_device):
+    x = np.arange(12.0).reshape(3, 4)
+    d = cuda.to_device(x)
+    result = cases.fused(d, d[:1], 1.0)
+    assert isinstance(result, DeviceNDArray)
+    np.testing.assert_array_equal(result.copy_to_host(), x * x[:1] + 1.0)
+    cases.fused(d, d, d, d)  # in place, the output positional
+    np.testing.assert_array_equal(d.copy_to_host(), x * x + x)
+
+
+def test_emulated_guvectorize(emulated_device):
+    rng = np.random.default_rng(2)
+    a, b = rng.standard_normal((3, 4, 5)), rng.standard_normal((5, 2))
+    np.testing.assert_allclose(cases.matmul(a, b), a @ b, rtol=1e-13)
+    x, y = rng.integers(-9, 9, (4, 6)), rng.integers(-9, 9, 6)
+    np.testing.assert_array_equal(cases.dot(x, y), x @ y)
+    assert np.ndim(cases.dot(y, y)) == 0 and cases.dot(y, y) == y @ y
+    np.testing.assert_array_equal(cases.scaled(a[0], 3.0), a[0] * 3.0)
+    out = np.full(4, -1, np.int64)
+    assert cases.dot(x, y, out=out) is out
+    np.testing.assert_array_equal(out, x @ y)
