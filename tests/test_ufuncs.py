@@ -200,9 +200,9 @@ def test_gufunc_uncovered_dtype():
 # ---- PTX of the generated kernels ----------------------------------------------------------
 
 
-def _compile(dispatcher, argtypes, backend):
-    ptx, _ = cuda.compile_ptx(dispatcher.py_func, argtypes, cc=(9, 0), backend=backend)
-    support.ptxas(ptx, "sm_90")
+def _compile(dispatcher, argtypes, backend, cc=(9, 0)):
+    ptx, _ = cuda.compile_ptx(dispatcher.py_func, argtypes, cc=cc, backend=backend)
+    support.ptxas(ptx, f"sm_{cc[0]}{cc[1]}")
     return ptx
 
 
@@ -217,11 +217,13 @@ def test_vectorize_ptx_every_dtype(backend, dtype):
     _compile(kernel, (_array(dtype, 1), _array(dtype, 1), _array(dtype, 1)), backend)
 
 
+@pytest.mark.parametrize("cc", [(8, 0), (9, 0)])
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_vectorize_ptx_broadcast_strided_scalar_and_conversions(backend):
+def test_vectorize_ptx_broadcast_strided_scalar_and_conversions(backend, cc):
     kernel = cases.fused.kernel((D("float32"),) * 3)
     # a 3-d broadcast view (layout A), an int16 array converted in the kernel, a scalar
-    ptx = _compile(kernel, (_array("float32", 3, "A"), _array("int16", 3, "C"), types.float32, _array("float32", 3, "A")), backend)
+    argtypes = (_array("float32", 3, "A"), _array("int16", 3, "C"), types.float32, _array("float32", 3, "A"))
+    ptx = _compile(kernel, argtypes, backend, cc)
     assert "cvt.rn.f32.s16" in ptx
     # a grid-stride loop: every thread steps by the whole grid
     assert "%nctaid.x" in ptx
@@ -246,11 +248,12 @@ def test_vectorize_mlir_holds_linalg_then_grid_stride_loop():
     assert "nvvm.read.ptx.sreg.nctaid.x" in text
 
 
+@pytest.mark.parametrize("cc", [(8, 0), (9, 0)])
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
-def test_guvectorize_matmul_ptx(backend, dtype):
+def test_guvectorize_matmul_ptx(backend, dtype, cc):
     kernel = cases.matmul.kernel((D(dtype), D(dtype)), 2)
-    _compile(kernel, (_array(dtype, 4, "A"),) * 3, backend)
+    _compile(kernel, (_array(dtype, 4, "A"),) * 3, backend, cc)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

@@ -1,7 +1,7 @@
 """Parallel loops in kernels (the loops of GPU ufuncs) spread over the threads of the grid.
 
 ``linalg`` ops are first lowered to ``scf.parallel`` by MLIR's
-``convert-linalg-to-parallel-loops``. MLIR's own route from there
+``convert-linalg-to-parallel-loops`` (pipeline.py). MLIR's own route from there
 (``gpu-map-parallel-loops``, ``convert-parallel-loops-to-gpu``) makes a ``gpu.launch`` in
 host code, whose grid is computed on the host from the loop bounds; our loops are already
 inside a ``gpu.func`` kernel launched by the runtime, so each ``scf.parallel`` becomes a
@@ -11,25 +11,15 @@ fastest, so neighbouring threads touch neighbouring elements of C-ordered arrays
 grid size computes every iteration once.
 """
 
-from mlir import ir, passmanager
+from mlir import ir
 from mlir.dialects import arith, scf
 
 from ..intrinsics.indexing import read_register
 
-# views of core axes (memref.subview) need expand-strided-metadata (and its affine.apply
-# lower-affine) before convert-to-llvm
-LINALG_TO_LOOPS = "builtin.module(gpu.module(convert-linalg-to-parallel-loops,expand-strided-metadata,lower-affine))"
 
-_pass_manager = None
-
-
-def lower_parallel_loops(module, gpu_module):
-    """Lower the linalg ops of *gpu_module* to parallel loops and distribute those of every
-    kernel over its grid, in place."""
-    global _pass_manager
-    if _pass_manager is None:
-        _pass_manager = passmanager.PassManager.parse(LINALG_TO_LOOPS)
-    _pass_manager.run(module.operation)
+def distribute(gpu_module):
+    """Turn every outermost scf.parallel of the kernels of *gpu_module* into a grid-stride
+    loop, in place."""
     loops = []
 
     def collect(op):

@@ -12,6 +12,7 @@ Each transforms the module in place; the order is the compiler's (compiler.py).
 from mlir import ir, passmanager
 from mlir.dialects import gpu
 
+from ..intrinsics.elementwise import PARALLEL_LOOPS_MARK
 from . import targets
 
 STAGES = {
@@ -20,14 +21,14 @@ STAGES = {
     "reconcile-unrealized-casts,gpu.module(canonicalize))",
 }
 # line tables (lineinfo, debug): a debug scope on every LLVM function, so NVPTX writes .loc
+# the loops of GPU ufuncs: linalg -> scf.parallel; views of core axes (memref.subview) need
+# expand-strided-metadata, and the affine.apply it makes lower-affine, before convert-to-llvm
+PARALLEL_LOOPS = "builtin.module(gpu.module(convert-linalg-to-parallel-loops,expand-strided-metadata,lower-affine))"
 LINE_TABLES = "builtin.module(ensure-debug-info-scope-on-llvm-func{emission-kind=LineTablesOnly})"
 TO_PTX = "builtin.module(gpu-module-to-binary{format=isa})"
 
 # a device function's own fastmath flags (comma-separated), on its func.func until the optimized stage
 FUNCTION_FASTMATH = "cumlir.fastmath"
-
-# set on the gpu.module by lowering when a kernel holds parallel loops (intrinsics/elementwise.py)
-PARALLEL_LOOPS = "cumlir.parallel_loops"
 
 NVPTX_DATA_LAYOUT = "e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64"
 
@@ -104,13 +105,15 @@ def run_stage(module, name, options):
 
 def _parallel_loops(module):
     """The loops of GPU ufuncs (linalg ops, scf.parallel), in modules lowering marked as
-    holding them: spread over the grid (parallel_loops.py) before inlining."""
+    holding them: lowered to scf.parallel and spread over the grid (parallel_loops.py)
+    before inlining."""
     gpu_module = gpu_module_of(module)
-    if PARALLEL_LOOPS in gpu_module.attributes:
-        from .parallel_loops import lower_parallel_loops
+    if PARALLEL_LOOPS_MARK in gpu_module.attributes:
+        from .parallel_loops import distribute
 
-        lower_parallel_loops(module, gpu_module)
-        del gpu_module.attributes[PARALLEL_LOOPS]
+        _pass_manager(PARALLEL_LOOPS).run(module.operation)
+        distribute(gpu_module)
+        del gpu_module.attributes[PARALLEL_LOOPS_MARK]
 
 
 def ptx(module):

@@ -21,6 +21,7 @@ which the module's ``cumlir.parallel_loops`` mark asks for.
 from . import declare
 from ._modules import arith, errors, ir, linalg, memref, scf, types
 
+# on the gpu.module of a compilation holding these loops: the optimized stage lowers them
 PARALLEL_LOOPS_MARK = "cumlir.parallel_loops"
 
 
@@ -38,8 +39,8 @@ class Operation:
         return f"<cumlir ufunc operation {self.__name__}>"
 
 
-elementwise = Operation("elementwise", __doc__)
-gufunc_loop = Operation("gufunc_loop", __doc__)
+elementwise = Operation("elementwise", "elementwise(fn, *inputs, out): out[i...] = fn(inputs[i...]) everywhere.")
+gufunc_loop = Operation("gufunc_loop", "gufunc_loop(fn, nloop, *operands): fn on the core-axis views at every loop position.")
 _elementwise = declare(elementwise, "cumlir.elementwise")
 _gufunc_loop = declare(gufunc_loop, "cumlir.gufunc_loop")
 
