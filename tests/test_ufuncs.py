@@ -442,3 +442,20 @@ def test_emulated_guvectorize(emulated_device):
     out = np.full(4, -1, np.int64)
     assert cases.dot(x, y, out=out) is out
     np.testing.assert_array_equal(out, x @ y)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("options", [{"debug": True}, {"lineinfo": True}, {"opt": False}, {"fastmath": True}])
+def test_ufunc_kernels_with_options(backend, options):
+    ufunc = cuda.vectorize(["int64(int64, int64)"], **options)(cases.checked_quotient)
+    arr = _array("int64", 2, "A")
+    ptx, _ = cuda.compile_ptx(ufunc.kernel((D("int64"),) * 2).py_func, (arr, arr, arr), cc=(9, 0), backend=backend, **options)
+    support.ptxas(ptx, "sm_90")
+    if "lineinfo" in options or "debug" in options:
+        assert ".loc" in ptx
+    gufunc = cuda.guvectorize(["void(float64[:,:], float64[:,:], float64[:,:])"], "(m,n),(n,p)->(m,p)", **options)(
+        cases.matmul.py_func
+    )
+    g = _array("float64", 3, "A")
+    ptx, _ = cuda.compile_ptx(gufunc.kernel((D("float64"),) * 2, 1).py_func, (g, g, g), cc=(9, 0), backend=backend, **options)
+    support.ptxas(ptx, "sm_90")

@@ -80,6 +80,11 @@ def scaled(a, s, out):
         out[i] = a[i] * s
 
 
+def checked_quotient(a, b):
+    assert a >= 0  # a branch and a raise site in the function each element calls
+    return a // b
+
+
 sum_reduce = cuda.reduce(lambda a, b: a + b)
 
 

@@ -24,6 +24,9 @@ STAGES = {
 # the loops of GPU ufuncs: linalg -> scf.parallel; views of core axes (memref.subview) need
 # expand-strided-metadata, and the affine.apply it makes lower-affine, before convert-to-llvm
 PARALLEL_LOOPS = "builtin.module(gpu.module(convert-linalg-to-parallel-loops,expand-strided-metadata,lower-affine))"
+# then the grid-stride loops become blocks, so the inliner can inline multi-block functions
+# (an assert, a loop) called in them: an scf.for body is one block
+LOOPS_TO_BLOCKS = "builtin.module(gpu.module(convert-scf-to-cf))"
 LINE_TABLES = "builtin.module(ensure-debug-info-scope-on-llvm-func{emission-kind=LineTablesOnly})"
 TO_PTX = "builtin.module(gpu-module-to-binary{format=isa})"
 
@@ -100,7 +103,34 @@ def run_stage(module, name, options):
         if options.fast:
             _flush_denormals(module)
         if (options.lineinfo or options.debug) and options.backend == "nvptx":
+            _known_call_sites(module)
             _pass_manager(LINE_TABLES).run(module.operation)
+
+
+def _known_call_sites(module):
+    """Operations inlined from a location-less origin (constants) are located at
+    ``callsite(unknown at caller)``; ensure-debug-info-scope-on-llvm-func crashes on those
+    (MLIR 22), so they are given their caller's location."""
+
+    unknown = ir.Location.unknown()
+
+    def known(location):
+        if not location.is_a_callsite():
+            return location
+        callee, caller = known(location.callee), known(location.caller)
+        if callee == unknown:
+            return caller
+        if callee == location.callee and caller == location.caller:
+            return location
+        return ir.Location.callsite(callee, [caller])
+
+    def visit(op):
+        location = op.location
+        if location.is_a_callsite():
+            op.location = known(location)
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit)
 
 
 def _parallel_loops(module):
@@ -113,6 +143,7 @@ def _parallel_loops(module):
 
         _pass_manager(PARALLEL_LOOPS).run(module.operation)
         distribute(gpu_module)
+        _pass_manager(LOOPS_TO_BLOCKS).run(module.operation)
         del gpu_module.attributes[PARALLEL_LOOPS_MARK]
 
 
