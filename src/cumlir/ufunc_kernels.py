@@ -188,10 +188,8 @@ def _kernel_name(pyfunc, kind):
 
 def _define(source, name, glb):
     namespace = {}
-    exec(compile(source, f"<cumlir {name}>", "exec"), glb, namespace)
-    fn = namespace[name]
-    fn.__globals__.update(glb)
-    return fn
+    exec(compile(source, f"<cumlir {name}>", "exec"), glb, namespace)  # glb: the function's globals
+    return namespace[name]
 
 
 def device_function_checked(pyfunc, argtypes):
