@@ -395,7 +395,7 @@ def _emulated_launch(dispatcher, args, nelem, stream):
 
 @pytest.fixture
 def emulated_device(monkeypatch):
-    from cumlir.cuda import ufuncs
+    from cumlir.cuda import ufunc_api as ufuncs
     from cumlir.runtime import devicearray
 
     monkeypatch.setattr(devicearray, "DeviceMemory", _HostMemory)

@@ -19,8 +19,8 @@ from .arrays import (
 from .compile_api import compile, compile_for_current_device, compile_ptx, compile_ptx_for_current_device
 from .foreign import declare_device
 from .decorators import jit
-from .reduction import Reduce, reduce
-from .ufuncs import guvectorize, vectorize
+from .reduce_api import Reduce, reduce
+from .ufunc_api import guvectorize, vectorize
 from .. import intrinsics as _intrinsics
 
 

@@ -177,7 +177,7 @@ class UFunc(_GPUUfunc):
         ``ufunc.reduce``): a tree of applications, so the function should be associative and
         commutative; a NumPy scalar."""
         from ..runtime import ufunc_args as ua
-        from .reduction import Reduce
+        from .reduce_api import Reduce
 
         if self.nin != 2:
             raise TypeError(f"ufunc {self.__name__}: reduce needs a binary ufunc, this one takes {self.nin} inputs")
