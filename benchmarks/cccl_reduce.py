@@ -4,27 +4,12 @@ with CCCL's built-in OpKind.PLUS, measured in one run (informational).
     source .gpu/prelude.sh && python3 benchmarks/cccl_reduce.py
 """
 
-import time
-
 import numpy as np
+from timing import median_ms
 
 
 def add(a, b):
     return a + b
-
-
-def _median_ms(run, repeats=20):
-    import cupy as cp
-
-    run()
-    cp.cuda.runtime.deviceSynchronize()
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        run()
-        cp.cuda.runtime.deviceSynchronize()
-        times.append((time.perf_counter() - start) * 1e3)
-    return float(np.median(times))
 
 
 def main(n=2**28):
@@ -46,7 +31,7 @@ def main(n=2**28):
         def run():
             reducer(temp_storage=scratch, **arguments)
 
-        ms = _median_ms(run)
+        ms = median_ms(run)
         assert int(out.get()[0]) == int(d_in.sum(dtype=cp.int64))  # at most 3 * 2**28: no int32 overflow
         rows.append((label, ms, n * 4 / ms / 1e6))
     print(f"reduce_into, {n} int32 ({cp.cuda.runtime.getDeviceProperties(0)['name'].decode()})")

@@ -17,9 +17,9 @@ from cumlir.dispatcher import Dispatcher
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
-# names other work provides (the GPU ufuncs and reductions): not checked here until it lands;
+# names work in progress will provide: not checked here until it lands;
 # each is listed in docs/compatibility.md as provided by that work
-PROVIDED_BY_OTHER_WORK = frozenset("vectorize guvectorize reduce Reduce".split())
+PROVIDED_BY_OTHER_WORK = frozenset()  # none at present
 
 
 def provided_by_other_work(name):

@@ -13,4 +13,9 @@ def __getattr__(name):
         from numba import literal_unroll
 
         return literal_unroll
+    # numba's spelling of GPU ufuncs: numba.vectorize(signatures, target="cuda")
+    if name in ("vectorize", "guvectorize"):
+        from .cuda import ufunc_api
+
+        return getattr(ufunc_api, name)
     raise AttributeError(f"module 'cumlir' has no attribute {name!r}")

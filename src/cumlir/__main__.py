@@ -3,6 +3,9 @@
 No GPU is needed. Stages, in the compiler's order: typed (Numba IR with types),
 mlir (as lowered), optimized (after MLIR inlining and canonicalization), llvm
 (LLVM IR), ptx or ltoir (code generation), cubin (linked by nvJitLink).
+FUNCTION may be a GPU ufunc (cuda.vectorize, cuda.guvectorize): --sig is then one of its
+signatures, and the stages are those of its kernel (mlir holds the linalg.generic, optimized
+the grid-stride loop it became).
 """
 
 import argparse
@@ -23,7 +26,7 @@ def _load_function(path, name):
         obj = getattr(module, name)
     except AttributeError:
         raise SystemExit(f"cumlir: {path} defines no function named {name!r}") from None
-    return getattr(obj, "py_func", obj)
+    return obj
 
 
 def main(argv=None):
@@ -46,7 +49,14 @@ def main(argv=None):
         argtypes, _ = parse_signature(args.sig)
     except (TypeError, ValueError) as e:
         raise SystemExit(f"cumlir: {e}") from None
-    pyfunc = _load_function(args.file, args.function)
+    obj = _load_function(args.file, args.function)
+    if hasattr(obj, "kernel_for"):  # a GPU ufunc: its kernel for the (scalar or gufunc) signature
+        try:
+            pyfunc, argtypes = obj.kernel_for(args.sig)
+        except (TypeError, ValueError) as e:
+            raise SystemExit(f"cumlir: {e}") from None
+    else:
+        pyfunc = getattr(obj, "py_func", obj)
     result = emit(pyfunc, argtypes, args.emit, cc)
     if isinstance(result, bytes):
         sys.stdout.buffer.write(result)

@@ -17,8 +17,6 @@ import os
 import re
 import sys
 
-import cumlir
-
 from .fingerprint import Unhashable, function_fingerprint
 from .store import CacheWarning, directory_for, entries_like, read, write
 
@@ -159,14 +157,15 @@ def versions():
         found["python"] = sys.version
         found["cumlir sources"] = _source_stamp()
         _library_versions = found
-    return {"cumlir": cumlir.__version__, **_library_versions}
+    # read from the loaded package, which imports nothing for it (its public namespace sits above)
+    return {"cumlir": sys.modules["cumlir"].__version__, **_library_versions}
 
 
 def _source_stamp():
     """cumlir's own sources (paths, sizes, modification times): a development tree whose
     version number stays the same still misses the cache when it changes."""
     h = hashlib.sha256()
-    root = os.path.dirname(os.path.abspath(cumlir.__file__))
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the cumlir package
     for folder, dirs, files in os.walk(root):
         dirs[:] = sorted(d for d in dirs if d != "__pycache__")
         for file in sorted(files):

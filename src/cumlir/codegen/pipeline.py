@@ -1,6 +1,7 @@
 """The MLIR passes of the compiler's stages, and the NVPTX back end.
 
-  optimized  inline device functions, canonicalize, CSE
+  optimized  linalg -> parallel loops -> grid-stride loops (GPU ufuncs), inline device
+             functions, canonicalize, CSE
   llvm       structured control flow -> cf, everything -> LLVM dialect (math ops
              become libdevice calls), drop the casts used to build memref descriptors
   ptx        the NVPTX back end (in process, O3, libdevice linked) -> PTX text
@@ -11,6 +12,7 @@ Each transforms the module in place; the order is the compiler's (compiler.py).
 from mlir import ir, passmanager
 from mlir.dialects import gpu
 
+from ..intrinsics.elementwise import PARALLEL_LOOPS_MARK
 from . import targets
 
 STAGES = {
@@ -19,6 +21,12 @@ STAGES = {
     "reconcile-unrealized-casts,gpu.module(canonicalize))",
 }
 # line tables (lineinfo, debug): a debug scope on every LLVM function, so NVPTX writes .loc
+# the loops of GPU ufuncs: linalg -> scf.parallel; views of core axes (memref.subview) need
+# expand-strided-metadata, and the affine.apply it makes lower-affine, before convert-to-llvm
+PARALLEL_LOOPS = "builtin.module(gpu.module(convert-linalg-to-parallel-loops,expand-strided-metadata,lower-affine))"
+# then the grid-stride loops become blocks, so the inliner can inline multi-block functions
+# (an assert, a loop) called in them: an scf.for body is one block
+LOOPS_TO_BLOCKS = "builtin.module(gpu.module(convert-scf-to-cf))"
 LINE_TABLES = "builtin.module(ensure-debug-info-scope-on-llvm-func{emission-kind=LineTablesOnly})"
 TO_PTX = "builtin.module(gpu-module-to-binary{format=isa})"
 
@@ -88,13 +96,55 @@ def run_stage(module, name, options):
     if name not in STAGES:
         raise ValueError(f"unknown MLIR stage {name!r}; stages: {', '.join(STAGES)}")
     if name == "optimized":
+        _parallel_loops(module)
         _fast_arithmetic(module, options.fastmath)
     _pass_manager(STAGES[name]).run(module.operation)
     if name == "llvm":
         if options.fast:
             _flush_denormals(module)
         if (options.lineinfo or options.debug) and options.backend == "nvptx":
+            _known_call_sites(module)
             _pass_manager(LINE_TABLES).run(module.operation)
+
+
+def _known_call_sites(module):
+    """Operations inlined from a location-less origin (constants) are located at
+    ``callsite(unknown at caller)``; ensure-debug-info-scope-on-llvm-func crashes on those
+    (MLIR 22), so they are given their caller's location."""
+
+    unknown = ir.Location.unknown()
+
+    def known(location):
+        if not location.is_a_callsite():
+            return location
+        callee, caller = known(location.callee), known(location.caller)
+        if callee == unknown:
+            return caller
+        if callee == location.callee and caller == location.caller:
+            return location
+        return ir.Location.callsite(callee, [caller])
+
+    def visit(op):
+        location = op.location
+        if location.is_a_callsite():
+            op.location = known(location)
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit)
+
+
+def _parallel_loops(module):
+    """The loops of GPU ufuncs (linalg ops, scf.parallel), in modules lowering marked as
+    holding them: lowered to scf.parallel and spread over the grid (parallel_loops.py)
+    before inlining."""
+    gpu_module = gpu_module_of(module)
+    if PARALLEL_LOOPS_MARK in gpu_module.attributes:
+        from .parallel_loops import distribute
+
+        _pass_manager(PARALLEL_LOOPS).run(module.operation)
+        distribute(gpu_module)
+        _pass_manager(LOOPS_TO_BLOCKS).run(module.operation)
+        del gpu_module.attributes[PARALLEL_LOOPS_MARK]
 
 
 def ptx(module):

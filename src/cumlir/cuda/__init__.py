@@ -47,6 +47,8 @@ from .device_api import (
 )
 from .foreign import declare_device
 from .decorators import jit
+from .reduce_api import Reduce, reduce
+from .ufunc_api import guvectorize, vectorize
 from .stream_api import (
     default_stream,
     event,
@@ -68,6 +70,10 @@ implementation = "NVIDIA"  # not the simulator
 
 _FUNCTIONS = [
     "jit",
+    "vectorize",
+    "guvectorize",
+    "reduce",
+    "Reduce",
     "compile",
     "compile_for_current_device",
     "compile_ptx",

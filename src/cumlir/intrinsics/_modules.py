@@ -20,3 +20,4 @@ scf = lazy("mlir.dialects.scf")
 
 # cumlir's own types (numba's, plus bfloat16)
 cumlir_types = lazy("cumlir.types")
+linalg = lazy("mlir.dialects.linalg")

@@ -1,0 +1,97 @@
+"""GPU ufuncs, measured in one run (informational):
+
+  - a 3-input float32 elementwise ufunc ``x * y + z`` over 2**28 elements (CuPy arrays,
+    out= given): cumlir's cuda.vectorize, CuPy's ElementwiseKernel of the same expression,
+    and numba-cuda's cuda.vectorize where it imports;
+  - cuda.reduce of a sum over 2**28 float32 against cupy.sum.
+
+    source .gpu/prelude.sh && python3 benchmarks/ufunc.py
+"""
+
+import numpy as np
+from timing import median_ms
+
+N = 2**28
+
+
+def fma3(x, y, z):
+    return x * y + z
+
+
+def add(a, b):
+    return a + b
+
+
+def _numba_cuda_vectorize():
+    """numba-cuda's ufunc of fma3, or None with the reason it is not measured."""
+    if not hasattr(np, "row_stack"):
+        np.row_stack = np.vstack  # numba-cuda 0.30 calls np.row_stack, removed from NumPy 2.4
+    try:
+        from numba import cuda as ncuda
+
+        if not ncuda.is_available():
+            return None, "numba-cuda sees no GPU"
+        return ncuda.vectorize(["float32(float32, float32, float32)"], target="cuda")(fma3), None
+    except Exception as e:  # not installed, or broken here
+        return None, f"numba-cuda unavailable: {type(e).__name__}: {e}"
+
+
+def elementwise(n):
+    import cupy as cp
+
+    from cumlir import cuda
+
+    rng = cp.random.default_rng(0)
+    x, y, z = (rng.standard_normal(n, dtype=cp.float32) for _ in range(3))
+    out = cp.empty(n, cp.float32)
+    expected = x * y + z
+    ours = cuda.vectorize(["float32(float32, float32, float32)"])(fma3)
+    kernel = cp.ElementwiseKernel("float32 x, float32 y, float32 z", "float32 o", "o = x * y + z", "fma3_cupy")
+    rows = []
+
+    def check(label):
+        assert bool(cp.allclose(out, expected, rtol=1e-6, atol=1e-6)), f"{label} computed a wrong result"
+        out.fill(cp.nan)
+
+    rows.append(("cumlir cuda.vectorize", median_ms(lambda: ours(x, y, z, out=out))))
+    check("cumlir")
+    rows.append(("CuPy ElementwiseKernel", median_ms(lambda: kernel(x, y, z, out))))
+    check("CuPy")
+    theirs, why = _numba_cuda_vectorize()
+    if theirs is not None:
+        rows.append(("numba-cuda vectorize", median_ms(lambda: theirs(x, y, z, out=out))))
+        check("numba-cuda")
+    name = cp.cuda.runtime.getDeviceProperties(0)["name"].decode()
+    print(f"x * y + z, {n} float32, 3 inputs + out ({name})")
+    print(f"{'':>24} {'ms':>9} {'GB/s':>9} {'cumlir / this':>14}")
+    for label, ms in rows:
+        print(f"{label:>24} {ms:9.3f} {n * 16 / ms / 1e6:9.1f} {rows[0][1] / ms:14.3f}")
+    if why:
+        print(f"  ({why})")
+
+
+def reduction(n):
+    import cupy as cp
+
+    from cumlir import cuda
+
+    x = cp.random.default_rng(1).random(n, dtype=cp.float32)
+    total = cuda.reduce(add)
+    ours = median_ms(lambda: total(x))
+    theirs = median_ms(lambda: float(x.sum()))
+    got, want = float(total(x)), float(x.sum(dtype=cp.float64))
+    assert abs(got - want) <= 1e-4 * want, f"cuda.reduce gave {got}, the float64 sum is {want}"
+    print(f"sum of {n} float32 (result on the host)")
+    print(f"{'cumlir cuda.reduce':>24} {ours:9.3f} ms {n * 4 / ours / 1e6:9.1f} GB/s")
+    print(f"{'cupy.sum':>24} {theirs:9.3f} ms {n * 4 / theirs / 1e6:9.1f} GB/s")
+    print(f"cumlir / cupy.sum time ratio: {ours / theirs:.3f}")
+
+
+def main(n=N):
+    elementwise(n)
+    print()
+    reduction(n)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,134 @@
+"""``cuda.reduce`` / ``cuda.Reduce``: the reduction of a 1-d array by an associative,
+commutative binary function, as Numba-CUDA's (``init``, ``size``, ``res=``, ``stream=``).
+
+Two launches of one tree-reduction kernel: each thread first combines the elements of a
+grid-stride slice of the array (four loads in flight per step), then each block combines its
+threads' values in shared memory (a tree, halving the live values at each step) and writes
+one partial; the second launch, one block, reduces the partials and combines ``init``.
+As in Numba-CUDA, ``init`` is always combined (so its default 0 takes part in a max).
+"""
+
+import numpy as np
+
+THREADS = 256  # a power of two: the tree halves it
+MAX_BLOCKS = 1024
+
+
+def _reduction_kernel(op, nbtype):
+    """A kernel reducing ``arr`` into ``partials[blockIdx.x]``; with ``use_init`` block 0 also
+    combines ``init`` into its partial."""
+    from .. import cuda
+
+    def reduce_kernel(arr, partials, init, use_init):
+        values = cuda.shared.array(THREADS, nbtype)
+        tid = cuda.threadIdx.x
+        start = cuda.blockIdx.x * cuda.blockDim.x
+        i = start + tid
+        stride = cuda.gridDim.x * cuda.blockDim.x
+        n = arr.shape[0]
+        acc = arr[i if i < n else 0]
+        j = i + stride
+        while j + 3 * stride < n:
+            a = arr[j]
+            b = arr[j + stride]
+            c = arr[j + 2 * stride]
+            d = arr[j + 3 * stride]
+            acc = op(acc, op(op(a, b), op(c, d)))
+            j += 4 * stride
+        while j < n:
+            acc = op(acc, arr[j])
+            j += stride
+        values[tid] = acc
+        cuda.syncthreads()
+        live = min(n - start, THREADS)  # the threads holding a value are a prefix of the block
+        half = THREADS // 2
+        while half > 0:
+            if tid < half and tid + half < live:
+                values[tid] = op(values[tid], values[tid + half])
+            cuda.syncthreads()
+            live = min(live, half)
+            half //= 2
+        if tid == 0:
+            result = values[0]
+            if use_init and cuda.blockIdx.x == 0:
+                result = op(result, init)
+            partials[cuda.blockIdx.x] = result
+
+    return cuda.jit(reduce_kernel)
+
+
+class Reduce:
+    """``Reduce(binop)``: a callable reducing 1-d arrays with *binop*, compiled as a device
+    function; kernels are compiled per dtype and kept by this object."""
+
+    def __init__(self, functor):
+        from .. import cuda
+
+        if not callable(functor):
+            raise TypeError(f"cuda.reduce needs a binary function, not {type(functor).__name__}")
+        self._functor = functor
+        self._op = cuda.jit(device=True)(functor)
+        self._kernels = {}
+        self.__name__ = getattr(functor, "__name__", "reduce")
+        self.__doc__ = getattr(functor, "__doc__", None)
+
+    def _kernel(self, dtype):
+        kernel = self._kernels.get(dtype)
+        if kernel is None:
+            from numba.np import numpy_support
+
+            kernel = self._kernels[dtype] = _reduction_kernel(self._op, numpy_support.from_dtype(dtype))
+        return kernel
+
+    def __call__(self, arr, size=None, res=None, init=0, stream=0):
+        """Reduce *arr* (a host or device 1-d array; its first *size* elements if given). With
+        *res* (a device array) the result is written to ``res[0]`` and None returned; else the
+        result is returned as a NumPy scalar."""
+        from ..runtime import ufunc_args as ua
+
+        array = ua.operand(arr, 0)
+        if array.kind == "scalar" or len(array.shape) != 1:
+            raise TypeError(f"cuda.reduce reduces 1-d arrays; got shape {tuple(array.shape)}")
+        if array.dtype.kind not in "biufc":
+            raise TypeError(f"cuda.reduce: arrays of dtype {array.dtype} are not supported")
+        n = array.shape[0]
+        if size is not None:
+            if not 0 <= size <= n:
+                raise ValueError(f"cuda.reduce: size {size} is outside the array's {n} elements")
+            n = size
+        init = array.dtype.type(init)
+        if res is not None:
+            target = ua.operand(res, 1)
+            if target.kind != "device" or target.value.size < 1:
+                raise TypeError("cuda.reduce: res must be a device array of at least one element")
+            if target.dtype != array.dtype:
+                raise TypeError(f"cuda.reduce: res has dtype {target.dtype}, the array {array.dtype}")
+        if n == 0:
+            if res is None:
+                return init
+            target.value[:1].copy_to_device(np.array([init]), stream=stream)
+            return None
+        if array.kind == "host":
+            array = ua.Operand("host", array.value[:n], array.dtype)
+        device = ua.on_device(array, stream)[:n]
+        partials = self._reduce(device, init, stream)
+        if res is None:
+            return partials[:1].copy_to_host(stream=stream)[0]
+        target.value[:1].copy_to_device(partials[:1], stream=stream)
+        return None
+
+    def _reduce(self, device, init, stream, use_init=True):
+        """The reduction of the non-empty device array *device* in element 0 of a device array."""
+        from ..runtime.devicearray import device_array
+
+        kernel = self._kernel(device.dtype)
+        n = device.shape[0]
+        blocks = min((n + THREADS - 1) // THREADS, MAX_BLOCKS)
+        partials = device_array(blocks, device.dtype, stream=stream)
+        kernel[blocks, THREADS, stream](device, partials, init, use_init and blocks == 1)
+        if blocks > 1:
+            kernel[1, THREADS, stream](partials, partials, init, use_init)
+        return partials
+
+
+reduce = Reduce
