@@ -109,6 +109,7 @@ def _dense(interface):
     shape, strides = interface["shape"], tuple(interface["strides"])
 
     def ordered(axes):
+        axes = list(axes)
         step, expected = itemsize, {}
         for axis in axes:
             expected[axis] = step
@@ -120,6 +121,9 @@ def _dense(interface):
 
 
 def _snapshot(args):
+    from cumlir import cuda
+
+    cuda.synchronize()  # work queued on other streams (a ufunc's first launch) has written
     try:
         return [_snapshot_one(a) for a in args]
     except _NotComparable as e:
@@ -185,6 +189,12 @@ def _counterpart(value, ncuda):
         for part in value.__name__.split("."):
             target = getattr(target, part)
         return target
+    from numba.core.dispatcher import Dispatcher as NumbaDispatcher
+
+    if isinstance(value, NumbaDispatcher):
+        # numba-cuda compiling a numba.njit function in this process changes what cumlir's
+        # typing of it later finds
+        raise _NotComparable("calls a numba.njit function")
     module = getattr(value, "__module__", None) or ""
     if module.startswith("cumlir") and not isinstance(value, type):
         raise _NotComparable(f"reads the cumlir object {getattr(value, '__name__', value)!r}")

@@ -256,14 +256,16 @@ def test_guvectorize_matmul_ptx(backend, dtype, cc):
     _compile(kernel, (_array(dtype, 4, "A"),) * 3, backend, cc)
 
 
+@pytest.mark.parametrize("layout", "ACF")  # launches from contiguous arrays type C or F operands
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_guvectorize_dot_and_scalar_layout_ptx(backend):
-    _compile(cases.dot.kernel((D("int64"), D("int64")), 1), (_array("int64", 2, "A"),) * 3, backend)
+def test_guvectorize_dot_and_scalar_layout_ptx(backend, layout):
+    _compile(cases.dot.kernel((D("int64"), D("int64")), 1), (_array("int64", 2, layout),) * 3, backend)
     _compile(
         cases.scaled.kernel((D("float64"), D("float64")), 2),
-        (_array("float64", 3, "A"), _array("float64", 2, "A"), _array("float64", 3, "A")),
+        (_array("float64", 3, layout), _array("float64", 2, layout), _array("float64", 3, layout)),
         backend,
     )
+    _compile(cases.matmul.kernel((D("float32"), D("float32")), 1), (_array("float32", 3, layout),) * 3, backend)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

@@ -127,6 +127,10 @@ def _core_view(lower, array, ty, positions):
     dyn = ir.ShapedType.get_dynamic_stride_or_offset()
     sizes = [memref.dim(array, _index(axis)) for axis in range(nloop, ty.ndim)]
     view_type = lower.get_mlir_type(types.Array(ty.dtype, core, "A"))
+    if ty.layout != "A":
+        # a C or F memref states unit strides, which a subview keeps in its type: forget them,
+        # so the view has the layout-A type the function was typed for
+        array = memref.cast(lower.get_mlir_type(types.Array(ty.dtype, ty.ndim, "A")), array)
     static_offsets = [dyn] * nloop + [0] * core
     static_sizes = [1] * nloop + [ir.ShapedType.get_dynamic_size()] * core
     op = memref.SubViewOp(view_type, array, list(positions), sizes, [], static_offsets, static_sizes, [1] * ty.ndim)
