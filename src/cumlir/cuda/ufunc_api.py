@@ -1,7 +1,7 @@
 """GPU ufuncs: ``cuda.vectorize`` and ``cuda.guvectorize`` (Numba-CUDA's), NumPy-like objects
 calling kernels made by ``ufunc_kernels`` (see docs/ufuncs.md)."""
 
-import inspect
+from types import FunctionType
 
 import numpy as np
 
@@ -39,7 +39,7 @@ def vectorize(ftylist_or_function=(), target="cuda", **options):
     a kernel is compiled for each new tuple of input dtypes at the call."""
     _check_target(target, "vectorize")
     opts = _kernel_options("vectorize", dict(options))
-    if inspect.isfunction(ftylist_or_function):
+    if isinstance(ftylist_or_function, FunctionType):
         return UFunc(ftylist_or_function, [], opts)
 
     def decorate(pyfunc):
@@ -109,7 +109,7 @@ class UFunc(_GPUUfunc):
 
     def __init__(self, pyfunc, signatures, options):
         super().__init__(pyfunc, options)
-        self.nin = len(inspect.signature(pyfunc).parameters)
+        self.nin = pyfunc.__code__.co_argcount  # inspect costs milliseconds to import
         self._dynamic = not signatures
         # self._loops: input dtypes -> ((output dtype,), argument types, result type, core)
         self._reducer = None  # the Reduce of reduce(), made on first use
