@@ -1,6 +1,7 @@
-"""Compile latency: `from cumlir import cuda` in a fresh process, and warm compiles of three
-kernels (a new function object each time, so nothing is cached), against Numba-CUDA in the
-same run where it imports. Informational; prints medians in milliseconds.
+"""Compile latency: `from cumlir import cuda` in a fresh process; the first kernel of a fresh
+process (cold, and with a warm on-disk cache); warm compiles of four kernels (a new function
+object each time, so nothing is cached) and of chains of N device functions; against
+Numba-CUDA in the same run where it imports. Informational; prints medians in milliseconds.
 
     python3 benchmarks/compile_latency.py            # to PTX (no GPU needed)
     python3 benchmarks/compile_latency.py --launch   # compile + first launch (GPU)
@@ -64,11 +65,30 @@ def matmul(a, b, c):
     c[row, col] = acc
 """
 )
+kernel(
+    """
+def black_scholes(price, strike, years, call, put):
+    i = cuda.grid(1)
+    if i < price.size:
+        s, k, t = price[i], strike[i], years[i]
+        rate, vol = 0.02, 0.3
+        root = math.sqrt(t)
+        d1 = (math.log(s / k) + (rate + 0.5 * vol * vol) * t) / (vol * root)
+        d2 = d1 - vol * root
+        n1 = 0.5 * (1.0 + math.erf(d1 / math.sqrt(2.0)))
+        n2 = 0.5 * (1.0 + math.erf(d2 / math.sqrt(2.0)))
+        discount = k * math.exp(-rate * t)
+        call[i] = s * n1 - discount * n2
+        put[i] = discount * (1.0 - n2) - s * (1.0 - n1)
+"""
+)
 SIGNATURES = {
     "vadd": "void(float32[:], float32[:], float32[:])",
     "math_loop": "void(float64[:], float64[:])",
     "matmul": "void(float32[:, :], float32[:, :], float32[:, :])",
+    "black_scholes": "void(float64[:], float64[:], float64[:], float64[:], float64[:])",
 }
+CHAINS = (1, 4, 16, 32)
 
 
 def fresh(cuda, name):
@@ -87,7 +107,38 @@ def arguments(name):
     n = 1 << 12
     if name == "vadd":
         return [cp.ones(n, np.float32) for _ in range(3)], n // 128, 128
+    if name == "black_scholes":
+        return [cp.ones(n, np.float64) for _ in range(5)], n // 128, 128
     return [cp.ones(n, np.float64) for _ in range(2)], n // 128, 128
+
+
+def chain(cuda, links):
+    """A kernel calling a chain of *links* device functions, each calling the next."""
+    namespace = {"cuda": cuda}
+    source = ["def link0(x):\n    return x * 1.0001 + 1.0\n"]
+    for k in range(1, links):
+        source.append(f"def link{k}(x):\n    return link{k - 1}(x) * 0.9999 - 0.5\n")
+    source.append(f"def chained(a):\n    i = cuda.grid(1)\n    if i < a.size:\n        a[i] = link{links - 1}(a[i])\n")
+    exec("".join(source), namespace)
+    for k in range(links):  # each a device function, bound in the namespace the next one reads
+        namespace[f"link{k}"] = cuda.jit(device=True)(namespace[f"link{k}"])
+    return namespace["chained"]
+
+
+def chain_ms(cuda, links, launch):
+    times = []
+    for _ in range(max(5, REPEATS // 3)):
+        pyfunc = chain(cuda, links)
+        start = time.perf_counter()
+        if launch:
+            import cupy as cp
+
+            cuda.jit(pyfunc)[1, 32](cp.ones(32, np.float64))
+            cuda.synchronize()
+        else:
+            cuda.compile_ptx(pyfunc, "void(float64[:])", cc=(9, 0))
+        times.append((time.perf_counter() - start) * 1e3)
+    return statistics.median(times[1:])
 
 
 def compile_ms(cuda, name, launch):
@@ -111,15 +162,65 @@ def import_ms(module):
     return statistics.median(runs)
 
 
+_FIRST_KERNEL = """
+import time
+began = time.perf_counter()
+import numpy as np
+from {module} import cuda
+def vadd(a, b, c):
+    i = cuda.grid(1)
+    if i < c.size:
+        c[i] = a[i] + b[i]
+{body}
+print((time.perf_counter() - began) * 1e3)
+"""
+_LAUNCH = """a = np.ones(4096, np.float32)
+kernel = cuda.jit({options})(vadd)
+kernel[32, 128](a, a, a)
+cuda.synchronize()"""
+_COMPILE = """cuda.compile_ptx(vadd, "void(float32[:], float32[:], float32[:])", cc=(9, 0))"""
+
+
+def first_kernel_ms(module, launch, cache_dir=None):
+    """A fresh process to its first kernel (compiled, and launched with *launch*), from the
+    first import; with *cache_dir*, through an on-disk cache there (warmed by one run first)."""
+    import os
+
+    numba_preamble = "import numpy as np\nnp.row_stack = getattr(np, 'row_stack', np.vstack)\n" if module == "numba" else ""
+    options = "cache=True" if cache_dir else ""
+    body = _LAUNCH.format(options=options) if launch else _COMPILE
+    source = numba_preamble + _FIRST_KERNEL.format(module=module, body=body)
+    env = dict(os.environ)
+    if cache_dir:
+        env["CUMLIR_CACHE_DIR"] = cache_dir
+        env["NUMBA_CACHE_DIR"] = cache_dir
+    runs = []
+    with_script = __import__("tempfile").NamedTemporaryFile("w", suffix=".py", delete=False)
+    with with_script as script:
+        script.write(source)  # a file, so that caches keyed by the source's path work
+    try:
+        for k in range(6 if cache_dir else 5):
+            out = subprocess.run([sys.executable, script.name], capture_output=True, text=True, check=True, env=env)
+            if not (cache_dir and k == 0):  # the first run with a cache fills it
+                runs.append(float(out.stdout.split()[-1]))
+    finally:
+        os.unlink(script.name)
+    return statistics.median(runs)
+
+
 def numba_cuda():
     try:
         if not hasattr(np, "row_stack"):  # numba-cuda 0.30 calls it; NumPy 2.4 removed it
             np.row_stack = np.vstack
         from numba import cuda
-
-        return cuda
     except ImportError:
         return None
+    # numba.cuda without numba-cuda is numba's stub, and numba-cuda needs a driver even for PTX
+    return cuda if cuda.is_available() else None
+
+
+def _row(label, measure, theirs):
+    return (label, measure("cumlir"), measure("numba") if theirs is not None else None)
 
 
 def main():
@@ -130,10 +231,21 @@ def main():
     theirs = numba_cuda()
     if theirs is not None:
         rows[0] = (rows[0][0], rows[0][1], import_ms("numba"))
+    rows.append(_row("first kernel, fresh process", lambda m: first_kernel_ms(m, launch), theirs))
+    if launch:  # the cache holds what is launched
+        import tempfile
+
+        with tempfile.TemporaryDirectory() as cache_dir:
+            rows.append(_row("first kernel, warm disk cache", lambda m: first_kernel_ms(m, launch, cache_dir), theirs))
+    what = "compile + launch" if launch else "compile to PTX"
     for name in KERNELS:
         ours = compile_ms(cuda, name, launch)
         other = compile_ms(theirs, name, launch) if theirs is not None else None
-        rows.append((f"{'compile + launch' if launch else 'compile to PTX'} {name}", ours, other))
+        rows.append((f"{what} {name}", ours, other))
+    for links in CHAINS:
+        ours = chain_ms(cuda, links, launch)
+        other = chain_ms(theirs, links, launch) if theirs is not None else None
+        rows.append((f"{what} {links} chained device functions", ours, other))
     print(f"{'(median ms)':40s} {'cumlir':>10s} {'numba-cuda':>12s} {'ratio':>7s}")
     for label, ours, other in rows:
         shown = f"{other:12.2f} {other / ours:6.2f}x" if other is not None else f"{'-':>12s} {'-':>7s}"
