@@ -204,6 +204,17 @@ def test_dump_configure_extensions_specialized():
     assert kernel.specialized is False
 
 
+@pytest.mark.parametrize("cc", [(8, 0), (9, 0)])
+def test_sass_of_a_cubin_built_without_a_gpu(cc):
+    from cumlir.codegen.disassemble import sass, sass_cfg
+
+    overload = _kernel().compile("void(float32[::1], float32)")
+    cubin = overload.compilation(cc).cubin
+    listing = sass(cubin)
+    assert f"sm_{cc[0]}{cc[1]}" in listing and "FMUL" in listing and "EXIT" in listing
+    assert sass_cfg(cubin).lstrip().startswith("digraph")
+
+
 def test_inspect_sass_without_nvdisasm(monkeypatch):
     from cuda import pathfinder
 
