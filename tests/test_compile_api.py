@@ -96,6 +96,28 @@ def test_numba_abi_mangled_result_pointer_and_status():
     support.ptxas(ptx)
 
 
+def _multiply(x, y):
+    return x * y
+
+
+@pytest.mark.parametrize("output", ["ptx", "ltoir"])
+def test_numba_abi_function_named_by_abi_name_links_into_a_kernel(output):
+    code, _ = cuda.compile(_multiply, "float32(float32, float32)", abi="numba", abi_info={"abi_name": "my_mul"}, output=output, cc=(9, 0))
+    item = PTXSource(code.encode(), name="mul.ptx") if output == "ptx" else LTOIR(code, name="mul.ltoir")
+    multiply = cuda.declare_device("my_mul", "float32(float32, float32)", link=[item])
+
+    def kernel(a):
+        a[0] = multiply(a[0], a[1])
+
+    overload = cuda.jit("void(float32[:])", lto=output == "ltoir")(kernel).compile("void(float32[:])")
+    assert overload.compilation((9, 0)).cubin  # nvJitLink found my_mul
+
+
+def test_abi_info_keys_are_checked():
+    with pytest.raises(ValueError, match="unknown abi_info keys"):
+        cuda.compile(_multiply, "float32(float32, float32)", abi="numba", abi_info={"name": "x"}, cc=(9, 0))
+
+
 def test_numba_abi_names_differ_by_signature():
     a, _ = cuda.compile(foreign_operators.add, (types.int32, types.int32), abi="numba", cc=(9, 0))
     b, _ = cuda.compile(foreign_operators.add, (types.float32, types.float32), abi="numba", cc=(9, 0))

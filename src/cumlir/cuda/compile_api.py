@@ -74,15 +74,17 @@ def _py_function(pyfunc):
 
 
 def _symbol(pyfunc, argtypes, abi, abi_info):
-    """The name the compiled device function gets."""
-    if abi == "numba":
-        from ..lowering.entry import numba_abi_name
-
-        return numba_abi_name(_py_function(pyfunc), argtypes)
+    """The name the compiled device function gets: ``abi_info["abi_name"]`` if given (with
+    either ABI, so that a Numba-ABI function can be declared by a name of one's choosing),
+    else the function's name (C ABI) or numba's mangled name (Numba ABI)."""
     abi_info = abi_info or {}
     unknown = set(abi_info) - {"abi_name"}
     if unknown:
-        raise ValueError(f"unknown abi_info keys {sorted(unknown)}; the C ABI takes 'abi_name'")
+        raise ValueError(f"unknown abi_info keys {sorted(unknown)}; abi_info takes 'abi_name'")
+    if abi == "numba" and "abi_name" not in abi_info:
+        from ..lowering.entry import numba_abi_name
+
+        return numba_abi_name(_py_function(pyfunc), argtypes)
     name = abi_info.get("abi_name", _py_function(pyfunc).__name__)
     if not isinstance(name, str) or not _C_IDENTIFIER.match(name):
         raise ValueError(f"abi_name {name!r} is not a C identifier (letters, digits and '_', not starting with a digit)")
