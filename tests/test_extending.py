@@ -2,11 +2,12 @@
 PTX that ptxas accepts, errors inside extensions name them, and the lowering utilities."""
 
 import inspect
+import re
 
 import numpy as np
 import pytest
 
-from cumlir import cuda, types
+from cumlir import cuda, extending, types
 from cumlir.codegen import targets
 
 from . import support
@@ -246,3 +247,26 @@ def test_types_module_reexports_numba_types():
     assert types.Conversion.safe < types.Conversion.unsafe
     assert issubclass(types.Integer, types.Type)
     assert types.from_dtype(np.dtype(np.float32)) == types.float32
+
+
+def _pick(a, which):
+    raise NotImplementedError
+
+
+@extending.overload(_pick)
+def _pick_overload(a, which):
+    # asks numba for the literal value of `which`, then picks the element at compile time
+    extending.SentryLiteralArgs(["which"]).for_function(_pick_overload).bind(a, which)
+    position = which.literal_value
+    return lambda a, which: a[position]
+
+
+def _picking_kernel(a, out):
+    out[0] = _pick(a, 3)
+
+
+def test_numba_extending_helpers_for_literal_arguments_and_python_types():
+    ptx, _ = cuda.compile_ptx(_picking_kernel, "void(float32[::1], float32[::1])", cc=(9, 0))
+    assert re.search(r"\+12\]", ptx)  # a[3] of float32: a fixed byte offset, not a computed index
+    assert extending.as_numba_type(int) == types.int64
+    assert extending.is_jitted(cuda.jit(_picking_kernel)) and not extending.is_jitted(_picking_kernel)

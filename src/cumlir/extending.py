@@ -15,6 +15,9 @@ import functools
 
 from numba.core import types
 from numba.core.errors import ForceLiteralArg  # noqa: F401
+# typing helpers numba.extending users import: asking for literal arguments, Python types as numba's
+from numba.core.extending import BoundLiteralArgs, SentryLiteralArgs, sentry_literal_args  # noqa: F401
+from numba.core.typing.asnumbatype import as_numba_type  # noqa: F401
 from numba.core.typing.templates import AbstractTemplate, AttributeTemplate, signature  # noqa: F401
 
 from .lowering.extension_registry import _reported, lowering_registry
@@ -31,6 +34,16 @@ lower_getattr_generic = lowering_registry.lower_getattr_generic
 lower_setattr = lowering_registry.lower_setattr
 lower_setattr_generic = lowering_registry.lower_setattr_generic
 lower = lowering_registry.lower
+
+
+def is_jitted(function):
+    """Whether *function* is compiled by cumlir (``@cuda.jit``) or by numba (``@njit``): numba's
+    ``is_jitted``, knowing cumlir's dispatchers too."""
+    from numba.core.extending import is_jitted as numba_is_jitted
+
+    from .dispatcher import Dispatcher
+
+    return isinstance(function, Dispatcher) or numba_is_jitted(function)
 
 
 # ---- typing -------------------------------------------------------------------------
