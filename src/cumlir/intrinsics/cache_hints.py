@@ -28,7 +28,6 @@ _STORES = {
     "stwt": "write through to system memory",
 }
 _WIDTHS = (8, 16, 32, 64)
-_GEP_DYNAMIC = -(2**31)  # llvm.getelementptr's marker: take this index from the operands
 
 
 # ---- typing -----------------------------------------------------------------------------------
@@ -55,14 +54,6 @@ def _check(name, ary, idx):
 
 
 # ---- lowering ---------------------------------------------------------------------------------
-
-
-def _address(lower, ary_type, ary, idx_type, idx):
-    if isinstance(ary_type, types.CPointer):
-        offset = lower.cast(idx, idx_type, types.int64 if idx_type.signed else types.uint64)
-        element = ir.IntegerType.get_signless(ary_type.dtype.bitwidth)  # same size as the element
-        return llvm.getelementptr(llvm.PointerType.get(), ary, [offset], [_GEP_DYNAMIC], element, 0)
-    return lower.element_pointer(ary_type, ary, idx_type, idx)
 
 
 def _register(bitwidth):
@@ -92,7 +83,7 @@ def _declare_load(name, doc):
         bitwidth = ary_type.dtype.bitwidth
         register, constraint = _register(bitwidth)
         ptx = f"ld.global.{name[2:]}.{'u8' if bitwidth == 8 else f'b{bitwidth}'} $0, [$1];"
-        address = _address(lower, ary_type, args[0], idx_type, args[1])
+        address = lower.element_pointer(ary_type, args[0], idx_type, args[1])
         # side effects: the hint must not be dropped by merging with an ordinary load
         bits = llvm.inline_asm(register, [address], ptx, f"={constraint},l,~{{memory}}", has_side_effects=True)
         if bitwidth == 8:
@@ -123,7 +114,7 @@ def _declare_store(name, doc):
         bits = _as_bits(args[2], bitwidth)
         if bitwidth == 8:
             bits = arith.extui(register, bits)
-        address = _address(lower, ary_type, args[0], idx_type, args[1])
+        address = lower.element_pointer(ary_type, args[0], idx_type, args[1])
         ptx = f"st.global.{name[2:]}.b{bitwidth} [$0], $1;"
         llvm.inline_asm(None, [address, bits], ptx, f"l,{constraint},~{{memory}}", has_side_effects=True)
 

@@ -7,7 +7,7 @@ Shared by the array rules (arrays.py), views (arrayviews.py), assignment to view
 
 from mlir import ir
 from mlir.dialects import arith, llvm, memref, nvvm, scf
-from numba.core import types
+from numba.core import errors, types
 
 from .exceptions import record_raise
 
@@ -53,10 +53,26 @@ def _check_bounds(lower, index, length):
 _GEP_DYNAMIC = -(2**31)  # llvm.getelementptr's marker for an index taken from the operands
 
 
+def pointer_element(lower, pointer_type, pointer, index_type, index):
+    """The address of element *index* (an integer of Numba type *index_type*) past the raw
+    pointer *pointer* (Numba type ``CPointer(dtype)``), as C's ``pointer + index``."""
+    dtype = pointer_type.dtype
+    element, unit = lower.dmm.lookup(dtype).memref_element()
+    if isinstance(element, ir.ComplexType):
+        raise errors.UnsupportedError(f"pointers to {dtype} are not supported", lower.loc)
+    offset = lower.cast(index, index_type, types.int64 if index_type.signed else types.uint64)
+    if unit != 1:  # records: memref_element gives bytes and the record's size
+        offset = arith.muli(offset, arith.constant(i64(), unit))
+    return llvm.getelementptr(llvm.PointerType.get(), pointer, [offset], [_GEP_DYNAMIC], element, 0)
+
+
 def element_pointer(lower, array_type, array, index_type, index):
     """The address of one element as an !llvm.ptr (generic address space): *index* is an
     integer or a tuple of one integer per axis, wrapped and checked as element access does.
-    The offset is computed with signed arithmetic, so arrays of any layout and stride work."""
+    The offset is computed with signed arithmetic, so arrays of any layout and stride work.
+    A raw pointer (``CPointer``) takes one integer, unchecked (``pointer_element``)."""
+    if isinstance(array_type, types.CPointer):
+        return pointer_element(lower, array_type, array, index_type, index)
     if isinstance(index_type, types.BaseTuple):
         members = [lower.extract(index, index_type, k) for k in range(len(index_type))]
         member_types = index_type.types

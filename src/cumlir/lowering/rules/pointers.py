@@ -11,12 +11,11 @@ import operator
 
 from mlir import ir
 from mlir.dialects import arith, llvm
-from numba.core import errors, types
+from numba.core import types
 
 from ...models import PrimitiveModel, default_manager
+from ..elements import pointer_element
 from ..registry import lower, lower_cast
-
-_GEP_DYNAMIC = -(2**31)  # llvm.getelementptr's marker: take this index from the operands
 
 
 class PointerModel(PrimitiveModel):
@@ -36,22 +35,9 @@ def _as_i64(lower, value, ty):
     return lower.cast(value, ty, types.int64 if ty.signed else types.uint64)
 
 
-def _element_address(lower, pointer_type, pointer, index, index_type):
-    """The address of element *index* (of Numba type *index_type*) past *pointer*."""
-    dtype = pointer_type.dtype
-    model = lower.dmm.lookup(dtype)
-    element, unit = model.memref_element()
-    if isinstance(element, ir.ComplexType):
-        raise errors.UnsupportedError(f"pointers to {dtype} are not supported", lower.loc)
-    offset = _as_i64(lower, index, index_type)
-    if unit != 1:  # records: memref_element gives bytes and the record's size
-        offset = arith.muli(offset, arith.constant(_i64(), unit))
-    return llvm.getelementptr(llvm.PointerType.get(), pointer, [offset], [_GEP_DYNAMIC], element, 0)
-
-
 @lower(operator.getitem, types.CPointer, types.Integer)
 def pointer_getitem(lower, sig, args):
-    address = _element_address(lower, sig.args[0], args[0], args[1], sig.args[1])
+    address = pointer_element(lower, sig.args[0], args[0], sig.args[1], args[1])
     dtype = sig.args[0].dtype
     if isinstance(dtype, types.Record):
         return address
@@ -62,7 +48,7 @@ def pointer_getitem(lower, sig, args):
 @lower(operator.setitem, types.CPointer, types.Integer, types.Any)
 def pointer_setitem(lower, sig, args):
     ptr_type, index_type, value_type = sig.args
-    address = _element_address(lower, ptr_type, args[0], args[1], index_type)
+    address = pointer_element(lower, ptr_type, args[0], index_type, args[1])
     value = lower.cast(args[2], value_type, ptr_type.dtype)
     if isinstance(ptr_type.dtype, types.Record):
         from .records import copy_record
@@ -75,19 +61,19 @@ def pointer_setitem(lower, sig, args):
 
 @lower(operator.add, types.CPointer, types.Integer)
 def pointer_add(lower, sig, args):
-    return _element_address(lower, sig.args[0], args[0], args[1], sig.args[1])
+    return pointer_element(lower, sig.args[0], args[0], sig.args[1], args[1])
 
 
 @lower(operator.add, types.Integer, types.CPointer)
 def integer_add_pointer(lower, sig, args):
-    return _element_address(lower, sig.args[1], args[1], args[0], sig.args[0])
+    return pointer_element(lower, sig.args[1], args[1], sig.args[0], args[0])
 
 
 @lower(operator.sub, types.CPointer, types.Integer)
 def pointer_sub(lower, sig, args):
     offset = _as_i64(lower, args[1], sig.args[1])
     negated = arith.subi(arith.constant(_i64(), 0), offset)
-    return _element_address(lower, sig.args[0], args[0], negated, types.int64)
+    return pointer_element(lower, sig.args[0], args[0], types.int64, negated)
 
 
 @lower_cast(types.CPointer, types.RawPointer)
