@@ -110,8 +110,6 @@ class InOut(ArgHint):
 
 def argument_type(value, index):
     """The Numba type a launch argument is compiled for."""
-    if isinstance(value, ArgHint):
-        return argument_type(value.value, index)
     if isinstance(value, DeviceNDArray):
         ty = value._argument_type
         if ty is None:
@@ -119,6 +117,8 @@ def argument_type(value, index):
         return ty
     if isinstance(value, np.ndarray):
         return _array_type(value.dtype, value.shape, value.strides, not value.flags.writeable, index)
+    if isinstance(value, ArgHint):  # after the common kinds, which keep their cost
+        return argument_type(value.value, index)
     cai = cuda_array_interface(value)
     if cai is not None:
         dtype = cai_dtype(cai)
@@ -132,15 +132,15 @@ def _device_memory(value, index, launch):
     """(pointer, shape, byte strides, itemsize) of an array argument, staging host arrays."""
     if isinstance(value, DeviceNDArray):
         return value.device_pointer, value.shape, value.strides, value.dtype.itemsize
-    if isinstance(value, ArgHint):
-        if isinstance(value.value, np.ndarray) and mapped_pointer(value.value) is None:
-            return launch.stage_host_array(value.value, value.copy_in, value.copy_out)
-        return _device_memory(value.value, index, launch)
     if isinstance(value, np.ndarray):
         pointer = mapped_pointer(value)
         if pointer is None:
             return launch.stage_host_array(value)
         return pointer, value.shape, value.strides, value.itemsize
+    if isinstance(value, ArgHint):  # after the common kinds, which keep their cost
+        if isinstance(value.value, np.ndarray) and mapped_pointer(value.value) is None:
+            return launch.stage_host_array(value.value, value.copy_in, value.copy_out)
+        return _device_memory(value.value, index, launch)
     cai = cuda_array_interface(value)
     if cai is not None:
         launch.wait_for_producer(cai.get("stream"))
