@@ -34,7 +34,7 @@ def main(argv=None):
 
     parser = argparse.ArgumentParser(prog="python -m cumlir", description=__doc__.splitlines()[0])
     parser.add_argument("file", help="the Python file defining the kernel")
-    parser.add_argument("function", help="the kernel's name in that file")
+    parser.add_argument("function", help="the kernel's (or GPU ufunc's) name in that file")
     parser.add_argument("--sig", required=True, help='argument types, e.g. "void(float32[:], int64)"')
     parser.add_argument("--emit", choices=list(OUTPUTS), default="ptx", help="the stage to print (default: ptx)")
     parser.add_argument("--cc", default="9.0", help="compute capability, e.g. 9.0 or 8.0 (default: 9.0)")
