@@ -79,7 +79,7 @@ class LoadedKernel:
     def launch(self, args, config):
         from .arguments import HostArrayStaging
 
-        context = self._context  # the current one: the kernel was looked up by it for this launch
+        context = drv.current_context()
         griddim, blockdim, stream, sharedmem = config.griddim, config.blockdim, config.stream, config.sharedmem
         _check_dimensions(context, griddim, blockdim)
         if sharedmem > self._shared.dynamic_allowed:
