@@ -13,7 +13,7 @@ kernel's Python function is rebuilt with ``cuda`` and cumlir's device functions,
 namespaces and modules replaced by numba-cuda's. Kernels numba-cuda does not compile
 (cumlir's extensions, names it lacks), arguments it cannot take, ``debug=True``
 kernels (their exceptions differ by design), tests marked ``nondeterministic`` (races
-and atomics whose order is free) and tests marked ``numba_cuda_differs`` (inputs where
+and atomics whose order is free), ``timing`` (work that must still be queued) and tests marked ``numba_cuda_differs`` (inputs where
 numba-cuda's answer is undefined or differs on purpose: docs/semantics.md) are counted,
 not compared. Each worker writes
 its counts to ``$CUMLIR_AGREEMENT_REPORT.<worker>.json`` when that is set.
@@ -42,7 +42,7 @@ def pytest_configure(config):
         original(self, *args, **kwargs)
         if before is None:
             return
-        if item.get_closest_marker("nondeterministic") or item.get_closest_marker("numba_cuda_differs"):
+        if any(item.get_closest_marker(m) for m in ("nondeterministic", "numba_cuda_differs", "timing")):
             _counts["skipped_tests"] += 1
             return
         _compare(self, args, before)
@@ -89,7 +89,9 @@ def _host_copy(value):
             raise _NotComparable("non-contiguous device array")
         return value.copy_to_host()
     if isinstance(value, np.void):  # a record argument, written back by the launch
-        return np.array(value)
+        copy = np.empty((), value.dtype)  # np.array(value) would be a view of the record
+        copy[()] = value
+        return copy
     if hasattr(value, "__cuda_array_interface__"):
         interface = value.__cuda_array_interface__
         if interface.get("strides") is not None and not _dense(interface):
@@ -154,6 +156,16 @@ def _for_numba_cuda(snapshot, ncuda):
             return copy[()]
         return copy if cls is np.ndarray else ncuda.to_device(copy)
     return value
+
+
+def _aliased_like(args, theirs):
+    """*theirs* with an argument passed twice to cumlir (one array as input and output) passed
+    as one object to numba-cuda too, so a write through one name is seen through the other."""
+    first = {}
+    for k, value in enumerate(args):
+        if not isinstance(value, (bool, int, float, complex, tuple, np.generic)):
+            theirs[k] = theirs[first.setdefault(id(value), k)]
+    return theirs
 
 
 def _arrays_of(value):
@@ -246,7 +258,7 @@ def _compare(configured, args, before):
     ncuda = _numba_cuda()
     try:
         kernel = _translate(dispatcher.py_func, ncuda, options=dispatcher.options)
-        theirs = [_for_numba_cuda(s, ncuda) for s in before]
+        theirs = _aliased_like(args, [_for_numba_cuda(s, ncuda) for s in before])
         kernel[config.griddim, config.blockdim, 0, config.sharedmem](*theirs)
         ncuda.synchronize()
     except _NotComparable as e:

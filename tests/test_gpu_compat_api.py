@@ -179,6 +179,7 @@ def test_events_time_a_kernel():
     assert abs(middle.elapsed_time(end) - (total - short)) < 0.5 + 0.05 * total
 
 
+@pytest.mark.timing
 def test_event_query_before_the_work_finishes():
     out = cuda.to_device(np.zeros(1024))
     stream = cuda.stream()
