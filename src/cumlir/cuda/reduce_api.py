@@ -11,42 +11,47 @@ As in Numba-CUDA, ``init`` is always combined (so its default 0 takes part in a 
 import numpy as np
 
 THREADS = 256  # a power of two: the tree halves it
-MAX_BLOCKS = 1024
+MAX_BLOCKS = 4096  # enough loads in flight to fill an H100's or H200's memory system
 
 
 def _reduction_kernel(op, nbtype):
     """A kernel reducing ``arr`` into ``partials[blockIdx.x]``; with ``use_init`` block 0 also
     combines ``init`` into its partial."""
+    from numba import uint64
+
     from .. import cuda
 
     def reduce_kernel(arr, partials, init, use_init):
         values = cuda.shared.array(THREADS, nbtype)
         tid = cuda.threadIdx.x
-        start = cuda.blockIdx.x * cuda.blockDim.x
-        i = start + tid
-        stride = cuda.gridDim.x * cuda.blockDim.x
-        n = arr.shape[0]
-        acc = arr[i if i < n else 0]
+        # unsigned indices: the loads need no wrap-around of negative indices
+        start = uint64(cuda.blockIdx.x) * uint64(THREADS)
+        i = start + uint64(tid)
+        stride = uint64(cuda.gridDim.x) * uint64(THREADS)
+        n = uint64(arr.shape[0])
+        acc = arr[i if i < n else uint64(0)]
         j = i + stride
-        while j + 3 * stride < n:
+        stride2 = stride + stride
+        stride3 = stride2 + stride
+        while j + stride3 < n:
             a = arr[j]
             b = arr[j + stride]
-            c = arr[j + 2 * stride]
-            d = arr[j + 3 * stride]
+            c = arr[j + stride2]
+            d = arr[j + stride3]
             acc = op(acc, op(op(a, b), op(c, d)))
-            j += 4 * stride
+            j += stride2 + stride2
         while j < n:
             acc = op(acc, arr[j])
             j += stride
         values[tid] = acc
         cuda.syncthreads()
-        live = min(n - start, THREADS)  # the threads holding a value are a prefix of the block
+        live = min(n - start, uint64(THREADS))  # the threads holding a value are a prefix of the block
         half = THREADS // 2
         while half > 0:
             if tid < half and tid + half < live:
                 values[tid] = op(values[tid], values[tid + half])
             cuda.syncthreads()
-            live = min(live, half)
+            live = min(live, uint64(half))
             half //= 2
         if tid == 0:
             result = values[0]
@@ -69,6 +74,7 @@ class Reduce:
         self._functor = functor
         self._op = cuda.jit(device=True)(functor)
         self._kernels = {}
+        self._buffers = {}  # (dtype, stream, context) -> partials
         self.__name__ = getattr(functor, "__name__", "reduce")
         self.__doc__ = getattr(functor, "__doc__", None)
 
@@ -119,16 +125,27 @@ class Reduce:
 
     def _reduce(self, device, init, stream, use_init=True):
         """The reduction of the non-empty device array *device* in element 0 of a device array."""
-        from ..runtime.devicearray import device_array
-
         kernel = self._kernel(device.dtype)
         n = device.shape[0]
         blocks = min((n + THREADS - 1) // THREADS, MAX_BLOCKS)
-        partials = device_array(blocks, device.dtype, stream=stream)
+        partials = self._partials(device.dtype, blocks, stream)
         kernel[blocks, THREADS, stream](device, partials, init, use_init and blocks == 1)
         if blocks > 1:
             kernel[1, THREADS, stream](partials, partials, init, use_init)
         return partials
+
+    def _partials(self, dtype, blocks, stream):
+        """A device array of *blocks* elements for the partial results, kept between calls on
+        one stream of one context: the next call on that stream runs after this one's reads."""
+        from ..runtime import driver as drv
+        from ..runtime.devicearray import device_array
+        from ..runtime.streams import stream_handle
+
+        key = (dtype, stream_handle(stream), int(drv.current_context().handle))
+        kept = self._buffers.get(key)
+        if kept is None or kept.shape[0] < blocks:
+            kept = self._buffers[key] = device_array(MAX_BLOCKS, dtype, stream=stream)
+        return kept[:blocks]
 
 
 reduce = Reduce
