@@ -1,5 +1,8 @@
 """The typing context for the CUDA target: numba's builtins plus cumlir's declarations."""
 
+import operator
+from types import BuiltinFunctionType
+
 from numba.core import types
 from numba.core.dispatcher import Dispatcher as CPUDispatcher
 from numba.core.typing.context import BaseContext
@@ -8,6 +11,17 @@ from numba.core.typing.templates import signature
 from .target import target_override
 
 _REAL = (types.Integer, types.Float, types.Boolean)
+_KEPT_VALUES = (BuiltinFunctionType,)  # stateless values whose type never changes
+
+# Operators whose typing depends only on the argument types: on scalars numba tries every
+# template registered for them (NumPy's array ones too) each time, so their results are kept.
+_PURE_OPERATORS = frozenset(
+    getattr(operator, name)
+    for name in (
+        "add sub mul truediv floordiv mod pow neg pos abs invert not_ lt le gt ge eq ne "
+        "and_ or_ xor lshift rshift iadd isub imul itruediv ifloordiv imod ipow iand ior ixor"
+    ).split()
+)
 
 
 class CUDATypingContext(BaseContext):
@@ -18,7 +32,15 @@ class CUDATypingContext(BaseContext):
     def resolve_value_type(self, val):
         if isinstance(val, CPUDispatcher) and self.device_dispatcher_of is not None:
             val = self.device_dispatcher_of(val)
-        return super().resolve_value_type(val)
+        if not isinstance(val, _KEPT_VALUES):
+            return super().resolve_value_type(val)
+        # numba first tries typeof(), which fails on builtins after formatting a coloured message
+        found = self._value_types.get(val)
+        if found is None:
+            found = super().resolve_value_type(val)
+            if found is not None:
+                self._value_types[val] = found
+        return found
 
     def resolve_module_constants(self, typ, attr):
         # a missing module attribute is a typing error at its line, not an AttributeError
@@ -37,7 +59,21 @@ class CUDATypingContext(BaseContext):
             and all(isinstance(a, _REAL) for a in args)
         ):
             return signature(func.instance_type, *args)
-        return super().resolve_function_type(func, args, kws)
+        key = _scalar_operator_key(func, args, kws)
+        if key is None:
+            return super().resolve_function_type(func, args, kws)
+        found = self._scalar_operators.get(key)
+        if found is None:
+            found = self._scalar_operators[key] = super().resolve_function_type(func, args, kws)
+        return found
+
+    def refresh(self):
+        self._scalar_operators = {}  # extensions may have declared new typings
+        self._value_types = {}
+        super().refresh()
+
+    _scalar_operators = {}
+    _value_types = {}
 
     def load_additional_registries(self):
         from numba.core.typing import npydecl
@@ -54,6 +90,17 @@ class CUDATypingContext(BaseContext):
         # first template that accepts the arguments wins
         self.install_registry(registry)
         self.install_registry(npydecl.registry)
+
+
+def _scalar_operator_key(func, args, kws):
+    """(the operator, its argument types) for a call of a pure operator on non-literal scalars,
+    else None."""
+    if kws or not isinstance(func, types.Function) or getattr(func, "typing_key", None) not in _PURE_OPERATORS:
+        return None
+    for a in args:
+        if not isinstance(a, _REAL) or isinstance(a, types.Literal):
+            return None
+    return (func.typing_key, tuple(args))
 
 
 _context = None
