@@ -3,8 +3,8 @@ process (cold, and with a warm on-disk cache); warm compiles of four kernels (a 
 object each time, so nothing is cached) and of chains of N device functions; against
 Numba-CUDA in the same run where it imports. Informational; prints medians in milliseconds.
 
-    python3 benchmarks/compile_latency.py            # to PTX (no GPU needed)
-    python3 benchmarks/compile_latency.py --launch   # compile + first launch (GPU)
+    python3 benchmarks/compile.py            # to PTX (no GPU needed)
+    python3 benchmarks/compile.py --launch   # compile + first launch (GPU)
 """
 
 import statistics
@@ -156,8 +156,10 @@ def compile_ms(cuda, name, launch):
     return statistics.median(times[2:])  # the first compiles also load numba's lazy parts
 
 
-def import_ms(module):
-    code = f"import time; t = time.perf_counter(); from {module} import cuda; print((time.perf_counter() - t) * 1e3)"
+def import_ms(module, numpy_first=False):
+    """`from module import cuda` in a fresh process (after `import numpy` with *numpy_first*)."""
+    first = "import numpy; " if numpy_first else ""
+    code = f"{first}import time; t = time.perf_counter(); from {module} import cuda; print((time.perf_counter() - t) * 1e3)"
     runs = [float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout) for _ in range(7)]
     return statistics.median(runs)
 
@@ -227,10 +229,11 @@ def main():
     launch = "--launch" in sys.argv
     from cumlir import cuda
 
-    rows = [("from ... import cuda", import_ms("cumlir"), None)]
     theirs = numba_cuda()
-    if theirs is not None:
-        rows[0] = (rows[0][0], rows[0][1], import_ms("numba"))
+    rows = [
+        (f"from ... import cuda{after}", import_ms("cumlir", first), import_ms("numba", first) if theirs is not None else None)
+        for after, first in (("", False), (" (NumPy loaded)", True))
+    ]
     rows.append(_row("first kernel, fresh process", lambda m: first_kernel_ms(m, launch), theirs))
     if launch:  # the cache holds what is launched
         import tempfile
