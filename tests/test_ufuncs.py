@@ -275,7 +275,7 @@ def test_reduce_ptx(backend, dtype):
 
     kernel = cases.sum_reduce._kernel(D(dtype))
     nb = numpy_support.from_dtype(D(dtype))
-    ptx = _compile(kernel, (types.Array(nb, 1, "A"), types.Array(nb, 1, "C"), nb, types.boolean), backend)
+    ptx = _compile(kernel, (types.Array(nb, 1, "A"), types.int64, types.Array(nb, 1, "C"), nb, types.boolean), backend)
     assert "bar.sync" in ptx  # the block's tree in shared memory
 
 

@@ -15,20 +15,20 @@ MAX_BLOCKS = 4096  # enough loads in flight to fill an H100's or H200's memory s
 
 
 def _reduction_kernel(op, nbtype):
-    """A kernel reducing ``arr`` into ``partials[blockIdx.x]``; with ``use_init`` block 0 also
-    combines ``init`` into its partial."""
+    """A kernel reducing the first ``count`` elements of ``arr`` into ``partials[blockIdx.x]``;
+    with ``use_init`` block 0 also combines ``init`` into its partial."""
     from numba import uint64
 
     from .. import cuda
 
-    def reduce_kernel(arr, partials, init, use_init):
+    def reduce_kernel(arr, count, partials, init, use_init):
         values = cuda.shared.array(THREADS, nbtype)
         tid = cuda.threadIdx.x
         # unsigned indices: the loads need no wrap-around of negative indices
         start = uint64(cuda.blockIdx.x) * uint64(THREADS)
         i = start + uint64(tid)
         stride = uint64(cuda.gridDim.x) * uint64(THREADS)
-        n = uint64(arr.shape[0])
+        n = uint64(count)
         acc = arr[i if i < n else uint64(0)]
         j = i + stride
         stride2 = stride + stride
@@ -116,36 +116,35 @@ class Reduce:
             return None
         if array.kind == "host":
             array = ua.Operand("host", array.value[:n], array.dtype)
-        device = ua.on_device(array, stream)[:n]
-        partials = self._reduce(device, init, stream)
+        partials = self._reduce(ua.on_device(array, stream), n, init, stream)
         if res is None:
             return partials[:1].copy_to_host(stream=stream)[0]
         target.value[:1].copy_to_device(partials[:1], stream=stream)
         return None
 
-    def _reduce(self, device, init, stream, use_init=True):
-        """The reduction of the non-empty device array *device* in element 0 of a device array."""
+    def _reduce(self, device, n, init, stream, use_init=True):
+        """The reduction of the first *n* (> 0) elements of the device array *device*, in
+        element 0 of a device array."""
         kernel = self._kernel(device.dtype)
-        n = device.shape[0]
         blocks = min((n + THREADS - 1) // THREADS, MAX_BLOCKS)
-        partials = self._partials(device.dtype, blocks, stream)
-        kernel[blocks, THREADS, stream](device, partials, init, use_init and blocks == 1)
+        partials = self._partials(device.dtype, stream)
+        kernel[blocks, THREADS, stream](device, n, partials, init, use_init and blocks == 1)
         if blocks > 1:
-            kernel[1, THREADS, stream](partials, partials, init, use_init)
+            kernel[1, THREADS, stream](partials, blocks, partials, init, use_init)
         return partials
 
-    def _partials(self, dtype, blocks, stream):
-        """A device array of *blocks* elements for the partial results, kept between calls on
-        one stream of one context: the next call on that stream runs after this one's reads."""
+    def _partials(self, dtype, stream):
+        """A device array for the blocks' partial results, kept between calls on one stream of
+        one context: the next call on that stream runs after this one's reads."""
         from ..runtime import driver as drv
         from ..runtime.devicearray import device_array
         from ..runtime.streams import stream_handle
 
         key = (dtype, stream_handle(stream), int(drv.current_context().handle))
         kept = self._buffers.get(key)
-        if kept is None or kept.shape[0] < blocks:
+        if kept is None:
             kept = self._buffers[key] = device_array(MAX_BLOCKS, dtype, stream=stream)
-        return kept[:blocks]
+        return kept
 
 
 reduce = Reduce

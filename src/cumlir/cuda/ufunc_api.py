@@ -172,6 +172,23 @@ class UFunc(_GPUUfunc):
         arrays = [types.Array(t, 1, "C") for t in (*argtypes, result)]
         return self.kernel(dtypes).py_func, arrays
 
+    def _launched_directly(self, args, out, stream):
+        """The common call, 1-d device arrays of one length and of the dtypes of a signature
+        writing into a device array of its result dtype, launched with the arrays as they are:
+        nothing to broadcast, convert or copy. False, having done nothing, for any other call."""
+        shape = getattr(out, "shape", None)
+        if not _direct_type(type(out)) or len(shape) != 1 or getattr(out, "_readonly", False):
+            return False
+        for a in args:
+            if not _direct_type(type(a)) or a.shape != shape:
+                return False
+        loop = self._loops.get(tuple(a.dtype for a in args))
+        if loop is None or loop[0][0] != out.dtype:
+            return False
+        if shape[0]:
+            _launch(self.kernel(tuple(a.dtype for a in args)), (*args, out), shape[0], stream)
+        return True
+
     def reduce(self, arg, stream=0):
         """The reduction of the 1-d array *arg* by this binary ufunc (Numba-CUDA's
         ``ufunc.reduce``): a tree of applications, so the function should be associative and
@@ -189,7 +206,8 @@ class UFunc(_GPUUfunc):
         self._resolve([array, array])  # a signature must take two of its elements
         if self._reducer is None:
             self._reducer = Reduce(self.py_func)
-        partials = self._reducer._reduce(ua.on_device(array, stream), array.dtype.type(0), stream, use_init=False)
+        zero = array.dtype.type(0)
+        partials = self._reducer._reduce(ua.on_device(array, stream), array.shape[0], zero, stream, use_init=False)
         return partials[:1].copy_to_host(stream=stream)[0]
 
     def __call__(self, *args, out=None, stream=0):
@@ -199,6 +217,8 @@ class UFunc(_GPUUfunc):
             *args, out = args
         if len(args) != self.nin:
             raise TypeError(f"ufunc {self.__name__} takes {self.nin} inputs, got {len(args)}")
+        if out is not None and self._launched_directly(args, out, stream):
+            return out
         operands = [ua.operand(a, k) for k, a in enumerate(args)]
         input_dtypes = self._resolve(operands)
         result_dtype = self._loops[input_dtypes][0][0]
@@ -232,6 +252,19 @@ class UFunc(_GPUUfunc):
         if not shape and not any_device:
             return result[()]
         return result
+
+
+def _direct_type(cls):
+    """Whether arrays of the class *cls* always live on the GPU and can go to a kernel as they
+    are (CuPy's, Numba-CUDA's and cumlir's device arrays; a torch.Tensor may be on the host)."""
+    known = _DIRECT_TYPES.get(cls)
+    if known is None:
+        root = cls.__module__.split(".", 1)[0]
+        known = _DIRECT_TYPES[cls] = root in ("cupy", "cumlir", "numba") and hasattr(cls, "__cuda_array_interface__")
+    return known
+
+
+_DIRECT_TYPES = {}
 
 
 def _output_shape(out, shape):
