@@ -156,12 +156,35 @@ def compile_ms(cuda, name, launch):
     return statistics.median(times[2:])  # the first compiles also load numba's lazy parts
 
 
+def _fresh_process_env(extra=None):
+    """The environment of the fresh processes: bytecode cached as an installed package has it
+    (a read-only or bytecode-less environment would time Python compiling every module)."""
+    import os
+    import tempfile
+
+    env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env.setdefault("PYTHONPYCACHEPREFIX", os.path.join(tempfile.gettempdir(), "cumlir-bench-pycache"))
+    env.update(extra or {})
+    return env
+
+
+def _fresh_ms(args, env, runs):
+    """Median of the milliseconds the fresh processes *args* print, after one unmeasured run
+    that writes the bytecode caches."""
+    times = []
+    for k in range(runs + 1):
+        out = subprocess.run(args, capture_output=True, text=True, check=True, env=env)
+        if k:
+            times.append(float(out.stdout.split()[-1]))
+    return statistics.median(times)
+
+
 def import_ms(module, numpy_first=False):
     """`from module import cuda` in a fresh process (after `import numpy` with *numpy_first*)."""
     first = "import numpy; " if numpy_first else ""
     code = f"{first}import time; t = time.perf_counter(); from {module} import cuda; print((time.perf_counter() - t) * 1e3)"
-    runs = [float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout) for _ in range(7)]
-    return statistics.median(runs)
+    return _fresh_ms([sys.executable, "-c", code], _fresh_process_env(), 7)
 
 
 _FIRST_KERNEL = """
@@ -192,22 +215,14 @@ def first_kernel_ms(module, launch, cache_dir=None):
     options = "cache=True" if cache_dir else ""
     body = _LAUNCH.format(options=options) if launch else _COMPILE
     source = numba_preamble + _FIRST_KERNEL.format(module=module, body=body)
-    env = dict(os.environ)
-    if cache_dir:
-        env["CUMLIR_CACHE_DIR"] = cache_dir
-        env["NUMBA_CACHE_DIR"] = cache_dir
-    runs = []
+    env = _fresh_process_env({"CUMLIR_CACHE_DIR": cache_dir, "NUMBA_CACHE_DIR": cache_dir} if cache_dir else None)
     with_script = __import__("tempfile").NamedTemporaryFile("w", suffix=".py", delete=False)
     with with_script as script:
         script.write(source)  # a file, so that caches keyed by the source's path work
     try:
-        for k in range(6 if cache_dir else 5):
-            out = subprocess.run([sys.executable, script.name], capture_output=True, text=True, check=True, env=env)
-            if not (cache_dir and k == 0):  # the first run with a cache fills it
-                runs.append(float(out.stdout.split()[-1]))
+        return _fresh_ms([sys.executable, script.name], env, 5)  # the unmeasured run fills a disk cache
     finally:
         os.unlink(script.name)
-    return statistics.median(runs)
 
 
 def numba_cuda():
