@@ -5,6 +5,7 @@ on both back ends (the GPU tests are in test_gpu_nrt.py)."""
 import os
 import re
 
+import numpy as np
 import pytest
 
 from cumlir import nrt
@@ -56,3 +57,130 @@ def test_external_code_including_the_header_compiles():
     )
     ptx = compile_source(src, (9, 0), options=(f"-I{nrt.include_dir()}",))
     assert "call.uni" in ptx and "NRT_MemInfo_alloc_aligned" in ptx
+
+
+# ---- the switch and the link policy ------------------------------------------------------------
+
+EXTERN_CU = (
+    "#include <nrt.cuh>\n"
+    'extern "C" __device__ int twice(int* result, int x) { *result = 2 * x; return 0; }\n'
+)
+
+
+def _link_names(kernel, argtypes, **options):
+    from cumlir import compiler
+    from cumlir.options import Options
+
+    c = compiler.kernel(kernel, argtypes, (9, 0), Options(**options), until="mlir")
+    return [getattr(item, "name", item) for item in c.link]
+
+
+def _array_args():
+    from numba.core import types
+
+    return (types.float64[::1], types.int64)
+
+
+def _no_allocation(out, n):
+    out[0] = n
+
+
+def _allocates(out, n):
+    a = np.empty(n, np.float64)
+    for i in range(n):
+        a[i] = i
+    out[0] = a[n - 1]
+
+
+def _calls_extern(out, n):
+    out[0] = twice_extern(n)
+
+
+def _extern(nrt_marked):
+    from cumlir import cuda
+    from cumlir.linkable import CUSource
+
+    return cuda.declare_device("twice", "int32(int32)", link=[CUSource(EXTERN_CU, name="twice.cu", nrt=nrt_marked)])
+
+
+@pytest.fixture
+def no_nrt_environment(monkeypatch):
+    from cumlir.options import NRT_VARIABLES
+
+    for name in NRT_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    return monkeypatch
+
+
+def test_nrt_option_defaults_off_and_follows_the_environment(no_nrt_environment):
+    from cumlir.options import Options
+
+    assert Options().nrt is False
+    no_nrt_environment.setenv("NUMBA_CUDA_ENABLE_NRT", "1")
+    assert Options().nrt is True
+    no_nrt_environment.setenv("CUMLIR_ENABLE_NRT", "0")  # cumlir's own switch comes first
+    assert Options().nrt is False
+    assert Options(nrt=True).nrt is True
+    no_nrt_environment.setenv("CUMLIR_ENABLE_NRT", "yes")
+    with pytest.raises(ValueError, match="CUMLIR_ENABLE_NRT must be 0 or 1"):
+        Options()
+    with pytest.raises(TypeError, match="nrt must be True or False"):
+        Options(nrt="on")
+
+
+def test_nrt_is_part_of_the_cache_key(no_nrt_environment):
+    from cumlir.options import Options
+
+    assert Options(nrt=True).cache_key() != Options(nrt=False).cache_key()
+    assert Options.from_keywords("k", {"nrt": None}).nrt is False
+
+
+def test_linkable_code_nrt_flag():
+    from cumlir.linkable import CUSource, PTXSource, uses_nrt
+    from cumlir.options import link_digest
+
+    marked, plain = CUSource("x", name="a.cu", nrt=True), CUSource("x", name="a.cu")
+    assert uses_nrt(marked) and not uses_nrt(plain) and not uses_nrt("some.ptx")
+    assert marked != plain and link_digest(marked) != link_digest(plain)
+    assert "nrt" in repr(marked)
+    with pytest.raises(TypeError, match="nrt=...\\) must be True or False"):
+        PTXSource("x", nrt=1)
+
+
+def test_runtime_linked_only_when_code_allocates(no_nrt_environment):
+    assert _link_names(_no_allocation, _array_args(), nrt=True) == []
+    assert _link_names(_allocates, _array_args(), nrt=True) == [nrt.RUNTIME_NAME]
+
+
+def test_runtime_linked_for_an_item_marked_nrt(no_nrt_environment):
+    global twice_extern
+    twice_extern = _extern(True)
+    assert _link_names(_calls_extern, _array_args(), nrt=True) == ["twice.cu", nrt.RUNTIME_NAME]
+    twice_extern = _extern(False)
+    assert _link_names(_calls_extern, _array_args(), nrt=True) == ["twice.cu"]
+    assert _link_names(_calls_extern, _array_args()) == ["twice.cu"]
+
+
+def test_item_marked_nrt_with_nrt_off_is_refused(no_nrt_environment):
+    global twice_extern
+    twice_extern = _extern(True)
+    with pytest.raises(ValueError, match="twice.cu is marked nrt=True, but NRT is off; enable it with nrt=True"):
+        _link_names(_calls_extern, _array_args())
+
+
+def test_kernel_option_nrt_false_wins_over_the_environment(no_nrt_environment):
+    no_nrt_environment.setenv("CUMLIR_ENABLE_NRT", "1")
+    assert _link_names(_allocates, _array_args()) == [nrt.RUNTIME_NAME]
+    with pytest.raises(Exception, match="np.empty in device code needs NRT; enable it with nrt=True or CUMLIR_ENABLE_NRT=1"):
+        _link_names(_allocates, _array_args(), nrt=False)
+
+
+def test_kernel_with_item_marked_nrt_links_into_a_cubin(no_nrt_environment):
+    from cumlir import compiler
+    from cumlir.options import Options
+
+    global twice_extern
+    twice_extern = _extern(True)
+    for lto in (False, True):
+        c = compiler.kernel(_calls_extern, _array_args(), (9, 0), Options(nrt=True, lto=lto), until="cubin")
+        assert c.cubin[:4] == b"\x7fELF"
