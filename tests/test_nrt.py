@@ -184,3 +184,123 @@ def test_kernel_with_item_marked_nrt_links_into_a_cubin(no_nrt_environment):
     for lto in (False, True):
         c = compiler.kernel(_calls_extern, _array_args(), (9, 0), Options(nrt=True, lto=lto), until="cubin")
         assert c.cubin[:4] == b"\x7fELF"
+
+
+# ---- arrays made in device code: the generated code run on the host (tests/nrt_harness.py) ----
+
+from numba.core import types as _types  # noqa: E402
+
+from .cases import nrt_kernels  # noqa: E402
+
+CASE_SIGNATURE = (_types.float64[::1], _types.float64[::1], _types.int64)
+# float16 arithmetic needs compiler-rt routines the host JIT lacks: compiled to cubins below
+HOST_DTYPES = [d for d in nrt_kernels.DTYPES if d != "float16"]
+ALL_CASES = nrt_kernels.CASES + [nrt_kernels.dtype_case(d) for d in nrt_kernels.DTYPES]
+
+
+def _host_cases():
+    return nrt_kernels.CASES + [nrt_kernels.dtype_case(d) for d in HOST_DTYPES]
+
+
+@pytest.mark.parametrize("case", _host_cases(), ids=lambda c: c.__name__)
+def test_generated_code_gives_numpy_results_and_frees_everything(case):
+    from . import nrt_harness
+
+    kernel = nrt_harness.Kernel(nrt_kernels.single(case), CASE_SIGNATURE)
+    rng = np.random.default_rng(20261123)
+    for n in (1, nrt_kernels.N):
+        x = rng.uniform(-1.0, 1.0, nrt_kernels.N)
+        x[0] = abs(x[0]) if n == 1 else -abs(x[0])  # both paths of owned_or_borrowed
+        out = np.zeros(nrt_kernels.OUT)
+        runtime = kernel(out, x.copy(), n)
+        runtime.check_balanced()
+        np.testing.assert_array_equal(out, nrt_kernels.reference(case, x, n))
+        borrowed = case is nrt_kernels.owned_or_borrowed and x[0] <= 0
+        assert (runtime.stats["alloc"] == 0) == borrowed
+
+
+@pytest.mark.parametrize("backend", ["nvptx", "nvvm"])
+@pytest.mark.parametrize("case", ALL_CASES, ids=lambda c: c.__name__)
+def test_cases_link_into_cubins_on_both_back_ends(case, backend):
+    from cumlir import compiler
+    from cumlir.options import Options
+
+    argtypes = (_types.float64[:, ::1], _types.float64[:, ::1], _types.int64)
+    c = compiler.kernel(nrt_kernels.per_thread(case), argtypes, (9, 0), Options(nrt=True, backend=backend), until="cubin")
+    assert [item.name for item in c.link] == [nrt.RUNTIME_NAME]
+    assert c.cubin[:4] == b"\x7fELF"
+    assert nrt.ALLOCATE in c.code
+
+
+def test_code_that_does_not_allocate_is_unchanged_by_nrt():
+    from cumlir import compiler
+    from cumlir.options import Options
+
+    def k(out, x):
+        t = (x, x[1:])
+        for v in t[1]:
+            out[0] += v
+        out[1] = t[0][0]
+
+    argtypes = (_types.float64[::1], _types.float64[::1])
+    for backend in ("nvptx", "nvvm"):
+        on = compiler.kernel(k, argtypes, (9, 0), Options(nrt=True, backend=backend))
+        off = compiler.kernel(k, argtypes, (9, 0), Options(nrt=False, backend=backend))
+        assert on.code == off.code and on.link == []
+
+
+def _lowering_error(pyfunc, argtypes, match, **options):
+    from numba.core import errors
+
+    from cumlir import compiler
+    from cumlir.options import Options
+
+    with pytest.raises(errors.NumbaError, match=match) as info:
+        compiler.kernel(pyfunc, argtypes, (9, 0), Options(**options), until="mlir")
+    return str(info.value)
+
+
+def _returns_new(n):
+    return np.zeros(n)
+
+
+def test_device_function_returning_a_new_array_needs_nrt(no_nrt_environment):
+    from cumlir import cuda
+
+    returns_new = cuda.jit(device=True)(_returns_new)
+
+    def k(out, n):
+        out[0] = returns_new(n)[0]
+
+    message = _lowering_error(k, (_types.float64[::1], _types.int64), "needs NRT; enable it with nrt=True", nrt=False)
+    assert "np.zeros" in message or "returns an array" in message
+
+
+def test_refusal_names_the_function_and_line(no_nrt_environment):
+    def allocating_kernel(out, n):
+        a = np.arange(n)
+        out[0] = a[0]
+
+    message = _lowering_error(allocating_kernel, (_types.float64[::1], _types.int64), "np.arange in device code needs NRT")
+    assert "allocating_kernel" in message and "a = np.arange(n)" in message
+
+
+@pytest.mark.parametrize(
+    "source, match",
+    [
+        ("a = np.empty(n, record)", "dtype must be a number or bool"),
+        ("a = np.empty(1.5)", "shape must be an integer or a tuple of integers"),
+        ("a = np.zeros_like(n)", "needs an array"),
+        ("a = np.arange(1j)", "integer or float bounds"),
+        ("a = np.empty(n, np.float64, 3)", "np.empty: too many positional arguments"),
+    ],
+)
+def test_bad_constructor_arguments_are_typing_errors(source, match):
+    from numba.core import errors
+
+    from cumlir import compiler
+
+    namespace = {"np": np, "record": np.dtype([("x", np.int32)])}
+    exec(f"def k(out, n):\n    {source}\n    out[0] = 0\n", namespace)
+    with pytest.raises(errors.TypingError, match=match):
+        compiler.type_function(namespace["k"], (_types.float64[::1], _types.int64))
