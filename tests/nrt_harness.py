@@ -101,6 +101,11 @@ def host_llvm_ir(pyfunc, argtypes):
     return f'target triple = "{llvm.get_process_triple()}"\n{text}', c.symbol
 
 
+def current():
+    """The stand-in runtime of the kernel running now (for external functions' stand-ins)."""
+    return _current
+
+
 def _array_params(array):
     itemsize = array.dtype.itemsize
     return [array.ctypes.data, 0, *array.shape, *(s // itemsize for s in array.strides)]
@@ -110,8 +115,11 @@ class Kernel:
     """A kernel JIT-compiled for the host; ``kernel(*args)`` runs it once, returning the
     runtime it ran against (check_balanced() checks that nothing leaked)."""
 
-    def __init__(self, pyfunc, argtypes):
+    def __init__(self, pyfunc, argtypes, externals=()):
         llvm = _engine()
+        for name, callback in externals:  # device functions declared with declare_device
+            llvm.add_symbol(name, ctypes.cast(callback, ctypes.c_void_p).value)
+        self._externals = externals
         text, symbol = host_llvm_ir(pyfunc, argtypes)
         module = llvm.parse_assembly(text)
         module.verify()

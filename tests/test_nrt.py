@@ -304,3 +304,118 @@ def test_bad_constructor_arguments_are_typing_errors(source, match):
     exec(f"def k(out, n):\n    {source}\n    out[0] = 0\n", namespace)
     with pytest.raises(errors.TypingError, match=match):
         compiler.type_function(namespace["k"], (_types.float64[::1], _types.int64))
+
+
+# ---- CUDA C++ handing arrays to cumlir's code ---------------------------------------------------
+
+SQUARES_CU = r"""
+#include <nrt.cuh>
+extern "C" __device__ int make_squares(void **result, int n)
+{
+    NRT_MemInfo *mi = NRT_MemInfo_alloc_aligned(n * sizeof(double), 8);
+    double *d = (double *)NRT_MemInfo_data(mi);
+    for (int i = 0; i < n; i++)
+        d[i] = (double)i * i;
+    *result = mi;  /* the reference goes to the caller */
+    return 0;
+}
+"""
+
+
+def squares_function(nrt_marked=True):
+    from cumlir import cuda
+    from cumlir.linkable import CUSource
+
+    return cuda.declare_device("make_squares", "voidptr(int32)", link=[CUSource(SQUARES_CU, name="squares.cu", nrt=nrt_marked)])
+
+
+def adopts_squares(out, n):
+    a = cuda_nrt_array(make_squares(n), n, np.float64)
+    for i in range(n):
+        out[i] = a[i] + 0.5
+
+
+def _bind_squares():
+    global make_squares, cuda_nrt_array
+    from cumlir import cuda
+
+    make_squares, cuda_nrt_array = squares_function(), cuda.nrt_array
+
+
+@pytest.mark.parametrize("backend", ["nvptx", "nvvm"])
+def test_cpp_allocation_adopted_by_cumlir_links(backend, no_nrt_environment):
+    from cumlir import compiler
+    from cumlir.options import Options
+
+    _bind_squares()
+    argtypes = (_types.float64[::1], _types.int32)
+    c = compiler.kernel(adopts_squares, argtypes, (9, 0), Options(nrt=True, backend=backend), until="cubin")
+    assert [item.name for item in c.link] == ["squares.cu", nrt.RUNTIME_NAME]
+    assert nrt.DECREF in c.code and c.cubin[:4] == b"\x7fELF"
+
+
+def test_cpp_allocation_is_freed_by_cumlir_decref():
+    """make_squares's stand-in allocates through the runtime and hands the reference over."""
+    import ctypes
+
+    from . import nrt_harness
+
+    _bind_squares()
+
+    @ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.POINTER(ctypes.c_uint64), ctypes.c_int32)
+    def make(result, n):
+        runtime = nrt_harness.current()
+        meminfo = runtime.allocate(8 * n, 8)
+        data = ctypes.c_uint64.from_address(meminfo + 24).value
+        values = (ctypes.c_double * n).from_address(data)
+        for i in range(n):
+            values[i] = i * i
+        result[0] = meminfo
+        return 0
+
+    kernel = nrt_harness.Kernel(adopts_squares, (_types.float64[::1], _types.int32), [("make_squares", make)])
+    out = np.zeros(7)
+    runtime = kernel(out, 7)
+    runtime.check_balanced()
+    assert runtime.stats["alloc"] == 1
+    np.testing.assert_array_equal(out, np.arange(7.0) ** 2 + 0.5)
+
+
+def test_nrt_array_needs_nrt(no_nrt_environment):
+    _bind_squares()
+    global make_squares
+    make_squares = squares_function(nrt_marked=False)
+    _lowering_error(adopts_squares, (_types.float64[::1], _types.int32), "needs NRT; enable it with nrt=True")
+
+
+def test_extensions_take_and_give_back_references():
+    """BuilderAPI.incref/decref, for extension lowering: the compiler's own reference counting with
+    NRT on (an extra pair balances), nothing with it off."""
+    from cumlir import compiler
+    from cumlir.lowering.builder_api import BuilderAPI
+    from cumlir.lowering.function import MLIRLower
+    from cumlir.options import Options
+
+    calls = []
+    original = MLIRLower._take_reference
+
+    def also_through_the_api(self, numba_type, value):
+        original(self, numba_type, value)
+        if isinstance(numba_type, _types.Array):
+            BuilderAPI.incref(self, numba_type, value)
+            BuilderAPI.decref(self, numba_type, value)
+            calls.append(numba_type)
+
+    def k(out, n):
+        a = np.zeros(n)
+        b = a
+        out[0] = b[0]
+
+    argtypes = (_types.float64[::1], _types.int64)
+    MLIRLower._take_reference = also_through_the_api
+    try:
+        on = compiler.kernel(k, argtypes, (9, 0), Options(nrt=True), until="mlir")
+        off_text = str(compiler.kernel(lambda out, n: None, argtypes, (9, 0), Options(nrt=False), until="mlir").module)
+    finally:
+        MLIRLower._take_reference = original
+    assert calls and "cumlir_nrt_incref" in str(on.module) and "cumlir_nrt" not in off_text

@@ -12,11 +12,13 @@ that LLVM removes every trace of reference counting from code that never allocat
 """
 
 from mlir import ir
-from mlir.dialects import builtin, cf, func, llvm
+from mlir.dialects import arith, builtin, cf, func, llvm
+from numba.core import errors
 
 from .. import nrt
 from ..models import ArrayModel, CompositeModel, StructModel
 
+MEMINFO_DATA_OFFSET = 24  # NRT_MemInfo's data field: after refct, dtor and dtor_info (nrt.cuh)
 INCREF = "cumlir_nrt_incref"
 DECREF = "cumlir_nrt_decref"
 _RUNTIME_OF = {INCREF: nrt.INCREF, DECREF: nrt.DECREF}
@@ -72,6 +74,34 @@ def null_memref(memref_type):
     null = llvm.mlir_zero(llvm.PointerType.get())
     zero = llvm.mlir_zero(_i64())
     return memref_from_descriptor(memref_type, null, null, zero, [zero] * rank, [zero] * rank)
+
+
+def require_nrt(lower, what):
+    """Refuse *what* (code needing the runtime) at its line when NRT is off."""
+    if not lower.refcounting:
+        name = lower.func_ir.func_id.func_qualname
+        raise errors.LoweringError(
+            f"{what} in device code needs NRT; enable it with nrt=True or CUMLIR_ENABLE_NRT=1 (in function {name})",
+            lower.loc,
+        )
+
+
+def meminfo_array(lower, array_type, meminfo, sizes, strides=None):
+    """An array of *array_type* over the data of the MemInfo *meminfo*, owning the reference
+    the caller holds (C-contiguous strides unless given)."""
+    require_nrt(lower, "an array owned by the device runtime")
+    ptr = llvm.PointerType.get()
+    field = llvm.getelementptr(ptr, meminfo, [], [MEMINFO_DATA_OFFSET], ir.IntegerType.get_signless(8), 0)
+    data = llvm.load(ptr, field)
+    zero = arith.constant(_i64(), 0)
+    if strides is None:
+        strides, step = [], arith.constant(_i64(), 1)
+        for size in reversed(sizes):
+            strides.insert(0, step)
+            step = arith.muli(step, size)
+    lower.module.allocates = True
+    memref_type = lower.get_mlir_type(array_type)
+    return lower.mark_fresh(memref_from_descriptor(memref_type, meminfo, data, zero, sizes, strides))
 
 
 def owned_arrays(dmm, fe_type, value):

@@ -9,7 +9,7 @@ With NRT off these are refused at their line.
 import numpy as np
 from mlir import ir
 from mlir.dialects import arith, llvm
-from numba.core import errors, types
+from numba.core import types
 from numba.core.typing.templates import signature
 from numba.np import numpy_support
 
@@ -18,25 +18,13 @@ from .. import refcount
 from ..registry import lower
 from . import arrayviews, fill
 
-_MEMINFO_DATA_OFFSET = 24  # NRT_MemInfo's data field: after refct, dtor and dtor_info (nrt.cuh)
-
-
 def _i64():
     return ir.IntegerType.get_signless(64)
 
 
-def require_nrt(lower_, what):
-    if not lower_.refcounting:
-        name = lower_.func_ir.func_id.func_qualname
-        raise errors.LoweringError(
-            f"{what} in device code needs NRT; enable it with nrt=True or CUMLIR_ENABLE_NRT=1 (in function {name})",
-            lower_.loc,
-        )
-
-
 def allocate(lower_, array_type, sizes, what):
     """A new array of *array_type* (C or F layout) with i64 *sizes*, owning one reference."""
-    require_nrt(lower_, what)
+    refcount.require_nrt(lower_, what)
     itemsize = numpy_support.as_dtype(array_type.dtype).itemsize
     i64 = _i64()
     zero, one = arith.constant(i64, 0), arith.constant(i64, 1)
@@ -48,12 +36,7 @@ def allocate(lower_, array_type, sizes, what):
     nbytes = arith.select(negative, arith.constant(i64, -1), arith.muli(count, arith.constant(i64, itemsize)))
     align = arith.constant(ir.IntegerType.get_signless(32), max(itemsize, 16))
     meminfo = lower_.call_external(nrt.ALLOCATE, llvm.PointerType.get(), [nbytes, align])
-    field = llvm.getelementptr(llvm.PointerType.get(), meminfo, [], [_MEMINFO_DATA_OFFSET], ir.IntegerType.get_signless(8), 0)
-    data = llvm.load(llvm.PointerType.get(), field)
-    strides = _contiguous_strides(sizes, array_type.layout == "F")
-    lower_.module.allocates = True
-    memref_type = lower_.get_mlir_type(array_type)
-    return lower_.mark_fresh(refcount.memref_from_descriptor(memref_type, meminfo, data, zero, sizes, strides))
+    return refcount.meminfo_array(lower_, array_type, meminfo, sizes, _contiguous_strides(sizes, array_type.layout == "F"))
 
 
 def _contiguous_strides(sizes, fortran):
@@ -160,7 +143,7 @@ def _arange_fill(array, start, step):
 
 @lower(np.arange, types.VarArg(types.Any))
 def np_arange(lower_, sig, args):
-    require_nrt(lower_, "np.arange")
+    refcount.require_nrt(lower_, "np.arange")
     given = _arguments(sig, args)
     bounds = [given[name] for name in ("start", "stop", "step") if name in given]
     if len(bounds) == 1:
