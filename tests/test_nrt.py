@@ -419,3 +419,21 @@ def test_extensions_take_and_give_back_references():
     finally:
         MLIRLower._take_reference = original
     assert calls and "cumlir_nrt_incref" in str(on.module) and "cumlir_nrt" not in off_text
+
+
+def test_redundant_reference_pairs_are_pruned(monkeypatch):
+    """A reference taken and given back with nothing between that could free memory goes; the
+    harness tests above run the pruned code (every reference still balanced)."""
+    from cumlir import compiler
+    from cumlir.lowering import refcount
+    from cumlir.options import Options
+
+    def count_calls():
+        c = compiler.kernel(nrt_kernels.single(nrt_kernels.iteration), CASE_SIGNATURE, (9, 0), Options(nrt=True), until="mlir")
+        text = str(c.module)
+        return text.count("call @cumlir_nrt_incref"), text.count("call @cumlir_nrt_decref")
+
+    pruned = count_calls()
+    monkeypatch.setattr(refcount, "prune", lambda calls: 0)
+    unpruned = count_calls()
+    assert pruned[0] < unpruned[0] and unpruned[0] - pruned[0] == unpruned[1] - pruned[1]

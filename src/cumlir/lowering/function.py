@@ -48,6 +48,7 @@ class MLIRLower(BuilderAPI):
         # with NRT on, every variable holding arrays owns a reference (refcount.py, docs/nrt.md)
         self.refcounting = bool(module.options.nrt)
         self._fresh = None  # the last value an expression made with a reference of its own
+        self.refcount_calls = []  # (helper, call op, memref): what refcount.prune looks at
 
     # ---- the public builder interface used by lowering rules ------------------------
 
@@ -190,6 +191,7 @@ class MLIRLower(BuilderAPI):
             for label, block in self.func_ir.blocks.items():
                 if label in self._blocks:
                     self._lower_block(label, block)
+            refcount.prune(self.refcount_calls)
         return self.function_op
 
     def _create_function(self):

@@ -145,7 +145,46 @@ def decref(lower, fe_type, value):
 def _call_helper(lower, helper, fe_type, value):
     for memref_value in owned_arrays(lower.dmm, fe_type, value):
         symbol = lower.module.refcount_helper(helper)
-        func.CallOp([], ir.FlatSymbolRefAttr.get(symbol), pointers(memref_value))
+        call = func.CallOp([], ir.FlatSymbolRefAttr.get(symbol), pointers(memref_value))
+        lower.refcount_calls.append((helper, call.operation, memref_value))
+
+
+def prune(calls):
+    """Remove each reference taken and given back on the same memref value in one block with
+    nothing between them that could give back a reference or free memory (a call other than
+    an incref, an operation holding regions). Returns how many pairs went."""
+    memref_of = {call: (helper, memref) for helper, call, memref in calls}
+    removed = 0
+    for helper, call, memref in calls:
+        if helper != INCREF or call not in memref_of:
+            continue
+        partner = _matching_decref(call, memref, memref_of)
+        if partner is not None:
+            for op in (call, partner):
+                del memref_of[op]
+                op.erase()
+            removed += 1
+    return removed
+
+
+def _matching_decref(incref_call, memref, memref_of):
+    following = False
+    for op in incref_call.block.operations:
+        op = op.operation
+        if not following:
+            following = op == incref_call
+            continue
+        found = memref_of.get(op)
+        if found is not None:
+            helper, other = found
+            if helper == DECREF and other == memref:
+                return op
+            if helper == DECREF:
+                return None
+            continue
+        if op.name == "func.call" or op.regions:
+            return None
+    return None
 
 
 def declare_helper(module, helper):
