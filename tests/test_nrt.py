@@ -437,3 +437,31 @@ def test_redundant_reference_pairs_are_pruned(monkeypatch):
     monkeypatch.setattr(refcount, "prune", lambda calls: 0)
     unpruned = count_calls()
     assert pruned[0] < unpruned[0] and unpruned[0] - pruned[0] == unpruned[1] - pruned[1]
+
+
+def test_shared_and_constant_arrays_are_not_owned():
+    """Globals' descriptors carry a dummy allocated pointer; with NRT on it is replaced by the
+    data pointer, so that the helpers never hand it to the runtime."""
+    from cumlir import compiler, cuda
+    from cumlir.options import Options
+
+    table = np.arange(4.0)
+
+    def k(out, n):
+        s = cuda.shared.array(8, np.float64)
+        d = cuda.shared.array(0, np.float64)
+        c = cuda.const.array_like(table)
+        a = np.zeros(n)
+        t = s
+        u = d
+        v = c
+        t[0] = v[1] + a[0]
+        out[0] = t[0] + u[0]
+
+    for backend in ("nvptx", "nvvm"):
+        c = compiler.kernel(k, (_types.float64[::1], _types.int64), (9, 0), Options(nrt=True, backend=backend), until="llvm")
+        text = str(c.module)
+        assert "3735928559" not in text  # MLIR's dummy allocated pointer of globals (0xdeadbeef)
+        compiler.run(c, "cubin")
+    plain = compiler.kernel(k, (_types.float64[::1], _types.int64), (9, 0), Options(nrt=True), until="mlir")
+    assert str(plain.module).count("builtin.unrealized_conversion_cast") >= 6

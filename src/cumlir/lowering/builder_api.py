@@ -86,6 +86,15 @@ class BuilderAPI:
 
             decref(self, numba_type, value)
 
+    def unowned(self, memref_value):
+        """An array over memory the device runtime does not own (a global: shared or constant
+        memory), marked so that taking references to it does nothing (NRT on; else itself)."""
+        if not self.refcounting:
+            return memref_value
+        from .refcount import unowned
+
+        return unowned(memref_value)
+
     def meminfo_array(self, array_type, meminfo, sizes):
         """A C-contiguous array of *array_type* with i64 *sizes* over the data of the device
         runtime's MemInfo *meminfo* (an !llvm.ptr), owning the reference its caller holds."""

@@ -197,4 +197,4 @@ def array_constant(lower, ty, pyval):
     shape = list(data.shape)
     view = memref.reinterpret_cast(ir.MemRefType.get(shape, element, layout, space), value, [], [], [], [0], shape, strides)
     generic = memref.memory_space_cast(ir.MemRefType.get(shape, element, layout), view)
-    return memref.cast(lower.get_mlir_type(ty), generic)
+    return lower.unowned(memref.cast(lower.get_mlir_type(ty), generic))
