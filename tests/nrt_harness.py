@@ -5,7 +5,8 @@ tested without a GPU.
 The kernel is compiled by cumlir up to the ``llvm`` stage (the NVPTX path's LLVM IR, before
 code generation), retargeted to the host and JIT-compiled by llvmlite (the same LLVM
 version as MLIR's). Kernels run by the harness must not read thread indices or call
-libdevice (one CPU "thread" runs them); NRT_MemInfo_alloc_aligned, NRT_incref and
+libdevice routines other than those the C math library has too (one CPU "thread" runs
+them; ``__nv_sin`` is bound to the host's ``sin``); NRT_MemInfo_alloc_aligned, NRT_incref and
 NRT_decref are Python functions that keep every MemInfo's count and raise on any misuse:
 a reference taken or given back on memory that is not a live MemInfo, a count below zero.
 """
@@ -101,6 +102,16 @@ def host_llvm_ir(pyfunc, argtypes):
     return f'target triple = "{llvm.get_process_triple()}"\n{text}', c.symbol
 
 
+def _bind_libdevice(llvm, text):
+    """Bind each libdevice routine the code calls to the C math library's function of that name."""
+    import ctypes.util
+    import re
+
+    libm = ctypes.CDLL(ctypes.util.find_library("m"))
+    for name in re.findall(r"^declare [^@]*@__nv_(\w+)\(", text, re.MULTILINE):
+        llvm.add_symbol(f"__nv_{name}", ctypes.cast(getattr(libm, name), ctypes.c_void_p).value)
+
+
 def current():
     """The stand-in runtime of the kernel running now (for external functions' stand-ins)."""
     return _current
@@ -121,6 +132,7 @@ class Kernel:
             llvm.add_symbol(name, ctypes.cast(callback, ctypes.c_void_p).value)
         self._externals = externals
         text, symbol = host_llvm_ir(pyfunc, argtypes)
+        _bind_libdevice(llvm, text)
         module = llvm.parse_assembly(text)
         module.verify()
         target = llvm.Target.from_default_triple().create_target_machine()

@@ -207,6 +207,21 @@ def layouts(out, x, n):
         out[k] = e.strides[0] // 8 + e.strides[1] // 8 * 100
 
 
+def expressions(out, x, n):
+    """Array expressions: every operator and ufunc without an output makes a temporary."""
+    v = x[:n]
+    y = np.sqrt(np.abs(v)) + 2.0 * v
+    z = y - v[0]
+    z += 1.0
+    w = (-z) * (z > 0.5)
+    m = np.maximum(w, v) / 4.0
+    g = np.ones((2, n)) + m  # broadcast over a new leading axis
+    for i in range(n):
+        out[i] = m[i]
+        out[n + i] = g[1, i] * (v[i] >= 0.0)
+    out[2 * n] = g.shape[0] * 10 + g.shape[1]
+
+
 CASES = [
     empty_filled,
     constructors,
@@ -221,6 +236,7 @@ CASES = [
     copies,
     returned_from_device_functions,
     layouts,
+    expressions,
 ]
 
 # dtypes np.full / np.arange / np.zeros make on the device
