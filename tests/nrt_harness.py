@@ -41,20 +41,18 @@ class Runtime:
         return base
 
     def incref(self, address):
-        self.stats["incref"] += 1
-        entry = self.live.get(address)
-        if entry is None:
-            self.errors.append(f"incref of {address:#x}, which is not a live MemInfo")
-            return
-        entry[1] += 1
+        self._adjust(address, "incref", 1)
 
     def decref(self, address):
-        self.stats["decref"] += 1
+        self._adjust(address, "decref", -1)
+
+    def _adjust(self, address, what, change):
+        self.stats[what] += 1
         entry = self.live.get(address)
         if entry is None:
-            self.errors.append(f"decref of {address:#x}, which is not a live MemInfo")
+            self.errors.append(f"{what} of {address:#x}, which is not a live MemInfo")
             return
-        entry[1] -= 1
+        entry[1] += change
         if entry[1] == 0:
             del self.live[address]
             self.stats["free"] += 1

@@ -96,27 +96,9 @@ def test_context_totals_sum_the_kernels(rng):
     _balanced(total)
 
 
-SQUARES_CU = r"""
-#include <nrt.cuh>
-extern "C" __device__ int make_squares(void **result, int n)
-{
-    NRT_MemInfo *mi = NRT_MemInfo_alloc_aligned(n * sizeof(double), 8);
-    double *d = (double *)NRT_MemInfo_data(mi);
-    for (int i = 0; i < n; i++)
-        d[i] = (double)i * i;
-    *result = mi;  /* the reference goes to the caller */
-    return 0;
-}
-"""
-
-
 @pytest.mark.parametrize("lto", [False, True])
 def test_cpp_allocation_freed_by_cumlir_decref(lto):
-    from cumlir.linkable import CUSource
-
-    make_squares = cuda.declare_device(
-        "make_squares", "voidptr(int32)", link=[CUSource(SQUARES_CU, name="squares.cu", nrt=True)]
-    )
+    make_squares = nk.squares_function()
 
     @cuda.jit(nrt=True, lto=lto)
     def kernel(out, n):

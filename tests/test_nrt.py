@@ -308,27 +308,6 @@ def test_bad_constructor_arguments_are_typing_errors(source, match):
 
 # ---- CUDA C++ handing arrays to cumlir's code ---------------------------------------------------
 
-SQUARES_CU = r"""
-#include <nrt.cuh>
-extern "C" __device__ int make_squares(void **result, int n)
-{
-    NRT_MemInfo *mi = NRT_MemInfo_alloc_aligned(n * sizeof(double), 8);
-    double *d = (double *)NRT_MemInfo_data(mi);
-    for (int i = 0; i < n; i++)
-        d[i] = (double)i * i;
-    *result = mi;  /* the reference goes to the caller */
-    return 0;
-}
-"""
-
-
-def squares_function(nrt_marked=True):
-    from cumlir import cuda
-    from cumlir.linkable import CUSource
-
-    return cuda.declare_device("make_squares", "voidptr(int32)", link=[CUSource(SQUARES_CU, name="squares.cu", nrt=nrt_marked)])
-
-
 def adopts_squares(out, n):
     a = cuda_nrt_array(make_squares(n), n, np.float64)
     for i in range(n):
@@ -339,7 +318,7 @@ def _bind_squares():
     global make_squares, cuda_nrt_array
     from cumlir import cuda
 
-    make_squares, cuda_nrt_array = squares_function(), cuda.nrt_array
+    make_squares, cuda_nrt_array = nrt_kernels.squares_function(), cuda.nrt_array
 
 
 @pytest.mark.parametrize("backend", ["nvptx", "nvvm"])
@@ -384,7 +363,7 @@ def test_cpp_allocation_is_freed_by_cumlir_decref():
 def test_nrt_array_needs_nrt(no_nrt_environment):
     _bind_squares()
     global make_squares
-    make_squares = squares_function(nrt_marked=False)
+    make_squares = nrt_kernels.squares_function(nrt_marked=False)
     _lowering_error(adopts_squares, (_types.float64[::1], _types.int32), "needs NRT; enable it with nrt=True")
 
 

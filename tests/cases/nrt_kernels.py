@@ -18,6 +18,29 @@ from cumlir import cuda
 OUT = 64
 N = 6
 
+# CUDA C++ allocating through the runtime and handing the MemInfo's reference to its caller
+SQUARES_CU = r"""
+#include <nrt.cuh>
+extern "C" __device__ int make_squares(void **result, int n)
+{
+    NRT_MemInfo *mi = NRT_MemInfo_alloc_aligned(n * sizeof(double), 8);
+    double *d = (double *)NRT_MemInfo_data(mi);
+    for (int i = 0; i < n; i++)
+        d[i] = (double)i * i;
+    *result = mi;  /* the reference goes to the caller */
+    return 0;
+}
+"""
+
+
+def squares_function(nrt_marked=True):
+    """make_squares(n) -> voidptr (the MemInfo), declared with its CUDA C++ as a link item."""
+    from cumlir.linkable import CUSource
+
+    item = CUSource(SQUARES_CU, name="squares.cu", nrt=nrt_marked)
+    return cuda.declare_device("make_squares", "voidptr(int32)", link=[item])
+
+
 # ---- device functions that return arrays ----------------------------------------------------
 
 
