@@ -54,6 +54,9 @@ class KernelEntry:
     def lower(self, builder, typed):
         return builder.add_kernel(typed, self.name)
 
+    def describe(self):
+        return f"kernel {self.pyfunc.__name__}"
+
 
 @dataclass(frozen=True)
 class DeviceEntry:
@@ -71,6 +74,9 @@ class DeviceEntry:
         from .lowering.entry import add_entry
 
         return add_entry(builder, self.callee, self.symbol, self.abi)
+
+    def describe(self):
+        return f"device function {self.symbol}"
 
 
 @dataclass
@@ -129,7 +135,26 @@ def _mlir(c):
     c.raise_sites = list(c.builder.raise_sites)
     c.exception_global = EXCEPTION_GLOBAL if c.raise_sites else None
     c.link = _unique([*c.options.link, *c.builder.link_items])
+    c.builder.finish_runtime(_needs_nrt(c))
+    if c.builder.uses_nrt and c.cc is not None:
+        from .nrt import runtime
+
+        c.link.append(runtime(c.cc, c.code_format))
     c.cooperative = c.builder.cooperative
+
+
+def _needs_nrt(c):
+    """Whether the device runtime is linked (docs/nrt.md): NRT is on and the code allocates, or
+    a link item is marked nrt=True; such an item with NRT off is refused."""
+    from .linkable import uses_nrt
+
+    marked = [item for item in c.link if uses_nrt(item)]
+    if marked and not c.options.nrt:
+        raise ValueError(
+            f"{c.entry.describe()}: the link item {marked[0].name} is marked nrt=True, but NRT is off; "
+            "enable it with nrt=True or CUMLIR_ENABLE_NRT=1"
+        )
+    return bool(marked)
 
 
 def _optimized(c):

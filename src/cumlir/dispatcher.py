@@ -220,6 +220,16 @@ class Dispatcher:
             return disassembler(self._overload_of(signature).output("cubin"))
         return {argtypes: disassembler(overload.output("cubin")) for argtypes, overload in self._overloads.items()}
 
+    def nrt_stats(self):
+        """The device runtime's counters (docs/nrt.md) of this kernel's compiled signatures
+        loaded in the current context: ``(alloc, free, mi_alloc, mi_free)``."""
+        from .runtime import nrt_stats
+        from .runtime.driver import current_context
+
+        context = current_context()
+        loaded = [overload._loaded[context] for overload in self._overloads.values() if context in overload._loaded]
+        return nrt_stats.read(loaded)
+
     # ---- resources of the loaded kernel (Numba-CUDA's get_*) ----------------------------------
 
     def get_regs_per_thread(self, signature=None):

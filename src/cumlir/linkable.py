@@ -8,22 +8,30 @@ import os
 
 
 class LinkableCode:
-    """Code in some form nvJitLink can link; ``name`` labels it in error messages."""
+    """Code in some form nvJitLink can link; ``name`` labels it in error messages.
+
+    ``nrt=True`` says the code calls cumlir's device runtime (``nrt.cuh``, docs/nrt.md):
+    a kernel linking it gets the runtime linked too (and needs NRT switched on)."""
 
     kind = None  # the nvJitLink InputType name
     suffixes = ()
 
-    def __init__(self, data, name=None):
+    def __init__(self, data, name=None, nrt=False):
         if not isinstance(data, (bytes, bytearray, str)):
             raise TypeError(f"{type(self).__name__} holds bytes or text, not {type(data).__name__}")
+        if not isinstance(nrt, bool):
+            raise TypeError(f"{type(self).__name__}(nrt=...) must be True or False, got {nrt!r}")
         self.data = data
         self.name = name or f"<{type(self).__name__}>"
+        self.nrt = nrt
 
     def __repr__(self):
-        return f"<{type(self).__name__} {self.name}>"
+        return f"<{type(self).__name__} {self.name}{' nrt' if self.nrt else ''}>"
 
     def __eq__(self, other):
-        return type(self) is type(other) and self.data == other.data and self.name == other.name
+        return (
+            type(self) is type(other) and self.data == other.data and self.name == other.name and self.nrt == other.nrt
+        )
 
     def __hash__(self):
         return hash((type(self), self.name))
@@ -124,3 +132,8 @@ class _LazyPath:
 
 def load(item):
     return item.load() if isinstance(item, _LazyPath) else item
+
+
+def uses_nrt(item):
+    """Whether a link item is marked as calling the device runtime (a path never is)."""
+    return getattr(item, "nrt", False) is True

@@ -68,9 +68,18 @@ def _input(item, cc, lto):
         from .nvrtc import compile_source
 
         output = "ltoir" if lto else "ptx"
-        code = compile_source(item.data, cc, name=item.name, output=output)
+        code = compile_source(item.data, cc, name=item.name, output=output, options=_nrt_include(item))
         return ("LTOIR", code) if lto else ("PTX", code.encode())
     return item.kind, item.bytes
+
+
+def _nrt_include(item):
+    """CUDA C++ marked nrt=True finds the runtime's header: ``#include <nrt.cuh>``."""
+    if not item.nrt:
+        return ()
+    from .nrt import include_dir
+
+    return (f"-I{include_dir()}",)
 
 
 def _error_log(nvjitlink, handle):

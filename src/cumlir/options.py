@@ -48,6 +48,7 @@ class Options:
     cache: bool = False
     shared_memory_carveout: int = None  # percent of L1 given to shared memory; -1 the driver's default
     backend: str = None  # "nvptx" or "nvvm"; None: CUMLIR_BACKEND, else "nvptx"
+    nrt: bool = None  # the device runtime (docs/nrt.md); None: CUMLIR_ENABLE_NRT or NUMBA_CUDA_ENABLE_NRT
 
     def __post_init__(self):
         for name in ("debug", "opt", "lineinfo", "forceinline", "lto", "cache"):
@@ -62,6 +63,7 @@ class Options:
         if backend not in BACKENDS:
             raise ValueError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
         object.__setattr__(self, "backend", backend)
+        object.__setattr__(self, "nrt", _nrt(self.nrt))
 
     @classmethod
     def from_keywords(cls, where, keywords):
@@ -82,6 +84,8 @@ class Options:
             chosen.pop("opt", None)
         if chosen.get("lto") is None:
             chosen.pop("lto", None)
+        if chosen.get("nrt") is None:
+            chosen.pop("nrt", None)
         return cls(**chosen)
 
     def replace(self, **changes):
@@ -182,6 +186,28 @@ def _inline(value):
     return value
 
 
+NRT_VARIABLES = ("CUMLIR_ENABLE_NRT", "NUMBA_CUDA_ENABLE_NRT")
+
+
+def _nrt(value):
+    """nrt=None takes the environment's switch (cumlir's, else Numba-CUDA's)."""
+    if value is None:
+        for name in NRT_VARIABLES:
+            setting = os.environ.get(name)
+            if setting is not None and setting.strip() != "":
+                return _env_flag(name, setting)
+        return False
+    _check_bool("nrt", value)
+    return value
+
+
+def _env_flag(name, setting):
+    try:
+        return bool(int(setting))
+    except ValueError:
+        raise ValueError(f"the environment variable {name} must be 0 or 1, got {setting!r}") from None
+
+
 def _carveout(value):
     if value is None:
         return None
@@ -205,4 +231,5 @@ def _link_items(link):
 def link_digest(item):
     """The kind, name and contents of a link item (a path is read now), for cache keys."""
     code = load(item)
-    return f"{type(code).__name__}:{code.name}:{hashlib.sha256(code.bytes).hexdigest()[:16]}"
+    nrt = ":nrt" if code.nrt else ""
+    return f"{type(code).__name__}:{code.name}{nrt}:{hashlib.sha256(code.bytes).hexdigest()[:16]}"

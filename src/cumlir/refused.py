@@ -60,7 +60,11 @@ NAMESPACE = {
     "locks": _internal("Numba-CUDA's compiler lock; nothing in it is for users"),
     "lowering": _internal("cumlir lowers to MLIR; see cumlir.extending"),
     "mathimpl": _internal("the math module in kernels is cumlir's"),
-    "memory_management": _internal("Numba-CUDA's reference-counting runtime (NRT); cumlir's kernels run without one"),
+    "memory_management": _internal(
+        "Numba-CUDA's reference-counting runtime (NRT); cumlir has its own: cuda.jit(nrt=True), "
+        "its counters cuda.nrt_stats() (rtsys.get_allocation_stats()), its C++ header in cumlir.nrt.include_dir() "
+        "(see nrt.md)"
+    ),
     "misc": _internal("cuda.literal_unroll is in cumlir.cuda"),
     "models": _internal("see cumlir.extending for data models"),
     "nvvm": _internal("select the libNVVM code generator with cuda.jit(backend='nvvm') or CUMLIR_BACKEND=nvvm"),

@@ -37,12 +37,14 @@ from .device_api import (
     is_fp8_supported,
     is_supported_version,
     list_devices,
+    nrt_stats,
     profile_start,
     profile_stop,
     profiling,
     require_context,
     runtime,
     select_device,
+    set_heap_size,
     synchronize,
 )
 from .foreign import declare_device

@@ -144,6 +144,24 @@ def synchronize():
     sync()
 
 
+def nrt_stats():
+    """The device runtime's counters (docs/nrt.md), summed over every kernel loaded in the
+    current context: ``(alloc, free, mi_alloc, mi_free)``, after queued work has finished.
+    Equal allocations and frees mean nothing leaked."""
+    from ..runtime import nrt_stats as stats
+    from ..runtime.driver import current_context as context
+
+    return stats.context_stats(context())
+
+
+def set_heap_size(nbytes):
+    """Size the current context's device heap (CU_LIMIT_MALLOC_HEAP_SIZE, 8 MiB by default),
+    where arrays made in device code are allocated; before the first kernel using it runs."""
+    from ..runtime.nrt_stats import set_heap_size as set_size
+
+    set_size(nbytes)
+
+
 def is_available():
     """Whether a CUDA GPU and driver can be used."""
     from ..runtime.driver import is_available as available

@@ -18,6 +18,12 @@ farray = Stub(
     "farray",
     "farray(ptr, shape, dtype=None): as carray, in Fortran order.",
 )
+nrt_array = Stub(
+    "nrt_array",
+    "nrt_array(meminfo, shape, dtype): a C-ordered array over the data of the device runtime's MemInfo "
+    "*meminfo* (a voidptr, from CUDA C++ linked with nrt=True), taking over the reference it was handed "
+    "(docs/nrt.md). Needs NRT.",
+)
 
 
 def _extents(name, shape):
@@ -62,11 +68,7 @@ def _i64():
 def _array_over_pointer(lower, sig, args):
     """A memref over the pointer, with contiguous strides for the shape."""
     array_type = sig.return_type
-    shape_type = sig.args[1]
-    if isinstance(shape_type, types.BaseTuple):
-        extents = [lower.cast(lower.extract(args[1], shape_type, i), t, types.int64) for i, t in enumerate(shape_type.types)]
-    else:
-        extents = [lower.cast(args[1], shape_type, types.int64)]
+    extents = _shape_values(lower, sig.args[1], args[1])
     unit = lower.dmm.lookup(array_type.dtype).memref_element()[1]
     order = extents[::-1] if array_type.layout == "C" else extents
     strides, step = [], arith.constant(_i64(), unit)
@@ -77,6 +79,27 @@ def _array_over_pointer(lower, sig, args):
         strides.reverse()
     zero = arith.constant(_i64(), 0)
     return lower.memref_from_params(array_type, [args[0], zero, *extents, *strides])
+
+
+@nrt_array.typer
+def _nrt_array_typing(meminfo, shape, dtype):
+    if not isinstance(meminfo, (types.RawPointer, types.CPointer)):
+        raise errors.TypingError(f"nrt_array: the MemInfo must be a voidptr, got {meminfo}")
+    element = npydecl.parse_dtype(dtype)
+    if not isinstance(element, (types.Number, types.Boolean)):
+        raise errors.TypingError(f"nrt_array: the dtype must be a number or bool type, got {dtype}")
+    return types.Array(element, _extents("nrt_array", shape), "C")
+
+
+@nrt_array.lower("Any", "Any", "Any")
+def _nrt_array_lowering(lower, sig, args):
+    return lower.meminfo_array(sig.return_type, args[0], _shape_values(lower, sig.args[1], args[1]))
+
+
+def _shape_values(lower, shape_type, shape):
+    if isinstance(shape_type, types.BaseTuple):
+        return [lower.cast(lower.extract(shape, shape_type, i), t, types.int64) for i, t in enumerate(shape_type.types)]
+    return [lower.cast(shape, shape_type, types.int64)]
 
 
 for _stub, _layout in ((carray, "C"), (farray, "F")):

@@ -138,7 +138,7 @@ def _spec(lower, name, sig):
 def _as_array(lower, array_type, value, space_type):
     """A memref in another address space, as a value of the Numba *array_type*."""
     generic = memref.memory_space_cast(space_type, value)
-    return memref.cast(lower.get_mlir_type(array_type), generic)
+    return lower.unowned(memref.cast(lower.get_mlir_type(array_type), generic))
 
 
 def _count_static_shared(lower, nbytes):

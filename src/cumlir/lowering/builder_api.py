@@ -71,6 +71,37 @@ class BuilderAPI:
 
         return element_pointer(self, array_type, array, index_type, index)
 
+    def incref(self, numba_type, value):
+        """Take a reference to every array *value* holds (NRT on; otherwise nothing): for
+        extensions that keep an array beyond the statement that gave it (docs/nrt.md)."""
+        if self.refcounting:
+            from .refcount import incref
+
+            incref(self, numba_type, value)
+
+    def decref(self, numba_type, value):
+        """Give back a reference taken with incref (or one a device function returned)."""
+        if self.refcounting:
+            from .refcount import decref
+
+            decref(self, numba_type, value)
+
+    def unowned(self, memref_value):
+        """An array over memory the device runtime does not own (a global: shared or constant
+        memory), marked so that taking references to it does nothing (NRT on; else itself)."""
+        if not self.refcounting:
+            return memref_value
+        from .refcount import unowned
+
+        return unowned(memref_value)
+
+    def meminfo_array(self, array_type, meminfo, sizes):
+        """A C-contiguous array of *array_type* with i64 *sizes* over the data of the device
+        runtime's MemInfo *meminfo* (an !llvm.ptr), owning the reference its caller holds."""
+        from .refcount import meminfo_array
+
+        return meminfo_array(self, array_type, meminfo, sizes)
+
     def memref_from_params(self, array_type, params):
         """A value of the Numba array type *array_type* from (pointer, offset, sizes...,
         strides...) as i64s, the kernel parameters of an array (see abi.md)."""
@@ -82,12 +113,6 @@ class BuilderAPI:
         """The code synchronizes the whole grid: the kernel must be launched cooperatively
         (all its blocks resident at once). Recorded on the module, read by the compiler."""
         self.module.cooperative = True
-
-    def incref(self, typ, value):
-        """Kernels run without Numba's reference-counted runtime: nothing to count."""
-
-    def decref(self, typ, value):
-        """See incref."""
 
     def lower_overload_call(self, target, disp, args):
         """Call the ``@overload``-ed function (or jitted dispatcher) *disp* on the variables

@@ -18,7 +18,7 @@ from numba.core import ir as nir
 from .. import intrinsics
 from ..models import default_manager
 from ..typing.target import target_override
-from . import kernel_abi
+from . import kernel_abi, refcount
 from .builder_api import BuilderAPI
 from .registry import registry
 
@@ -45,6 +45,10 @@ class MLIRLower(BuilderAPI):
         self._blocks = {}
         self._live_in = {}
         self.loc = None
+        # with NRT on, every variable holding arrays owns a reference (refcount.py, docs/nrt.md)
+        self.refcounting = bool(module.options.nrt)
+        self._fresh = None  # the last value an expression made with a reference of its own
+        self.refcount_calls = []  # (helper, call op, memref): what refcount.prune looks at
 
     # ---- the public builder interface used by lowering rules ------------------------
 
@@ -161,8 +165,21 @@ class MLIRLower(BuilderAPI):
 
     # ---- building the function -------------------------------------------------------
 
+    def mark_fresh(self, value):
+        """*value* comes with a reference of its own (a new array, a device function's result):
+        the variable it is assigned to takes no other."""
+        self._fresh = value
+        return value
+
+    def is_fresh(self, value):
+        return value is not None and value is self._fresh
+
     def lower(self):
         """Emit the function into the module's gpu.module; returns the function op."""
+        if self.refcounting:
+            self.func_ir = _with_dels(self.func_ir)
+        elif self.kind == "device":
+            _check_returned_arrays(self.typed)
         with _location(self.func_ir.loc):  # the def line: line tables name the source file
             self.function_op = self._create_function()
         with ir.Location.unknown():
@@ -174,6 +191,7 @@ class MLIRLower(BuilderAPI):
             for label, block in self.func_ir.blocks.items():
                 if label in self._blocks:
                     self._lower_block(label, block)
+            refcount.prune(self.refcount_calls)
         return self.function_op
 
     def _create_function(self):
@@ -217,22 +235,43 @@ class MLIRLower(BuilderAPI):
         for label in blocks:
             if label in dead:
                 continue
-            names = sorted(n for n in live[label] if self.has_value(self.typemap[n]))
+            names = sorted(n for n in live[label] | self._deleted_on_entry(blocks[label]) if self.has_value(self.typemap[n]))
             self._live_in[label] = names
             argtypes = [t for n in names for t in self.dmm.lookup(self.typemap[n]).flat_types()]
             locs = [ir.Location.unknown()] * len(argtypes)
             self._blocks[label] = self.function_op.body.blocks.append(*argtypes, arg_locs=locs)
 
+    def _deleted_on_entry(self, block):
+        """Variables holding arrays whose reference the block gives back before defining them:
+        those the predecessors still held on the way in (numba's escaping ``del``s)."""
+        if not self.refcounting:
+            return set()
+        defined, deleted = set(), set()
+        for stmt in block.body:
+            if isinstance(stmt, nir.Del) and stmt.value not in defined:
+                if refcount.holds_arrays(self.dmm, self.typemap[stmt.value]):
+                    deleted.add(stmt.value)
+            elif isinstance(stmt, nir.Assign):
+                defined.add(stmt.target.name)
+        return deleted
+
     def _successor_operands(self, label):
         operands = []
         for name in self._live_in[label]:
-            model = self.dmm.lookup(self.typemap[name])
             value = self._values.get(name)
             if value is None:  # not assigned on this path: the target never reads it
-                operands += [self.poison(t) for t in model.flat_types()]
+                operands += self._unassigned(self.typemap[name])
             else:
-                operands += model.flatten(value)
+                operands += self.dmm.lookup(self.typemap[name]).flatten(value)
         return operands
+
+    def _unassigned(self, numba_type):
+        """The flat value of a variable on a path that never assigned it: undefined, except that
+        arrays own nothing there (a later ``del`` gives nothing back)."""
+        types_ = self.flat_types([numba_type])
+        if self.refcounting and refcount.holds_arrays(self.dmm, numba_type):
+            return [refcount.null_memref(t) if isinstance(t, ir.MemRefType) else _zero_or_poison(self, t) for t in types_]
+        return [_zero_or_poison(self, t) if self.refcounting else self.poison(t) for t in types_]
 
     def _lower_block(self, label, block):
         mlir_block = self._blocks[label]
@@ -265,17 +304,37 @@ class MLIRLower(BuilderAPI):
     def _assign(self, stmt):
         target, value = stmt.target, stmt.value
         ty = self.typemap[target.name]
+        old = self._values.get(target.name) if self.refcounting else None
         if isinstance(value, nir.Expr):
+            self._fresh = None
             result, result_type = self._lower_expr(value, ty)
+            if result is not self._fresh:
+                self._take_reference(result_type, result)
             self.store_var(target, result, result_type)
         elif isinstance(value, nir.Var):
+            self._take_reference(self.typemap[value.name], self.load_var(value))
             self.store_var(target, self.load_var(value), self.typemap[value.name])
         elif isinstance(value, nir.Arg):
+            self._take_reference(self.typed.args[value.index], self._args[value.index])
             self.store_var(target, self._args[value.index], self.typed.args[value.index])
         elif isinstance(value, (nir.Const, nir.Global, nir.FreeVar)):
-            self.store_var(target, self.constant(ty, value.value))
+            self.store_var(target, self.constant(ty, value.value))  # constants are never owned
         else:
             raise errors.UnsupportedError(f"cannot lower the assignment '{stmt}'", stmt.loc)
+        if old is not None:  # assigned again: the old value's reference goes
+            refcount.decref(self, ty, old)
+
+    def _take_reference(self, numba_type, value):
+        if self.refcounting and value is not NO_VALUE:
+            refcount.incref(self, numba_type, value)
+
+    def _del(self, stmt):
+        """A variable dies: with NRT on, its reference goes."""
+        if not self.refcounting:
+            return
+        value = self._values.pop(stmt.value, None)
+        if value is not None:
+            refcount.decref(self, self.typemap[stmt.value], value)
 
     def _setitem(self, stmt):
         sig = self.calltypes[stmt]
@@ -349,6 +408,8 @@ class MLIRLower(BuilderAPI):
         this value on the others): zero where the type allows, as numba does, else undefined."""
         if not self.has_value(result_type):
             return NO_VALUE, result_type
+        if self.refcounting:
+            return self.mark_fresh(self.dmm.lookup(result_type).unflatten(self._unassigned(result_type))), result_type
         parts = [_zero_or_poison(self, t) for t in self.flat_types([result_type])]
         return self.dmm.lookup(result_type).unflatten(parts), result_type
 
@@ -547,7 +608,7 @@ _STATEMENTS = {
     nir.Branch: MLIRLower._branch,
     nir.Jump: MLIRLower._jump,
     nir.Return: MLIRLower._return,
-    nir.Del: MLIRLower._ignore,
+    nir.Del: MLIRLower._del,
     nir.Print: MLIRLower._print,
     nir.StaticRaise: MLIRLower._raise,
     nir.Raise: MLIRLower._raise,
@@ -572,6 +633,38 @@ _EXPRESSIONS = {
     "cast": MLIRLower._cast,
     "null": MLIRLower._null,
 }
+
+
+def _check_returned_arrays(typed):
+    """Without NRT a device function returns an array only if it is one of its arguments
+    (nothing would own any other), as numba decides it."""
+    if not isinstance(typed.return_type, types.Array):
+        return
+    blocks = typed.func_ir.blocks.values()
+    assigns = [stmt for block in blocks for stmt in block.body if isinstance(stmt, nir.Assign)]
+    arguments = {stmt.target.name for stmt in assigns if isinstance(stmt.value, nir.Arg)}
+    casts = {stmt.target.name: stmt.value.value.name for stmt in assigns if _is_cast(stmt.value)}
+    for block in blocks:
+        ret = block.terminator
+        if isinstance(ret, nir.Return) and casts.get(ret.value.name) not in arguments:
+            raise errors.LoweringError(
+                f"{typed.name or typed.pyfunc.__name__} returns an array that is not one of its arguments, "
+                "which needs NRT; enable it with nrt=True or CUMLIR_ENABLE_NRT=1",
+                ret.loc,
+            )
+
+
+def _is_cast(value):
+    return isinstance(value, nir.Expr) and value.op == "cast"
+
+
+def _with_dels(func_ir):
+    """A copy of *func_ir* with numba's ``del`` statements: where each variable dies."""
+    from numba.core import postproc
+
+    copy = func_ir.copy()
+    postproc.PostProcessor(copy).run(emit_dels=True)
+    return copy
 
 
 def _zero_or_poison(lower, mlir_type):

@@ -12,11 +12,12 @@ this layout.
 """
 
 from mlir import ir
-from mlir.dialects import builtin, llvm
+from mlir.dialects import llvm
 from mlir.dialects import complex as mlir_complex
 from numba.core import errors, types
 
 from ..vector_types import VectorType
+from .refcount import memref_from_descriptor
 
 _POINTERS = (types.Record, types.CPointer, types.RawPointer)
 
@@ -72,13 +73,5 @@ def memref_from_params(lower, ty, params):
     """A memref of Numba array type *ty* from (pointer, offset, sizes..., strides...) as i64s."""
     ptr, offset = params[0], params[1]
     sizes, strides = params[2 : 2 + ty.ndim], params[2 + ty.ndim :]
-    fields = [llvm.PointerType.get(), llvm.PointerType.get(), _i64()]
-    if ty.ndim:
-        fields += [ir.Type.parse(f"!llvm.array<{ty.ndim} x i64>")] * 2
-    descriptor = llvm.mlir_poison(llvm.StructType.get_literal(fields))
-    for position, value in [([0], ptr), ([1], ptr), ([2], offset)]:
-        descriptor = llvm.insertvalue(descriptor, value, ir.DenseI64ArrayAttr.get(position))
-    for field, values in ((3, sizes), (4, strides)):
-        for k, value in enumerate(values):
-            descriptor = llvm.insertvalue(descriptor, value, ir.DenseI64ArrayAttr.get([field, k]))
-    return builtin.unrealized_conversion_cast([lower.get_mlir_type(ty)], [descriptor])
+    # the allocated pointer is the data pointer: the device runtime does not own the memory
+    return memref_from_descriptor(lower.get_mlir_type(ty), ptr, ptr, offset, sizes, strides)

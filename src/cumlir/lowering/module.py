@@ -10,6 +10,7 @@ from ..codegen.pipeline import FUNCTION_FASTMATH
 from ..mlir_context import mlir_context
 from ..options import Options
 from ..typing.frontend import DeviceFunction
+from . import refcount
 from .function import NO_VALUE, MLIRLower
 from .implementations import python_implementation
 
@@ -43,6 +44,9 @@ class ModuleBuilder:
         self.raise_sites = []
         self.link_items = []  # what the module's code needs linked: device functions' link=, externals
         self.cooperative = False  # a rule synchronizes the grid: launch cooperatively
+        self.allocates = False  # some function allocates through the device runtime (NRT)
+        self.uses_nrt = False  # the runtime is linked (set by finish_runtime)
+        self._refcount_helpers = {}
         self._names = set()
 
     def _unique(self, name):
@@ -86,6 +90,21 @@ class ModuleBuilder:
             return None
         return self.options.replace(fastmath=self.options.fastmath | options.fastmath)
 
+    def refcount_helper(self, name):
+        """The symbol of the module's reference-counting helper *name* (refcount.py)."""
+        if name not in self._refcount_helpers:
+            self._refcount_helpers[name] = refcount.declare_helper(self, name)
+            self._names.add(name)
+        return name
+
+    def finish_runtime(self, linked_code_uses_nrt):
+        """Decide whether the device runtime is linked (docs/nrt.md) and give the reference-
+        counting helpers their bodies accordingly; returns that decision."""
+        self.uses_nrt = bool(self.options.nrt and (self.allocates or linked_code_uses_nrt))
+        with self.context:
+            refcount.finish(self, self._refcount_helpers, self.uses_nrt)
+        return self.uses_nrt
+
     def add_link_items(self, items):
         """Record code the module's functions call into, to be linked with it."""
         self.link_items.extend(item for item in items if item not in self.link_items)
@@ -101,7 +120,10 @@ class ModuleBuilder:
             for part in lower.dmm.lookup(toty).flatten(lower.cast(value, fromty, toty))
         ]
         call = func.CallOp(results, ir.FlatSymbolRefAttr.get(symbol), operands)
-        return lower.dmm.lookup(ret).unflatten(list(call.results)) if lower.has_value(ret) else NO_VALUE
+        if not lower.has_value(ret):
+            return NO_VALUE
+        # a device function returns a reference of its own (its return takes one)
+        return lower.mark_fresh(lower.dmm.lookup(ret).unflatten(list(call.results)))
 
     def constant_array(self, data, memref_type):
         """A memref.global in constant memory holding *data*; returns its symbol."""
@@ -168,7 +190,8 @@ class ModuleBuilder:
         """
         callee = python_implementation(pyfunc).compile_device(sig.args)
         value = self.emit_device_call(lower, callee, callee.signature, args)
-        return lower.cast(value, callee.typed.return_type, sig.return_type)
+        result = lower.cast(value, callee.typed.return_type, sig.return_type)
+        return lower.mark_fresh(result) if lower.is_fresh(value) else result
 
 
 def force_inline(function_op):

@@ -3,6 +3,7 @@
 import ctypes
 
 from . import driver as drv
+from . import nrt_stats
 
 
 class KernelRuntimeError(RuntimeError):
@@ -39,6 +40,7 @@ class LoadedKernel:
         self._context = context
         self.cooperative = compiled.cooperative  # it synchronizes the grid
         self._resident = {}  # (threads per block, dynamic shared bytes) -> blocks resident at once
+        nrt_stats.register(self, context, self._module)
 
     def __repr__(self):
         return f"<cumlir loaded kernel {self.name}>"

@@ -24,7 +24,9 @@ class TargetInfo:
     """The part of a numba target context that type inference reads."""
 
     target = CumlirTarget
-    enable_nrt = False
+    # numba then lets device functions return any array; lowering refuses those that need
+    # the device runtime when it is off (lowering/function.py, docs/nrt.md)
+    enable_nrt = True
 
 
 def target_override():

@@ -166,14 +166,6 @@ def array_view(lower, sig, args):
     return arrayviews.view_as(lower, sig.args[0], args[0], sig.return_type)
 
 
-@lower("array.copy", types.Array)
-def array_copy(lower, sig, args):
-    raise errors.UnsupportedError(
-        "arr.copy() allocates a new array, which kernels cannot do (as in Numba-CUDA); "
-        "copy into a cuda.local.array or cuda.shared.array instead"
-    )
-
-
 @lower(len, types.Array)
 def array_len(lower, sig, args):
     (array_type,) = sig.args
@@ -205,4 +197,4 @@ def array_constant(lower, ty, pyval):
     shape = list(data.shape)
     view = memref.reinterpret_cast(ir.MemRefType.get(shape, element, layout, space), value, [], [], [], [0], shape, strides)
     generic = memref.memory_space_cast(ir.MemRefType.get(shape, element, layout), view)
-    return memref.cast(lower.get_mlir_type(ty), generic)
+    return lower.unowned(memref.cast(lower.get_mlir_type(ty), generic))

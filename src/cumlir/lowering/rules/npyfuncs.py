@@ -2,9 +2,10 @@
 as the equivalent Python operation, typed for the ufunc's argument types, with the
 result converted to the type NumPy's rules give (numba's npydecl).
 
-On arrays, a ufunc needs its output array (``np.sin(x, out)``: device code does not
-allocate): one loop nest over ``out`` applies the scalar ufunc to the inputs broadcast
-against it, and the call returns ``out``."""
+On arrays, a ufunc takes its output array (``np.sin(x, out)``): one loop nest over ``out``
+applies the scalar ufunc to the inputs broadcast against it, and the call returns ``out``.
+Without one, and with NRT on, the output is a new array (so are array operators:
+``a + b``, ``-a``, ``a < b``); with NRT off that is refused."""
 
 import cmath
 import math
@@ -14,7 +15,9 @@ import numpy as np
 from mlir.dialects import arith
 from numba.core import types
 
-from . import fill
+from mlir import ir
+
+from . import arraycreation, arrayviews, fill
 from ..registry import lower
 
 # ufunc -> (function for real arguments, function for complex arguments or None)
@@ -133,14 +136,42 @@ _PYTHON = {
 
 def _on_arrays(lower, ufunc, sig, args):
     name = ufunc.__name__
+    if ufunc.nout == 1 and len(args) == ufunc.nin and isinstance(sig.return_type, types.Array):
+        return _into_new_array(lower, ufunc, sig, args)
     if ufunc.nout != 1 or len(args) != ufunc.nin + 1 or not isinstance(sig.args[-1], types.Array):
         raise TypeError(
             f"np.{name} on arrays in device code needs its output array as the last argument "
-            f"(np.{name}({', '.join('x' + str(k) for k in range(ufunc.nin))}, out)): device code cannot allocate"
+            f"(np.{name}({', '.join('x' + str(k) for k in range(ufunc.nin))}, out)), or NRT to allocate it"
         )
-    out_type, out = sig.args[-1], args[-1]
-    inputs = [fill.source(lower, out_type.ndim, t, v) for t, v in zip(sig.args[:-1], args[:-1])]
-    scalar_types = [t.dtype if isinstance(t, types.Array) else t for t in sig.args[:-1]]
+    return _store_into(lower, ufunc, sig.args[:-1], args[:-1], sig.args[-1], args[-1])
+
+
+def _into_new_array(lower, ufunc, sig, args):
+    """With NRT on, a ufunc without its output array makes one (a temporary, freed when the
+    variable holding it dies): the inputs' broadcast shape, NumPy's result type."""
+    out_type = sig.return_type
+    out = arraycreation.allocate(lower, out_type, _broadcast_sizes(sig.args, args, out_type.ndim), f"np.{ufunc.__name__}")
+    _store_into(lower, ufunc, sig.args, args, out_type, out)
+    return lower.mark_fresh(out)
+
+
+def _broadcast_sizes(argtypes, args, ndim):
+    """Each axis's extent: the last input extent that is not 1 (extents are not checked)."""
+    i64 = ir.IntegerType.get_signless(64)
+    one = arith.constant(i64, 1)
+    sizes = [one] * ndim
+    for ty, value in zip(argtypes, args):
+        if not isinstance(ty, types.Array):
+            continue
+        extents = arrayviews.parts(value, ty.ndim)[2]
+        for k, extent in enumerate(extents, start=ndim - ty.ndim):
+            sizes[k] = arith.select(arith.cmpi(arith.CmpIPredicate.ne, extent, one), extent, sizes[k])
+    return sizes
+
+
+def _store_into(lower, ufunc, argtypes, args, out_type, out):
+    inputs = [fill.source(lower, out_type.ndim, t, v) for t, v in zip(argtypes, args)]
+    scalar_types = [t.dtype if isinstance(t, types.Array) else t for t in argtypes]
 
     def element(indices):
         value, value_type = lower.call_function(ufunc, scalar_types, [load(indices) for load in inputs])
@@ -221,3 +252,41 @@ def scalar_where(lower, sig, args):
     ty = sig.return_type
     condition = lower.cast(args[0], sig.args[0], types.boolean)
     return arith.select(condition, lower.cast(args[1], sig.args[1], ty), lower.cast(args[2], sig.args[2], ty))
+
+
+# ---- array operators: the ufuncs NumPy gives them -----------------------------------------
+
+_OPERATORS = {
+    operator.add: np.add, operator.sub: np.subtract, operator.mul: np.multiply,
+    operator.truediv: np.true_divide, operator.floordiv: np.floor_divide, operator.mod: np.remainder,
+    operator.pow: np.power, operator.lt: np.less, operator.le: np.less_equal, operator.gt: np.greater,
+    operator.ge: np.greater_equal, operator.eq: np.equal, operator.ne: np.not_equal,
+    operator.and_: np.bitwise_and, operator.or_: np.bitwise_or, operator.xor: np.bitwise_xor,
+    operator.neg: np.negative, operator.invert: np.invert,
+}
+_INPLACE = {
+    operator.iadd: np.add, operator.isub: np.subtract, operator.imul: np.multiply,
+    operator.itruediv: np.true_divide, operator.ifloordiv: np.floor_divide, operator.imod: np.remainder,
+}
+
+
+def _operator_rule(ufunc):
+    def rule(lower, sig, args):
+        return _on_arrays(lower, ufunc, sig, args)
+
+    return rule
+
+
+def _inplace_rule(ufunc):
+    def rule(lower, sig, args):
+        return _store_into(lower, ufunc, sig.args, args, sig.args[0], args[0])
+
+    return rule
+
+
+for _op, _ufunc in _OPERATORS.items():
+    for _patterns in ((types.Array,), (types.Array, types.Any), (types.Any, types.Array)):
+        if len(_patterns) == _ufunc.nin:
+            lower(_op, *_patterns)(_operator_rule(_ufunc))
+for _op, _ufunc in _INPLACE.items():
+    lower(_op, types.Array, types.Any)(_inplace_rule(_ufunc))

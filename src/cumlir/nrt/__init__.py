@@ -1,0 +1,47 @@
+"""cumlir's device runtime (NRT): reference-counted memory for arrays made in device code.
+
+The runtime is CUDA C++ (``nrt.cu``, its API in the public header ``nrt.cuh``), compiled
+by NVRTC on first use for each chip and code format and kept for the process. Kernels
+whose code allocates, and kernels linking an item marked ``nrt=True``, get it as one more
+link item (compiler.py). docs/nrt.md describes the API and its ownership rules.
+"""
+
+import functools
+import os
+
+from ..linkable import LTOIR, PTXSource
+
+# the runtime's symbols that cumlir's generated code calls or reads
+ALLOCATE = "NRT_MemInfo_alloc_aligned"
+INCREF = "NRT_incref"
+DECREF = "NRT_decref"
+STATS_GLOBAL = "cumlir_nrt_stats"
+STATS_FIELDS = ("alloc", "free", "mi_alloc", "mi_free")  # the order of the global's words
+RUNTIME_NAME = "cumlir_nrt"  # the link item's name, in link lists and nvJitLink's messages
+
+
+def include_dir():
+    """The directory holding ``nrt.cuh``, for ``#include <nrt.cuh>`` (``-I`` to NVRTC or nvcc)."""
+    return os.path.dirname(os.path.abspath(__file__))
+
+
+def source():
+    with open(os.path.join(include_dir(), "nrt.cu")) as f:
+        return f.read()
+
+
+@functools.lru_cache(maxsize=None)
+def runtime(cc, code_format="ptx"):
+    """The runtime compiled for compute capability *cc* as a link item: PTX, or LTO-IR
+    (*code_format* "ltoir") for links optimised as a whole. Compiled once per chip and format."""
+    from ..nvrtc import compile_source
+
+    if code_format not in ("ptx", "ltoir"):
+        raise ValueError(f"the runtime is compiled to 'ptx' or 'ltoir', not {code_format!r}")
+    code = compile_source(source(), cc, name="nrt.cu", output=code_format, options=(f"-I{include_dir()}",))
+    return PTXSource(code, name=RUNTIME_NAME) if code_format == "ptx" else LTOIR(code, name=RUNTIME_NAME)
+
+
+def is_runtime(item):
+    """Whether a link item is the runtime itself (so that it is linked once)."""
+    return isinstance(item, (PTXSource, LTOIR)) and item.name == RUNTIME_NAME

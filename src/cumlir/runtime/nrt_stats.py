@@ -1,0 +1,58 @@
+"""The device runtime's statistics, read from the host (docs/nrt.md).
+
+Every loaded kernel module that links the runtime holds its own counters (the runtime's
+``cumlir_nrt_stats`` global). Modules are registered here when loaded; the totals are sums
+over the modules of one context.
+"""
+
+import ctypes
+import weakref
+from collections import namedtuple
+
+from ..nrt import STATS_FIELDS, STATS_GLOBAL
+from . import driver as drv
+
+NRTStats = namedtuple("NRTStats", STATS_FIELDS)
+_modules = weakref.WeakKeyDictionary()  # loaded kernel -> (context, device pointer of the counters)
+
+
+def register(kernel, context, module):
+    """Remember *kernel*'s counters if its module links the runtime."""
+    cu = drv.driver()
+    result, pointer, _ = cu.cuModuleGetGlobal(module, STATS_GLOBAL.encode())
+    if result == cu.CUresult.CUDA_SUCCESS:
+        _modules[kernel] = (context, pointer)
+
+
+def read(kernels):
+    """The counters summed over *kernels* (LoadedKernels; those without the runtime count 0),
+    after the work queued on their contexts has finished."""
+    cu = drv.driver()
+    totals = [0] * len(STATS_FIELDS)
+    synchronized = set()
+    for kernel in kernels:
+        found = _modules.get(kernel)
+        if found is None:
+            continue
+        context, pointer = found
+        if id(context) not in synchronized:
+            context.synchronize()
+            synchronized.add(id(context))
+        words = (ctypes.c_uint64 * len(STATS_FIELDS))()
+        drv.check("cuMemcpyDtoH", cu.cuMemcpyDtoH(ctypes.addressof(words), pointer, ctypes.sizeof(words)))
+        totals = [t + w for t, w in zip(totals, words)]
+    return NRTStats(*totals)
+
+
+def context_stats(context):
+    """The counters of every kernel loaded in *context*."""
+    return read([kernel for kernel, (owner, _) in list(_modules.items()) if owner is context])
+
+
+def set_heap_size(nbytes):
+    """Size the current context's device heap, where ``malloc`` (and so NRT) allocates."""
+    if isinstance(nbytes, bool) or not isinstance(nbytes, int) or nbytes <= 0:
+        raise ValueError(f"the heap size is a positive number of bytes, got {nbytes!r}")
+    cu = drv.driver()
+    drv.current_context()
+    drv.check("cuCtxSetLimit", cu.cuCtxSetLimit(cu.CUlimit.CU_LIMIT_MALLOC_HEAP_SIZE, nbytes))

@@ -1,0 +1,153 @@
+"""Runs the generated code of a kernel on the CPU, against a Python stand-in of the device
+runtime that checks every reference-counting call, so that ownership (docs/nrt.md) is
+tested without a GPU.
+
+The kernel is compiled by cumlir up to the ``llvm`` stage (the NVPTX path's LLVM IR, before
+code generation), retargeted to the host and JIT-compiled by llvmlite (the same LLVM
+version as MLIR's). Kernels run by the harness must not read thread indices or call
+libdevice routines other than those the C math library has too (one CPU "thread" runs
+them; ``__nv_sin`` is bound to the host's ``sin``); NRT_MemInfo_alloc_aligned, NRT_incref and
+NRT_decref are Python functions that keep every MemInfo's count and raise on any misuse:
+a reference taken or given back on memory that is not a live MemInfo, a count below zero.
+"""
+
+import ctypes
+
+import numpy as np
+
+_MEMINFO_WORDS = 5  # refct, dtor, dtor_info, data, size (nrt.cuh)
+
+
+class Runtime:
+    """The stand-in runtime: live MemInfos by address, counts of what happened."""
+
+    def __init__(self):
+        self.live = {}  # MemInfo address -> (buffer, references)
+        self.stats = {"alloc": 0, "free": 0, "mi_alloc": 0, "mi_free": 0, "incref": 0, "decref": 0}
+        self.errors = []
+
+    def allocate(self, size, align):
+        if size >= 1 << 40:
+            self.errors.append(f"allocation of {size} bytes")
+            size = 0
+        buffer = ctypes.create_string_buffer(8 * _MEMINFO_WORDS + size + align)
+        base = ctypes.addressof(buffer)
+        data = (base + 8 * _MEMINFO_WORDS + align - 1) // align * align
+        words = (ctypes.c_uint64 * _MEMINFO_WORDS).from_address(base)
+        words[0], words[3], words[4] = 1, data, size
+        self.live[base] = [buffer, 1]
+        self.stats["alloc"] += 1
+        self.stats["mi_alloc"] += 1
+        return base
+
+    def incref(self, address):
+        self._adjust(address, "incref", 1)
+
+    def decref(self, address):
+        self._adjust(address, "decref", -1)
+
+    def _adjust(self, address, what, change):
+        self.stats[what] += 1
+        entry = self.live.get(address)
+        if entry is None:
+            self.errors.append(f"{what} of {address:#x}, which is not a live MemInfo")
+            return
+        entry[1] += change
+        if entry[1] == 0:
+            del self.live[address]
+            self.stats["free"] += 1
+            self.stats["mi_free"] += 1
+
+    def check_balanced(self):
+        assert not self.errors, self.errors
+        assert not self.live, f"{len(self.live)} MemInfos leaked"
+        assert self.stats["alloc"] == self.stats["free"] and self.stats["mi_alloc"] == self.stats["mi_free"], self.stats
+
+
+_ALLOC = ctypes.CFUNCTYPE(ctypes.c_uint64, ctypes.c_uint64, ctypes.c_uint32)
+_REF = ctypes.CFUNCTYPE(None, ctypes.c_uint64)
+_current = None
+_callbacks = (
+    _ALLOC(lambda size, align: _current.allocate(size, align)),
+    _REF(lambda address: _current.incref(address)),
+    _REF(lambda address: _current.decref(address)),
+)
+
+
+def _engine():
+    import llvmlite.binding as llvm
+
+    llvm.initialize_native_target()
+    llvm.initialize_native_asmprinter()
+    for name, callback in zip(("NRT_MemInfo_alloc_aligned", "NRT_incref", "NRT_decref"), _callbacks):
+        llvm.add_symbol(name, ctypes.cast(callback, ctypes.c_void_p).value)
+    return llvm
+
+
+def host_llvm_ir(pyfunc, argtypes):
+    """The kernel's LLVM IR (cumlir's nvptx path, NRT on), retargeted to the host CPU."""
+    import llvmlite.binding as llvm
+
+    from cumlir import compiler
+    from cumlir.codegen import pipeline
+    from cumlir.options import Options
+
+    c = compiler.kernel(pyfunc, argtypes, (9, 0), Options(nrt=True, backend="nvptx"), until="llvm")
+    with c.builder.context:
+        text = pipeline.llvm_ir_of(c.module)
+    lines = [line for line in text.splitlines() if not line.startswith(("target datalayout", "target triple"))]
+    text = "\n".join(lines).replace("define ptx_kernel ", "define ")
+    return f'target triple = "{llvm.get_process_triple()}"\n{text}', c.symbol
+
+
+def _bind_libdevice(llvm, text):
+    """Bind each libdevice routine the code calls to the C math library's function of that name."""
+    import ctypes.util
+    import re
+
+    libm = ctypes.CDLL(ctypes.util.find_library("m"))
+    for name in re.findall(r"^declare [^@]*@__nv_(\w+)\(", text, re.MULTILINE):
+        llvm.add_symbol(f"__nv_{name}", ctypes.cast(getattr(libm, name), ctypes.c_void_p).value)
+
+
+def current():
+    """The stand-in runtime of the kernel running now (for external functions' stand-ins)."""
+    return _current
+
+
+def _array_params(array):
+    itemsize = array.dtype.itemsize
+    return [array.ctypes.data, 0, *array.shape, *(s // itemsize for s in array.strides)]
+
+
+class Kernel:
+    """A kernel JIT-compiled for the host; ``kernel(*args)`` runs it once, returning the
+    runtime it ran against (check_balanced() checks that nothing leaked)."""
+
+    def __init__(self, pyfunc, argtypes, externals=()):
+        llvm = _engine()
+        for name, callback in externals:  # device functions declared with declare_device
+            llvm.add_symbol(name, ctypes.cast(callback, ctypes.c_void_p).value)
+        self._externals = externals
+        text, symbol = host_llvm_ir(pyfunc, argtypes)
+        _bind_libdevice(llvm, text)
+        module = llvm.parse_assembly(text)
+        module.verify()
+        target = llvm.Target.from_default_triple().create_target_machine()
+        self._engine = llvm.create_mcjit_compiler(module, target)
+        self._engine.finalize_object()
+        self._address = self._engine.get_function_address(symbol)
+        self.argtypes = argtypes
+
+    def __call__(self, *args):
+        global _current
+        params = []
+        for value, ty in zip(args, self.argtypes):
+            params += _array_params(value) if isinstance(value, np.ndarray) else [int(value)]
+        function = ctypes.CFUNCTYPE(None, *[ctypes.c_int64] * len(params))(self._address)
+        runtime = _current = Runtime()
+        try:
+            function(*params)
+        finally:
+            _current = None
+        return runtime
