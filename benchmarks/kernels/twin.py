@@ -27,6 +27,8 @@ def _check(returned, what):
 
 def _parameter(value):
     """(value, ctypes type) of one kernel argument: arrays by their device pointer."""
+    if isinstance(value, ctypes.c_void_p):
+        return value.value, ctypes.c_void_p
     cai = getattr(value, "__cuda_array_interface__", None)
     if cai is not None:
         return cai["data"][0], ctypes.c_void_p
@@ -38,7 +40,7 @@ def _parameter(value):
             np.dtype(np.float64): ctypes.c_double,
         }[value.dtype]
         return value.item(), ctype
-    raise TypeError(f"a twin kernel takes device arrays and NumPy scalars, not {type(value).__name__}")
+    raise TypeError(f"a twin kernel takes device arrays, pointers and NumPy scalars, not {type(value).__name__}")
 
 
 class Twin:
