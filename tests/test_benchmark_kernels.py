@@ -72,3 +72,44 @@ def test_suite_runs_quick_with_every_check_passing():
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "all checks passed" in result.stdout, result.stdout
+
+
+@pytest.mark.parametrize("name", [n for n in suite.NAMES if not suite.load(n).NUMBA_CUDA])
+def test_numba_cuda_compiles_the_same_source(name):
+    """The runner rebinds ``cuda`` to numba-cuda's: the same functions must compile there."""
+    from .support import import_numba_cuda
+
+    try:
+        ncuda = import_numba_cuda()
+    except Exception as e:  # numba-cuda is only a reference: not installed or broken here
+        pytest.skip(f"numba-cuda does not import: {e}")
+    for fn, sig in suite.load(name).KERNELS:
+        ptx, _ = ncuda.compile_ptx(suite.rebound(fn, ncuda), sig, cc=(9, 0))
+        assert fn.__name__ in ptx
+
+
+class _DeviceFloat32:
+    """Stands for a CuPy float32 array: what Float4View reads of one."""
+
+    dtype = np.dtype(np.float32)
+    flags = type("Flags", (), {"c_contiguous": True})()
+
+    def __init__(self, address, size):
+        self.size = size
+        self.__cuda_array_interface__ = {"shape": (size,), "strides": None, "typestr": "<f4", "data": (address, False), "version": 3}
+
+
+def test_float4_view_is_launched_as_the_declared_float4_array():
+    import struct
+
+    from cumlir.runtime import arguments
+    from cumlir.typing.signatures import accepts, parse_signature
+
+    from benchmarks.kernels import copy_float4
+
+    declared, _ = parse_signature(copy_float4.KERNELS[0][1])
+    views = [copy_float4.Float4View(_DeviceFloat32(address, 4 * 1000)) for address in (0x10000, 0x20000)]
+    assert accepts(declared, tuple(arguments.argument_type(v, k) for k, v in enumerate(views)))
+    _, buffer = arguments.ArgumentPacker(declared).pack(views, support.FakeLaunch())
+    slots = struct.unpack_from("8Q", bytes(buffer), 0)
+    assert slots[0] == 0x10000 and 1000 in slots[:4] and 0x20000 in slots[4:]
