@@ -4,7 +4,7 @@ Loaded with ``-p tests.agreement`` on a GPU machine where numba-cuda is installe
 repeats every kernel launch the tests make (``kernel[grid, block](...)``) under
 numba-cuda, on copies of the arguments taken before cumlir's launch, and compares what
 each left in the arrays: integers and booleans bit for bit, floats within the rounding
-FMA contraction allows (numba-cuda contracts ``a * b + c``; cumlir does not), NaN where
+FMA contraction allows (both contract ``a * b + c``, not always the same pairs), NaN where
 NaN. A difference fails the test that launched the kernel, naming the argument and
 the first differing element.
 

@@ -72,10 +72,48 @@ def test_lineinfo(backend):
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_fastmath(backend):
-    plain, contract, fast = _ptx(backend), _ptx(backend, fastmath={"contract"}), _ptx(backend, fastmath=True)
+    plain, contract, fast = _ptx(backend, fma=False), _ptx(backend, fma=False, fastmath={"contract"}), _ptx(backend, fastmath=True)
     assert "fma.rn.f32" not in plain and ".ftz" not in plain
     assert "fma.rn.f32" in contract and ".ftz" not in contract  # contraction alone
     assert "fma.rn.ftz.f32" in fast  # everything, denormals flushed too
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_times_b_plus_c_is_one_fma_by_default(backend):
+    # as in Numba-CUDA (libNVVM's default -fma=1); fma=False rounds the product and the sum apart
+    default = _ptx(backend)
+    assert "fma.rn.f32" in default and "mul.rn.f32" not in default and ".ftz" not in default
+    separate = _ptx(backend, fma=False)
+    assert "mul.rn.f32" in separate and "add.rn.f32" in separate
+    assert Options(fma=False).cache_key() != Options().cache_key()
+    with pytest.raises(TypeError, match="the option fma must be True or False"):
+        cuda.jit(fma=1)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("kind, dtype, rn", [("fp16", "float16", "__h{}_rn"), ("bf16", "bfloat16", "h{}_rn")])
+def test_rn_half_intrinsics_are_never_contracted(backend, kind, dtype, rn):
+    """CUDA's ``__hmul_rn``/``__hadd_rn`` exist to prevent contraction; ``hmul``/``hadd`` may be."""
+    if kind == "bf16" and backend == "nvvm":
+        pytest.skip("bfloat16 is refused by the nvvm code generator below sm_100")
+    ns = getattr(cuda, kind)
+    hmul, hadd = ns.hmul, ns.hadd
+    hmul_rn, hadd_rn = getattr(ns, rn.format("mul")), getattr(ns, rn.format("add"))
+
+    def contracted(a, b, c, out):
+        out[0] = hadd(hmul(a[0], b[0]), c[0])
+
+    def exact(a, b, c, out):
+        out[0] = hadd_rn(hmul_rn(a[0], b[0]), c[0])
+
+    sig = f"void({dtype}[:], {dtype}[:], {dtype}[:], {dtype}[:])"
+    suffix = "f16" if kind == "fp16" else "bf16"
+    assert f"fma.rn.{suffix}" in cuda.jit(backend=backend)(contracted).inspect_ptx(sig, cc=(9, 0))
+    for options in ({}, {"fastmath": {"nnan"}}):
+        ptx = cuda.jit(backend=backend, **options)(exact).inspect_ptx(sig, cc=(9, 0))
+        assert f"fma.rn.{suffix}" not in ptx and f"mul.rn.{suffix}" in ptx, options
+        support.ptxas(ptx)
+    assert f"fma.rn.{suffix}" in cuda.jit(backend=backend, fastmath={"contract"})(exact).inspect_ptx(sig, cc=(9, 0))
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

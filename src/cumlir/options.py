@@ -39,6 +39,7 @@ class Options:
     opt: bool = True
     lineinfo: bool = False
     fastmath: frozenset = frozenset()  # LLVM fast-math flags; {"fast"} for fastmath=True
+    fma: bool = True  # contract a*b+c into one fma, as Numba-CUDA (libNVVM's default -fma=1) does
     max_registers: int = None
     launch_bounds: tuple = ()  # (max threads per block[, min blocks per SM[, max blocks per cluster]])
     inline: str = "never"
@@ -51,7 +52,7 @@ class Options:
     nrt: bool = None  # the device runtime (docs/nrt.md); None: CUMLIR_ENABLE_NRT or NUMBA_CUDA_ENABLE_NRT
 
     def __post_init__(self):
-        for name in ("debug", "opt", "lineinfo", "forceinline", "lto", "cache"):
+        for name in ("debug", "opt", "lineinfo", "fma", "forceinline", "lto", "cache"):
             _check_bool(name, getattr(self, name))
         object.__setattr__(self, "fastmath", _fastmath(self.fastmath))
         object.__setattr__(self, "max_registers", _max_registers(self.max_registers))
@@ -95,6 +96,12 @@ class Options:
     def fast(self):
         """Whether fastmath=True (every flag, flushing denormals, approximate routines)."""
         return "fast" in self.fastmath
+
+    @property
+    def arithmetic_flags(self):
+        """The fast-math flags every floating-point operation gets: fastmath's, and
+        ``contract`` unless fma=False."""
+        return self.fastmath | {"contract"} if self.fma else self.fastmath
 
     @property
     def approximate_functions(self):

@@ -12,6 +12,7 @@ Each transforms the module in place; the order is the compiler's (compiler.py).
 from mlir import ir, passmanager
 from mlir.dialects import gpu
 
+from ..intrinsics._half import UNCONTRACTED
 from ..intrinsics.elementwise import PARALLEL_LOOPS_MARK
 from . import targets
 
@@ -97,7 +98,7 @@ def run_stage(module, name, options):
         raise ValueError(f"unknown MLIR stage {name!r}; stages: {', '.join(STAGES)}")
     if name == "optimized":
         _parallel_loops(module)
-        _fast_arithmetic(module, options.fastmath)
+        _fast_arithmetic(module, options)
     _pass_manager(STAGES[name]).run(module.operation)
     if name == "llvm":
         if options.fast:
@@ -154,27 +155,43 @@ def ptx(module):
     return bytes(gpu.ObjectAttr(binary.attributes["objects"][0]).object).decode()
 
 
-def _fast_arithmetic(module, flags):
-    """fastmath: every floating-point operation gets the chosen LLVM fast-math flags; with
-    fastmath=True ("fast") it may be reassociated, contracted and approximated (division and
-    square root included), as with nvcc --use_fast_math. A device function compiled with its
-    own fastmath option (marked FUNCTION_FASTMATH by lowering) adds its flags to its operations,
-    before they are inlined into their callers."""
-    if flags:
-        _set_fastmath(module.operation, flags)
+def _fast_arithmetic(module, options):
+    """Every floating-point operation gets the options' fast-math flags: ``contract`` by
+    default (a*b+c may become one fma, as Numba-CUDA does: libNVVM's default -fma=1), and
+    fastmath's; with fastmath=True ("fast") it may be reassociated, contracted and
+    approximated (division and square root included), as with nvcc --use_fast_math.
+    Operations lowering marked UNCONTRACTED (the ``_rn`` half-precision intrinsics, which
+    CUDA never contracts) get only the fastmath flags asked for. A device function compiled
+    with its own fastmath option (marked FUNCTION_FASTMATH by lowering) adds its flags to
+    its operations, before they are inlined into their callers."""
     for op in gpu_module_of(module).regions[0].blocks[0].operations:
+        flags, asked = options.arithmetic_flags, options.fastmath
         if FUNCTION_FASTMATH in op.attributes:
-            own = frozenset(flags) | frozenset(op.attributes[FUNCTION_FASTMATH].value.split(","))
-            _set_fastmath(op.operation, {"fast"} if "fast" in own else own)
+            own = asked | frozenset(op.attributes[FUNCTION_FASTMATH].value.split(","))
+            asked = frozenset({"fast"}) if "fast" in own else own
+            flags = asked | (options.arithmetic_flags - options.fastmath)
             del op.attributes[FUNCTION_FASTMATH]
+        _set_fastmath(op.operation, flags, asked)
 
 
-def _set_fastmath(root, flags):
-    fast = ir.Attribute.parse(f"#arith.fastmath<{','.join(sorted(flags))}>")
+def _set_fastmath(root, flags, uncontracted_flags):
+    """*flags* on every arith/math floating-point operation under *root*;
+    *uncontracted_flags* on those marked UNCONTRACTED (the mark is dropped)."""
+    chosen = {}
+
+    def attribute(flag_set):
+        if flag_set not in chosen:
+            chosen[flag_set] = ir.Attribute.parse(f"#arith.fastmath<{','.join(sorted(flag_set))}>")
+        return chosen[flag_set]
 
     def visit(op):
         if "fastmath" in op.attributes and op.name.split(".")[0] in ("arith", "math"):
-            op.attributes["fastmath"] = fast
+            if UNCONTRACTED in op.attributes:
+                del op.attributes[UNCONTRACTED]
+                if uncontracted_flags:
+                    op.attributes["fastmath"] = attribute(frozenset(uncontracted_flags))
+            elif flags:
+                op.attributes["fastmath"] = attribute(frozenset(flags))
         return ir.WalkResult.ADVANCE
 
     root.walk(visit)

@@ -3,8 +3,10 @@ from one table for a 16-bit float type (float16 or bfloat16).
 
 Semantics (those of CUDA's cuda_fp16.h / cuda_bf16.h as Numba-CUDA binds them):
 
-- ``hadd hsub hmul hdiv`` and their ``_rn`` forms round once to nearest even (cumlir never
-  contracts them into an fma unless fastmath allows it); ``_sat`` forms clamp the result
+- ``hadd hsub hmul hdiv`` and their ``_rn`` forms round once to nearest even; ``hadd hsub
+  hmul`` may be contracted into an fma with a neighbouring operation (as any ``a * b + c``
+  is, unless ``fma=False``), the ``_rn`` forms never are unless fastmath asks for it (as
+  in CUDA, where they exist for that: they are marked UNCONTRACTED); ``_sat`` forms clamp the result
   to [0, 1], NaN and -0 giving +0; ``hfma`` rounds once; ``hfma_relu`` gives +0 for a negative
   result and keeps NaN.
 - ``hmax``/``hmin`` ignore a NaN operand (C's fmax/fmin); ``hmax_nan``/``hmin_nan``
@@ -22,6 +24,9 @@ Semantics (those of CUDA's cuda_fp16.h / cuda_bf16.h as Numba-CUDA binds them):
 """
 
 from ._modules import arith, cumlir_types, ir, llvm, templates
+
+# an operation the default contraction into fma leaves alone (codegen/pipeline.py)
+UNCONTRACTED = "cumlir.uncontracted"
 
 # the C names of the integer types in the conversions' names
 C_INTS = {
@@ -190,7 +195,7 @@ class HalfIntrinsics:
         for name, op in _BINARY.items():
             self._binary(self.names(name), _arith(op))
             if name != "hdiv":
-                self._binary(self.names(name + "_rn"), _arith(op))
+                self._binary(self.names(name + "_rn"), _arith(op, uncontracted=True))
                 self._binary(self.names(name + "_sat"), _arith(op, saturate=True))
         for name, (op, nan) in _MINMAX.items():
             self._binary(self.names(name), _minmax(op, nan))
@@ -252,9 +257,11 @@ class HalfIntrinsics:
         self.declare(self.names(name), self.sig(target, "T"), rule)
 
 
-def _arith(op, saturate=False):
+def _arith(op, saturate=False, uncontracted=False):
     def rule(lower, sig, args):
         result = getattr(arith, op)(*args)
+        if uncontracted:
+            result.owner.attributes[UNCONTRACTED] = ir.UnitAttr.get()
         return clamp_unit(lower, result) if saturate else result
 
     return rule
