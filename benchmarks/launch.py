@@ -22,6 +22,7 @@ import sys
 import time
 
 import numpy as np
+from timing import numba_cuda
 
 LAUNCHES = 10_000
 BATCHES = 7
@@ -39,20 +40,6 @@ def per_launch_us(launch, sync, launches=LAUNCHES, batches=BATCHES):
         sync()
         times.append((time.perf_counter() - start) / launches * 1e6)
     return statistics.median(times)
-
-
-def _numba_cuda():
-    """numba-cuda's ``cuda`` module, or None with the reason it is not measured."""
-    if not hasattr(np, "row_stack"):
-        np.row_stack = np.vstack  # numba-cuda 0.30 calls np.row_stack, removed from NumPy 2.4
-    try:
-        from numba import cuda as ncuda
-
-        if not ncuda.is_available():
-            return None, "numba-cuda sees no GPU"
-        return ncuda, None
-    except Exception as e:  # not installed, or broken here
-        return None, f"numba-cuda unavailable: {type(e).__name__}: {e}"
 
 
 def _optional(name):
@@ -139,7 +126,7 @@ def measure():
     stream = cu.CUstream(0)
     floor = per_launch_us(lambda: cu.cuLaunchKernel(function, 1, 1, 1, 1, 1, 1, 0, stream, 0, 0), cuda.synchronize)
 
-    ncuda, why = _numba_cuda()
+    ncuda, why = numba_cuda()
     if ncuda is not None:
         theirs = _compile(ncuda)
         for label, launch, n in _cases(theirs, ncuda.device_array, ncuda.to_device):

@@ -11,6 +11,7 @@ import pytest
 
 from cumlir import cuda
 
+from .cases import launch_kernels as K
 from .support import poisoned
 
 pytestmark = pytest.mark.gpu
@@ -19,43 +20,12 @@ N = 3001
 BLOCKS, THREADS = (N + 127) // 128, 128
 
 
-@cuda.jit
-def vadd(a, b, c):
-    i = cuda.grid(1)
-    if i < c.size:
-        c[i] = a[i] + b[i]
-
-
-@cuda.jit("void(float32[:], float32[:], float32[:])")
-def vadd_eager(a, b, c):
-    i = cuda.grid(1)
-    if i < c.size:
-        c[i] = a[i] + b[i]
-
-
-@cuda.jit
-def transpose_add(a, b, c):
-    i, j = cuda.grid(2)
-    if i < c.shape[0] and j < c.shape[1]:
-        c[i, j] = a[j, i] + b[i, j]
-
-
-@cuda.jit
-def scale(c, k):
-    i = cuda.grid(1)
-    if i < c.size:
-        c[i] *= k
-
-
-@cuda.jit
-def many_scalars(out, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15):
-    out[0] = a0 + a1 + a2 + a3 + a4 + a5 + a6 + a7
-    out[1] = a8 * a9 + a10 - a11 + a12 * a13 + a14 - a15
-
-
-@cuda.jit
-def from_tuple(t, out):
-    out[0] = t[0] * t[1] + t[2]
+vadd = cuda.jit(K.vadd)
+vadd_eager = cuda.jit(K.VADD_FLOAT32)(K.vadd)
+transpose_add = cuda.jit(K.transpose_add)
+scale = cuda.jit(K.scale)
+many_scalars = cuda.jit(K.many_scalars)
+from_tuple = cuda.jit(K.from_tuple)
 
 
 def _inputs(rng, dtype=np.float32, n=N):

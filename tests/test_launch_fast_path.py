@@ -17,6 +17,7 @@ from cumlir import cuda, dispatcher
 from cumlir.runtime import arguments, readers
 
 from . import fake_driver
+from .cases import launch_kernels as K
 from .fake_arrays import FakeCupyArray, FakeTensor, InterfaceOnly, install_fake_cupy
 
 Pair = collections.namedtuple("Pair", "x y")
@@ -27,11 +28,7 @@ def nothing():
     pass
 
 
-@cuda.jit
-def three(a, b, c):
-    i = cuda.grid(1)
-    if i < c.size:
-        c[i] = a[i] + b[i]
+three = cuda.jit(K.vadd)
 
 
 @cuda.jit
@@ -59,11 +56,7 @@ def nested(t, out):
     out[0] = t[0][0] * t[0][1] + t[1]
 
 
-@cuda.jit("void(float32[:], float32[:], float32[:])")
-def three_eager(a, b, c):
-    i = cuda.grid(1)
-    if i < c.size:
-        c[i] = a[i] + b[i]
+three_eager = cuda.jit(K.VADD_FLOAT32)(K.vadd)
 
 
 @cuda.jit("void(int32, float32, boolean, complex64)")
@@ -74,12 +67,14 @@ def eager_scalars(i, f, b, z):
 @pytest.fixture
 def fake(monkeypatch):
     driver = fake_driver.install(monkeypatch)
-    for kernel in list(globals().values()):
-        if isinstance(kernel, dispatcher.Dispatcher):  # loaded with another test's driver
-            fake_driver.forget_loaded(kernel)
+    kernels = [k for k in globals().values() if isinstance(k, dispatcher.Dispatcher)]
+    for kernel in kernels:  # loaded with another test's driver
+        fake_driver.forget_loaded(kernel)
     install_fake_cupy(monkeypatch)
     monkeypatch.setattr(readers, "SYNC", True)
-    return driver
+    yield driver
+    for kernel in kernels:  # nothing of the fake driver's stays for tests on a real GPU
+        fake_driver.forget_loaded(kernel)
 
 
 @pytest.fixture

@@ -204,6 +204,7 @@ def _interface(sample, ty, ordinal):
         cai = value.__cuda_array_interface__
         if cai["typestr"] != typestr or cai.get("mask") is not None:
             return None
+        reader.stream = cai.get("stream")  # the route's lock keeps it for this launch's wait
         data = cai["data"]
         if bool(data[1]) is not readonly:
             return None
@@ -223,7 +224,7 @@ def _interface(sample, ty, ordinal):
 
     reader = Reader(read)
     if "stream" in cai:
-        reader.producer = lambda value: value.__cuda_array_interface__.get("stream")
+        reader.producer = lambda value: reader.stream
     return reader
 
 
