@@ -52,8 +52,16 @@ def fake_cupy_module():
 
 
 def install_fake_cupy(monkeypatch):
+    """Make ``import cupy`` give the fake module for the rest of the test (and CuPy's own
+    stream module unimportable, so that the launch asks the fake for its stream)."""
+    from cumlir.runtime import readers
+
     monkeypatch.setitem(sys.modules, "cupy", fake_cupy_module())
+    monkeypatch.setitem(sys.modules, "cupy_backends", None)
     monkeypatch.setattr(FakeCupyArray, "current_stream", 0)
+    forget_cupy_streams = readers._cupy_current_stream.cache_clear
+    forget_cupy_streams()
+    return forget_cupy_streams
 
 
 _TORCH_DTYPES = {}

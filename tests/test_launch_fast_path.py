@@ -70,11 +70,12 @@ def fake(monkeypatch):
     kernels = [k for k in globals().values() if isinstance(k, dispatcher.Dispatcher)]
     for kernel in kernels:  # loaded with another test's driver
         fake_driver.forget_loaded(kernel)
-    install_fake_cupy(monkeypatch)
+    forget_cupy_streams = install_fake_cupy(monkeypatch)
     monkeypatch.setattr(readers, "SYNC", True)
     yield driver
-    for kernel in kernels:  # nothing of the fake driver's stays for tests on a real GPU
+    for kernel in kernels:  # nothing of the fakes stays for tests on a real GPU
         fake_driver.forget_loaded(kernel)
+    forget_cupy_streams()
 
 
 @pytest.fixture

@@ -127,17 +127,29 @@ def _cupy(sample, ty, ordinal):
 def _cupy_producer(exported):
     """CuPy's interface names its current stream, the default one as 1 (or 2 with
     per-thread default streams): the same number without building the dict."""
-    import cupy
-
-    current = cupy.cuda.get_current_stream
-    default = exported if current().ptr == 0 else (2 if os.environ.get("CUPY_CUDA_PER_THREAD_DEFAULT_STREAM") == "1" else 1)
+    current = _cupy_current_stream()
+    default = exported if current() == 0 else (2 if os.environ.get("CUPY_CUDA_PER_THREAD_DEFAULT_STREAM") == "1" else 1)
     return _cupy_stream(current, default)
+
+
+@functools.lru_cache(maxsize=None)
+def _cupy_current_stream():
+    """The handle of CuPy's current stream, read as CuPy's own interface reads it."""
+    try:
+        from cupy_backends.cuda.stream import get_current_stream_ptr
+
+        return get_current_stream_ptr
+    except ImportError:
+        import cupy
+
+        get = cupy.cuda.get_current_stream
+        return lambda: get().ptr
 
 
 @functools.lru_cache(maxsize=None)
 def _cupy_stream(current, default):
     def producer(value):
-        return current().ptr or default
+        return current() or default
 
     producer.per_launch = True  # the same for every CuPy argument of a launch
     return producer
