@@ -2,6 +2,7 @@
 names and the attributes it reads), over NumPy arrays standing for device memory, with
 the CUDA Array Interface each library exports. For CPU tests of argument reading."""
 
+import ctypes
 import sys
 from types import ModuleType, SimpleNamespace
 
@@ -116,6 +117,42 @@ class FakeTensor:
 
 
 FakeTensor.__module__ = "torch"
+
+
+class FakeNumbaArray:
+    """numba-cuda's ``DeviceNDArray``: shape, strides, ``stream``, ``device_ctypes_pointer``
+    and the interface numba-cuda 0.30 exports (strides omitted by its own rule)."""
+
+    def __init__(self, host, stream=0):
+        self._host = host
+        self.shape, self.strides, self.dtype, self.ndim = host.shape, host.strides, host.dtype, host.ndim
+        self.stream = stream
+        self.device_ctypes_pointer = ctypes.c_void_p(host.ctypes.data or None)
+
+    def __getitem__(self, key):
+        return FakeNumbaArray(self._host[key], self.stream)
+
+    @property
+    def __cuda_array_interface__(self):
+        size, compact = self.dtype.itemsize, True
+        for extent, stride in zip(reversed(self.shape), reversed(self.strides)):
+            if extent > 1 and stride != 0:
+                if size != stride:
+                    compact = False
+                    break
+                size *= extent
+        return {
+            "shape": self.shape,
+            "strides": None if compact else tuple(self.strides),
+            "data": (self.device_ctypes_pointer.value or 0, False),
+            "typestr": self.dtype.str,
+            "stream": int(self.stream) if self.stream != 0 else None,
+            "version": 3,
+        }
+
+
+FakeNumbaArray.__module__ = "numba.cuda.cudadrv.devicearray"
+FakeNumbaArray.__name__ = FakeNumbaArray.__qualname__ = "DeviceNDArray"
 
 
 class InterfaceOnly:

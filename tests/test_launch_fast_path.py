@@ -18,7 +18,7 @@ from cumlir.runtime import arguments, readers
 
 from . import fake_driver
 from .cases import launch_kernels as K
-from .fake_arrays import FakeCupyArray, FakeTensor, InterfaceOnly, install_fake_cupy
+from .fake_arrays import FakeCupyArray, FakeNumbaArray, FakeTensor, InterfaceOnly, install_fake_cupy
 
 Pair = collections.namedtuple("Pair", "x y")
 
@@ -191,7 +191,10 @@ def _three(make, dtype=np.float32, n=50):
     return [make(np.arange(n, dtype=dtype) * k) for k in (1, 2, 3)]
 
 
-@pytest.mark.parametrize("make", [FakeCupyArray, FakeTensor, InterfaceOnly, lambda h: cuda.to_device(h)], ids=["cupy", "torch", "interface", "cumlir"])
+@pytest.mark.parametrize(
+    "make", [FakeCupyArray, FakeTensor, FakeNumbaArray, InterfaceOnly, lambda h: cuda.to_device(h)],
+    ids=["cupy", "torch", "numba", "interface", "cumlir"],
+)
 def test_three_arrays(fake, general, make):
     args = _three(make)
     _twice(fake, general, three, (2, 32), *args)
@@ -203,8 +206,11 @@ def test_three_arrays(fake, general, make):
     assert launch["params"] == _general_bytes(three, others)
 
 
-@pytest.mark.parametrize("make", [FakeCupyArray, FakeTensor, InterfaceOnly], ids=["cupy", "torch", "interface"])
-@pytest.mark.parametrize("shape,key", [((5, 7), np.s_[:, :]), ((5, 7), np.s_[::2, 1:]), ((1, 7), np.s_[:, :]), ((0, 3), np.s_[:, :])])
+@pytest.mark.parametrize("make", [FakeCupyArray, FakeTensor, FakeNumbaArray, InterfaceOnly], ids=["cupy", "torch", "numba", "interface"])
+@pytest.mark.parametrize(
+    "shape,key",
+    [((5, 7), np.s_[:, :]), ((5, 7), np.s_[::2, 1:]), ((1, 7), np.s_[:, :]), ((0, 3), np.s_[:, :]), ((5, 1), np.s_[::-1, :])],
+)
 def test_layouts_of_foreign_arrays(fake, general, make, shape, key):
     for order in "CF":
         a = make(np.zeros(shape, np.float64, order=order)[key])
@@ -426,3 +432,12 @@ def test_records_and_pointers(fake, general):
 
     _twice(fake, general, pointers, (1, 1), 0x1000, ctypes.c_void_p(0x2000))
     _twice(fake, general, pointers, (1, 1), np.uint64(0x3000), 0x4000)
+
+
+def test_the_stream_of_a_numba_array_is_waited_for(fake, general):
+    args = [FakeNumbaArray(np.zeros(8, np.float32), stream=0xDD00) for _ in range(3)]
+    _twice(fake, general, three, (1, 32), *args)
+    assert fake.synchronized == [0xDD00, 0xDD00]
+    quiet = [FakeNumbaArray(np.zeros(8, np.float32)) for _ in range(3)]
+    _launch(fake, three[1, 32], quiet)
+    assert fake.synchronized == [0xDD00, 0xDD00]

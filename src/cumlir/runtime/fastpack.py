@@ -56,7 +56,7 @@ class _Builder:
         self.lines = []
         self.values = []
         self.format = "@"  # native, as the general packer: a float too large for float32 is inf
-        self.names = {"_int": int, "_float": float, "_bool": bool, "_complex": complex, "_type": type, "_map": map, "_tuple": tuple}
+        self.names = {"_int": int, "_float": float, "_complex": complex, "_type": type, "_map": map, "_tuple": tuple}
         self.readers = []  # (argument index, Reader)
 
     def slot(self, code, fmt):

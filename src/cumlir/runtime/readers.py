@@ -12,16 +12,14 @@ types the arguments again.
 Readers give exactly the slots the general path gives: compact strides where the CUDA
 Array Interface of that kind would give none (a C-contiguous CuPy array or PyTorch
 tensor), the array's own strides otherwise, and a null pointer for an empty CuPy array
-or tensor. ``make_reader`` checks this on the first value and makes no reader where
-they would differ.
+or tensor. The route that uses a reader checks this on the first value (fastpack's
+build_route compares the bytes with the general packer's) and is not made where they
+differ.
 
 The CUDA Array Interface's ``stream`` (CuPy exports its current stream) is kept: a
 reader of such a kind says so (``producer``), and the launch waits for that stream
 unless it is the launch's own (``CUMLIR_CUDA_ARRAY_INTERFACE_SYNC=0`` or Numba-CUDA's
 ``NUMBA_CUDA_ARRAY_INTERFACE_SYNC=0`` turn the wait off, as for the general path).
-
-The launch reads a reader's slots, never its own view of the value: ``make_reader``'s
-caller compares the slots with those the general path packs for the first value.
 """
 
 import functools
@@ -182,6 +180,45 @@ def _torch(sample, ty, ordinal):
     return Reader(read)
 
 
+def _strides_omitted_by_numba(shape, strides, itemsize):
+    """numba-cuda's interface omits the strides of an array compact in C order once axes
+    of extent 1 or stride 0 are left out (its own rule, not NumPy's)."""
+    size = itemsize
+    for extent, stride in zip(reversed(shape), reversed(strides)):
+        if extent > 1 and stride != 0:
+            if stride != size:
+                return False
+            size *= extent
+    return True
+
+
+def _numba(sample, ty, ordinal):
+    """numba-cuda's device arrays: what their interface would say, read from the array."""
+    dtype, ndim, itemsize, layout = sample.dtype, ty.ndim, sample.dtype.itemsize, ty.layout
+    if not ty.mutable:
+        return None
+
+    def read(value):
+        if value.dtype is not dtype or value.ndim != ndim:
+            return None
+        shape, strides = value.shape, value.strides
+        if _strides_omitted_by_numba(shape, strides, itemsize):
+            if layout != "C":
+                return None
+            elements = _compact(shape)
+        else:
+            elements = _elements(strides, itemsize)
+            if elements is None or array_layout(shape, strides, itemsize) != layout:
+                return None
+        stream = value.stream
+        reader.stream = int(stream) if stream != 0 else None
+        return (value.device_ctypes_pointer.value or 0, 0, *shape, *elements)
+
+    reader = Reader(read)
+    reader.producer = lambda value: reader.stream
+    return reader
+
+
 def _cuda_core_buffer(sample, ty, ordinal):
     from .devicearray import import_dlpack
 
@@ -266,6 +303,8 @@ def _kind_of(value):
         return _torch
     if module.startswith("cuda.core") and kind.__name__ == "Buffer":
         return _cuda_core_buffer
+    if module.startswith("numba.cuda") and kind.__name__ == "DeviceNDArray":
+        return _numba
     if hasattr(value, "__cuda_array_interface__"):
         return _interface
     return None
