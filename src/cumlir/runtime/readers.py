@@ -2,8 +2,8 @@
 
 A launch fast path (runtime/fastpack.py) packs an array argument from a reader made
 once per argument kind (the exact Python type: CuPy ``ndarray``, PyTorch ``Tensor``,
-cumlir's ``DeviceNDArray``, a cuda.core ``Buffer``, any other CUDA Array Interface
-object) and per argument type. A reader returns the array's parameter slots (data
+cumlir's and numba-cuda's ``DeviceNDArray``, a cuda.core ``Buffer``, any other CUDA
+Array Interface object) and per argument type. A reader returns the array's parameter slots (data
 pointer, offset 0, sizes, strides in elements, as runtime/arguments.py packs them), or
 None when the value is not of the type the reader was made for (another dtype,
 dimension count, layout or device): the launch then takes the general path, which
