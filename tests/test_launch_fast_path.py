@@ -441,3 +441,15 @@ def test_the_stream_of_a_numba_array_is_waited_for(fake, general):
     quiet = [FakeNumbaArray(np.zeros(8, np.float32)) for _ in range(3)]
     _launch(fake, three[1, 32], quiet)
     assert fake.synchronized == [0xDD00, 0xDD00]
+
+
+def test_enabling_compilation_again_forgets_the_fast_paths(fake, general):
+    kernel = cuda.jit(K.VADD_FLOAT32)(K.vadd)
+    args = _three(FakeCupyArray)  # 'C' arrays, which the signature's 'A' kernel accepts
+    _twice(fake, general, kernel, (1, 32), *args)
+    assert len(kernel.overloads) == 1
+    kernel.disable_compile(False)
+    before = len(general)
+    _launch(fake, kernel[1, 32], args)  # typed again: now compiled for 'C' arrays
+    assert len(general) == before + 1
+    assert len(kernel.overloads) == 2

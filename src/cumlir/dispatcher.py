@@ -99,7 +99,11 @@ class Dispatcher:
         except KeyError:
             from .runtime.fastpack import build_route
 
-            route = self._route_cache[key] = build_route(kernel, kernel._context, kinds, argtypes, args)
+            try:
+                route = build_route(kernel, kernel._context, kinds, argtypes, args)
+            except Exception:  # the launch is done: a route that cannot be made is only slower
+                route = None
+            self._route_cache[key] = route
         self._routes[kinds] = route
 
     def _forget_routes(self):
@@ -362,6 +366,7 @@ class Dispatcher:
         if val and not self._overloads:
             raise ValueError(f"{self.__name__} has no compiled signature; compile one before disabling compilation")
         self._eager = bool(val)
+        self._forget_routes()  # arguments a compiled signature accepted may now compile their own
 
     def recompile(self):
         """Compile every compiled signature afresh (after a global it reads has changed)."""
