@@ -165,10 +165,11 @@ def array_reading():
         arguments.argument_type(a, 0)
         arguments._device_memory(a, 0, _NoWait())
 
-    def fast():
-        reader.read(a)
-
-    routes = [("cumlir general (interface dict, typed)", general), ("cumlir fast-path reader", fast)]
+    routes = [("cumlir general (interface dict, typed)", general)]
+    if reader is not None:
+        routes.append(("cumlir fast-path reader", lambda: reader.read(a)))
+    else:
+        print("the fast path has no reader for this CuPy array (see runtime/readers.py)")
     try:
         from cuda.core.utils import StridedMemoryView
     except ImportError:
@@ -197,7 +198,10 @@ def profile():
     import cProfile
     import pstats
 
-    import cupy
+    cupy = _optional("cupy")
+    if cupy is None:
+        print("--profile: CuPy is not installed")
+        return
 
     from cumlir import cuda
 
