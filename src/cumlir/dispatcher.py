@@ -691,7 +691,7 @@ def _plain(config):
 
 
 def _loaded_for(dispatcher, args, kwargs):
-    """The loaded kernel for the launch arguments *args*, checked, and their types."""
+    """The loaded kernel for the launch arguments *args*, checked."""
     from .runtime.arguments import argument_type
 
     if kwargs:
@@ -700,7 +700,7 @@ def _loaded_for(dispatcher, args, kwargs):
     if len(args) != expected:
         raise TypeError(f"kernel {dispatcher.__name__} takes {expected} arguments but {len(args)} were given")
     argtypes = tuple(argument_type(value, i) for i, value in enumerate(args))
-    return dispatcher.overload_for(argtypes).loaded(), argtypes
+    return dispatcher.overload_for(argtypes).loaded(), argtypes  # the types: for the fast path
 
 
 def _report_stats(overload, cc):
