@@ -5,6 +5,7 @@ must write exactly the bytes the general packer writes for the same values, with
 typing the arguments again; anything else must go the general way with its checks."""
 
 import collections
+import itertools
 import ctypes
 import os
 import subprocess
@@ -453,3 +454,23 @@ def test_enabling_compilation_again_forgets_the_fast_paths(fake, general):
     _launch(fake, kernel[1, 32], args)  # typed again: now compiled for 'C' arrays
     assert len(general) == before + 1
     assert len(kernel.overloads) == 2
+
+
+def test_numpy_array_types_kept_by_flags_agree_with_their_layouts(monkeypatch):
+    # the general path types a NumPy array by its dtype, dimensions and NumPy's flags:
+    # every view must get the type its shape and strides give
+    monkeypatch.setattr(arguments, "_HOST_TYPES", {})
+    checked = 0
+    for shape in [(0,), (1,), (5,), (1, 5), (5, 1), (3, 4), (0, 3), (2, 3, 4), (1, 3, 1)]:
+        for order in "CF":
+            base = np.zeros(tuple(2 * s + 1 for s in shape), order=order)
+            for steps in itertools.product([1, 2, -1], repeat=len(shape)):
+                view = base[tuple(slice(None, None, st) if st < 0 else slice(0, 2 * s + 1, st) for s, st in zip(shape, steps))]
+                for v in (view, view[tuple(slice(0, s) for s in shape)], view.T):
+                    for writeable in (True, False):
+                        w = v.view()
+                        w.flags.writeable = writeable
+                        expected = arguments._array_type(w.dtype, w.shape, w.strides, not writeable, 0)
+                        assert arguments.argument_type(w, 0) == expected, (w.shape, w.strides)
+                        checked += 1
+    assert checked > 1000 and 1 < len(arguments._HOST_TYPES) < checked

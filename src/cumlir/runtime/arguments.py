@@ -48,6 +48,22 @@ def _array_type(dtype, shape, strides, readonly, index):
     return types.Array(element, len(shape), layout, readonly=readonly)
 
 
+_HOST_TYPES = {}  # (dtype, ndim, C and F contiguity, writeable) -> the Numba type of such NumPy arrays
+
+
+def _host_array_type(value, index):
+    """The type of a NumPy array, by what fixes it: NumPy's contiguity flags follow the
+    rules array_layout follows, so they stand for the shape and strides."""
+    flags = value.flags
+    key = (value.dtype, value.ndim, flags.c_contiguous, flags.f_contiguous, flags.writeable)
+    ty = _HOST_TYPES.get(key)
+    if ty is None:
+        ty = _array_type(value.dtype, value.shape, value.strides, not flags.writeable, index)
+        if len(_HOST_TYPES) < 4096:
+            _HOST_TYPES[key] = ty
+    return ty
+
+
 def _scalar_type(value, index):
     from numba.core import types
     from numba.np import numpy_support
@@ -118,7 +134,7 @@ def argument_type(value, index):
             ty = value._argument_type = _array_type(value.dtype, value.shape, value.strides, value._readonly, index)
         return ty
     if isinstance(value, np.ndarray):
-        return _array_type(value.dtype, value.shape, value.strides, not value.flags.writeable, index)
+        return _host_array_type(value, index)
     if isinstance(value, ArgHint):  # after the common kinds, which keep their cost
         return argument_type(value.value, index)
     cai = cuda_array_interface(value)
