@@ -474,3 +474,46 @@ def test_numpy_array_types_kept_by_flags_agree_with_their_layouts(monkeypatch):
                         assert arguments.argument_type(w, 0) == expected, (w.shape, w.strides)
                         checked += 1
     assert checked > 1000 and 1 < len(arguments._HOST_TYPES) < checked
+
+
+class _CupyStream:  # what the launch reads of each library's stream
+    def __init__(self, ptr):
+        self.ptr = ptr
+
+
+class _TorchStream:
+    def __init__(self, handle):
+        self.cuda_stream = handle
+
+
+class _ProtocolStream:  # cuda.core's Stream, numba-cuda's Stream
+    def __init__(self, handle):
+        self._handle = handle
+
+    def __cuda_stream__(self):
+        return (0, self._handle)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [_CupyStream, _TorchStream, _ProtocolStream, cuda.external_stream, int],
+    ids=["cupy", "torch", "protocol", "external_stream", "int"],
+)
+def test_every_stream_kind_launches_on_its_handle(fake, general, make):
+    stream = make(0xBEE0)
+    fake.slots = 0
+    for _ in range(3):
+        nothing[1, 1, stream]()
+    assert [launch["stream"] for launch in fake.launches] == [0xBEE0] * 3
+    assert len(general) == 1  # the later launches took the fast path
+    assert nothing[1, 1, stream] is nothing[1, 1, 0xBEE0]
+
+
+@pytest.mark.parametrize("stream,handle", [(None, 0), (0, 0), ("legacy", 1), ("per_thread", 2), ("default", 0)])
+def test_the_default_streams(fake, stream, handle):
+    made = {"legacy": cuda.legacy_default_stream, "per_thread": cuda.per_thread_default_stream, "default": cuda.default_stream}
+    stream = made[stream]() if stream in made else stream
+    fake.slots = 0
+    nothing[1, 1, stream]()
+    nothing[1, 1, stream]()
+    assert [launch["stream"] for launch in fake.launches] == [handle, handle]
