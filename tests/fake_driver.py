@@ -101,6 +101,9 @@ class FakeDriver:
     def cuModuleGetFunction(self, module, name):
         return 0, (self.current, name.decode())
 
+    def cuModuleGetGlobal(self, module, name):
+        return 500, 0, 0  # CUDA_ERROR_NOT_FOUND: the fake modules hold no globals
+
     def cuFuncGetAttribute(self, attr, function):
         return 0, FUNCTION[attr.replace("CU_FUNC_ATTRIBUTE_", "")]
 
