@@ -9,7 +9,7 @@
 """
 
 import numpy as np
-from timing import median_ms
+from timing import median_ms, numba_cuda
 
 N = 2**28
 
@@ -24,15 +24,12 @@ def add(a, b):
 
 def _numba_cuda_vectorize():
     """numba-cuda's ufunc of fma3, or None with the reason it is not measured."""
-    if not hasattr(np, "row_stack"):
-        np.row_stack = np.vstack  # numba-cuda 0.30 calls np.row_stack, removed from NumPy 2.4
+    ncuda, why = numba_cuda()
+    if ncuda is None:
+        return None, why
     try:
-        from numba import cuda as ncuda
-
-        if not ncuda.is_available():
-            return None, "numba-cuda sees no GPU"
         return ncuda.vectorize(["float32(float32, float32, float32)"], target="cuda")(fma3), None
-    except Exception as e:  # not installed, or broken here
+    except Exception as e:  # broken here
         return None, f"numba-cuda unavailable: {type(e).__name__}: {e}"
 
 

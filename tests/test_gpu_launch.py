@@ -13,24 +13,15 @@ import pytest
 from cumlir import cuda
 
 from . import support
+from .cases import launch_kernels as K
 
 pytestmark = pytest.mark.gpu
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "vector_add.py"
 
 
-@cuda.jit
-def vadd(a, b, c):
-    i = cuda.grid(1)
-    if i < c.size:
-        c[i] = a[i] + b[i]
-
-
-@cuda.jit("void(float32[:], float32[:], float32[:])")
-def vadd_eager(a, b, c):
-    i = cuda.grid(1)
-    if i < c.size:
-        c[i] = a[i] + b[i]
+vadd = cuda.jit(K.vadd)
+vadd_eager = cuda.jit(K.VADD_FLOAT32)(K.vadd)
 
 
 @cuda.jit

@@ -43,6 +43,9 @@ class Dispatcher:
         self._compiling = 0
         self._specialized = False
         self._specializations = {}  # (cc, argument types) -> specialized Dispatcher
+        self._launchers = {}  # launch configuration -> ConfiguredKernel (see __getitem__)
+        self._routes = {}  # argument kinds -> the fast path of the last launch with them (None: none)
+        self._route_cache = {}  # (argument kinds, types, loaded kernel) -> runtime.fastpack.Route or None
         for sig in sigs or ():
             self.compile(sig)
 
@@ -53,11 +56,60 @@ class Dispatcher:
     # ---- as a kernel -------------------------------------------------------------------
 
     def __getitem__(self, config):
+        # a configuration written before gives the same launcher: its checks are done
+        try:
+            launcher = self._launchers.get(config)
+        except TypeError:  # lists in it
+            launcher = None
+        if launcher is not None and (
+            len(config) == 2 and type(config[0]) is int and type(config[1]) is int or _plain(config)
+        ):
+            return launcher
+        return self._configure(config)
+
+    def _configure(self, config):
         from .runtime.launch import LaunchConfiguration
+        from .runtime.streams import stream_handle
 
         if self.device:
             raise TypeError(f"{self.__name__} is a device function (device=True); only kernels are launched")
-        return ConfiguredKernel(self, LaunchConfiguration(config))
+        if type(config) is tuple and len(config) in (3, 4) and _plain(config[:2] + config[3:]):
+            # a stream object: keyed by its handle, so the cache keeps no stream alive
+            config = (config[0], config[1], stream_handle(config[2]), *config[3:])
+            launcher = self._launchers.get(config)
+            if launcher is not None and _plain(config):
+                return launcher
+        parsed = LaunchConfiguration(config)
+        key = (parsed.griddim, parsed.blockdim, parsed.stream, parsed.sharedmem)
+        launcher = self._launchers.get(key)
+        if launcher is None:
+            if len(self._launchers) >= 1024:  # grids sized by the data: keep the cache small
+                self._launchers.clear()
+            launcher = self._launchers[key] = ConfiguredKernel(self, parsed)
+        if _plain(config):
+            self._launchers[config] = launcher
+        return launcher
+
+    def _prepare_route(self, kinds, argtypes, kernel, args):
+        """After a general launch: the fast path for later launches with arguments of these
+        kinds, made once per kinds, types and loaded kernel (runtime/fastpack.py)."""
+        key = (kinds, argtypes, kernel)
+        try:
+            route = self._route_cache[key]
+        except KeyError:
+            from .runtime.fastpack import build_route
+
+            try:
+                route = build_route(kernel, kernel._context, kinds, argtypes, args)
+            except Exception:  # the launch is done: a route that cannot be made is only slower
+                route = None
+            self._route_cache[key] = route
+        self._routes[kinds] = route
+
+    def _forget_routes(self):
+        """Compiled signatures changed: the argument types may now pick other kernels."""
+        self._routes.clear()
+        self._route_cache.clear()
 
     def __call__(self, *args, **kwargs):
         if self.device:
@@ -104,6 +156,7 @@ class Dispatcher:
                 overload = self._overloads[argtypes] = KernelOverload(self, argtypes, return_type, typed=typed)
             finally:
                 self._compiling -= 1
+            self._forget_routes()
         return overload
 
     def overload_for(self, argtypes):
@@ -323,11 +376,13 @@ class Dispatcher:
         if val and not self._overloads:
             raise ValueError(f"{self.__name__} has no compiled signature; compile one before disabling compilation")
         self._eager = bool(val)
+        self._forget_routes()  # arguments a compiled signature accepted may now compile their own
 
     def recompile(self):
         """Compile every compiled signature afresh (after a global it reads has changed)."""
         old = [(argtypes, overload.return_type) for argtypes, overload in self._overloads.items()]
         self._overloads = {}
+        self._forget_routes()
         for argtypes, return_type in old:
             self._overloads[argtypes] = KernelOverload(self, argtypes, return_type)
 
@@ -369,7 +424,7 @@ class Dispatcher:
         """Launch with the arguments *args* and *launch_config* (what ``configure`` or
         ``kernel[...]`` returns, or a LaunchConfiguration)."""
         config = getattr(launch_config, "config", launch_config)
-        _loaded_for(self, tuple(args), {}).launch(tuple(args), config)
+        _loaded_for(self, tuple(args), {})[0].launch(tuple(args), config)
 
     def dump(self, tab=""):
         """Print the kernel and its compiled signatures."""
@@ -554,14 +609,60 @@ class KernelOverload:
 
 
 class ConfiguredKernel:
-    """``kernel[grid, block, stream, shared_bytes]``: launches with that configuration."""
+    """``kernel[grid, block, stream, shared_bytes]``: launches with that configuration.
+
+    One per configuration and kernel (the dispatcher keeps them). A launch whose argument
+    kinds have a fast path (a Route, runtime/fastpack.py: made after the first launch with
+    them) fills the route's parameter buffer and calls cuLaunchKernel; anything else (new
+    kinds or types, another context, a value the route refuses) takes the general path:
+    typing, compiling if needed, the checks, NumPy arrays copied in and out."""
+
+    __slots__ = ("dispatcher", "config", "_routes", "_checked", "_geometry", "_stream", "_sharedmem", "_custream")
 
     def __init__(self, dispatcher, config):
         self.dispatcher = dispatcher
         self.config = config
+        self._routes = dispatcher._routes
+        self._checked = None  # the runtime Context the configuration was checked against
+        self._geometry = config.geometry()
+        self._stream = config.stream
+        self._sharedmem = config.sharedmem
+        self._custream = None
 
     def __call__(self, *args, **kwargs):
-        _loaded_for(self.dispatcher, args, kwargs).launch(args, self.config)
+        route = self._routes.get(tuple(map(type, args)) if args else ())
+        if route and route.lock.acquire(False):
+            try:
+                try:
+                    filled = not kwargs and route.fill(*args)
+                except Exception:  # a value that does not fit: the general path says which
+                    filled = False
+                if (
+                    filled
+                    and route.context is self._checked
+                    and route.current()[1] == route.context.launch_handle
+                    and (not self._sharedmem or self._sharedmem <= route.shared.dynamic_allowed)
+                ):
+                    if route.waits:
+                        route.wait(args, self._stream)
+                    result = route.launch(route.function, *self._geometry, self._custream, route.params, 0)
+                    if result[0]:
+                        route.fail(result)
+                    return
+            finally:
+                route.lock.release()
+        self._launch(args, kwargs)
+
+    def _launch(self, args, kwargs):
+        kernel, argtypes = _loaded_for(self.dispatcher, args, kwargs)
+        kernel.launch(args, self.config)  # checks the configuration against the device
+        context = kernel._context
+        if self._checked is not context:
+            from .runtime.driver import driver
+
+            self._custream = driver().CUstream(self._stream)
+            self._checked = context
+        self.dispatcher._prepare_route(tuple(map(type, args)), argtypes, kernel, args)
 
 
 class ForAll:
@@ -579,10 +680,24 @@ class ForAll:
 
         if self.ntasks == 0:  # nothing to launch, as in Numba-CUDA
             return
-        kernel = _loaded_for(self.dispatcher, args, kwargs)
+        kernel = _loaded_for(self.dispatcher, args, kwargs)[0]
         tpb = self.tpb or kernel.max_potential_block_size(self.sharedmem)
         blocks = (self.ntasks + tpb - 1) // tpb
         kernel.launch(args, LaunchConfiguration((blocks, tpb, self.stream, self.sharedmem)))
+
+
+def _plain(config):
+    """Whether a launch configuration holds only ints and tuples of ints (no stream
+    object): one that may key the launcher cache without keeping an object alive, and
+    that equals another only when it means the same (``1 == True == 1.0``)."""
+    for part in config:
+        if type(part) is tuple:
+            for extent in part:
+                if type(extent) is not int:
+                    return False
+        elif type(part) is not int:
+            return False
+    return True
 
 
 def _loaded_for(dispatcher, args, kwargs):
@@ -598,7 +713,7 @@ def _loaded_for(dispatcher, args, kwargs):
     if len(args) != expected:
         raise TypeError(f"kernel {dispatcher.__name__} takes {expected} arguments but {len(args)} were given")
     argtypes = tuple(argument_type(value, i) for i, value in enumerate(args))
-    return dispatcher.overload_for(argtypes).loaded()
+    return dispatcher.overload_for(argtypes).loaded(), argtypes  # the types: for the fast path
 
 
 def _report_stats(overload, cc):

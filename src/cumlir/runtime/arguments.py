@@ -27,6 +27,8 @@ from . import driver as drv
 from .devicearray import DeviceNDArray, import_dlpack
 from .hostmemory import mapped_pointer
 from .layout import array_layout, cai_dtype, contiguous_strides
+from . import readers
+from .readers import device_of
 
 SLOT = 8
 
@@ -44,6 +46,22 @@ def _array_type(dtype, shape, strides, readonly, index):
         raise TypeError(f"argument {index}: arrays of dtype {dtype} are not supported") from None
     layout = array_layout(shape, strides, dtype.itemsize)
     return types.Array(element, len(shape), layout, readonly=readonly)
+
+
+_HOST_TYPES = {}  # (dtype, ndim, C and F contiguity, writeable) -> the Numba type of such NumPy arrays
+
+
+def _host_array_type(value, index):
+    """The type of a NumPy array, by what fixes it: NumPy's contiguity flags follow the
+    rules array_layout follows, so they stand for the shape and strides."""
+    flags = value.flags
+    key = (value.dtype, value.ndim, flags.c_contiguous, flags.f_contiguous, flags.writeable)
+    ty = _HOST_TYPES.get(key)
+    if ty is None:
+        ty = _array_type(value.dtype, value.shape, value.strides, not flags.writeable, index)
+        if len(_HOST_TYPES) < 4096:
+            _HOST_TYPES[key] = ty
+    return ty
 
 
 def _scalar_type(value, index):
@@ -116,7 +134,7 @@ def argument_type(value, index):
             ty = value._argument_type = _array_type(value.dtype, value.shape, value.strides, value._readonly, index)
         return ty
     if isinstance(value, np.ndarray):
-        return _array_type(value.dtype, value.shape, value.strides, not value.flags.writeable, index)
+        return _host_array_type(value, index)
     if isinstance(value, ArgHint):  # after the common kinds, which keep their cost
         return argument_type(value.value, index)
     cai = cuda_array_interface(value)
@@ -143,12 +161,24 @@ def _device_memory(value, index, launch):
         return _device_memory(value.value, index, launch)
     cai = cuda_array_interface(value)
     if cai is not None:
+        _check_device(value, index, getattr(launch, "ordinal", None))
         launch.wait_for_producer(cai.get("stream"))
         return cai["data"][0] or 0, tuple(cai["shape"]), cai.get("strides"), cai_dtype(cai).itemsize
     if hasattr(value, "__dlpack__"):
         imported = import_dlpack(value, launch.stream or 1)  # DLPack calls the legacy default stream 1
         return imported.device_pointer, imported.shape, imported.strides, imported.dtype.itemsize
     raise TypeError(f"argument {index}: expected an array, got {type(value).__name__}")
+
+
+def _check_device(value, index, ordinal):
+    """Refuse an array of another device than the launch's, where its kind says cheaply
+    which device it is on (CuPy, PyTorch): the kernel would fault on its address."""
+    found = device_of(value) if ordinal is not None else None
+    if found is not None and found != ordinal:
+        raise ValueError(
+            f"argument {index}: the {type(value).__name__} is on CUDA device {found}, but the kernel is launched "
+            f"on device {ordinal} (the current device)"
+        )
 
 
 # ---- packing ------------------------------------------------------------------------------
@@ -406,9 +436,11 @@ class ArgumentPacker:
 class HostArrayStaging:
     """Device copies of NumPy arguments for one launch, copied back and freed after it."""
 
-    def __init__(self, stream_handle):
+    def __init__(self, stream_handle, ordinal=None):
         self.stream = stream_handle
+        self.ordinal = ordinal  # the launch's device, which array arguments must be on
         self._staged = []
+        self._waited = []
 
     def stage_host_array(self, array, copy_in=True, copy_out=True):
         cu = drv.driver()
@@ -421,10 +453,14 @@ class HostArrayStaging:
         return int(pointer), source.shape, source.strides, source.itemsize
 
     def wait_for_producer(self, stream):
-        """CUDA Array Interface v3: work queued on the producer's stream must finish first."""
-        if stream is None or stream == self.stream or (stream == 1 and self.stream == 0):
+        """CUDA Array Interface v3: work queued on the producer's stream must finish first
+        (unless CUMLIR_CUDA_ARRAY_INTERFACE_SYNC or NUMBA_CUDA_ARRAY_INTERFACE_SYNC is 0)."""
+        if not readers.SYNC or stream is None or stream == self.stream or (stream == 1 and self.stream == 0):
+            return
+        if stream in self._waited:  # several arrays of one producer: one wait
             return
         drv.check("cuStreamSynchronize", drv.driver().cuStreamSynchronize(stream))
+        self._waited.append(stream)
 
     def finish(self):
         """After the launch: wait for the kernel, copy writeable arrays back, free device memory."""

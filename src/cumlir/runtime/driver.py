@@ -147,6 +147,9 @@ class Context:
         self.ordinal = ordinal
         self.device = device(ordinal)
         self.handle = check("cuDevicePrimaryCtxRetain", cu.cuDevicePrimaryCtxRetain(self.device.handle))
+        # what a fast launch compares the current context with; None once released, so
+        # that launches prepared in it go the general way (runtime/fastpack.py)
+        self.launch_handle = self.handle
         self.compute_capability = self.device.compute_capability
         self.name = self.device.name
         self.max_threads_per_block = self.device.MAX_THREADS_PER_BLOCK
@@ -241,6 +244,7 @@ def forget_context(ordinal):
     with _lock:
         context = _contexts.pop(ordinal, None)
         if context is not None:
+            context.launch_handle = None
             _by_handle.pop(int(context.handle), None)
             check("cuDevicePrimaryCtxRelease", _driver.cuDevicePrimaryCtxRelease(context.device.handle))
 

@@ -83,12 +83,12 @@ class LoadedKernel:
 
         context = drv.current_context()
         griddim, blockdim, stream, sharedmem = config.griddim, config.blockdim, config.stream, config.sharedmem
-        _check_dimensions(context, griddim, blockdim)
+        config.check(context)  # the device's limits, the stream's context
         if sharedmem > self._shared.dynamic_allowed:
             self._shared.allow_dynamic(sharedmem)
         if self.cooperative:
             self._check_cooperative(griddim, blockdim, sharedmem)
-        staging = HostArrayStaging(stream)
+        staging = HostArrayStaging(stream, context.ordinal)
         try:
             pointers, buffer = self._packer.pack(args, staging)
             cu = drv.driver()
@@ -173,16 +173,3 @@ def _threads(blockdim):
     for extent in blockdim:
         threads *= extent
     return threads
-
-
-def _check_dimensions(context, griddim, blockdim):
-    threads = blockdim[0] * blockdim[1] * blockdim[2]
-    if threads > context.max_threads_per_block:
-        raise ValueError(
-            f"a block of {blockdim[0]}x{blockdim[1]}x{blockdim[2]} = {threads} threads is more than the "
-            f"{context.max_threads_per_block} this device allows"
-        )
-    for kind, dims, limits in (("block", blockdim, context.max_block_dims), ("grid", griddim, context.max_grid_dims)):
-        for axis, (extent, limit) in enumerate(zip(dims, limits)):
-            if extent > limit:
-                raise ValueError(f"{kind} dimension {'xyz'[axis]} = {extent} exceeds this device's limit of {limit}")

@@ -1,6 +1,7 @@
-"""``kernel[grid, block, stream, dynamic_shared_bytes](*args)``."""
+"""``kernel[grid, block, stream, dynamic_shared_bytes](*args)``: the configuration, checked
+when written and against the device it is launched on."""
 
-from .streams import stream_handle
+from .streams import check_stream_context, stream_handle
 
 
 def _dim3(value, what):
@@ -36,3 +37,26 @@ class LaunchConfiguration:
         if not isinstance(sharedmem, int) or isinstance(sharedmem, bool) or sharedmem < 0:
             raise TypeError(f"dynamic shared memory must be a non-negative int of bytes, got {sharedmem!r}")
         self.sharedmem = sharedmem
+
+    def geometry(self):
+        """The grid, block and dynamic shared memory as cuLaunchKernel takes them."""
+        return (*self.griddim, *self.blockdim, self.sharedmem)
+
+    def check(self, context):
+        """Refuse, before a launch in *context*, a block or grid beyond the device's limits
+        and a stream of another context."""
+        check_dimensions(context, self.griddim, self.blockdim)
+        check_stream_context(self.stream, context)
+
+
+def check_dimensions(context, griddim, blockdim):
+    threads = blockdim[0] * blockdim[1] * blockdim[2]
+    if threads > context.max_threads_per_block:
+        raise ValueError(
+            f"a block of {blockdim[0]}x{blockdim[1]}x{blockdim[2]} = {threads} threads is more than the "
+            f"{context.max_threads_per_block} this device allows"
+        )
+    for kind, dims, limits in (("block", blockdim, context.max_block_dims), ("grid", griddim, context.max_grid_dims)):
+        for axis, (extent, limit) in enumerate(zip(dims, limits)):
+            if extent > limit:
+                raise ValueError(f"{kind} dimension {'xyz'[axis]} = {extent} exceeds this device's limit of {limit}")

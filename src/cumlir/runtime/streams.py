@@ -85,3 +85,20 @@ def stream_handle(obj):
             except (TypeError, ValueError):
                 pass
     raise TypeError(f"cannot use a {type(obj).__name__} as a CUDA stream")
+
+
+# CUstream values that mean a default stream of whichever context is current
+_DEFAULT_HANDLES = (0, 1, 2)  # the null stream, CU_STREAM_LEGACY, CU_STREAM_PER_THREAD
+
+
+def check_stream_context(handle, context):
+    """Refuse a launch in *context* on a stream made in another context (another device's
+    CuPy or PyTorch stream, say): the driver would fail the launch with a vaguer error."""
+    if handle in _DEFAULT_HANDLES:
+        return
+    owner = drv.check("cuStreamGetCtx", drv.driver().cuStreamGetCtx(handle))
+    if int(owner) != int(context.handle):
+        raise ValueError(
+            f"the launch stream {handle:#x} belongs to CUDA context {int(owner):#x}, not to the current one "
+            f"({context!r}): launch on a stream of the current device, or make its device current first"
+        )

@@ -1,0 +1,230 @@
+"""Launch overhead, measured in one run: host time per launch (the median of BATCHES
+batches of LAUNCHES back-to-back launches, each batch ended by a device synchronize).
+
+  - the floor: cuLaunchKernel through cuda.bindings with a prebuilt CUstream, launching
+    the CUfunction of cumlir's own no-argument kernel;
+  - cumlir and Numba-CUDA (where it imports) launching the same kernels with: no
+    arguments, 3 CuPy arrays, 3 CuPy slices made for each launch, 3 PyTorch tensors,
+    3 device arrays of their own, 16 scalars, a tuple, and 3 NumPy arrays (copied in
+    and out around each launch: informational, fewer launches);
+  - what reading one CuPy array costs by three routes, without launching: cumlir's
+    general path (its CUDA Array Interface typed and read), its fast-path reader, and
+    cuda.core's StridedMemoryView (which reads DLPack or the interface).
+
+Rows whose library is missing are skipped. ``--profile`` also prints a cProfile of
+10,000 launches with 3 CuPy arrays (the 15 functions of most own time).
+
+    source .gpu/prelude.sh && python3 benchmarks/launch.py [--profile]
+"""
+
+import statistics
+import sys
+import time
+
+import numpy as np
+from timing import numba_cuda
+
+LAUNCHES = 10_000
+BATCHES = 7
+N = 1024  # elements of the array arguments: the kernels' own time stays small
+
+
+def per_launch_us(launch, sync, launches=LAUNCHES, batches=BATCHES):
+    launch()
+    sync()
+    times = []
+    for _ in range(batches):
+        start = time.perf_counter()
+        for _ in range(launches):
+            launch()
+        sync()
+        times.append((time.perf_counter() - start) / launches * 1e6)
+    return statistics.median(times)
+
+
+def _optional(name):
+    try:
+        return __import__(name)
+    except ImportError:
+        return None
+
+
+# ---- the kernels, written once and compiled by each library ----------------------------------
+
+KERNELS = """
+def empty():
+    pass
+
+
+def vadd(a, b, c):
+    i = cuda.grid(1)
+    if i < c.size:
+        c[i] = a[i] + b[i]
+
+
+def sixteen(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15):
+    pass
+
+
+def with_tuple(t, out):
+    out[0] = t[0] * t[1] + t[2]
+"""
+
+
+def _compile(cuda_module):
+    """The kernels, their ``cuda`` being *cuda_module* (cumlir's or numba-cuda's)."""
+    namespace = {"cuda": cuda_module}
+    exec(compile(KERNELS, "<launch benchmark kernels>", "exec"), namespace)
+    names = {"empty": "empty", "vadd": "vadd", "sixteen": "sixteen", "tuple": "with_tuple"}
+    return {key: cuda_module.jit(namespace[name]) for key, name in names.items()}
+
+
+def _cases(kernels, device_array, to_device):
+    """(label, launch, launches) of every case one library can launch."""
+    cupy, torch = _optional("cupy"), _optional("torch")
+    blocks, threads = (N + 255) // 256, 256
+    cases = [("no arguments", lambda: kernels["empty"][1, 1](), LAUNCHES)]
+    vadd_kernel = kernels["vadd"][blocks, threads]
+    if cupy is not None:
+        a, b, c = (cupy.arange(N, dtype=cupy.float32) for _ in range(3))
+        cases.append(("3 CuPy arrays", lambda: vadd_kernel(a, b, c), LAUNCHES))
+        cases.append(("3 CuPy slices", lambda: vadd_kernel(a[1:], b[1:], c[1:]), LAUNCHES))
+    if torch is not None:
+        ta, tb, tc = (torch.arange(N, dtype=torch.float32, device="cuda") for _ in range(3))
+        cases.append(("3 PyTorch tensors", lambda: vadd_kernel(ta, tb, tc), LAUNCHES))
+    da, db, dc = (to_device(np.arange(N, dtype=np.float32)) for _ in range(3))
+    cases.append(("3 own device arrays", lambda: vadd_kernel(da, db, dc), LAUNCHES))
+    scalars = tuple(float(k) if k % 2 else k for k in range(16))
+    sixteen_kernel = kernels["sixteen"][1, 1]
+    cases.append(("16 scalars", lambda: sixteen_kernel(*scalars), LAUNCHES))
+    out = device_array(1)
+    tuple_kernel = kernels["tuple"][1, 1]
+    cases.append(("a tuple (3 scalars)", lambda: tuple_kernel((1.5, 2.5, 3), out), LAUNCHES))
+    ha, hb, hc = (np.arange(N, dtype=np.float32) for _ in range(3))
+    cases.append(("3 NumPy arrays (copied)", lambda: vadd_kernel(ha, hb, hc), 500))
+    return cases
+
+
+def _check(kernels, to_device):
+    """The vadd kernel computes what it should (the timings are of a working launch)."""
+    a, b = np.arange(N, dtype=np.float32), np.full(N, 0.5, np.float32)
+    c = to_device(np.full(N, np.nan, np.float32))
+    kernels["vadd"][(N + 255) // 256, 256](to_device(a), to_device(b), c)
+    assert np.array_equal(c.copy_to_host(), a + b), "vadd computed a wrong result"
+
+
+def measure():
+    from cuda.bindings import driver as cu
+
+    from cumlir import cuda
+
+    ours = _compile(cuda)
+    _check(ours, cuda.to_device)
+    rows = {label: [per_launch_us(launch, cuda.synchronize, n), None] for label, launch, n in _cases(ours, cuda.device_array, cuda.to_device)}
+
+    function = ours["empty"].overloads[()].loaded()._function
+    stream = cu.CUstream(0)
+    floor = per_launch_us(lambda: cu.cuLaunchKernel(function, 1, 1, 1, 1, 1, 1, 0, stream, 0, 0), cuda.synchronize)
+
+    ncuda, why = numba_cuda()
+    if ncuda is not None:
+        theirs = _compile(ncuda)
+        for label, launch, n in _cases(theirs, ncuda.device_array, ncuda.to_device):
+            rows[label][1] = per_launch_us(launch, ncuda.synchronize, n)
+
+    print(f"launch overhead, host µs per launch ({cuda.get_current_device().name}); median of {BATCHES} batches")
+    print(f"{'':>26} {'cumlir':>9} {'/ floor':>8} {'numba-cuda':>11} {'cumlir / numba':>15}")
+    print(f"{'floor: cuLaunchKernel':>26} {floor:9.2f} {1.0:8.2f}")
+    for label, (mine, other) in rows.items():
+        numba_part = f"{other:11.2f} {mine / other:15.3f}" if other is not None else f"{'—':>11} {'—':>15}"
+        print(f"{label:>26} {mine:9.2f} {mine / floor:8.2f} {numba_part}")
+    if why:
+        print(f"  ({why})")
+
+
+def array_reading():
+    """µs to read one CuPy array's pointer, shape, strides and dtype by each route."""
+    cupy = _optional("cupy")
+    if cupy is None:
+        print("array reading: CuPy is not installed")
+        return
+    from cumlir import cuda
+    from cumlir.runtime import arguments, readers
+
+    a = cupy.arange(N, dtype=cupy.float32)[::2]
+    ty = arguments.argument_type(a, 0)
+    reader = readers.make_reader(a, ty, cuda.current_context().ordinal)
+
+    class _NoWait:
+        stream = 0
+
+        def wait_for_producer(self, stream):
+            pass
+
+    def general():
+        arguments.argument_type(a, 0)
+        arguments._device_memory(a, 0, _NoWait())
+
+    routes = [("cumlir general (interface dict, typed)", general)]
+    if reader is not None:
+        routes.append(("cumlir fast-path reader", lambda: reader.read(a)))
+    else:
+        print("the fast path has no reader for this CuPy array (see runtime/readers.py)")
+    try:
+        from cuda.core.utils import StridedMemoryView
+    except ImportError:
+        StridedMemoryView = None
+    if StridedMemoryView is not None:
+
+        def strided_view():
+            view = StridedMemoryView(a, stream_ptr=-1)
+            return view.ptr, view.shape, view.strides, view.dtype
+
+        routes.append(("cuda.core StridedMemoryView", strided_view))
+    print("\nreading one strided CuPy array (no launch), µs")
+    for label, read in routes:
+        best = min(_time_us(read) for _ in range(5))
+        print(f"{label:>40} {best:8.3f}")
+
+
+def _time_us(fn, n=20_000):
+    start = time.perf_counter()
+    for _ in range(n):
+        fn()
+    return (time.perf_counter() - start) / n * 1e6
+
+
+def profile():
+    import cProfile
+    import pstats
+
+    cupy = _optional("cupy")
+    if cupy is None:
+        print("--profile: CuPy is not installed")
+        return
+
+    from cumlir import cuda
+
+    kernel = _compile(cuda)["vadd"]
+    a, b, c = (cupy.arange(N, dtype=cupy.float32) for _ in range(3))
+    launch = kernel[(N + 255) // 256, 256]
+    launch(a, b, c)
+    profiler = cProfile.Profile()
+    profiler.enable()
+    for _ in range(10_000):
+        launch(a, b, c)
+    profiler.disable()
+    cuda.synchronize()
+    print("\ncProfile of 10,000 launches with 3 CuPy arrays")
+    pstats.Stats(profiler).sort_stats("tottime").print_stats(15)
+
+
+def main():
+    measure()
+    array_reading()
+    if "--profile" in sys.argv[1:]:
+        profile()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,231 @@
+"""The launch fast path: a parameter buffer filled in place by a packer made once per
+loaded kernel and tuple of argument kinds (the arguments' exact Python types).
+
+A Route holds what a launch with arguments of those kinds needs after its first,
+general launch: the loaded kernel's CUfunction, one parameter buffer with its array of
+pointers to the parameters (built once: the driver reads the values through it), and
+``fill(args)``, a function generated for the kinds that writes every parameter with one
+``struct.pack_into`` of a precomputed format. Scalars go into it as they are (the kinds
+fix their types), converted only where the general path converts them (a float for an
+integer parameter of an eager signature, a complex number's two parts); arrays through
+their kind's reader (runtime/readers.py); tuples of scalars member by member.
+
+``fill`` returns False when an argument is not of the type the route was made for (an
+array of another dtype or layout, a tuple of other member kinds), and raises where a
+value does not fit its parameter: either way the caller takes the general path, which
+types the arguments again and raises the general path's error. Kinds the route does not
+read (NumPy arrays, which are copied around the launch, records, objects that only
+speak DLPack, tuples holding arrays) get no route (``build_route`` returns None).
+
+A route is checked when made: ``fill`` must write the bytes the general packer
+(runtime/arguments.py) writes for the same arguments, or no route is made.
+"""
+
+import ctypes
+import struct
+import threading
+
+import numpy as np
+
+from . import driver as drv
+from .arguments import (
+    SLOT,
+    _ArrayParameter,
+    _ComplexParameter,
+    _PointerParameter,
+    _ScalarParameter,
+    _TupleParameter,
+)
+from . import readers
+from .readers import make_reader
+
+# the kinds whose values are scalars typed by their kind alone
+_SCALAR_KINDS = (bool, int, float, complex, np.bool_, np.integer, np.floating, np.complexfloating)
+_INT_FORMATS = set("bBhHiIqQ")
+
+
+def _is_scalar_kind(kind):
+    return issubclass(kind, _SCALAR_KINDS) and not issubclass(kind, np.timedelta64)
+
+
+class _Builder:
+    """The source of ``fill`` and its struct format, argument by argument."""
+
+    def __init__(self, ordinal):
+        self.ordinal = ordinal
+        self.lines = []
+        self.values = []
+        self.format = "@"  # native, as the general packer: a float too large for float32 is inf
+        self.names = {"_int": int, "_float": float, "_complex": complex, "_type": type, "_map": map, "_tuple": tuple}
+        self.readers = []  # (argument index, Reader)
+
+    def slot(self, code, fmt):
+        size = struct.calcsize("@" + fmt)
+        self.values.append(code)
+        self.format += fmt + (f"{SLOT - size}x" if size < SLOT else "")
+
+    def add(self, parameter, kind, ty, name, value, index):
+        """Code for one argument; False where the fast path does not take it."""
+        if isinstance(parameter, _ScalarParameter):
+            return _is_scalar_kind(kind) and self._scalar(parameter.format, kind, name)
+        if isinstance(parameter, _ComplexParameter):
+            if not _is_scalar_kind(kind):
+                return False
+            self.lines.append(f"    {name}_c = _complex({name})")
+            part = parameter._format[0]
+            self.slot(f"{name}_c.real", part)
+            self.slot(f"{name}_c.imag", part)
+            return True
+        if isinstance(parameter, _PointerParameter):
+            return self._pointer(kind, name)
+        if isinstance(parameter, _ArrayParameter):
+            return self._array(parameter, kind, ty, name, value, index)
+        if isinstance(parameter, _TupleParameter):
+            return self._tuple(parameter, kind, ty, name, value, index)
+        return False
+
+    def _scalar(self, fmt, kind, name):
+        if fmt in _INT_FORMATS:
+            direct = issubclass(kind, (int, np.integer))  # bool is an int
+            self.slot(name if direct else f"_int({name})", fmt)
+        elif fmt == "?":
+            self.slot(name, fmt)
+        elif issubclass(kind, (complex, np.complexfloating)):
+            self.slot(f"_float({name})", fmt)  # raises as the general path does
+        else:
+            self.slot(name, fmt)
+        return True
+
+    def _pointer(self, kind, name):
+        if issubclass(kind, bool) or not issubclass(kind, (int, np.integer, ctypes.c_void_p)):
+            return False
+        self.slot(f"({name}.value or 0)" if issubclass(kind, ctypes.c_void_p) else name, "Q")
+        return True
+
+    def _array(self, parameter, kind, ty, name, value, index):
+        if parameter._byte_strides or parameter._alignment > 1 or ty is None:
+            return False
+        reader = make_reader(value, ty, self.ordinal)
+        if reader is None:
+            return False
+        self.names[f"{name}_read"] = reader.read
+        self.readers.append((index, reader))
+        self.lines.append(f"    {name}_v = {name}_read({name})")
+        self.lines.append(f"    if {name}_v is None: return False")
+        self.values.append(f"*{name}_v")
+        self.format += "Qq" + "q" * (2 * parameter.ndim)
+        return True
+
+    def _tuple(self, parameter, kind, ty, name, value, index):
+        if not issubclass(kind, tuple) or len(value) != len(parameter.members):
+            return False
+        kinds = tuple(map(type, value))
+        member_types = getattr(ty, "types", (None,) * len(kinds))
+        if not all(_is_scalar_kind(k) or issubclass(k, tuple) for k in kinds):
+            return False
+        self.names[f"{name}_kinds"] = kinds
+        members = [f"{name}_{k}" for k in range(len(kinds))]
+        self.lines.append(f"    if _tuple(_map(_type, {name})) != {name}_kinds: return False")
+        self.lines.append(f"    {', '.join(members)}{',' if len(members) == 1 else ''} = {name}" if members else "    pass")
+        for member, k, t, v, m in zip(parameter.members, kinds, member_types, value, members):
+            if isinstance(member, _ArrayParameter) or not self.add(member, k, t, m, v, index):
+                return False
+        return True
+
+    def function(self, nargs, buffer):
+        names = [f"a{i}" for i in range(nargs)]
+        head = [f"def fill({', '.join(names)}):"]
+        pack = struct.Struct(self.format)
+        self.names["_pack"] = pack.pack_into
+        self.names["_buffer"] = buffer
+        body = self.lines + [f"    _pack(_buffer, 0, {', '.join(self.values)})" if self.values else "    pass", "    return True"]
+        namespace = dict(self.names)
+        exec("\n".join(head + body), namespace)  # the arguments' own packer, written once
+        return namespace["fill"], pack.size
+
+
+class Route:
+    """The fast launch of one loaded kernel with arguments of one tuple of kinds and types."""
+
+    def __init__(self, kernel, context, fill, buffer, pointers, array_readers):
+        self.kernel = kernel
+        self.context = context
+        self.function = kernel._function
+        self.shared = kernel._shared
+        self.fill = fill
+        self.buffer, self.pointers = buffer, pointers
+        self.params = ctypes.addressof(pointers) if pointers is not None else 0
+        self.lock = threading.Lock()  # one launch at a time fills the buffer
+        self.waits = _waits(array_readers) if readers.SYNC else ()
+        cu = drv.driver()
+        self.current = cu.cuCtxGetCurrent
+        self.launch = cu.cuLaunchKernel
+
+    def fail(self, result):
+        drv.check("cuLaunchKernel", result)
+
+    def wait(self, args, stream):
+        """CUDA Array Interface: wait for the streams the array arguments name."""
+        done = []
+        for producer, index in self.waits:
+            other = producer(args[index])
+            if other is None or other == stream or other == 1 and stream == 0 or other in done:
+                continue
+            drv.check("cuStreamSynchronize", drv.driver().cuStreamSynchronize(other))
+            done.append(other)
+
+
+def _waits(readers):
+    waits = []
+    for index, reader in readers:
+        producer = reader.producer
+        if producer is None or getattr(producer, "per_launch", False) and any(p is producer for p, _ in waits):
+            continue
+        waits.append((producer, index))
+    return tuple(waits)
+
+
+class _Packed:
+    """Stands for a launch while the general packer packs a route's first arguments:
+    nothing is staged and no stream waits."""
+
+    stream = -1  # DLPack's "no ordering"
+
+    def stage_host_array(self, *args, **kwargs):
+        raise _NotFast
+
+    def wait_for_producer(self, stream):
+        pass
+
+
+class _NotFast(Exception):
+    pass
+
+
+def build_route(kernel, context, kinds, argtypes, args):
+    """The Route launching *kernel* (a LoadedKernel in *context*) with arguments like
+    *args* (of exact types *kinds*, typed *argtypes*), or None where the general path
+    must take such arguments."""
+    if kernel.cooperative or kernel._raise_sites:
+        return None
+    parameters = kernel._packer.parameters
+    builder = _Builder(context.ordinal)
+    for index, (parameter, kind, ty, value) in enumerate(zip(parameters, kinds, argtypes, args)):
+        if not builder.add(parameter, kind, ty, f"a{index}", value, index):
+            return None
+    slots = kernel._packer.slots
+    buffer = (ctypes.c_uint8 * max(SLOT * slots, SLOT))()
+    fill, size = builder.function(len(args), buffer)
+    if size != SLOT * slots:
+        return None
+    try:
+        _, expected = kernel._packer.pack(args, _Packed())
+        if not fill(*args) or bytes(buffer) != bytes(expected):
+            return None
+    except Exception:  # a value the general path refuses: no route for it
+        return None
+    pointers = None
+    if slots:
+        base = ctypes.addressof(buffer)
+        pointers = (ctypes.c_void_p * slots)(*[base + SLOT * i for i in range(slots)])
+    return Route(kernel, context, fill, buffer, pointers, builder.readers)

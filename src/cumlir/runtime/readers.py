@@ -1,0 +1,323 @@
+"""Reading device arrays at launch without their ``__cuda_array_interface__`` dict.
+
+A launch fast path (runtime/fastpack.py) packs an array argument from a reader made
+once per argument kind (the exact Python type: CuPy ``ndarray``, PyTorch ``Tensor``,
+cumlir's and numba-cuda's ``DeviceNDArray``, a cuda.core ``Buffer``, any other CUDA
+Array Interface object) and per argument type. A reader returns the array's parameter slots (data
+pointer, offset 0, sizes, strides in elements, as runtime/arguments.py packs them), or
+None when the value is not of the type the reader was made for (another dtype,
+dimension count, layout or device): the launch then takes the general path, which
+types the arguments again.
+
+Readers give exactly the slots the general path gives: compact strides where the CUDA
+Array Interface of that kind would give none (a C-contiguous CuPy array or PyTorch
+tensor), the array's own strides otherwise, and a null pointer for an empty CuPy array
+or tensor. The route that uses a reader checks this on the first value (fastpack's
+build_route compares the bytes with the general packer's) and is not made where they
+differ.
+
+The CUDA Array Interface's ``stream`` (CuPy exports its current stream) is kept: a
+reader of such a kind says so (``producer``), and the launch waits for that stream
+unless it is the launch's own (``CUMLIR_CUDA_ARRAY_INTERFACE_SYNC=0`` or Numba-CUDA's
+``NUMBA_CUDA_ARRAY_INTERFACE_SYNC=0`` turn the wait off, as for the general path).
+"""
+
+import functools
+import os
+
+from .devicearray import DeviceNDArray
+from .layout import array_layout, cai_dtype, contiguous_strides
+
+
+def interface_sync_enabled():
+    """Whether a launch waits for the stream a CUDA Array Interface names (on unless
+    CUMLIR_CUDA_ARRAY_INTERFACE_SYNC or NUMBA_CUDA_ARRAY_INTERFACE_SYNC is 0)."""
+    for name in ("CUMLIR_CUDA_ARRAY_INTERFACE_SYNC", "NUMBA_CUDA_ARRAY_INTERFACE_SYNC"):
+        value = os.environ.get(name)
+        if value is not None and value.strip() in ("0", "false", "False", "no"):
+            return False
+    return True
+
+
+SYNC = interface_sync_enabled()
+
+
+def _compact(shape):
+    """Element strides of a compact C-order array (what a missing CAI ``strides`` means)."""
+    return (1,) if len(shape) == 1 else contiguous_strides(shape, 1, "C")
+
+
+def _elements(strides, itemsize):
+    """Byte strides in elements, or None if one is not a multiple of the item size."""
+    out = []
+    for s in strides:
+        if s % itemsize:
+            return None
+        out.append(s // itemsize)
+    return tuple(out)
+
+
+class Reader:
+    """How the fast path reads one array argument: ``read(value)`` gives its slots or
+    None; ``producer(value)`` the stream its CUDA Array Interface names (None: no wait)."""
+
+    producer = None  # a function, for kinds whose interface names a stream
+
+    def __init__(self, read):
+        self.read = read
+
+
+def _device_ndarray(sample, ty, ordinal):
+    expected = sample._argument_type
+    dtype, ndim, itemsize, readonly, layout = sample.dtype, ty.ndim, sample.dtype.itemsize, not ty.mutable, ty.layout
+
+    def read(value):
+        known = value._argument_type
+        if known is None:  # a new array (a slice, say): typed like the others if it is alike
+            if value.dtype is not dtype or value.ndim != ndim or bool(value._readonly) is not readonly:
+                return None
+            if array_layout(value.shape, value.strides, itemsize) != layout:
+                return None
+            value._argument_type = known = expected
+        if known is not expected:
+            return None
+        strides = _elements(value.strides, itemsize)
+        if strides is None:
+            return None
+        return (value._pointer, 0, *value.shape, *strides)
+
+    return Reader(read) if expected is ty else None
+
+
+def _layout_flags(layout):
+    return layout == "C", layout == "F"
+
+
+def _cupy(sample, ty, ordinal):
+    dtype, ndim, itemsize = sample.dtype, sample.ndim, sample.dtype.itemsize
+    want_c, want_f = _layout_flags(ty.layout)
+    cai = sample.__cuda_array_interface__
+    if (not ty.mutable) or cai.get("mask") is not None:
+        return None
+
+    def read(value):
+        if value.dtype is not dtype or value.ndim != ndim or value.data.device_id != ordinal:
+            return None
+        c = value._c_contiguous
+        if c is not want_c or not c and value._f_contiguous is not want_f:
+            return None
+        size = value.size
+        pointer = value.data.ptr if size else 0
+        if c:
+            if ndim == 1:
+                return (pointer, 0, size, 1)
+            shape = value.shape
+            return (pointer, 0, *shape, *_compact(shape))
+        strides = _elements(value.strides, itemsize)
+        return None if strides is None else (pointer, 0, *value.shape, *strides)
+
+    reader = Reader(read)
+    if "stream" in cai and cai["stream"] is not None:
+        reader.producer = _cupy_producer(cai["stream"])
+    return reader
+
+
+def _cupy_producer(exported):
+    """CuPy's interface names its current stream, the default one as 1 (or 2 with
+    per-thread default streams): the same number without building the dict."""
+    current = _cupy_current_stream()
+    default = exported if current() == 0 else (2 if os.environ.get("CUPY_CUDA_PER_THREAD_DEFAULT_STREAM") == "1" else 1)
+    return _cupy_stream(current, default)
+
+
+@functools.lru_cache(maxsize=None)
+def _cupy_current_stream():
+    """The handle of CuPy's current stream, read as CuPy's own interface reads it."""
+    try:
+        from cupy_backends.cuda.stream import get_current_stream_ptr
+
+        return get_current_stream_ptr
+    except ImportError:
+        import cupy
+
+        get = cupy.cuda.get_current_stream
+        return lambda: get().ptr
+
+
+@functools.lru_cache(maxsize=None)
+def _cupy_stream(current, default):
+    def producer(value):
+        return current() or default
+
+    producer.per_launch = True  # the same for every CuPy argument of a launch
+    return producer
+
+
+def _torch(sample, ty, ordinal):
+    import numpy as np
+
+    tdtype, ndim = sample.dtype, sample.dim()
+    itemsize = np.dtype(sample.__cuda_array_interface__["typestr"]).itemsize
+    layout = ty.layout
+
+    def read(value):
+        if value.dtype is not tdtype or value.dim() != ndim or value.get_device() != ordinal:
+            return None
+        if value.requires_grad or value.is_sparse:
+            return None  # its interface refuses these: the general path says why
+        shape = tuple(value.shape)
+        if value.is_contiguous():
+            if layout != "C":
+                return None
+            strides = _compact(shape)
+        else:
+            strides = value.stride()
+            if array_layout(shape, [s * itemsize for s in strides], itemsize) != layout:
+                return None
+        pointer = value.data_ptr() if value.numel() else 0
+        return (pointer, 0, *shape, *strides)
+
+    return Reader(read)
+
+
+def _strides_omitted_by_numba(shape, strides, itemsize):
+    """numba-cuda's interface omits the strides of an array compact in C order once axes
+    of extent 1 or stride 0 are left out (its own rule, not NumPy's)."""
+    size = itemsize
+    for extent, stride in zip(reversed(shape), reversed(strides)):
+        if extent > 1 and stride != 0:
+            if stride != size:
+                return False
+            size *= extent
+    return True
+
+
+def _numba(sample, ty, ordinal):
+    """numba-cuda's device arrays: what their interface would say, read from the array."""
+    dtype, ndim, itemsize, layout = sample.dtype, ty.ndim, sample.dtype.itemsize, ty.layout
+    if not ty.mutable:
+        return None
+
+    def read(value):
+        if value.dtype is not dtype or value.ndim != ndim:
+            return None
+        shape, strides = value.shape, value.strides
+        if _strides_omitted_by_numba(shape, strides, itemsize):
+            if layout != "C":
+                return None
+            elements = _compact(shape)
+        else:
+            elements = _elements(strides, itemsize)
+            if elements is None or array_layout(shape, strides, itemsize) != layout:
+                return None
+        stream = value.stream
+        reader.stream = int(stream) if stream != 0 else None
+        return (value.device_ctypes_pointer.value or 0, 0, *shape, *elements)
+
+    reader = Reader(read)
+    reader.producer = lambda value: reader.stream
+    return reader
+
+
+def _cuda_core_buffer(sample, ty, ordinal):
+    from .devicearray import import_dlpack
+
+    imported = import_dlpack(sample, -1)
+    itemsize = imported.dtype.itemsize
+    if imported.ndim != 1 or imported.strides != (itemsize,) or imported.device_pointer != int(sample.handle):
+        return None
+    if imported.shape[0] * itemsize != sample.size or ty.layout != "C" or (not ty.mutable):
+        return None
+
+    def read(value):
+        if value.device_id != ordinal:
+            return None
+        size = value.size
+        if size % itemsize:
+            return None
+        return (int(value.handle), 0, size // itemsize, 1)
+
+    return Reader(read)
+
+
+def _interface(sample, ty, ordinal):
+    """Any other CUDA Array Interface object: its dict is read, nothing more."""
+    cai = sample.__cuda_array_interface__
+    typestr = cai.get("typestr")
+    if not isinstance(typestr, str) or typestr[1:2] == "V" or cai.get("mask") is not None:
+        return None
+    ndim, layout, readonly = ty.ndim, ty.layout, not ty.mutable
+    itemsize = cai_dtype(cai).itemsize
+
+    def read(value):
+        cai = value.__cuda_array_interface__
+        if cai["typestr"] != typestr or cai.get("mask") is not None:
+            return None
+        reader.stream = cai.get("stream")  # the route's lock keeps it for this launch's wait
+        data = cai["data"]
+        if bool(data[1]) is not readonly:
+            return None
+        shape = tuple(cai["shape"])
+        if len(shape) != ndim:
+            return None
+        strides = cai.get("strides")
+        if array_layout(shape, strides, itemsize) != layout:
+            return None
+        if strides is None:
+            strides = _compact(shape)
+        else:
+            strides = _elements(strides, itemsize)
+            if strides is None:
+                return None
+        return (data[0] or 0, 0, *shape, *strides)
+
+    reader = Reader(read)
+    if "stream" in cai:
+        reader.producer = lambda value: reader.stream
+    return reader
+
+
+def device_of(value):
+    """The device a CuPy array or PyTorch tensor lives on, read cheaply; None for other
+    kinds (their CUDA Array Interface does not say)."""
+    module = type(value).__module__ or ""
+    try:
+        if module.startswith("cupy"):
+            return value.data.device_id
+        if module.startswith("torch"):
+            return value.get_device()
+    except AttributeError:
+        pass
+    return None
+
+
+def _kind_of(value):
+    """Which reader suits *value*'s type (by its module, so that no library is imported)."""
+    kind = type(value)
+    if kind is DeviceNDArray:
+        return _device_ndarray
+    module = kind.__module__ or ""
+    if module.startswith("cupy") and hasattr(value, "_c_contiguous"):
+        return _cupy
+    if module.startswith("torch") and hasattr(value, "data_ptr") and hasattr(value, "get_device"):
+        return _torch
+    if module.startswith("cuda.core") and kind.__name__ == "Buffer":
+        return _cuda_core_buffer
+    if module.startswith("numba.cuda") and kind.__name__ == "DeviceNDArray":
+        return _numba
+    if hasattr(value, "__cuda_array_interface__"):
+        return _interface
+    return None
+
+
+def make_reader(value, ty, ordinal):
+    """A Reader for arguments of *value*'s exact type typed *ty* (an Array) on device
+    *ordinal*, or None where the fast path does not read such arguments."""
+    maker = _kind_of(value)
+    if maker is None:
+        return None
+    try:
+        reader = maker(value, ty, ordinal)
+        return reader if reader is not None and reader.read(value) is not None else None
+    except Exception:  # an object unlike the kind it seemed: the general path takes it
+        return None

@@ -1,0 +1,181 @@
+"""A stand-in for ``cuda.bindings.driver`` so that launches run on a machine without a GPU:
+kernels compile for real, and each cuLaunchKernel records its configuration and the bytes
+of its parameters (read through the pointer array, as the driver reads them). "Device"
+memory is host memory, so copies in and out of NumPy arrays behave.
+
+``install(monkeypatch)`` puts it in place of the driver for one test and returns it.
+"""
+
+import ctypes
+from types import SimpleNamespace
+
+LIMITS = {
+    "MAX_THREADS_PER_BLOCK": 1024,
+    "MAX_BLOCK_DIM_X": 1024,
+    "MAX_BLOCK_DIM_Y": 1024,
+    "MAX_BLOCK_DIM_Z": 64,
+    "MAX_GRID_DIM_X": 2**31 - 1,
+    "MAX_GRID_DIM_Y": 65535,
+    "MAX_GRID_DIM_Z": 65535,
+    "COMPUTE_CAPABILITY_MAJOR": 9,
+    "COMPUTE_CAPABILITY_MINOR": 0,
+    "MAX_SHARED_MEMORY_PER_BLOCK_OPTIN": 232448,
+    "MULTIPROCESSOR_COUNT": 132,
+}
+FUNCTION = {"SHARED_SIZE_BYTES": 0, "MAX_DYNAMIC_SHARED_SIZE_BYTES": 49152, "NUM_REGS": 16}
+CONTEXT = 0x5000  # device d's primary context is CONTEXT + d
+
+
+class _Names:
+    """``CUdevice_attribute.CU_DEVICE_ATTRIBUTE_X`` and the like: the name itself."""
+
+    def __getattr__(self, name):
+        if name.startswith("CU_"):
+            return name
+        raise AttributeError(name)
+
+
+class FakeDriver:
+    CUresult = SimpleNamespace(CUDA_SUCCESS=0)
+    CUdevice_attribute = _Names()
+    CUfunction_attribute = _Names()
+    CUevent_flags = _Names()
+    CU_STREAM_LEGACY = 1
+    CU_STREAM_PER_THREAD = 2
+    CUstream = int
+
+    def __init__(self, devices=1):
+        self.devices = devices
+        self.current = 0  # no context current
+        self.launches = []  # one dict per cuLaunchKernel
+        self.synchronized = []  # streams cuStreamSynchronize waited for
+        self.stream_contexts = {}  # stream handle -> its context (default: the current one)
+        self.slots = 0  # parameter slots the next launches read
+        self._memory = {}
+
+    # ---- errors, devices, contexts ----
+
+    def cuGetErrorName(self, err):
+        return 0, b"CUDA_ERROR_FAKE"
+
+    def cuGetErrorString(self, err):
+        return 0, b"a fake error"
+
+    def cuDeviceGetCount(self):
+        return 0, self.devices
+
+    def cuDeviceGet(self, ordinal):
+        return 0, ordinal
+
+    def cuDeviceGetName(self, length, device):
+        return 0, b"Fake GPU\0"
+
+    def cuDeviceGetUuid(self, device):
+        return 0, SimpleNamespace(bytes=bytes(range(16)))
+
+    def cuDeviceGetAttribute(self, attr, device):
+        return 0, LIMITS.get(attr.replace("CU_DEVICE_ATTRIBUTE_", ""), 1)
+
+    def cuDevicePrimaryCtxRetain(self, device):
+        return 0, CONTEXT + device
+
+    def cuCtxGetCurrent(self):
+        return 0, self.current
+
+    def cuCtxSetCurrent(self, context):
+        self.current = int(context)
+        return (0,)
+
+    def cuCtxGetDevice(self):
+        return 0, self.current - CONTEXT
+
+    def cuCtxSynchronize(self):
+        return (0,)
+
+    # ---- modules and launches ----
+
+    def cuModuleLoadData(self, image):
+        assert image, "an empty cubin"
+        return 0, 0x6000
+
+    def cuModuleGetFunction(self, module, name):
+        return 0, (self.current, name.decode())
+
+    def cuModuleGetGlobal(self, module, name):
+        return 500, 0, 0  # CUDA_ERROR_NOT_FOUND: the fake modules hold no globals
+
+    def cuFuncGetAttribute(self, attr, function):
+        return 0, FUNCTION[attr.replace("CU_FUNC_ATTRIBUTE_", "")]
+
+    def cuFuncSetAttribute(self, function, attr, value):
+        return (0,)
+
+    def cuLaunchKernel(self, f, gx, gy, gz, bx, by, bz, shared, stream, params, extra):
+        assert f[0] == self.current, "a kernel launched outside the context it was loaded in"
+        pointers = (ctypes.c_void_p * self.slots).from_address(params) if self.slots else ()
+        data = b"".join(ctypes.string_at(p, 8) for p in pointers)
+        self.launches.append(
+            {"kernel": f[1], "grid": (gx, gy, gz), "block": (bx, by, bz), "shared": shared, "stream": int(stream), "params": data}
+        )
+        return (0,)
+
+    # ---- streams ----
+
+    def cuStreamCreate(self, flags):
+        self._streams = getattr(self, "_streams", 0x9000) + 0x10
+        return 0, self._streams
+
+    def cuStreamDestroy(self, stream):
+        return (0,)
+
+    def cuStreamGetCtx(self, stream):
+        return 0, self.stream_contexts.get(int(stream), self.current)
+
+    def cuStreamSynchronize(self, stream):
+        self.synchronized.append(int(stream))
+        return (0,)
+
+    # ---- memory: host memory standing for device memory ----
+
+    def cuMemAlloc(self, nbytes):
+        block = ctypes.create_string_buffer(nbytes)
+        address = ctypes.addressof(block)
+        self._memory[address] = block
+        return 0, address
+
+    def cuMemFree(self, pointer):
+        self._memory.pop(int(pointer), None)
+        return (0,)
+
+    def cuMemcpyHtoD(self, destination, source, nbytes):
+        ctypes.memmove(int(destination), int(source), nbytes)
+        return (0,)
+
+    def cuMemcpyDtoH(self, destination, source, nbytes):
+        ctypes.memmove(int(destination), int(source), nbytes)
+        return (0,)
+
+    def cuMemcpyDtoD(self, destination, source, nbytes):
+        ctypes.memmove(int(destination), int(source), nbytes)
+        return (0,)
+
+
+def install(monkeypatch, devices=1):
+    """Make cumlir's runtime use a FakeDriver for the rest of the test."""
+    from cumlir.runtime import driver as drv
+
+    fake = FakeDriver(devices)
+    monkeypatch.setattr(drv, "_driver", fake)
+    monkeypatch.setattr(drv, "_devices", {})
+    monkeypatch.setattr(drv, "_contexts", {})
+    monkeypatch.setattr(drv, "_by_handle", {})
+    return fake
+
+
+def forget_loaded(kernel):
+    """Drop what *kernel* (a Dispatcher) loaded and prepared with an earlier driver."""
+    kernel._routes.clear()
+    kernel._route_cache.clear()
+    kernel._launchers.clear()
+    for overload in kernel._overloads.values():
+        overload._loaded.clear()
