@@ -89,6 +89,23 @@ def random_values(name, n, rng):
     return rng.integers(info.min, info.max, n, dtype=dtype, endpoint=True)
 
 
+def assert_contractible(actual, expected, *terms):
+    """*actual* equals *expected* (computed on the host with a rounding per operation) up to
+    what contracting ``a * b + c`` into one fma changes, as cumlir does by default (as nvcc and
+    Numba-CUDA do): a rounding of each of the expression's *terms*, in *actual*'s precision."""
+    actual = np.asarray(actual)
+    eps = np.finfo(actual.dtype).eps
+    bound = 2 * eps * sum(np.abs(np.asarray(t, np.float64)) for t in terms)
+    difference = np.abs(actual.astype(np.float64) - np.asarray(expected, np.float64))
+    bad = ~(difference <= bound)
+    if bad.any():
+        k = int(np.flatnonzero(bad.ravel())[0])
+        raise AssertionError(
+            f"{int(bad.sum())} of {bad.size} elements beyond contraction's rounding, first at flat index {k}: "
+            f"got {actual.ravel()[k]!r}, expected {np.ravel(expected)[k]!r}"
+        )
+
+
 def assert_matches(actual, expected, op_name="", rtol=0.0):
     """Exact equality (NaN equal to NaN), or relative tolerance *rtol* for floats."""
     if expected.dtype.kind == "f":

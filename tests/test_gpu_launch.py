@@ -67,12 +67,9 @@ def test_scalar_arguments(rng):
     x = rng.standard_normal(5000)
     y = rng.standard_normal(5000)
     out = support.poisoned(5000, np.float64)
-    axpy[40, 128](2.5, x, y, out)
-    np.testing.assert_allclose(out, 2.5 * x + y, rtol=1e-15)
-    axpy[40, 128](np.float32(-1.5), x, y, out)
-    np.testing.assert_allclose(out, -1.5 * x + y, rtol=1e-15)
-    axpy[40, 128](3, x, y, out)
-    np.testing.assert_allclose(out, 3 * x + y, rtol=1e-15)
+    for a in (2.5, np.float32(-1.5), 3):
+        axpy[40, 128](a, x, y, out)
+        support.assert_contractible(out, a * x + y, a * x, y)
 
 
 def test_non_contiguous_numpy_arrays(rng):

@@ -119,10 +119,8 @@ def test_cxx_kernel_calls_cumlir_operator(rng, op, output):
     cubin = linking.link_cubin([operator, caller], _cc())
     out = cuda.to_device(support.poisoned(N, expected.dtype))
     _launch(cubin, f"call_{name}", [cuda.to_device(x) for x in inputs] + [out], N)
-    if output == "ltoir":
-        _check_contractible(out.copy_to_host(), expected, inputs)
-    else:
-        _check(out.copy_to_host(), expected)
+    # as LTO-IR the operator is optimised with its caller; as PTX, ptxas may fuse its multiply-adds
+    _check_contractible(out.copy_to_host(), expected, inputs)
 
 
 @pytest.mark.parametrize("output", OUTPUTS)

@@ -4,6 +4,7 @@ and the runtime's counters balanced (every allocation freed), also after 10,000 
 The expected number of allocations of each launch comes from running the same generated code
 on the host against the checking stand-in of the runtime (tests/nrt_harness.py)."""
 
+import gc
 import subprocess
 import sys
 import textwrap
@@ -88,10 +89,16 @@ def test_ten_thousand_launches_leave_the_counters_balanced(lto, rng):
 def test_context_totals_sum_the_kernels(rng):
     kernels = [cuda.jit(nrt=True)(nk.per_thread(case)) for case in (nk.like, nk.iteration)]
     x, out = _inputs(rng, BLOCK)
-    start = cuda.nrt_stats()
-    for kernel in kernels:
-        kernel[1, BLOCK](out, x, nk.N)
-    total = cuda.nrt_stats()
+    # the totals sum the kernels loaded now: none may be collected between the two readings
+    gc.collect()
+    gc.disable()
+    try:
+        start = cuda.nrt_stats()
+        for kernel in kernels:
+            kernel[1, BLOCK](out, x, nk.N)
+        total = cuda.nrt_stats()
+    finally:
+        gc.enable()
     assert total.alloc - start.alloc == sum(k.nrt_stats().alloc for k in kernels) > 0
     _balanced(total)
 
