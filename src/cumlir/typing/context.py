@@ -8,6 +8,7 @@ from numba.core.dispatcher import Dispatcher as CPUDispatcher
 from numba.core.typing.context import BaseContext
 from numba.core.typing.templates import signature
 
+from .registry import exclusive
 from .target import target_override
 
 _REAL = (types.Integer, types.Float, types.Boolean)
@@ -32,6 +33,11 @@ class CUDATypingContext(BaseContext):
     def resolve_value_type(self, val):
         if isinstance(val, CPUDispatcher) and self.device_dispatcher_of is not None:
             val = self.device_dispatcher_of(val)
+        if callable(val) and not isinstance(val, type):
+            try:
+                return exclusive[val]
+            except (KeyError, TypeError):  # not one of them, or unhashable
+                pass
         if not isinstance(val, _KEPT_VALUES):
             return super().resolve_value_type(val)
         # numba first tries typeof(), which fails on builtins after formatting a coloured message

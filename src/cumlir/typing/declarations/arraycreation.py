@@ -13,7 +13,7 @@ from numba.core import errors, types
 from numba.core.typing.npydecl import parse_dtype, parse_shape
 from numba.core.typing.templates import AbstractTemplate, signature
 
-from ..registry import registry
+from ..registry import exclusive, registry
 
 _PYTHON_DTYPES = {float: types.float64, int: types.int64, complex: types.complex128, bool: types.boolean}
 _ELEMENTS = (types.Number, types.Boolean)
@@ -112,4 +112,5 @@ def _template(function, name, stub):
 
 
 for _function, (_name, _stub) in _CONSTRUCTORS.items():
-    registry.register_global(_function, types.Function(_template(_function, _name, _stub)))
+    exclusive[_function] = types.Function(_template(_function, _name, _stub))
+    registry.register_global(_function, exclusive[_function])
