@@ -444,3 +444,28 @@ def test_shared_and_constant_arrays_are_not_owned():
         compiler.run(c, "cubin")
     plain = compiler.kernel(k, (_types.float64[::1], _types.int64), (9, 0), Options(nrt=True), until="mlir")
     assert str(plain.module).count("builtin.unrealized_conversion_cast") >= 6
+
+
+# ---- a device heap that runs out ---------------------------------------------------------------
+
+
+def test_a_kernel_fault_names_the_last_kernel_that_allocates(monkeypatch):
+    from types import SimpleNamespace
+
+    from cumlir.runtime import driver as drv
+    from cumlir.runtime import nrt_stats
+
+    from . import fake_driver
+
+    fake_driver.install(monkeypatch)
+    monkeypatch.setattr(nrt_stats, "_last_launched", [])
+    with pytest.raises(drv.CudaDriverError) as plain:
+        drv.check("cuCtxSynchronize", (719,))
+    assert "heap" not in str(plain.value)  # nothing allocating ran: no guess
+    nrt_stats.note_launch(SimpleNamespace(name="fills_temporaries"))
+    with pytest.raises(drv.CudaDriverError, match=r"fills_temporaries.*cuda\.set_heap_size") as fault:
+        drv.check("cuCtxSynchronize", (719,))
+    assert fault.value.code == 719
+    with pytest.raises(drv.CudaDriverError) as other:
+        drv.check("cuMemAlloc", (2,))  # out of memory is not a kernel's fault
+    assert "fills_temporaries" not in str(other.value)

@@ -48,12 +48,21 @@ def _describe(cu, err):
     return f"{name}: {text}" if text else name
 
 
+# Errors a kernel leaves in its context (a trap, a bad address): reported by whatever call
+# comes next, so functions here may add what is known of the kernels that ran (error_hints)
+KERNEL_FAULTS = frozenset((700, 710, 715, 719))  # illegal address, assert, illegal instruction, launch failed
+error_hints = []  # functions of a CUresult code giving a sentence, or None
+
+
 def check(call, result):
     """Unpack a cuda.bindings result tuple, raising CudaDriverError if it holds an error."""
     cu = _driver
     err = result[0]
     if err != cu.CUresult.CUDA_SUCCESS:
-        raise CudaDriverError(call, int(err), _describe(cu, err))
+        message = _describe(cu, err)
+        if int(err) in KERNEL_FAULTS:
+            message += "".join(f"; {hint}" for hint in (h(int(err)) for h in error_hints) if hint)
+        raise CudaDriverError(call, int(err), message)
     if len(result) == 1:
         return None
     if len(result) == 2:

@@ -28,6 +28,7 @@ import threading
 import numpy as np
 
 from . import driver as drv
+from . import nrt_stats
 from .arguments import (
     SLOT,
     _ArrayParameter,
@@ -160,6 +161,8 @@ class Route:
         cu = drv.driver()
         self.current = cu.cuCtxGetCurrent
         self.launch = cu.cuLaunchKernel
+        if kernel.uses_runtime:  # its launches are remembered, to name it if the device heap runs out
+            self.launch = _noting_launch(kernel, cu.cuLaunchKernel)
 
     def fail(self, result):
         drv.check("cuLaunchKernel", result)
@@ -173,6 +176,14 @@ class Route:
                 continue
             drv.check("cuStreamSynchronize", drv.driver().cuStreamSynchronize(other))
             done.append(other)
+
+
+def _noting_launch(kernel, launch):
+    def noting(*args):
+        nrt_stats.note_launch(kernel)
+        return launch(*args)
+
+    return noting
 
 
 def _waits(readers):

@@ -89,6 +89,8 @@ class LoadedKernel:
         if self.cooperative:
             self._check_cooperative(griddim, blockdim, sharedmem)
         staging = HostArrayStaging(stream, context.ordinal)
+        if self.uses_runtime:
+            nrt_stats.note_launch(self)
         try:
             pointers, buffer = self._packer.pack(args, staging)
             cu = drv.driver()

@@ -14,14 +14,35 @@ from . import driver as drv
 
 NRTStats = namedtuple("NRTStats", STATS_FIELDS)
 _modules = weakref.WeakKeyDictionary()  # loaded kernel -> (context, device pointer of the counters)
+_last_launched = []  # the name of the last kernel launched that links the runtime
 
 
 def register(kernel, context, module):
-    """Remember *kernel*'s counters if its module links the runtime."""
+    """Remember *kernel*'s counters if its module links the runtime; its launches then go
+    through note_launch."""
     cu = drv.driver()
     result, pointer, _ = cu.cuModuleGetGlobal(module, STATS_GLOBAL.encode())
-    if result == cu.CUresult.CUDA_SUCCESS:
+    kernel.uses_runtime = result == cu.CUresult.CUDA_SUCCESS
+    if kernel.uses_runtime:
         _modules[kernel] = (context, pointer)
+
+
+def note_launch(kernel):
+    """Remember that *kernel*, which links the runtime, was launched last."""
+    _last_launched[:] = [kernel.name]
+
+
+def _heap_hint(code):
+    # the runtime traps when the heap cannot serve an allocation: the next call fails
+    if not _last_launched:
+        return None
+    return (
+        f"the last kernel launched that allocates in device code was {_last_launched[0]}: if it printed "
+        "'cumlir NRT: the device heap is exhausted', make the heap larger with cuda.set_heap_size()"
+    )
+
+
+drv.error_hints.append(_heap_hint)
 
 
 def read(kernels):
