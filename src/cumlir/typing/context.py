@@ -8,6 +8,7 @@ from numba.core.dispatcher import Dispatcher as CPUDispatcher
 from numba.core.typing.context import BaseContext
 from numba.core.typing.templates import signature
 
+from . import plain_messages
 from .registry import exclusive
 from .target import target_override
 
@@ -124,6 +125,7 @@ def typing_context():
     have registered declarations since."""
     global _context, _seen
     if _context is None:
+        plain_messages.install()
         with target_override():
             ctx = CUDATypingContext()
             ctx.refresh()

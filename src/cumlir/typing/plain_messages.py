@@ -1,0 +1,26 @@
+"""numba's error messages without terminal colours.
+
+numba formats a message for every failed typing attempt, most of which are caught and
+dropped (a template that does not apply, a variable that is not a constant). With colorama
+installed each formatting wraps and unwraps the process's stdout and stderr, a tenth of
+the typing time of an ordinary kernel. Kernels' typing errors also reach users of
+cumlir, who read them in logs and notebooks, where the escape codes are noise.
+"""
+
+
+def install():
+    """Make numba format its messages as plain text, unless colours were asked for
+    (``NUMBA_COLOR_SCHEME``: its default theme only makes text bold)."""
+    from numba.core import config, errors
+
+    if config.COLOR_SCHEME == "no_color":
+        errors._termcolor_inst = _Plain()  # what errors.termcolor() gives from now on
+
+
+class _Plain:
+    """numba's colour scheme interface, giving every message back unchanged."""
+
+    def _same(self, msg):
+        return msg
+
+    code = errmsg = filename = indicate = highlight = reset = _same
