@@ -702,10 +702,10 @@ def _plain(config):
 
 def _loaded_for(dispatcher, args, kwargs):
     """The loaded kernel for the launch arguments *args*, checked."""
-    from .runtime import driver
+    from .runtime import warm_up
     from .runtime.arguments import argument_type
 
-    driver.start_in_background()  # a first launch: the driver starts while numba types the arguments
+    warm_up.start()  # a first launch: the driver and the linker load while numba types the arguments
 
     if kwargs:
         raise TypeError(f"kernel {dispatcher.__name__} takes positional arguments only")

@@ -12,6 +12,13 @@ class LinkError(RuntimeError):
     """nvJitLink failed; the message includes its error log."""
 
 
+def load_library():
+    """Load nvJitLink now (its library takes tens of milliseconds to load, without the GIL)."""
+    from cuda.bindings import nvjitlink
+
+    nvjitlink.version()
+
+
 def link_cubin(items, cc):
     """A cubin for compute capability *cc* linking every item (LinkableCode objects or paths)."""
     return _link(items, cc, ptx=False)

@@ -225,29 +225,6 @@ def context_for(ordinal):
     return context
 
 
-_warming = []  # the thread of start_in_background, once started
-
-
-def start_in_background():
-    """Initialise the driver and retain device 0's primary context on another thread, once per
-    process: cuInit runs without the GIL, so it overlaps the numba and MLIR imports and the
-    compile of a process's first kernel. Failures are left for the first real use to report."""
-    if _driver is not None or _warming:
-        return
-
-    def warm():
-        try:
-            context_for(0)
-        except Exception:  # no GPU or driver: current_context() will say so where it matters
-            pass
-
-    with _lock:
-        if not _warming:
-            thread = threading.Thread(target=warm, name="cumlir-driver-init", daemon=True)
-            _warming.append(thread)
-            thread.start()
-
-
 def forget_context(ordinal):
     """Release the primary context of device *ordinal*, if cumlir retained it."""
     with _lock:

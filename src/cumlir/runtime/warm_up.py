@@ -1,0 +1,33 @@
+"""What a process's first kernel will wait for and that runs without the GIL, started on
+another thread at the first launch: the driver (cuInit, device 0's primary context) and the
+nvJitLink library. Both then load while numba types the arguments, MLIR is imported and the
+kernel compiles, instead of one after the other."""
+
+import threading
+
+from . import driver as drv
+
+_started = []  # the warming thread, once started
+_lock = threading.Lock()
+
+
+def start():
+    """Start the warm-up, once per process. Failures (no GPU, no driver) are left for the
+    first real use to report."""
+    if _started or drv._driver is not None:
+        return
+    with _lock:
+        if not _started:
+            thread = threading.Thread(target=_warm, name="cumlir-warm-up", daemon=True)
+            _started.append(thread)
+            thread.start()
+
+
+def _warm():
+    from ..linking import load_library
+
+    for step in (lambda: drv.context_for(0), load_library):
+        try:
+            step()
+        except Exception:  # reported where it matters, by the call that needs it
+            pass
