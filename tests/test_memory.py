@@ -271,3 +271,77 @@ def test_shared_and_local_arrays_in_device_functions():
     ptx = _ptx(k, (_array(np.float32),))
     assert "ld.shared.b32" in ptx and "bar.sync" in ptx
     support.ptxas(ptx)
+
+
+# ---- local arrays do not outlive their call ----------------------------------------------------
+
+
+@cuda.jit(device=True)
+def _returns_local_view():
+    a = cuda.local.array(4, float64)
+    a[0] = 1.0
+    b = a[1:]
+    return b
+
+
+@cuda.jit(device=True)
+def _returns_local_in_tuple(x):
+    a = cuda.local.array((2, 2), float64)
+    a[0, 0] = x
+    return (x, a.T)
+
+
+@cuda.jit(device=True)
+def _returns_a_copy(x):
+    a = cuda.local.array(3, float64)
+    for i in range(3):
+        a[i] = x + i
+    out = np.empty(3)
+    out[:] = a
+    return out
+
+
+@cuda.jit(device=True)
+def _sums_a_local(x):
+    a = cuda.local.array(3, float64)
+    for i in range(3):
+        a[i] = x * i
+    return a[0] + a[1] + a[2]
+
+
+def _calls_view(out):
+    b = _returns_local_view()
+    out[0] = b[0]
+
+
+def _calls_tuple(out):
+    t = _returns_local_in_tuple(out[0])
+    out[0] = t[1][0, 0]
+
+
+def _calls_copy(out):
+    c = _returns_a_copy(out[0])
+    out[0] = c[2]
+
+
+def _calls_sum(out):
+    out[0] = _sums_a_local(out[0])
+
+
+@pytest.mark.parametrize("nrt", [False, True])
+@pytest.mark.parametrize("caller, callee", [(_calls_view, "_returns_local_view"), (_calls_tuple, "_returns_local_in_tuple")])
+def test_a_device_function_cannot_return_its_local_array(caller, callee, nrt):
+    from cumlir.options import Options
+
+    with pytest.raises(LoweringError, match=f"{callee} returns memory of a cuda.local.array") as raised:
+        compiler.kernel(caller, (types.float64[::1],), (9, 0), Options(nrt=nrt), until="code")
+    assert "return" in str(raised.value)  # the source line of the return
+
+
+@pytest.mark.parametrize("backend", ["nvptx", "nvvm"])
+def test_a_copy_or_a_value_of_a_local_array_may_be_returned(backend):
+    from cumlir.options import Options
+
+    for caller, nrt in ((_calls_copy, True), (_calls_sum, False)):
+        c = compiler.kernel(caller, (types.float64[::1],), (9, 0), Options(nrt=nrt, backend=backend), until="code")
+        assert ".entry" in c.code

@@ -18,7 +18,7 @@ from numba.core import ir as nir
 from .. import intrinsics
 from ..models import default_manager
 from ..typing.target import target_override
-from . import kernel_abi, refcount
+from . import kernel_abi, local_returns, refcount
 from .builder_api import BuilderAPI
 from .registry import registry
 
@@ -176,6 +176,8 @@ class MLIRLower(BuilderAPI):
 
     def lower(self):
         """Emit the function into the module's gpu.module; returns the function op."""
+        if self.kind == "device":
+            local_returns.check(self.typed)
         if self.refcounting:
             self.func_ir = _with_dels(self.func_ir)
         elif self.kind == "device":
