@@ -11,10 +11,13 @@ cumlir, who read them in logs and notebooks, where the escape codes are noise.
 def install():
     """Make numba format its messages as plain text, unless colours were asked for
     (``NUMBA_COLOR_SCHEME``: its default theme only makes text bold)."""
-    from numba.core import config, errors
+    from numba.core import compiler_machinery, config, errors, ir, typeinfer
 
     if config.COLOR_SCHEME == "no_color":
-        errors._termcolor_inst = _Plain()  # what errors.termcolor() gives from now on
+        plain = _Plain()
+        errors._termcolor_inst = plain  # what errors.termcolor() gives from now on
+        for module in (ir, typeinfer, compiler_machinery):  # the copies they took when imported
+            module._termcolor = plain
 
 
 class _Plain:
