@@ -84,10 +84,40 @@ def reduction(n):
     print(f"cumlir / cupy.sum time ratio: {ours / theirs:.3f}")
 
 
+def sweep(n):
+    """Device time of the 3-input ufunc and of the reduction for other launch geometries."""
+    import cupy as cp
+
+    from cumlir import cuda
+    from cumlir.cuda import reduce_api, ufunc_api
+
+    rng = cp.random.default_rng(2)
+    x, y, z = (rng.standard_normal(n, dtype=cp.float32) for _ in range(3))
+    out = cp.empty(n, cp.float32)
+    kept = ufunc_api.THREADS, ufunc_api.MAX_BLOCKS, reduce_api.MAX_BLOCKS
+    print("\nsweep (ms)")
+    try:
+        for threads in (128, 256, 512):
+            for blocks in (1 << 20, 8192, 2048):
+                ufunc_api.THREADS, ufunc_api.MAX_BLOCKS = threads, blocks
+                ours = cuda.vectorize(["float32(float32, float32, float32)"])(fma3)
+                print(f"  vectorize {threads:4d} threads, at most {blocks:8d} blocks {median_ms(lambda: ours(x, y, z, out=out)):8.3f}")
+        for blocks in (1024, 2048, 4096, 8192):
+            reduce_api.MAX_BLOCKS = blocks
+            total = cuda.reduce(add)
+            print(f"  reduce at most {blocks:5d} blocks {median_ms(lambda: total(x)):8.3f}")
+    finally:
+        ufunc_api.THREADS, ufunc_api.MAX_BLOCKS, reduce_api.MAX_BLOCKS = kept
+
+
 def main(n=N):
+    import sys
+
     elementwise(n)
     print()
     reduction(n)
+    if "--sweep" in sys.argv[1:]:
+        sweep(n)
 
 
 if __name__ == "__main__":
