@@ -1,7 +1,7 @@
 """What a process's first kernel will wait for and that runs without the GIL, started on
-another thread at the first launch: the driver (cuInit, device 0's primary context) and the
-nvJitLink library. Both then load while numba types the arguments, MLIR is imported and the
-kernel compiles, instead of one after the other."""
+another thread at the first launch: the driver (cuInit, and the primary context of the
+machine's only GPU) and the nvJitLink library. Both then load while numba types the
+arguments, MLIR is imported and the kernel compiles, instead of one after the other."""
 
 import threading
 
@@ -26,8 +26,15 @@ def start():
 def _warm():
     from ..linking import load_library
 
-    for step in (lambda: drv.context_for(0), load_library):
+    for step in (_driver_and_context, load_library):
         try:
             step()
         except Exception:  # reported where it matters, by the call that needs it
             pass
+
+
+def _driver_and_context():
+    # with several GPUs the launch may be meant for another device (one another library made
+    # current on the launching thread, say): retaining device 0's context would cost it memory
+    if drv.device_count() == 1:
+        drv.context_for(0)
