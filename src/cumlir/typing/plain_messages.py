@@ -12,11 +12,13 @@ def install():
     """Make numba format its messages as plain text, unless colours were asked for
     (``NUMBA_COLOR_SCHEME``: its default theme only makes text bold)."""
     from numba.core import compiler_machinery, config, errors, ir, typeinfer
+    from numba.core.types import functions
+    from numba.core.typing import typeof
 
     if config.COLOR_SCHEME == "no_color":
         plain = _Plain()
         errors._termcolor_inst = plain  # what errors.termcolor() gives from now on
-        for module in (ir, typeinfer, compiler_machinery):  # the copies they took when imported
+        for module in (ir, typeinfer, compiler_machinery, functions, typeof):  # copies taken at import
             module._termcolor = plain
 
 
