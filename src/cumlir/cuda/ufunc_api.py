@@ -182,11 +182,12 @@ class UFunc(_GPUUfunc):
         for a in args:
             if not _direct_type(type(a)) or a.shape != shape:
                 return False
-        loop = self._loops.get(tuple(a.dtype for a in args))
+        dtypes = tuple(a.dtype for a in args)
+        loop = self._loops.get(dtypes)
         if loop is None or loop[0][0] != out.dtype:
             return False
         if shape[0]:
-            _launch(self.kernel(tuple(a.dtype for a in args)), (*args, out), shape[0], stream)
+            _launch(self.kernel(dtypes), (*args, out), shape[0], stream)
         return True
 
     def reduce(self, arg, stream=0):

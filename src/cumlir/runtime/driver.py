@@ -40,6 +40,11 @@ def driver():
     return _driver
 
 
+def initialised():
+    """Whether the driver is loaded and cuInit done (without doing it)."""
+    return _driver is not None
+
+
 def _describe(cu, err):
     e, name = cu.cuGetErrorName(err)
     e2, text = cu.cuGetErrorString(err)

@@ -14,7 +14,7 @@ _lock = threading.Lock()
 def start():
     """Start the warm-up, once per process. Failures (no GPU, no driver) are left for the
     first real use to report."""
-    if _started or drv._driver is not None:
+    if _started or drv.initialised():
         return
     with _lock:
         if not _started:

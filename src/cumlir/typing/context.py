@@ -36,9 +36,11 @@ class CUDATypingContext(BaseContext):
             val = self.device_dispatcher_of(val)
         if callable(val) and not isinstance(val, type):
             try:
-                return exclusive[val]
-            except (KeyError, TypeError):  # not one of them, or unhashable
-                pass
+                owned = exclusive.get(val)
+            except TypeError:  # unhashable: not one of them
+                owned = None
+            if owned is not None:
+                return owned
         if not isinstance(val, _KEPT_VALUES):
             return super().resolve_value_type(val)
         # numba first tries typeof(), which fails on builtins after formatting a coloured message
