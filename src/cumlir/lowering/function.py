@@ -18,7 +18,7 @@ from numba.core import ir as nir
 from .. import intrinsics
 from ..models import default_manager
 from ..typing.target import target_override
-from . import kernel_abi, local_returns, refcount
+from . import kernel_abi, refcount, returned_arrays
 from .builder_api import BuilderAPI
 from .registry import registry
 
@@ -177,11 +177,9 @@ class MLIRLower(BuilderAPI):
     def lower(self):
         """Emit the function into the module's gpu.module; returns the function op."""
         if self.kind == "device":
-            local_returns.check(self.typed)
+            returned_arrays.check(self.typed, self.refcounting)
         if self.refcounting:
             self.func_ir = _with_dels(self.func_ir)
-        elif self.kind == "device":
-            _check_returned_arrays(self.typed)
         with _location(self.func_ir.loc):  # the def line: line tables name the source file
             self.function_op = self._create_function()
         with ir.Location.unknown():
@@ -635,29 +633,6 @@ _EXPRESSIONS = {
     "cast": MLIRLower._cast,
     "null": MLIRLower._null,
 }
-
-
-def _check_returned_arrays(typed):
-    """Without NRT a device function returns an array only if it is one of its arguments
-    (nothing would own any other), as numba decides it."""
-    if not isinstance(typed.return_type, types.Array):
-        return
-    blocks = typed.func_ir.blocks.values()
-    assigns = [stmt for block in blocks for stmt in block.body if isinstance(stmt, nir.Assign)]
-    arguments = {stmt.target.name for stmt in assigns if isinstance(stmt.value, nir.Arg)}
-    casts = {stmt.target.name: stmt.value.value.name for stmt in assigns if _is_cast(stmt.value)}
-    for block in blocks:
-        ret = block.terminator
-        if isinstance(ret, nir.Return) and casts.get(ret.value.name) not in arguments:
-            raise errors.LoweringError(
-                f"{typed.name or typed.pyfunc.__name__} returns an array that is not one of its arguments, "
-                "which needs NRT; enable it with nrt=True or CUMLIR_ENABLE_NRT=1",
-                ret.loc,
-            )
-
-
-def _is_cast(value):
-    return isinstance(value, nir.Expr) and value.op == "cast"
 
 
 def _with_dels(func_ir):

@@ -1,8 +1,10 @@
-"""A device function must not return memory of ``cuda.local.array``: it belongs to the
-call that made it and is gone (or reused) once the function returns, whatever owns the
-descriptor. Views of such an array (slices, ``.T``, tuples holding it) count too."""
+"""What arrays a device function may return. Never memory of its ``cuda.local.array``:
+it belongs to the call that made it and is gone (or reused) once the function returns,
+whatever owns the descriptor; views of such an array (slices, ``.T``, tuples holding it)
+count too. Without NRT, only one of its arguments (nothing would own any other), as numba
+decides it."""
 
-from numba.core import errors
+from numba.core import errors, types
 from numba.core import ir as nir
 
 from ..intrinsics.memory import local_array
@@ -10,9 +12,15 @@ from ..intrinsics.memory import local_array
 _VIEWS = ("getitem", "static_getitem", "getattr", "cast", "build_tuple", "exhaust_iter")
 
 
-def check(typed):
-    """Raise LoweringError at the ``return`` of *typed* (a device function) whose value is, or
-    is a view of, or is a tuple holding, a ``cuda.local.array`` of the function."""
+def check(typed, nrt):
+    """Raise LoweringError at a ``return`` of *typed* (a device function) that gives an array it
+    may not: memory of its local arrays, or, without *nrt*, an array not among its arguments."""
+    _check_local(typed)
+    if not nrt:
+        _check_arguments_only(typed)
+
+
+def _check_local(typed):
     local = _local_variables(typed)
     if not local:
         return
@@ -50,3 +58,24 @@ def _from_local(value, typemap, local):
     if value.op in _VIEWS:
         return any(v.name in local for v in value.list_vars())
     return False
+
+
+def _check_arguments_only(typed):
+    if not isinstance(typed.return_type, types.Array):
+        return
+    blocks = typed.func_ir.blocks.values()
+    assigns = [stmt for block in blocks for stmt in block.body if isinstance(stmt, nir.Assign)]
+    arguments = {stmt.target.name for stmt in assigns if isinstance(stmt.value, nir.Arg)}
+    casts = {stmt.target.name: stmt.value.value.name for stmt in assigns if _is_cast(stmt.value)}
+    for block in blocks:
+        ret = block.terminator
+        if isinstance(ret, nir.Return) and casts.get(ret.value.name) not in arguments:
+            raise errors.LoweringError(
+                f"{typed.name or typed.pyfunc.__name__} returns an array that is not one of its arguments, "
+                "which needs NRT; enable it with nrt=True or CUMLIR_ENABLE_NRT=1",
+                ret.loc,
+            )
+
+
+def _is_cast(value):
+    return isinstance(value, nir.Expr) and value.op == "cast"
