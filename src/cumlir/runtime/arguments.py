@@ -26,7 +26,7 @@ import numpy as np
 from . import driver as drv
 from .devicearray import DeviceNDArray, import_dlpack
 from .hostmemory import mapped_pointer
-from .layout import array_layout, cai_dtype, contiguous_strides
+from .layout import array_layout, cai_dtype, contiguous_strides, element_strides
 from . import readers
 from .readers import device_of
 
@@ -239,13 +239,10 @@ class _ArrayParameter:
         if strides is None:
             strides = contiguous_strides(shape, itemsize, "C")
         unit = 1 if self._byte_strides else itemsize
-        elements = []
-        for s in strides:
-            if s % unit:
-                raise ValueError(
-                    f"argument {self.index}: a byte stride of {s} is not a multiple of the item size {itemsize}"
-                )
-            elements.append(s // unit)
+        elements = element_strides(strides, unit)
+        if elements is None:
+            s = next(s for s in strides if s % unit)
+            raise ValueError(f"argument {self.index}: a byte stride of {s} is not a multiple of the item size {itemsize}")
         if self._alignment > 1:
             _check_alignment(self.index, self.type.dtype, pointer, strides)
         values = (pointer, 0, *shape, *elements)

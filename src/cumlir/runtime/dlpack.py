@@ -12,7 +12,7 @@ import ctypes
 
 import numpy as np
 
-from .layout import contiguous_strides
+from .layout import contiguous_strides, element_strides
 
 VERSION = (1, 1)  # the newest DLPack this module writes and reads
 
@@ -175,11 +175,12 @@ def export(owner, pointer, shape, strides, dtype, device_id, versioned, readonly
     """A DLPack capsule describing device memory at *pointer* (byte *strides*); *owner*
     stays alive until the consumer calls the deleter."""
     itemsize = np.dtype(dtype).itemsize
-    if any(s % itemsize for s in strides):
+    elements = element_strides(strides, itemsize)
+    if elements is None:
         raise BufferError(f"byte strides {tuple(strides)} are not a multiple of the item size {itemsize}")
     ndim = len(shape)
     shape_c = (ctypes.c_int64 * max(ndim, 1))(*shape)
-    strides_c = (ctypes.c_int64 * max(ndim, 1))(*(s // itemsize for s in strides))
+    strides_c = (ctypes.c_int64 * max(ndim, 1))(*elements)
     if versioned:
         managed = DLManagedTensorVersioned()
         managed.version = DLPackVersion(*VERSION)

@@ -40,6 +40,17 @@ def checked_dtype(dtype):
     return dtype
 
 
+def element_strides(strides, unit):
+    """Byte *strides* counted in *unit* bytes (an item's size), or None if one is not a
+    multiple of it."""
+    out = []
+    for s in strides:
+        if s % unit:
+            return None
+        out.append(s // unit)
+    return tuple(out)
+
+
 def contiguous_strides(shape, itemsize, order="C"):
     """Byte strides of a compact array of *shape* in C or F order (an axis of extent 0
     counts as extent 1, so no stride is 0)."""

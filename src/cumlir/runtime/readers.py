@@ -26,7 +26,7 @@ import functools
 import os
 
 from .devicearray import DeviceNDArray
-from .layout import array_layout, cai_dtype, contiguous_strides
+from .layout import array_layout, cai_dtype, contiguous_strides, element_strides
 
 
 def interface_sync_enabled():
@@ -45,16 +45,6 @@ SYNC = interface_sync_enabled()
 def _compact(shape):
     """Element strides of a compact C-order array (what a missing CAI ``strides`` means)."""
     return (1,) if len(shape) == 1 else contiguous_strides(shape, 1, "C")
-
-
-def _elements(strides, itemsize):
-    """Byte strides in elements, or None if one is not a multiple of the item size."""
-    out = []
-    for s in strides:
-        if s % itemsize:
-            return None
-        out.append(s // itemsize)
-    return tuple(out)
 
 
 class Reader:
@@ -81,7 +71,7 @@ def _device_ndarray(sample, ty, ordinal):
             value._argument_type = known = expected
         if known is not expected:
             return None
-        strides = _elements(value.strides, itemsize)
+        strides = element_strides(value.strides, itemsize)
         if strides is None:
             return None
         return (value._pointer, 0, *value.shape, *strides)
@@ -113,7 +103,7 @@ def _cupy(sample, ty, ordinal):
                 return (pointer, 0, size, 1)
             shape = value.shape
             return (pointer, 0, *shape, *_compact(shape))
-        strides = _elements(value.strides, itemsize)
+        strides = element_strides(value.strides, itemsize)
         return None if strides is None else (pointer, 0, *value.shape, *strides)
 
     reader = Reader(read)
@@ -207,7 +197,7 @@ def _numba(sample, ty, ordinal):
                 return None
             elements = _compact(shape)
         else:
-            elements = _elements(strides, itemsize)
+            elements = element_strides(strides, itemsize)
             if elements is None or array_layout(shape, strides, itemsize) != layout:
                 return None
         stream = value.stream
@@ -266,7 +256,7 @@ def _interface(sample, ty, ordinal):
         if strides is None:
             strides = _compact(shape)
         else:
-            strides = _elements(strides, itemsize)
+            strides = element_strides(strides, itemsize)
             if strides is None:
                 return None
         return (data[0] or 0, 0, *shape, *strides)
