@@ -46,6 +46,7 @@ class ModulePrinter:
         self.ir_version = ir_version
         self.nodes = []  # metadata node definitions, numbered in order
         self.named_metadata = {}  # name -> node references
+        self.shared_nodes = {}  # what a node says -> its reference, for nodes many uses share
         self.line_tables = llvm7_debug.LineTables(self) if line_tables else None
         self.ops = list(gpu_module.regions[0].blocks[0].operations)
         self.globals = {}  # symbol -> (value Type, address space)
@@ -87,6 +88,20 @@ class ModulePrinter:
         """A new numbered metadata node holding *text*; its reference ``!N``."""
         self.nodes.append(f"!{len(self.nodes)} = {text}")
         return f"!{len(self.nodes) - 1}"
+
+    def range_node(self, low, high):
+        """The metadata node of the i32 range [low, high), one per module."""
+        key = ("range", low, high)
+        if key not in self.shared_nodes:
+            self.shared_nodes[key] = self.node(f"!{{i32 {low}, i32 {high}}}")
+        return self.shared_nodes[key]
+
+    def loop_unroll_node(self, count):
+        """A new loop identity (LLVM wants one distinct node per loop) asking to unroll it *count* times."""
+        loop = f"!{len(self.nodes)}"
+        self.nodes.append(f"{loop} = distinct !{{{loop}, !{len(self.nodes) + 1}}}")
+        self.node(f'!{{!"llvm.loop.unroll.count", i32 {count}}}')
+        return loop
 
     def _metadata(self):
         lines = []

@@ -5,6 +5,7 @@ Pointers are ``i8 addrspace(N)*`` everywhere, so memory ops bitcast to the eleme
 first (``p.cast_pointer``) and GEP results are cast back.
 """
 
+from . import counted_loops
 from . import intrinsics_nvvm as intrinsics
 from . import llvm7_types
 from .llvm7_errors import Llvm7Error
@@ -47,9 +48,11 @@ _FLOAT_BINARY = ("fadd", "fsub", "fmul", "fdiv", "frem")
 
 @_rule(*(f"llvm.{name}" for name in _INT_BINARY))
 def _int_binary(p, op):
-    # nsw/nuw/exact only license optimisations, so leaving them out is always correct
+    # nsw/nuw/exact only license optimisations, so leaving them out is always correct; a
+    # counted loop's counter (counted_loops.py) gets nsw, which lets LLVM count its trips
     a, b = op.operands
-    p.define(op.results[0], f"{op.name[5:]} {p.typed(a)}, {p.value(b)}")
+    flags = "nsw " if counted_loops.COUNTER in op.attributes else ""
+    p.define(op.results[0], f"{op.name[5:]} {flags}{p.typed(a)}, {p.value(b)}")
 
 
 @_rule(*(f"llvm.{name}" for name in _FLOAT_BINARY))
@@ -247,7 +250,10 @@ def _br(p, op):
 def _cond_br(p, op):
     cond = op.operands[0]
     true, false = op.successors
-    p.emit(f"br {p.typed(cond)}, label {p.target(op, 0, true)}, label {p.target(op, 1, false)}")
+    loop = ""
+    if "loop_annotation" in op.attributes:  # only counted_loops.py sets one: unroll it
+        loop = f", !llvm.loop {p.module.loop_unroll_node(counted_loops.UNROLL)}"
+    p.emit(f"br {p.typed(cond)}, label {p.target(op, 0, true)}, label {p.target(op, 1, false)}{loop}")
 
 
 @_rule("llvm.switch")
@@ -305,8 +311,24 @@ def _intrinsic_call(p, op, name, args, extra=()):
     _produce(p, op, text)
 
 
+# [low, high) of the launch coordinates (CUDA's limits), as !range metadata: libNVVM then
+# knows a block size or grid size is never 0 nor negative, and can count grid-stride loops
+_LAUNCH_RANGES = {
+    **{f"nvvm.read.ptx.sreg.tid.{a}": (0, 1024 if a != "z" else 64) for a in "xyz"},
+    **{f"nvvm.read.ptx.sreg.ntid.{a}": (1, 1025 if a != "z" else 65) for a in "xyz"},
+    **{f"nvvm.read.ptx.sreg.ctaid.{a}": (0, 2**31 - 1 if a == "x" else 65535) for a in "xyz"},
+    **{f"nvvm.read.ptx.sreg.nctaid.{a}": (1, 2**31 if a == "x" else 65536) for a in "xyz"},
+}
+
+
 def _special_register(p, op):
-    _intrinsic_call(p, op, intrinsics.SPECIAL_REGISTERS[op.name], [])
+    bounds = _LAUNCH_RANGES.get(op.name)
+    if bounds is None:
+        _intrinsic_call(p, op, intrinsics.SPECIAL_REGISTERS[op.name], [])
+        return
+    name = intrinsics.SPECIAL_REGISTERS[op.name]
+    p.module.use_intrinsic(name, f"declare i32 @{name}()")
+    p.define(op.results[0], f"call i32 @{name}(), !range {p.module.range_node(*bounds)}")
 
 
 def _asm_register(p, op):

@@ -3,7 +3,8 @@
   optimized  linalg -> parallel loops -> grid-stride loops (GPU ufuncs), inline device
              functions, canonicalize, CSE
   llvm       structured control flow -> cf, everything -> LLVM dialect (math ops
-             become libdevice calls), drop the casts used to build memref descriptors
+             become libdevice calls), drop the casts used to build memref descriptors;
+             counted loops with a runtime step marked for unrolling (counted_loops.py)
   ptx        the NVPTX back end (in process, O3, libdevice linked) -> PTX text
 
 Each transforms the module in place; the order is the compiler's (compiler.py).
@@ -14,7 +15,7 @@ from mlir.dialects import gpu
 
 from ..intrinsics._half import UNCONTRACTED
 from ..intrinsics.elementwise import PARALLEL_LOOPS_MARK
-from . import targets
+from . import counted_loops, targets
 
 STAGES = {
     "optimized": "builtin.module(gpu.module(inline,canonicalize,cse,symbol-dce))",
@@ -101,6 +102,8 @@ def run_stage(module, name, options):
         _fast_arithmetic(module, options)
     _pass_manager(STAGES[name]).run(module.operation)
     if name == "llvm":
+        if options.opt:
+            counted_loops.mark(module, gpu_module_of(module))
         if options.fast:
             _flush_denormals(module)
         if (options.lineinfo or options.debug) and options.backend == "nvptx":

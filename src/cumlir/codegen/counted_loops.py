@@ -1,0 +1,124 @@
+"""Counted loops with a runtime step (``while i < n: ... i += stride``, the grid-stride loop),
+unrolled four times so that each thread has four loads in flight, as Numba-CUDA's and
+nvcc's code does.
+
+LLVM unrolls such a loop only if it can count its trips. Two things stop it: int64
+additions wrap in Numba's semantics, so the counter might wrap past ``n`` (no count), and
+with a step known only at run time the count needs a division, which LLVM's own
+heuristics judge too costly. A single-block loop whose back edge is taken while
+``i + step < n`` (signed), with ``step`` and ``n`` fixed in the loop, has that
+addition marked as not wrapping (a counter that passes the int64 range is undefined, as a
+C signed counter: docs/semantics.md) and its back edge asked to unroll four times. Loops
+LLVM counts and unrolls by itself (constant bounds and step) and large bodies are left to
+LLVM's heuristics.
+"""
+
+from mlir import ir
+
+UNROLL = 4
+LARGEST_BODY = 64  # operations: beyond this, four copies cost more than they hide
+_SIGNED_LESS = 2  # llvm.icmp predicate slt (LLVM cannot count ``<=`` against a computed bound)
+# operations whose result is the same on every trip when their operands are (a bound such as
+# ``x.shape[1] - 1``, a step such as ``cuda.blockDim.x``): arithmetic, and the thread's
+# launch coordinates
+_PURE = frozenset(
+    [f"llvm.{name}" for name in ("extractvalue", "add", "sub", "mul", "and", "or", "xor", "shl", "zext", "sext", "trunc")]
+    + [f"nvvm.read.ptx.sreg.{r}.{axis}" for r in ("tid", "ntid", "ctaid", "nctaid") for axis in "xyz"]
+)
+
+
+COUNTER = "cumlir.counted_loop_counter"
+
+
+def mark(module, gpu_module):
+    """Mark the counted loops of every function of *gpu_module* (in the LLVM dialect, inside
+    *module*), replacing it with its marked copy; the gpu.module in place."""
+    annotation = ir.Attribute.parse(f"#llvm.loop_annotation<unroll = <count = {UNROLL} : i32>>")
+    marked = False
+    for op in gpu_module.regions[0].blocks[0].operations:
+        if op.operation.name != "llvm.func":
+            continue
+        for block in op.regions[0].blocks:
+            counter = _counter_increment(block)
+            if counter is not None:
+                counter.attributes[COUNTER] = ir.UnitAttr.get()
+                block.operations[len(block.operations) - 1].attributes["loop_annotation"] = annotation
+                marked = True
+    return _with_inherent_flags(module, gpu_module) if marked else gpu_module
+
+
+def _with_inherent_flags(module, gpu_module):
+    """*gpu_module* printed and parsed again, its marked additions written ``overflow<nsw>``:
+    the Python bindings set only discardable attributes, and an operation's overflow flags
+    and loop annotation are its properties, which the parser fills."""
+    text = gpu_module.get_asm(enable_debug_info=True).replace(f" {{{COUNTER}}} : i64", f" overflow<nsw> {{{COUNTER}}} : i64")
+    parsed = ir.Module.parse(text)
+    copy = parsed.body.operations[0].operation
+    copy.move_before(gpu_module)
+    gpu_module.erase()
+    return copy
+
+
+def _counter_increment(block):
+    """The ``llvm.add`` of the counter of the single-block loop *block*, or None where *block*
+    is not such a loop, or one better left to LLVM."""
+    operations = list(block.operations)
+    branch = operations[-1].operation
+    if branch.name != "llvm.cond_br" or len(operations) > LARGEST_BODY or "loop_annotation" in branch.attributes:
+        return None
+    if list(branch.successors)[0] != block:  # the loop goes on while the comparison holds
+        return None
+    carried = _back_edge_arguments(branch)
+    compare = _defined_in(branch.operands[0], block)
+    if compare is None or compare.name != "llvm.icmp":
+        return None
+    if ir.IntegerAttr(compare.attributes["predicate"]).value != _SIGNED_LESS:
+        return None
+    following, bound = compare.operands
+    add = _defined_in(following, block)
+    if add is None or add.name != "llvm.add" or not _invariant(bound, block, carried):
+        return None
+    counter, step = add.operands
+    if _invariant(counter, block, carried):
+        counter, step = step, counter
+    if not _invariant(step, block, carried) or not isinstance(counter, ir.BlockArgument) or counter.owner != block:
+        return None
+    if counter.arg_number >= len(carried) or carried[counter.arg_number] != following:
+        return None
+    if _constant(step) and _constant(bound):
+        return None  # LLVM counts it and unrolls it fully or not, as it judges
+    return add
+
+
+def _back_edge_arguments(branch):
+    """The values the back edge of *branch* (its first successor) passes to the loop's block."""
+    sizes = list(ir.DenseI32ArrayAttr(branch.attributes["operandSegmentSizes"]))
+    return list(branch.operands)[1 : 1 + sizes[1]]
+
+
+def _defined_in(value, block):
+    """The operation in *block* that defines *value*, or None (an argument, or defined elsewhere)."""
+    if isinstance(value, ir.BlockArgument):
+        return None
+    op = value.owner.operation
+    return op if op.block == block else None
+
+
+def _invariant(value, block, carried):
+    """Whether *value* is the same on every trip of the loop *block*: defined before it, an
+    argument the back edge passes back unchanged (lowering carries array descriptors so),
+    or computed in the loop from such values alone."""
+    if isinstance(value, ir.BlockArgument):
+        if value.owner != block:
+            return True
+        return value.arg_number < len(carried) and carried[value.arg_number] == value
+    op = _defined_in(value, block)
+    if op is None:
+        return True
+    if op.name == "llvm.mlir.constant":
+        return True
+    return op.name in _PURE and all(_invariant(v, block, carried) for v in op.operands)
+
+
+def _constant(value):
+    return not isinstance(value, ir.BlockArgument) and value.owner.operation.name == "llvm.mlir.constant"

@@ -1,0 +1,119 @@
+"""Counted loops with a runtime step (codegen/counted_loops.py) are unrolled four times with
+their loads in one block, on both code generators; other loops are left as they were, and
+the marking survives line tables. The results are checked on the GPU
+(test_gpu_counted_loops.py)."""
+
+import re
+
+import numpy as np
+import pytest
+
+from cumlir import cuda
+
+from . import support
+
+BACKENDS = ["nvptx", "nvvm"]
+
+
+def grid_stride_sum(x, out):
+    i = cuda.grid(1)
+    stride = cuda.gridsize(1)
+    acc = 0
+    while i < x.shape[0]:
+        acc += x[i]
+        i += stride
+    out[cuda.grid(1)] = acc
+
+
+def strided_rows(x, out):
+    row = cuda.blockIdx.x
+    j = cuda.threadIdx.x
+    acc = np.float32(0)
+    while j < x.shape[1]:
+        acc += x[row, j]
+        j += cuda.blockDim.x
+    out[row, cuda.threadIdx.x] = acc
+
+
+def constant_trips(x, out):
+    i = cuda.grid(1)
+    k = 0
+    acc = 0.0
+    while k < 8:
+        acc += x[i] * k
+        k += 1
+    out[i] = acc
+
+
+def branchy(x, out):
+    i = cuda.grid(1)
+    stride = cuda.gridsize(1)
+    acc = 0
+    while i < x.shape[0]:
+        if x[i] > 0:
+            acc += x[i]
+        else:
+            acc -= 1
+        i += stride
+    out[cuda.grid(1)] = acc
+
+
+def _most_loads_in_one_block(ptx):
+    """The largest number of global loads in one basic block of *ptx*."""
+    blocks = re.split(r"^\$L\w+:|^\s*@%p\d+ bra|^\s*bra(?:\.uni)? ", ptx, flags=re.M)
+    return max(block.count("ld.global") for block in blocks)
+
+
+@pytest.mark.parametrize(
+    "fn, sig, backend",
+    [
+        (grid_stride_sum, "void(int64[::1], int64[::1])", "nvptx"),
+        (grid_stride_sum, "void(int64[::1], int64[::1])", "nvvm"),
+        (grid_stride_sum, "void(float32[:], float64[::1])", "nvptx"),
+        (grid_stride_sum, "void(float32[:], float64[::1])", "nvvm"),
+        # libNVVM does not count a loop stepping by the block size (it unrolls it with an
+        # exit test after each load): only the NVPTX back end is held to it
+        (strided_rows, "void(float32[:, ::1], float32[:, ::1])", "nvptx"),
+    ],
+    ids=["grid-stride int64", "grid-stride int64", "grid-stride float32 any layout", "grid-stride float32 any layout", "a row, stepping by the block size"],
+)
+def test_a_loop_with_a_runtime_step_has_four_loads_in_flight(fn, sig, backend):
+    ptx, _ = cuda.compile_ptx(fn, sig, cc=(9, 0), backend=backend)
+    assert _most_loads_in_one_block(ptx) >= 4, "the loop was not unrolled with its loads together"
+    support.ptxas(ptx, "sm_90")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("opt", [True, False])
+def test_the_counter_and_the_back_edge_are_marked_in_llvm_ir(backend, opt):
+    from numba.core import types
+
+    from cumlir import compiler
+    from cumlir.options import Options
+
+    argtypes = (types.Array(types.int64, 1, "C"), types.Array(types.int64, 1, "C"))
+    ir = compiler.emit(grid_stride_sum, argtypes, "llvm", (9, 0), Options(backend=backend, opt=opt))
+    assert ("llvm.loop.unroll.count" in ir) is opt
+    assert (re.search(r"= add nsw i64", ir) is not None) is opt
+    assert "cumlir." not in ir.replace("cumlir_", "")  # no marker reaches LLVM
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_loop_llvm_counts_itself_is_left_to_it(backend):
+    ptx, _ = cuda.compile_ptx(constant_trips, "void(float64[::1], float64[::1])", cc=(9, 0), backend=backend)
+    assert "fma.rn.f64" in ptx or "mul.f64" in ptx
+    assert ".pragma \"nounroll\"" not in ptx and "bra" not in ptx.split("ld.global", 1)[1].split("st.global")[0]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_loop_of_several_blocks_compiles_unchanged(backend):
+    ptx, _ = cuda.compile_ptx(branchy, "void(int64[::1], int64[::1])", cc=(9, 0), backend=backend)
+    support.ptxas(ptx, "sm_90")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_marked_loops_keep_their_line_tables(backend):
+    ptx, _ = cuda.compile_ptx(grid_stride_sum, "void(int64[::1], int64[::1])", cc=(9, 0), backend=backend, lineinfo=True)
+    assert _most_loads_in_one_block(ptx) >= 4
+    assert re.search(r"^\s*\.loc\s+\d+ \d+ \d+", ptx, flags=re.M), "no line table entries"
+    support.ptxas(ptx, "sm_90")

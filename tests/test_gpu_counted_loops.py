@@ -1,0 +1,82 @@
+"""Unrolled counted loops (codegen/counted_loops.py) visit every element once, whatever the
+number of trips left over after the groups of four: sums and copies checked exactly
+against NumPy for lengths around multiples of the grid and of four."""
+
+import numpy as np
+import pytest
+
+from cumlir import cuda
+
+from .support import poisoned
+
+pytestmark = pytest.mark.gpu
+
+BLOCKS, THREADS = 3, 64  # 192 threads: lengths below, at and past 1, 4 and 5 trips each
+
+
+@cuda.jit
+def grid_stride_sum(x, out):
+    i = cuda.grid(1)
+    stride = cuda.gridsize(1)
+    acc = 0
+    while i < x.shape[0]:
+        acc += x[i]
+        i += stride
+    out[cuda.grid(1)] = acc
+
+
+@cuda.jit
+def grid_stride_copy(src, dst):
+    i = cuda.grid(1)
+    while i < src.shape[0]:
+        dst[i] = src[i] * 3 + 1
+        i += cuda.gridsize(1)
+
+
+@cuda.jit
+def row_sums(x, out):
+    row = cuda.blockIdx.x
+    j = cuda.threadIdx.x
+    acc = np.float64(0)
+    while j < x.shape[1]:
+        acc += x[row, j]
+        j += cuda.blockDim.x
+    out[row, cuda.threadIdx.x] = acc
+
+
+LENGTHS = [0, 1, 191, 192, 193, 4 * 192 - 1, 4 * 192, 4 * 192 + 1, 5 * 192 + 7, 37 * 192 + 100]
+
+
+def _expected_sums(x, threads):
+    padded = np.zeros(-(-x.size // threads) * threads or threads, np.int64)
+    padded[: x.size] = x
+    return padded.reshape(-1, threads).sum(axis=0)
+
+
+@pytest.mark.parametrize("n", LENGTHS)
+def test_grid_stride_sum_visits_every_element_once(n, rng):
+    x = rng.integers(-(2**40), 2**40, n, dtype=np.int64)
+    out = cuda.to_device(np.full(BLOCKS * THREADS, -7, np.int64))
+    grid_stride_sum[BLOCKS, THREADS](cuda.to_device(x), out)
+    np.testing.assert_array_equal(out.copy_to_host(), _expected_sums(x, BLOCKS * THREADS))
+
+
+@pytest.mark.parametrize("n", LENGTHS)
+def test_grid_stride_copy_writes_every_element_once(n, rng):
+    src = rng.integers(-1000, 1000, n, dtype=np.int32)
+    dst = cuda.to_device(np.full(n + 5, 99, np.int32))
+    grid_stride_copy[BLOCKS, THREADS](cuda.to_device(src), dst[:n])
+    got = dst.copy_to_host()
+    np.testing.assert_array_equal(got[:n], src * 3 + 1)
+    np.testing.assert_array_equal(got[n:], 99)  # nothing past the view
+
+
+@pytest.mark.parametrize("cols", [1, 63, 64, 65, 255, 256, 257, 1000])
+def test_rows_stepping_by_the_block_size(cols, rng):
+    x = rng.standard_normal((5, cols))
+    out = cuda.to_device(poisoned(5 * 64, np.float64).reshape(5, 64))
+    row_sums[5, 64](cuda.to_device(x), out)
+    padded = np.zeros((5, -(-cols // 64) * 64))
+    padded[:, :cols] = x
+    expected = padded.reshape(5, -1, 64).sum(axis=1)
+    np.testing.assert_allclose(out.copy_to_host(), expected, rtol=1e-13, atol=1e-13)
