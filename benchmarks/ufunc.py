@@ -67,6 +67,58 @@ def elementwise(n):
         print(f"  ({why})")
 
 
+def host_overhead(n=4096, calls=5000):
+    """Host time per call where the GPU work is negligible: what the call path itself costs."""
+    import time
+
+    import cupy as cp
+
+    from cumlir import cuda
+
+    x, y, z, out = (cp.ones(n, cp.float32) for _ in range(4))
+    ours = cuda.vectorize(["float32(float32, float32, float32)"])(fma3)
+    kernel = cp.ElementwiseKernel("float32 x, float32 y, float32 z", "float32 o", "o = x * y + z", "fma3_small")
+    total = cuda.reduce(add)
+    rows = (
+        ("cumlir cuda.vectorize", lambda: ours(x, y, z, out=out)),
+        ("CuPy ElementwiseKernel", lambda: kernel(x, y, z, out)),
+        ("cumlir cuda.reduce", lambda: total(x)),
+        ("cupy.sum, to the host", lambda: float(x.sum())),
+    )
+    print(f"host time per call, {n} elements, {calls} calls then one sync (us)")
+    for label, run in rows:
+        run()
+        cp.cuda.runtime.deviceSynchronize()
+        start = time.perf_counter()
+        for _ in range(calls):
+            run()
+        cp.cuda.runtime.deviceSynchronize()
+        print(f"{label:>24} {(time.perf_counter() - start) / calls * 1e6:9.2f}")
+
+
+def profile(n=4096, calls=2000):
+    """Where the host time of the small calls goes: cProfile of cuda.reduce and of the ufunc."""
+    import cProfile
+    import pstats
+
+    import cupy as cp
+
+    from cumlir import cuda
+
+    x, y, z, out = (cp.ones(n, cp.float32) for _ in range(4))
+    total = cuda.reduce(add)
+    ours = cuda.vectorize(["float32(float32, float32, float32)"])(fma3)
+    for label, run in (("cuda.reduce", lambda: total(x)), ("cuda.vectorize", lambda: ours(x, y, z, out=out))):
+        run()
+        profiler = cProfile.Profile()
+        profiler.enable()
+        for _ in range(calls):
+            run()
+        profiler.disable()
+        print(f"\ncProfile of {calls} calls of {label}, {n} elements")
+        pstats.Stats(profiler).sort_stats("tottime").print_stats(12)
+
+
 def reduction(n):
     import cupy as cp
 
@@ -116,8 +168,12 @@ def main(n=N):
     elementwise(n)
     print()
     reduction(n)
+    print()
+    host_overhead()
     if "--sweep" in sys.argv[1:]:
         sweep(n)
+    if "--profile" in sys.argv[1:]:
+        profile()
 
 
 if __name__ == "__main__":

@@ -225,6 +225,27 @@ def test_reduce_res_and_size(rng):
     assert cases.sum_reduce(cuda.to_device(x), stream=stream) == x.sum()
 
 
+@pytest.mark.parametrize("kind", ["cumlir", "cupy"])
+def test_reduce_of_device_arrays_launched_as_they_are(kind, rng):
+    x = rng.integers(-(2**40), 2**40, 70_001)
+    y = rng.integers(-(2**40), 2**40, 513)
+    if kind == "cupy":
+        cp = pytest.importorskip("cupy")
+        dx, dy, empty = cp.asarray(x), cp.asarray(y), cp.zeros(0, np.int64)
+    else:
+        dx, dy, empty = cuda.to_device(x), cuda.to_device(y), cuda.device_array(0, np.int64)
+    first = cases.sum_reduce(dx)
+    second = cases.sum_reduce(dy, init=3)
+    assert first == x.sum() and second == y.sum() + 3  # a result is not overwritten by the next
+    assert isinstance(first, np.int64)
+    assert cases.sum_reduce(dx, size=1234) == x[:1234].sum()
+    assert cases.sum_reduce(dx, size=0, init=9) == 9
+    assert cases.sum_reduce(empty, init=-4) == -4
+    assert cases.sum_reduce(dx, stream=cuda.stream()) == x.sum()
+    with pytest.raises(ValueError, match="outside the array"):
+        cases.sum_reduce(dy, size=514)
+
+
 def test_ufunc_reduce(rng):
     add = cuda.vectorize(["int64(int64, int64)", "float64(float64, float64)"])(lambda a, b: a + b)
     x = rng.integers(-(2**40), 2**40, 100_003)

@@ -75,6 +75,7 @@ class Reduce:
         self._op = cuda.jit(device=True)(functor)
         self._kernels = {}
         self._buffers = {}  # (dtype, stream, context) -> partials
+        self._results = {}  # id(partials) -> (its first element, a host array of one element)
         self.__name__ = getattr(functor, "__name__", "reduce")
         self.__doc__ = getattr(functor, "__doc__", None)
 
@@ -92,16 +93,17 @@ class Reduce:
         result is returned as a NumPy scalar."""
         from ..runtime import ufunc_args as ua
 
+        if res is None and ua.direct_type(type(arr)) and len(arr.shape) == 1 and arr.dtype.kind in "biufc":
+            # the common call, a 1-d device array: launched with it as it is, no view made
+            n = self._checked_size(size, arr.shape[0])
+            init = arr.dtype.type(init)
+            return self._first(self._reduce(arr, n, init, stream), stream) if n else init
         array = ua.operand(arr, 0)
         if array.kind == "scalar" or len(array.shape) != 1:
             raise TypeError(f"cuda.reduce reduces 1-d arrays; got shape {tuple(array.shape)}")
         if array.dtype.kind not in "biufc":
             raise TypeError(f"cuda.reduce: arrays of dtype {array.dtype} are not supported")
-        n = array.shape[0]
-        if size is not None:
-            if not 0 <= size <= n:
-                raise ValueError(f"cuda.reduce: size {size} is outside the array's {n} elements")
-            n = size
+        n = self._checked_size(size, array.shape[0])
         init = array.dtype.type(init)
         if res is not None:
             target = ua.operand(res, 1)
@@ -118,9 +120,23 @@ class Reduce:
             array = ua.Operand("host", array.value[:n], array.dtype)
         partials = self._reduce(ua.on_device(array, stream), n, init, stream)
         if res is None:
-            return partials[:1].copy_to_host(stream=stream)[0]
+            return self._first(partials, stream)
         target.value[:1].copy_to_device(partials[:1], stream=stream)
         return None
+
+    @staticmethod
+    def _checked_size(size, n):
+        if size is None:
+            return n
+        if not 0 <= size <= n:
+            raise ValueError(f"cuda.reduce: size {size} is outside the array's {n} elements")
+        return size
+
+    def _first(self, partials, stream):
+        """Element 0 of the device array *partials* (one of ``_partials``), as a NumPy scalar."""
+        first, host = self._results[id(partials)]
+        first.copy_to_host(host, stream=stream)  # into pageable memory: done when it returns
+        return host[0]
 
     def _reduce(self, device, n, init, stream, use_init=True):
         """The reduction of the first *n* (> 0) elements of the device array *device*, in
@@ -144,6 +160,8 @@ class Reduce:
         kept = self._buffers.get(key)
         if kept is None:
             kept = self._buffers[key] = device_array(MAX_BLOCKS, dtype, stream=stream)
+            # where the result is read from, and copied to: made once, not at every call
+            self._results[id(kept)] = (kept[:1], np.empty(1, dtype))
         return kept
 
 

@@ -176,11 +176,13 @@ class UFunc(_GPUUfunc):
         """The common call, 1-d device arrays of one length and of the dtypes of a signature
         writing into a device array of its result dtype, launched with the arrays as they are:
         nothing to broadcast, convert or copy. False, having done nothing, for any other call."""
+        from ..runtime.ufunc_args import direct_type
+
         shape = getattr(out, "shape", None)
-        if not _direct_type(type(out)) or len(shape) != 1 or getattr(out, "_readonly", False):
+        if not direct_type(type(out)) or len(shape) != 1 or getattr(out, "_readonly", False):
             return False
         for a in args:
-            if not _direct_type(type(a)) or a.shape != shape:
+            if not direct_type(type(a)) or a.shape != shape:
                 return False
         dtypes = tuple(a.dtype for a in args)
         loop = self._loops.get(dtypes)
@@ -209,7 +211,7 @@ class UFunc(_GPUUfunc):
             self._reducer = Reduce(self.py_func)
         zero = array.dtype.type(0)
         partials = self._reducer._reduce(ua.on_device(array, stream), array.shape[0], zero, stream, use_init=False)
-        return partials[:1].copy_to_host(stream=stream)[0]
+        return self._reducer._first(partials, stream)
 
     def __call__(self, *args, out=None, stream=0):
         from ..runtime import ufunc_args as ua
@@ -253,19 +255,6 @@ class UFunc(_GPUUfunc):
         if not shape and not any_device:
             return result[()]
         return result
-
-
-def _direct_type(cls):
-    """Whether arrays of the class *cls* always live on the GPU and can go to a kernel as they
-    are (CuPy's, Numba-CUDA's and cumlir's device arrays; a torch.Tensor may be on the host)."""
-    known = _DIRECT_TYPES.get(cls)
-    if known is None:
-        root = cls.__module__.split(".", 1)[0]
-        known = _DIRECT_TYPES[cls] = root in ("cupy", "cumlir", "numba") and hasattr(cls, "__cuda_array_interface__")
-    return known
-
-
-_DIRECT_TYPES = {}
 
 
 def _output_shape(out, shape):

@@ -45,6 +45,19 @@ def operand(arg, index):
     return Operand("host", array, array.dtype)
 
 
+def direct_type(cls):
+    """Whether arrays of the class *cls* always live on the GPU and can go to a kernel as they
+    are (CuPy's, Numba-CUDA's and cumlir's device arrays; a torch.Tensor may be on the host)."""
+    known = _DIRECT_TYPES.get(cls)
+    if known is None:
+        root = cls.__module__.split(".", 1)[0]
+        known = _DIRECT_TYPES[cls] = root in ("cupy", "cumlir", "numba") and hasattr(cls, "__cuda_array_interface__")
+    return known
+
+
+_DIRECT_TYPES = {}
+
+
 def broadcast_shape(shapes, what="operands"):
     """NumPy's broadcast of *shapes*; ValueError naming them if they do not broadcast."""
     try:
