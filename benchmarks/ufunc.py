@@ -137,7 +137,9 @@ def reduction(n):
 
 
 def sweep(n):
-    """Device time of the 3-input ufunc and of the reduction for other launch geometries."""
+    """Device time of the 3-input ufunc for other launch geometries, each beside CuPy's
+    ElementwiseKernel measured again (the run-to-run noise is of the size of the differences);
+    then the reduction's."""
     import cupy as cp
 
     from cumlir import cuda
@@ -146,18 +148,21 @@ def sweep(n):
     rng = cp.random.default_rng(2)
     x, y, z = (rng.standard_normal(n, dtype=cp.float32) for _ in range(3))
     out = cp.empty(n, cp.float32)
+    kernel = cp.ElementwiseKernel("float32 x, float32 y, float32 z", "float32 o", "o = x * y + z", "fma3_sweep")
     kept = ufunc_api.THREADS, ufunc_api.MAX_BLOCKS, reduce_api.MAX_BLOCKS
-    print("\nsweep (ms)")
+    print("\nsweep (ms; CuPy measured right after each)")
     try:
         for threads in (128, 256, 512):
-            for blocks in (1 << 20, 8192, 2048):
+            for blocks in (1 << 20, 1 << 21, 2**31 - 1):
                 ufunc_api.THREADS, ufunc_api.MAX_BLOCKS = threads, blocks
                 ours = cuda.vectorize(["float32(float32, float32, float32)"])(fma3)
-                print(f"  vectorize {threads:4d} threads, at most {blocks:8d} blocks {median_ms(lambda: ours(x, y, z, out=out)):8.3f}")
-        for blocks in (1024, 2048, 4096, 8192):
+                mine = median_ms(lambda: ours(x, y, z, out=out), repeats=40)
+                theirs = median_ms(lambda: kernel(x, y, z, out), repeats=40)
+                print(f"  vectorize {threads:4d} threads, at most {blocks:10d} blocks {mine:8.3f}  CuPy {theirs:8.3f}  ratio {theirs / mine:6.3f}")
+        for blocks in (2048, 4096, 8192):
             reduce_api.MAX_BLOCKS = blocks
             total = cuda.reduce(add)
-            print(f"  reduce at most {blocks:5d} blocks {median_ms(lambda: total(x)):8.3f}")
+            print(f"  reduce at most {blocks:5d} blocks {median_ms(lambda: total(x)):8.3f}  cupy.sum {median_ms(lambda: float(x.sum())):8.3f}")
     finally:
         ufunc_api.THREADS, ufunc_api.MAX_BLOCKS, reduce_api.MAX_BLOCKS = kept
 
