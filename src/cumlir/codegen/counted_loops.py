@@ -13,8 +13,6 @@ LLVM counts and unrolls by itself (constant bounds and step) and large bodies ar
 LLVM's heuristics.
 """
 
-import re
-
 from mlir import ir
 
 UNROLL = 4
@@ -30,12 +28,11 @@ _PURE = frozenset(
 
 
 COUNTER = "cumlir.counted_loop_counter"
-_MARKED_ADD = re.compile(rf" \{{{re.escape(COUNTER)}\}} : (i\d+)")
 
 
-def mark(gpu_module):
-    """Mark the counted loops of every function of *gpu_module* (in the LLVM dialect). Where
-    there are any, *gpu_module* is replaced in its module by a marked copy."""
+def mark(module, gpu_module):
+    """Mark the counted loops of every function of *gpu_module* (in the LLVM dialect, inside
+    *module*), replacing it with its marked copy; the gpu.module in place."""
     annotation = ir.Attribute.parse(f"#llvm.loop_annotation<unroll = <count = {UNROLL} : i32>>")
     marked = False
     for op in gpu_module.regions[0].blocks[0].operations:
@@ -47,19 +44,19 @@ def mark(gpu_module):
                 counter.attributes[COUNTER] = ir.UnitAttr.get()
                 block.operations[len(block.operations) - 1].attributes["loop_annotation"] = annotation
                 marked = True
-    if marked:
-        _replace_with_inherent_flags(gpu_module)
+    return _with_inherent_flags(module, gpu_module) if marked else gpu_module
 
 
-def _replace_with_inherent_flags(gpu_module):
+def _with_inherent_flags(module, gpu_module):
     """*gpu_module* printed and parsed again, its marked additions written ``overflow<nsw>``:
     the Python bindings set only discardable attributes, and an operation's overflow flags
     and loop annotation are its properties, which the parser fills."""
-    text = _MARKED_ADD.sub(rf" overflow<nsw> {{{COUNTER}}} : \1", gpu_module.get_asm(enable_debug_info=True))
+    text = gpu_module.get_asm(enable_debug_info=True).replace(f" {{{COUNTER}}} : i64", f" overflow<nsw> {{{COUNTER}}} : i64")
     parsed = ir.Module.parse(text)
     copy = parsed.body.operations[0].operation
     copy.move_before(gpu_module)
     gpu_module.erase()
+    return copy
 
 
 def _counter_increment(block):

@@ -103,7 +103,7 @@ def run_stage(module, name, options):
     _pass_manager(STAGES[name]).run(module.operation)
     if name == "llvm":
         if options.opt:
-            counted_loops.mark(gpu_module_of(module))
+            counted_loops.mark(module, gpu_module_of(module))
         if options.fast:
             _flush_denormals(module)
         if (options.lineinfo or options.debug) and options.backend == "nvptx":
