@@ -5,57 +5,14 @@ the marking survives line tables. The results are checked on the GPU
 
 import re
 
-import numpy as np
 import pytest
 
 from cumlir import cuda
 
 from . import support
+from .cases.loop_kernels import branchy, constant_trips, grid_stride_sum, row_sums
 
 BACKENDS = ["nvptx", "nvvm"]
-
-
-def grid_stride_sum(x, out):
-    i = cuda.grid(1)
-    stride = cuda.gridsize(1)
-    acc = 0
-    while i < x.shape[0]:
-        acc += x[i]
-        i += stride
-    out[cuda.grid(1)] = acc
-
-
-def strided_rows(x, out):
-    row = cuda.blockIdx.x
-    j = cuda.threadIdx.x
-    acc = np.float32(0)
-    while j < x.shape[1]:
-        acc += x[row, j]
-        j += cuda.blockDim.x
-    out[row, cuda.threadIdx.x] = acc
-
-
-def constant_trips(x, out):
-    i = cuda.grid(1)
-    k = 0
-    acc = 0.0
-    while k < 8:
-        acc += x[i] * k
-        k += 1
-    out[i] = acc
-
-
-def branchy(x, out):
-    i = cuda.grid(1)
-    stride = cuda.gridsize(1)
-    acc = 0
-    while i < x.shape[0]:
-        if x[i] > 0:
-            acc += x[i]
-        else:
-            acc -= 1
-        i += stride
-    out[cuda.grid(1)] = acc
 
 
 def _most_loads_in_one_block(ptx):
@@ -73,7 +30,7 @@ def _most_loads_in_one_block(ptx):
         (grid_stride_sum, "void(float32[:], float64[::1])", "nvvm"),
         # libNVVM does not count a loop stepping by the block size (it unrolls it with an
         # exit test after each load): only the NVPTX back end is held to it
-        (strided_rows, "void(float32[:, ::1], float32[:, ::1])", "nvptx"),
+        (row_sums, "void(float32[:, ::1], float64[:, ::1])", "nvptx"),
     ],
     ids=["grid-stride int64", "grid-stride int64", "grid-stride float32 any layout", "grid-stride float32 any layout", "a row, stepping by the block size"],
 )

@@ -7,6 +7,7 @@ import pytest
 
 from cumlir import cuda
 
+from .cases import loop_kernels
 from .support import poisoned
 
 pytestmark = pytest.mark.gpu
@@ -14,34 +15,9 @@ pytestmark = pytest.mark.gpu
 BLOCKS, THREADS = 3, 64  # 192 threads: lengths below, at and past 1, 4 and 5 trips each
 
 
-@cuda.jit
-def grid_stride_sum(x, out):
-    i = cuda.grid(1)
-    stride = cuda.gridsize(1)
-    acc = 0
-    while i < x.shape[0]:
-        acc += x[i]
-        i += stride
-    out[cuda.grid(1)] = acc
-
-
-@cuda.jit
-def grid_stride_copy(src, dst):
-    i = cuda.grid(1)
-    while i < src.shape[0]:
-        dst[i] = src[i] * 3 + 1
-        i += cuda.gridsize(1)
-
-
-@cuda.jit
-def row_sums(x, out):
-    row = cuda.blockIdx.x
-    j = cuda.threadIdx.x
-    acc = np.float64(0)
-    while j < x.shape[1]:
-        acc += x[row, j]
-        j += cuda.blockDim.x
-    out[row, cuda.threadIdx.x] = acc
+grid_stride_sum = cuda.jit(loop_kernels.grid_stride_sum)
+grid_stride_copy = cuda.jit(loop_kernels.grid_stride_copy)
+row_sums = cuda.jit(loop_kernels.row_sums)
 
 
 LENGTHS = [0, 1, 191, 192, 193, 4 * 192 - 1, 4 * 192, 4 * 192 + 1, 5 * 192 + 7, 37 * 192 + 100]
