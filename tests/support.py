@@ -1,7 +1,8 @@
-"""Helpers shared by the tests: ptxas, Numba's typing of operators, boundary and
+"""Helpers shared by the tests: fresh Python processes, ptxas, Numba's typing of operators, boundary and
 random values, poisoned outputs and comparisons."""
 
 import subprocess
+import sys
 import tempfile
 
 import numpy as np
@@ -10,6 +11,11 @@ INT_TYPES = ["int32", "int64", "uint32", "uint64"]
 FLOAT_TYPES = ["float32", "float64"]
 NUMERIC_TYPES = INT_TYPES + FLOAT_TYPES
 SCALAR_TYPES = NUMERIC_TYPES + ["bool"]
+
+
+def python_output(code):
+    """What a fresh Python process running *code* prints (stripped); raises if it fails."""
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
 
 
 def ptxas(ptx, arch="sm_90"):

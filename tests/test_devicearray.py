@@ -3,8 +3,6 @@ real producer), view geometry, argument types, and the errors of bad input."""
 
 import ctypes
 import gc
-import subprocess
-import sys
 import weakref
 
 import numpy as np
@@ -13,6 +11,8 @@ import pytest
 from cumlir import cuda
 from cumlir.runtime import dlpack
 from cumlir.runtime.devicearray import DeviceNDArray
+
+from . import support
 
 
 def fake_device_array(shape, dtype, strides=None, pointer=0x7000_0000):
@@ -229,8 +229,7 @@ def test_array_functions_keep_the_import_cheap():
         "cuda.to_device, cuda.device_array, cuda.from_dlpack, cuda.mapped_array\n"
         "print(sorted(m for m in ('mlir', 'numba', 'cuda.bindings', 'cumlir.runtime.devicearray') if m in sys.modules))"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
-    assert out == "[]"
+    assert support.python_output(code) == "[]"
 
 
 @pytest.mark.parametrize("cc", [(8, 0), (9, 0)], ids=["sm_80", "sm_90"])
@@ -241,7 +240,6 @@ def test_gpu_tier_kernels_assemble_for_device_array_layouts(cc):
     from cumlir.runtime.arguments import argument_type
     from cumlir.typing.context import typing_context
 
-    from . import support
     from .test_gpu_devicearray import affine_2d, double_1d, index_fill
 
     def types_of(*arrays):

@@ -1,15 +1,10 @@
 """``from cumlir import cuda`` must stay cheap: no numba, MLIR or driver until needed."""
 
-import subprocess
-import sys
-
-
-def _run(code):
-    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+from .support import python_output
 
 
 def test_import_loads_no_compiler():
-    out = _run(
+    out = python_output(
         "import sys; from cumlir import cuda; "
         "print(sorted(m for m in ('mlir', 'numba', 'cuda.bindings', 'llvmlite') if m in sys.modules))"
     )
@@ -17,11 +12,11 @@ def test_import_loads_no_compiler():
 
 
 def test_plain_import_has_no_mlir():
-    assert _run("import cumlir, sys; print('mlir' in sys.modules)") == "False"
+    assert python_output("import cumlir, sys; print('mlir' in sys.modules)") == "False"
 
 
 def test_decorating_compiles_nothing():
-    out = _run(
+    out = python_output(
         "import sys\n"
         "from cumlir import cuda\n"
         "@cuda.jit\n"

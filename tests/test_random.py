@@ -3,9 +3,6 @@ generator's definition, the device functions' types as Numba-CUDA gives them, PT
 kernels using each of them on both back ends (assembled by ptxas), and the errors for
 states of the wrong kind."""
 
-import subprocess
-import sys
-
 import numpy as np
 import pytest
 from numba.core import types
@@ -96,7 +93,7 @@ def test_importing_the_module_loads_no_compiler():
         "import sys; from cumlir.cuda.random import create_xoroshiro128p_states, xoroshiro128p_next; "
         "print(any(m == 'numba' or m.startswith(('numba.', 'mlir')) for m in sys.modules))"
     )
-    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip() == "False"
+    assert support.python_output(code) == "False"
 
 
 @pytest.mark.parametrize(

@@ -1,20 +1,15 @@
 """The warm-up a first launch starts (runtime/warm_up.py): it loads what the kernel will
 need on another thread and never raises there; errors stay with the calls that need them."""
 
-import subprocess
-import sys
-
 import pytest
 
 from cumlir.runtime import driver
 
-
-def _run(code):
-    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+from .support import python_output
 
 
 def test_the_warm_up_loads_the_linker_once_and_quietly():
-    out = _run(
+    out = python_output(
         "import sys\n"
         "from cumlir.runtime import warm_up\n"
         "warm_up.start(); warm_up.start()\n"
@@ -27,7 +22,7 @@ def test_the_warm_up_loads_the_linker_once_and_quietly():
 
 @pytest.mark.skipif(driver.is_available(), reason="checks the error of a machine without a GPU")
 def test_without_a_gpu_the_launch_still_says_why():
-    out = _run(
+    out = python_output(
         "from cumlir import cuda\n"
         "@cuda.jit\n"
         "def k(a):\n"
