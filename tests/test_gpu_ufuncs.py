@@ -90,6 +90,28 @@ def test_vectorize_out_host_device_and_in_place(rng):
     np.testing.assert_array_equal(wide, out.astype(np.float64))
 
 
+# sizes around multiples of the four iterations a thread runs together, for grids of one
+# thread to several blocks: the kernel's first loop, then the rest one at a time
+GRIDS = [(1, 1), (1, 32), (3, 32), (2, 256)]
+SIZES = [(1,), (3,), (4,), (5,), (127,), (128,), (129,), (1023,), (1024,), (1025,), (6143,), (6145,), (33, 31), (3, 8, 65)]
+
+
+@pytest.mark.parametrize("shape", SIZES, ids=lambda s: "x".join(map(str, s)))
+@pytest.mark.parametrize("grid", GRIDS, ids=lambda g: f"{g[0]}x{g[1]}")
+def test_vectorize_kernel_computes_every_element_once_for_any_grid(grid, shape, rng):
+    n = int(np.prod(shape))
+    a = rng.integers(-(2**40), 2**40, n, dtype=np.int64).reshape(shape)
+    b = rng.integers(-(2**40), 2**40, n, dtype=np.int64).reshape(shape)
+    kernel = cases.twice_plus.kernel((np.dtype(np.int64), np.dtype(np.int64)))
+    da, db = cuda.to_device(a), cuda.to_device(b)
+    out = cuda.to_device(np.full(shape, -7, np.int64))
+    kernel[grid](da, db, out)
+    np.testing.assert_array_equal(out.copy_to_host(), a + a + b)
+    # in place (out is the first input): an element done twice would be doubled twice
+    kernel[grid](da, db, da)
+    np.testing.assert_array_equal(da.copy_to_host(), a + a + b)
+
+
 def test_vectorize_out_broadcasts_inputs(rng):
     row = rng.standard_normal(6)
     out = support.poisoned(24, np.float64).reshape(4, 6)

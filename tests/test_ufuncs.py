@@ -2,6 +2,8 @@
 views kernels read, gufunc layouts, errors raised before any launch, and the PTX of the
 generated kernels on both back ends (assembled by ptxas)."""
 
+import re
+
 import numpy as np
 import pytest
 from numba.core import types
@@ -229,6 +231,24 @@ def test_vectorize_ptx_broadcast_strided_scalar_and_conversions(backend, cc):
     assert "%nctaid.x" in ptx
 
 
+def _first_store_block(ptx):
+    """The PTX of the kernel's first basic block holding a global store."""
+    blocks = re.split(r"^\$L\w+:", ptx.split(".entry", 1)[1], flags=re.M)
+    return next(block for block in blocks if "st.global" in block)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("ndim, layout", [(1, "C"), (2, "A")])
+def test_vectorize_issues_four_iterations_loads_before_their_stores(backend, ndim, layout):
+    # memory-bound ufuncs need loads in flight: the loop runs four elements a thread at a
+    # time, the twelve loads of the three inputs before the first store
+    kernel = cases.fused.kernel((D("float32"),) * 3)
+    ptx = _compile(kernel, (_array("float32", ndim, layout),) * 4, backend)
+    block = _first_store_block(ptx)
+    assert block.count("st.global") == 4
+    assert block[: block.index("st.global")].count("ld.global") == 12
+
+
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_vectorize_ptx_boolean_result(backend):
     kernel = cases.less.kernel((D("float64"), D("float64")))
@@ -379,7 +399,7 @@ def _host_view(array):
     return np.ndarray(array.shape, array.dtype, buffer=raw, offset=-low, strides=array.strides)
 
 
-def _emulated_launch(dispatcher, args, nelem, stream):
+def _emulated_launch(dispatcher, args, nelem, stream, per_thread=1):
     glb = dispatcher.py_func.__globals__
     core = glb["core"].py_func
     views = [_host_view(a) if isinstance(a, DeviceNDArray) else a for a in args]

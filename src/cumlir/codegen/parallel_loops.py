@@ -9,12 +9,25 @@ grid-stride loop instead: thread ``t`` of ``T`` runs the iterations ``t, t + T, 
 flattened iteration space, each one's position recovered axis by axis (the last axis
 fastest, so neighbouring threads touch neighbouring elements of C-ordered arrays). Any
 grid size computes every iteration once.
+
+An elementwise loop (its body loads, computes and ends in one store) first runs
+``ELEMENTS_PER_THREAD`` iterations ``t, t + T, ...`` at a time with the loads of all of them issued
+before the first computation: memory-bound ufuncs need loads in flight, and LLVM cannot
+move a load above another iteration's store itself (it cannot tell the arrays apart).
+Each iteration writes only its own element, so the order changes no result. The
+iterations left over run one at a time. GPU ufuncs launch ``1 / ELEMENTS_PER_THREAD`` of a thread
+per element (cuda/ufunc_api.py).
 """
 
 from mlir import ir
 from mlir.dialects import arith, scf
 
+from ..intrinsics.elementwise import ELEMENTS_PER_THREAD as TOGETHER
 from ..intrinsics.indexing import read_register
+
+# operations an iteration's loads may be moved above another iteration's work with
+_MOVABLE = ("memref.load", "memref.dim")
+_MOVABLE_DIALECTS = ("arith", "index")
 
 
 def distribute(gpu_module):
@@ -43,32 +56,93 @@ def _register(register):
     return _as_index(read_register(register, "x"))
 
 
+def _index_constant(value):
+    return arith.constant(ir.IndexType.get(), value)
+
+
+class _Space:
+    """The flattened iteration space of an scf.parallel: each flat index's induction values."""
+
+    def __init__(self, loop):
+        rank = len(loop.regions[0].blocks[0].arguments)
+        self.lower, upper, self.step = (list(loop.operands[k * rank : (k + 1) * rank]) for k in range(3))
+        self.trips = [arith.ceildivui(arith.subi(u, l), s) for l, u, s in zip(self.lower, upper, self.step)]
+        self.total = self.trips[0]
+        for trip in self.trips[1:]:
+            self.total = arith.muli(self.total, trip)
+
+    def ivs(self, flat):
+        positions = [None] * len(self.trips)
+        for axis in reversed(range(len(self.trips))):
+            if axis:
+                positions[axis] = arith.remui(flat, self.trips[axis])
+                flat = arith.divui(flat, self.trips[axis])
+            else:
+                positions[axis] = flat
+        return [arith.addi(l, arith.muli(p, s)) for l, p, s in zip(self.lower, positions, self.step)]
+
+
 def _grid_stride(loop):
     with ir.InsertionPoint(loop), loop.location:
-        rank = len(loop.regions[0].blocks[0].arguments)
-        lower, upper, step = (list(loop.operands[k * rank : (k + 1) * rank]) for k in range(3))
-        trips = [arith.ceildivui(arith.subi(u, l), s) for l, u, s in zip(lower, upper, step)]
-        total = trips[0]
-        for trip in trips[1:]:
-            total = arith.muli(total, trip)
+        space = _Space(loop)
         block_size = _register("blockDim")
         first = arith.addi(arith.muli(_register("blockIdx"), block_size), _register("threadIdx"))
         stride = arith.muli(block_size, _register("gridDim"))
-        strided = scf.ForOp(first, total, stride)
-        with ir.InsertionPoint(strided.body):
-            rest = strided.induction_variable
-            positions = [None] * rank
-            for axis in reversed(range(rank)):
-                if axis:
-                    positions[axis] = arith.remui(rest, trips[axis])
-                    rest = arith.divui(rest, trips[axis])
-                else:
-                    positions[axis] = rest
-            ivs = [arith.addi(l, arith.muli(p, s)) for l, p, s in zip(lower, positions, step)]
+        if _elementwise(loop):
+            first = _together(loop, space, first, stride)
+        rest = scf.ForOp(first, space.total, stride)
+        with ir.InsertionPoint(rest.body):
             end = scf.YieldOp([])
+    with ir.InsertionPoint(end), loop.location:
+        ivs = space.ivs(rest.induction_variable)
     body = loop.regions[0].blocks[0]
     for arg, iv in zip(body.arguments, ivs):
         arg.replace_all_uses_with(iv)
     for op in list(body.operations)[:-1]:  # all but the scf.reduce terminator
         op.move_before(end)
     loop.erase()
+
+
+def _elementwise(loop):
+    operations = list(loop.regions[0].blocks[0].operations)
+    return len(operations) > 1 and operations[-2].name == "memref.store"
+
+
+def _movable(op):
+    name = op.name
+    return name in _MOVABLE or name.split(".", 1)[0] in _MOVABLE_DIALECTS
+
+
+def _together(loop, space, first, stride):
+    """The loop running TOGETHER iterations a thread at a time while all of them exist;
+    the flat index of its thread's first iteration left to do."""
+    spread = arith.muli(stride, _index_constant(TOGETHER - 1))
+    bound = arith.subi(space.total, spread)  # may be negative: scf.for compares signed
+    step = arith.muli(stride, _index_constant(TOGETHER))
+    main = scf.ForOp(first, bound, step, [first])
+    with ir.InsertionPoint(main.body), loop.location:
+        flat = main.induction_variable
+        end = scf.YieldOp([arith.addi(flat, step)])
+    with ir.InsertionPoint(end), loop.location:
+        copies = [space.ivs(flat)]
+        for _ in range(TOGETHER - 1):
+            flat = arith.addi(flat, stride)
+            copies.append(space.ivs(flat))
+    later = []
+    for ivs in copies:
+        clone = loop.operation.clone(ir.InsertionPoint(end))
+        block = clone.regions[0].blocks[0]
+        for arg, iv in zip(block.arguments, ivs):
+            arg.replace_all_uses_with(iv)
+        operations = list(block.operations)[:-1]
+        split = 0
+        while split < len(operations) and _movable(operations[split]):
+            split += 1
+        for op in operations[:split]:  # this iteration's loads, before any iteration's work
+            op.move_before(end)
+        later.append((clone, operations[split:]))
+    for clone, operations in later:
+        for op in operations:
+            op.move_before(end)
+        clone.erase()
+    return main.results[0]

@@ -5,6 +5,8 @@ from types import FunctionType
 
 import numpy as np
 
+from ..intrinsics.elementwise import ELEMENTS_PER_THREAD
+
 THREADS = 256  # per block; the kernels' grid-stride loops take any grid
 MAX_BLOCKS = 1 << 20
 
@@ -63,8 +65,10 @@ def guvectorize(ftylist, layout, target="cuda", **options):
     return decorate
 
 
-def _launch(dispatcher, args, nelem, stream):
-    blocks = max(1, min((nelem + THREADS - 1) // THREADS, MAX_BLOCKS))
+def _launch(dispatcher, args, nelem, stream, per_thread=1):
+    """Launch enough threads for *nelem* iterations, *per_thread* to a thread."""
+    threads = (nelem + per_thread - 1) // per_thread
+    blocks = max(1, min((threads + THREADS - 1) // THREADS, MAX_BLOCKS))
     dispatcher[blocks, THREADS, stream](*args)
 
 
@@ -189,7 +193,7 @@ class UFunc(_GPUUfunc):
         if loop is None or loop[0][0] != out.dtype:
             return False
         if shape[0]:
-            _launch(self.kernel(dtypes), (*args, out), shape[0], stream)
+            _launch(self.kernel(dtypes), (*args, out), shape[0], stream, ELEMENTS_PER_THREAD)
         return True
 
     def reduce(self, arg, stream=0):
@@ -247,7 +251,7 @@ class UFunc(_GPUUfunc):
             kernel_args[k] = view
         count = int(np.prod(run_shape))
         if count:
-            _launch(self.kernel(input_dtypes), kernel_args, count, stream)
+            _launch(self.kernel(input_dtypes), kernel_args, count, stream, ELEMENTS_PER_THREAD)
         any_device = any(op.kind == "device" for op in arrays)
         result = ua.finish(device_out, host_out, not any_device and out is None, stream)
         if out is not None:
