@@ -10,7 +10,7 @@ import pytest
 from cumlir import cuda
 
 from . import support
-from .cases.loop_kernels import branchy, constant_trips, grid_stride_sum, row_sums
+from .cases.loop_kernels import branchy, constant_trips, grid_stride_copy, grid_stride_sum, row_sums
 
 BACKENDS = ["nvptx", "nvvm"]
 
@@ -60,6 +60,23 @@ def test_a_loop_llvm_counts_itself_is_left_to_it(backend):
     ptx, _ = cuda.compile_ptx(constant_trips, "void(float64[::1], float64[::1])", cc=(9, 0), backend=backend)
     assert "fma.rn.f64" in ptx or "mul.f64" in ptx
     assert ".pragma \"nounroll\"" not in ptx and "bra" not in ptx.split("ld.global", 1)[1].split("st.global")[0]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_loop_that_stores_each_trip_is_left_alone(backend):
+    # its copies could not issue their loads together (a store comes between), and the
+    # count would cost each thread a division: one trip's loads and no division, as unmarked
+    from numba.core import types
+
+    from cumlir import compiler
+    from cumlir.options import Options
+
+    argtypes = (types.Array(types.int64, 1, "C"), types.Array(types.int64, 1, "C"))
+    ir = compiler.emit(grid_stride_copy, argtypes, "llvm", (9, 0), Options(backend=backend))
+    assert "llvm.loop.unroll.count" not in ir and not re.search(r"= add nsw i64", ir)
+    ptx, _ = cuda.compile_ptx(grid_stride_copy, "void(int64[::1], int64[::1])", cc=(9, 0), backend=backend)
+    assert "div." not in ptx and _most_loads_in_one_block(ptx) == 1
+    support.ptxas(ptx, "sm_90")
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

@@ -11,6 +11,12 @@ addition marked as not wrapping (a counter that passes the int64 range is undefi
 C signed counter: docs/semantics.md) and its back edge asked to unroll four times. Loops
 LLVM counts and unrolls by itself (constant bounds and step) and large bodies are left to
 LLVM's heuristics.
+
+Only loops that read without writing memory are marked (a sum, a maximum): LLVM cannot move
+a later trip's loads above an earlier trip's store (it cannot tell the arrays apart), so
+four copies of a loop that stores keep one trip's loads in flight as before, and add a
+division and a remainder loop to every thread. Measured on an H100, a grid-stride
+``o[i] = x[i] * y[i] + z[i]`` over 2**28 elements ran 1.18-1.49 times longer marked.
 """
 
 from mlir import ir
@@ -26,6 +32,9 @@ _PURE = frozenset(
     + [f"nvvm.read.ptx.sreg.{r}.{axis}" for r in ("tid", "ntid", "ctaid", "nctaid") for axis in "xyz"]
 )
 
+
+# operations that write memory: a loop holding one is not marked
+_WRITES = frozenset(("llvm.store", "llvm.atomicrmw", "llvm.cmpxchg", "llvm.intr.memcpy", "llvm.intr.memmove", "llvm.intr.memset"))
 
 COUNTER = "cumlir.counted_loop_counter"
 
@@ -65,6 +74,8 @@ def _counter_increment(block):
     operations = list(block.operations)
     branch = operations[-1].operation
     if branch.name != "llvm.cond_br" or len(operations) > LARGEST_BODY or "loop_annotation" in branch.attributes:
+        return None
+    if any(op.operation.name in _WRITES for op in operations):
         return None
     if list(branch.successors)[0] != block:  # the loop goes on while the comparison holds
         return None
