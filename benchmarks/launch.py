@@ -2,7 +2,9 @@
 batches of LAUNCHES back-to-back launches, each batch ended by a device synchronize).
 
   - the floor: cuLaunchKernel through cuda.bindings with a prebuilt CUstream, launching
-    the CUfunction of cumlir's own no-argument kernel;
+    the CUfunction of cumlir's own no-argument kernel; a floor batch runs before each
+    batch of every case, and each case's ratio is to the floor measured beside it (the
+    host's speed drifts within a run and differs between machines);
   - cumlir and Numba-CUDA (where it imports) launching the same kernels with: no
     arguments, 3 CuPy arrays, 3 CuPy slices made for each launch, 3 PyTorch tensors,
     3 device arrays of their own, 16 scalars, a tuple, and 3 NumPy arrays (copied in
@@ -29,17 +31,25 @@ BATCHES = 7
 N = 1024  # elements of the array arguments: the kernels' own time stays small
 
 
-def per_launch_us(launch, sync, launches=LAUNCHES, batches=BATCHES):
+def _batch_us(launch, sync, launches):
+    start = time.perf_counter()
+    for _ in range(launches):
+        launch()
+    sync()
+    return (time.perf_counter() - start) / launches * 1e6
+
+
+def per_launch_us(launch, sync, launches=LAUNCHES, batches=BATCHES, floor=None):
+    """Median µs per launch of *launch*; with *floor* (a launch function) also the median
+    µs of floor batches run just before each of them: (µs, floor µs)."""
     launch()
     sync()
-    times = []
+    times, floors = [], []
     for _ in range(batches):
-        start = time.perf_counter()
-        for _ in range(launches):
-            launch()
-        sync()
-        times.append((time.perf_counter() - start) / launches * 1e6)
-    return statistics.median(times)
+        if floor is not None:
+            floors.append(_batch_us(floor, sync, LAUNCHES))
+        times.append(_batch_us(launch, sync, launches))
+    return statistics.median(times), statistics.median(floors) if floors else None
 
 
 def _optional(name):
@@ -120,24 +130,30 @@ def measure():
 
     ours = _compile(cuda)
     _check(ours, cuda.to_device)
-    rows = {label: [per_launch_us(launch, cuda.synchronize, n), None] for label, launch, n in _cases(ours, cuda.device_array, cuda.to_device)}
-
     function = ours["empty"].overloads[()].loaded()._function
     stream = cu.CUstream(0)
-    floor = per_launch_us(lambda: cu.cuLaunchKernel(function, 1, 1, 1, 1, 1, 1, 0, stream, 0, 0), cuda.synchronize)
+
+    def floor_launch():
+        cu.cuLaunchKernel(function, 1, 1, 1, 1, 1, 1, 0, stream, 0, 0)
+
+    rows = {}
+    for label, launch, n in _cases(ours, cuda.device_array, cuda.to_device):
+        mine, floor = per_launch_us(launch, cuda.synchronize, n, floor=floor_launch)
+        rows[label] = [mine, floor, None]
 
     ncuda, why = numba_cuda()
     if ncuda is not None:
         theirs = _compile(ncuda)
         for label, launch, n in _cases(theirs, ncuda.device_array, ncuda.to_device):
-            rows[label][1] = per_launch_us(launch, ncuda.synchronize, n)
+            rows[label][2] = per_launch_us(launch, ncuda.synchronize, n)[0]
 
+    floors = [floor for _, floor, _ in rows.values()]
     print(f"launch overhead, host µs per launch ({cuda.get_current_device().name}); median of {BATCHES} batches")
-    print(f"{'':>26} {'cumlir':>9} {'/ floor':>8} {'numba-cuda':>11} {'cumlir / numba':>15}")
-    print(f"{'floor: cuLaunchKernel':>26} {floor:9.2f} {1.0:8.2f}")
-    for label, (mine, other) in rows.items():
+    print(f"{'':>26} {'cumlir':>9} {'floor':>7} {'/ floor':>8} {'numba-cuda':>11} {'cumlir / numba':>15}")
+    print(f"{'floor: cuLaunchKernel':>26} {statistics.median(floors):9.2f} {'':>7} {1.0:8.2f}   (floors beside the cases: {min(floors):.2f}-{max(floors):.2f})")
+    for label, (mine, floor, other) in rows.items():
         numba_part = f"{other:11.2f} {mine / other:15.3f}" if other is not None else f"{'—':>11} {'—':>15}"
-        print(f"{label:>26} {mine:9.2f} {mine / floor:8.2f} {numba_part}")
+        print(f"{label:>26} {mine:9.2f} {floor:7.2f} {mine / floor:8.2f} {numba_part}")
     if why:
         print(f"  ({why})")
 

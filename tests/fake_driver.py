@@ -174,8 +174,7 @@ def install(monkeypatch, devices=1):
 
 def forget_loaded(kernel):
     """Drop what *kernel* (a Dispatcher) loaded and prepared with an earlier driver."""
-    kernel._routes.clear()
-    kernel._route_cache.clear()
+    kernel._forget_routes()
     kernel._launchers.clear()
     for overload in kernel._overloads.values():
         overload._loaded.clear()

@@ -241,6 +241,22 @@ def test_alternating_argument_types(fake, general):
     assert f32_types in three.overloads and f64_types in three.overloads
 
 
+def test_the_last_launch_function_declines_other_kinds_and_counts(fake, general):
+    # a configured kernel tries the launch function that launched last before looking the
+    # kinds up: other kinds, fewer or more arguments must still find their own way
+    cupy_args = _three(FakeCupyArray)
+    own_args = tuple(cuda.to_device(a._host) for a in cupy_args)
+    launcher = three[1, 32]
+    for args in (cupy_args, own_args, cupy_args, own_args):
+        launch = _launch(fake, launcher, args)
+        assert launch["params"] == _general_bytes(three, args)
+    for wrong in (cupy_args[:2], (*cupy_args, cupy_args[0])):
+        before = len(general)
+        with pytest.raises(TypeError):
+            launcher(*wrong)
+        assert len(general) == before + 1
+
+
 # ---- the launcher cache ----------------------------------------------------------------------
 
 

@@ -108,6 +108,9 @@ class Dispatcher:
 
     def _forget_routes(self):
         """Compiled signatures changed: the argument types may now pick other kernels."""
+        for route in self._route_cache.values():
+            if route is not None:
+                route.retire()
         self._routes.clear()
         self._route_cache.clear()
 
@@ -617,7 +620,7 @@ class ConfiguredKernel:
     kinds or types, another context, a value the route refuses) takes the general path:
     typing, compiling if needed, the checks, NumPy arrays copied in and out."""
 
-    __slots__ = ("dispatcher", "config", "_routes", "_checked", "_geometry", "_stream", "_sharedmem", "_custream")
+    __slots__ = ("dispatcher", "config", "_routes", "_checked", "_geometry", "_stream", "_sharedmem", "_custream", "_fast", "_last")
 
     def __init__(self, dispatcher, config):
         self.dispatcher = dispatcher
@@ -628,30 +631,34 @@ class ConfiguredKernel:
         self._stream = config.stream
         self._sharedmem = config.sharedmem
         self._custream = None
+        self._fast = {}  # Route -> its launch function with this configuration
+        self._last = _declined  # the launch function that launched last: tried first
 
     def __call__(self, *args, **kwargs):
+        if kwargs:
+            return self._launch(args, kwargs)
+        if self._last(*args):  # it checks the arguments' kinds itself
+            return
         route = self._routes.get(tuple(map(type, args)) if args else ())
-        if route and route.lock.acquire(False):
-            try:
-                try:
-                    filled = not kwargs and route.fill(*args)
-                except Exception:  # a value that does not fit: the general path says which
-                    filled = False
-                if (
-                    filled
-                    and route.context is self._checked
-                    and route.current()[1] == route.context.launch_handle
-                    and (not self._sharedmem or self._sharedmem <= route.shared.dynamic_allowed)
-                ):
-                    if route.waits:
-                        route.wait(args, self._stream)
-                    result = route.launch(route.function, *self._geometry, self._custream, route.params, 0)
-                    if result[0]:
-                        route.fail(result)
-                    return
-            finally:
-                route.lock.release()
+        if route is not None:
+            launch = self._fast.get(route) or self._fast_launch(route)
+            if launch(*args):
+                self._last = launch
+                return
         self._launch(args, kwargs)
+
+    def _fast_launch(self, route):
+        """The route's launch function with this configuration, once the configuration has
+        been checked in the route's context (until then, one that declines every launch)."""
+        if route.context is not self._checked:
+            return _declined
+        launch = _declined
+        if not self._sharedmem or self._sharedmem <= route.shared.dynamic_allowed:
+            launch = route.launcher(self._geometry, self._custream, self._stream)
+        if len(self._fast) >= 64:  # routes of contexts and kinds seen before: keep a few
+            self._fast.clear()
+        self._fast[route] = launch
+        return launch
 
     def _launch(self, args, kwargs):
         kernel, argtypes = _loaded_for(self.dispatcher, args, kwargs)
@@ -662,7 +669,13 @@ class ConfiguredKernel:
 
             self._custream = driver().CUstream(self._stream)
             self._checked = context
+            self._fast.clear()
+            self._last = _declined
         self.dispatcher._prepare_route(tuple(map(type, args)), argtypes, kernel, args)
+
+
+def _declined(*args):
+    return False
 
 
 class ForAll:

@@ -109,12 +109,18 @@ class _Builder:
         reader = make_reader(value, ty, self.ordinal)
         if reader is None:
             return False
-        self.names[f"{name}_read"] = reader.read
         self.readers.append((index, reader))
+        self.format += "Qq" + "q" * (2 * parameter.ndim)
+        if reader.inline is not None:  # the reader's own lines, without a call and a tuple
+            lines, values, names = reader.inline(name)
+            self.lines += [f"    {line}" for line in lines]
+            self.values += values
+            self.names.update(names)
+            return True
+        self.names[f"{name}_read"] = reader.read
         self.lines.append(f"    {name}_v = {name}_read({name})")
         self.lines.append(f"    if {name}_v is None: return False")
         self.values.append(f"*{name}_v")
-        self.format += "Qq" + "q" * (2 * parameter.ndim)
         return True
 
     def _tuple(self, parameter, kind, ty, name, value, index):
@@ -133,23 +139,75 @@ class _Builder:
                 return False
         return True
 
-    def function(self, nargs, buffer):
-        names = [f"a{i}" for i in range(nargs)]
-        head = [f"def fill({', '.join(names)}):"]
+    def function(self, kinds, buffer):
         pack = struct.Struct(self.format)
         self.names["_pack"] = pack.pack_into
         self.names["_buffer"] = buffer
-        body = self.lines + [f"    _pack(_buffer, 0, {', '.join(self.values)})" if self.values else "    pass", "    return True"]
-        namespace = dict(self.names)
-        exec("\n".join(head + body), namespace)  # the arguments' own packer, written once
-        return namespace["fill"], pack.size
+        self.kinds = kinds
+        head = f"def fill({', '.join(f'a{i}' for i in range(len(kinds)))}):"
+        return _define("fill", head, self._packing() + ["    return True"], self.names), pack.size
+
+    def _packing(self):
+        return self.lines + [f"    _pack(_buffer, 0, {', '.join(self.values)})" if self.values else "    pass"]
+
+    def launcher(self, names, waits):
+        """``launch(*args)``: pack and launch (True), or False, having launched nothing,
+        where the general path must take the arguments: others than the route's kinds (in
+        number or type), a retired route. *names* binds the launch's constants."""
+        nargs = len(self.kinds)
+        arguments = ", ".join(f"a{i}" for i in range(nargs))
+        names = {**names, **{f"_k{i}": kind for i, kind in enumerate(self.kinds)}, "_absent": _Absent()}
+        head = f"def launch({''.join(f'a{i}=_absent, ' for i in range(nargs))}*more):"
+        kinds = "".join(f" or type(a{i}) is not _k{i}" for i in range(nargs))
+        tail = [
+            "    if not _current()[1] == _context:",
+            "        return False",
+            *_waiting(waits, arguments + ("," if nargs == 1 else "")),
+            "    _result = _launch(_function, _g0, _g1, _g2, _g3, _g4, _g5, _shared, _custream, _params, 0)",
+        ]
+        body = [f"    if more or not _live[0]{kinds}:", "        return False"]
+        if self.values:  # a parameter buffer: one launch at a time fills it
+            body += ["    if not _acquire(False):", "        return False", "    try:", "        try:"]
+            body += ["        " + line for line in self._packing()]
+            body += ["        except Exception:", "            return False"]
+            body += ["    " + line for line in tail] + ["    finally:", "        _release()"]
+        else:
+            body += tail
+        body += ["    if _result[0]:", "        _fail(_result)", "    return True"]
+        return _define("launch", head, body, {**self.names, **names})
+
+
+class _Absent:
+    """An argument a launch function was not given: of no argument kind."""
+
+
+def _waiting(waits, arguments):
+    """Lines asking the producers of the launch's arrays for their streams (a CuPy array's
+    is its current stream, read directly), and calling Route.wait only if one is neither
+    the launch's stream nor a stream the launch is ordered after anyway (``_skip``)."""
+    if not waits:
+        return []
+    asked = []
+    for k, (producer, index) in enumerate(waits):
+        parts = getattr(producer, "parts", None)
+        asked.append(f"(_c{k}() or _d{k})" if parts else f"_p{k}(a{index})")
+    test = " or ".join(f"{stream} not in _skip" for stream in asked)
+    return [f"    if {test}:", f"        _wait(({arguments}), _stream)"]
+
+
+def _define(name, head, body, names):
+    """The function *name* of *head* and *body* (indented lines) over *names*."""
+    namespace = dict(names)
+    exec("\n".join([head, *body]), namespace)  # the arguments' own code, written once
+    return namespace[name]
 
 
 class Route:
     """The fast launch of one loaded kernel with arguments of one tuple of kinds and types."""
 
-    def __init__(self, kernel, context, fill, buffer, pointers, array_readers):
+    def __init__(self, kernel, context, fill, buffer, pointers, array_readers, builder):
         self.kernel = kernel
+        self.builder = builder
         self.context = context
         self.function = kernel._function
         self.shared = kernel._shared
@@ -157,6 +215,7 @@ class Route:
         self.buffer, self.pointers = buffer, pointers
         self.params = ctypes.addressof(pointers) if pointers is not None else 0
         self.lock = threading.Lock()  # one launch at a time fills the buffer
+        self.live = [True]  # [False] once retired: its launch functions decline
         self.waits = _waits(array_readers) if readers.SYNC else ()
         cu = drv.driver()
         self.current = cu.cuCtxGetCurrent
@@ -166,6 +225,27 @@ class Route:
 
     def fail(self, result):
         drv.check("cuLaunchKernel", result)
+
+    def retire(self):
+        """Compiled signatures changed: launches of these kinds must be typed again."""
+        self.live[0] = False
+
+    def launcher(self, geometry, custream, stream):
+        """``launch(*args)`` for one launch configuration (*geometry* as cuLaunchKernel takes
+        it, the stream as given and as a CUstream): fills the parameters and launches, True;
+        or False, having launched nothing, where the general path must take the arguments
+        (a value that does not fit, another context current, another launch filling)."""
+        names = {f"_g{k}": value for k, value in enumerate(geometry[:6])}
+        names.update(
+            _shared=geometry[6], _custream=custream, _stream=stream, _params=self.params, _function=self.function,
+            _launch=self.launch, _current=self.current, _context=self.context.launch_handle, _fail=self.fail,
+            _wait=self.wait, _acquire=self.lock.acquire, _release=self.lock.release, _live=self.live,
+        )
+        names["_skip"] = frozenset((None, stream, 1) if stream == 0 else (None, stream))
+        for k, (producer, _) in enumerate(self.waits):
+            names[f"_p{k}"] = producer
+            names[f"_c{k}"], names[f"_d{k}"] = getattr(producer, "parts", (None, None))
+        return self.builder.launcher(names, self.waits)
 
     def wait(self, args, stream):
         """CUDA Array Interface: wait for the streams the array arguments name."""
@@ -226,7 +306,7 @@ def build_route(kernel, context, kinds, argtypes, args):
             return None
     slots = kernel._packer.slots
     buffer = (ctypes.c_uint8 * max(SLOT * slots, SLOT))()
-    fill, size = builder.function(len(args), buffer)
+    fill, size = builder.function(kinds, buffer)
     if size != SLOT * slots:
         return None
     try:
@@ -239,4 +319,4 @@ def build_route(kernel, context, kinds, argtypes, args):
     if slots:
         base = ctypes.addressof(buffer)
         pointers = (ctypes.c_void_p * slots)(*[base + SLOT * i for i in range(slots)])
-    return Route(kernel, context, fill, buffer, pointers, builder.readers)
+    return Route(kernel, context, fill, buffer, pointers, builder.readers, builder)

@@ -52,6 +52,10 @@ class Reader:
     None; ``producer(value)`` the stream its CUDA Array Interface names (None: no wait)."""
 
     producer = None  # a function, for kinds whose interface names a stream
+    # None, or inline(name) -> (lines, slot expressions, names they use): the reader as code
+    # in the launch function itself, reading the argument called *name*; ``return False``
+    # where read(value) would give None
+    inline = None
 
     def __init__(self, read):
         self.read = read
@@ -91,13 +95,14 @@ def _cupy(sample, ty, ordinal):
         return None
 
     def read(value):
-        if value.dtype is not dtype or value.ndim != ndim or value.data.device_id != ordinal:
+        data = value.data
+        if value.dtype is not dtype or value.ndim != ndim or data.device_id != ordinal:
             return None
         c = value._c_contiguous
         if c is not want_c or not c and value._f_contiguous is not want_f:
             return None
         size = value.size
-        pointer = value.data.ptr if size else 0
+        pointer = data.ptr if size else 0
         if c:
             if ndim == 1:
                 return (pointer, 0, size, 1)
@@ -107,9 +112,21 @@ def _cupy(sample, ty, ordinal):
         return None if strides is None else (pointer, 0, *value.shape, *strides)
 
     reader = Reader(read)
+    if want_c and ndim == 1:
+        reader.inline = functools.partial(_cupy_vector_lines, dtype=dtype, ordinal=ordinal)
     if "stream" in cai and cai["stream"] is not None:
         reader.producer = _cupy_producer(cai["stream"])
     return reader
+
+
+def _cupy_vector_lines(name, dtype, ordinal):
+    """A contiguous 1-d CuPy array read in place (the read of _cupy, for its commonest case)."""
+    lines = [
+        f"{name}_d = {name}.data",
+        f"if {name}.dtype is not {name}_dtype or {name}.ndim != 1 or {name}_d.device_id != {ordinal} or {name}._c_contiguous is not True: return False",
+        f"{name}_n = {name}.size",
+    ]
+    return lines, [f"({name}_d.ptr if {name}_n else 0)", "0", f"{name}_n", "1"], {f"{name}_dtype": dtype}
 
 
 def _cupy_producer(exported):
@@ -140,6 +157,7 @@ def _cupy_stream(current, default):
         return current() or default
 
     producer.per_launch = True  # the same for every CuPy argument of a launch
+    producer.parts = (current, default)  # what a launch function may call in its place
     return producer
 
 
