@@ -10,7 +10,7 @@ import pytest
 from cumlir import cuda
 
 from . import support
-from .cases.loop_kernels import branchy, constant_trips, grid_stride_copy, grid_stride_sum, row_sums
+from .cases.loop_kernels import branchy, constant_trips, grid_stride_copy, grid_stride_sum, row_sums, shared_histogram
 
 BACKENDS = ["nvptx", "nvvm"]
 
@@ -80,7 +80,23 @@ def test_a_loop_that_stores_each_trip_is_left_alone(backend):
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_a_loop_of_several_blocks_compiles_unchanged(backend):
+def test_a_loop_writing_only_shared_memory_is_unrolled(backend):
+    # the bins' address is followed back through the descriptor the loop carries to the
+    # shared array: LLVM can issue the next trips' loads ahead of the atomics
+    from numba.core import types
+
+    from cumlir import compiler
+    from cumlir.options import Options
+
+    argtypes = (types.Array(types.uint8, 1, "C"), types.Array(types.int32, 1, "C"))
+    ir = compiler.emit(shared_histogram, argtypes, "llvm", (9, 0), Options(backend=backend))
+    assert "llvm.loop.unroll.count" in ir
+    ptx, _ = cuda.compile_ptx(shared_histogram, "void(uint8[::1], int32[::1])", cc=(9, 0), backend=backend)
+    assert _most_loads_in_one_block(ptx) >= 4
+    support.ptxas(ptx, "sm_90")
+
+
+
     ptx, _ = cuda.compile_ptx(branchy, "void(int64[::1], int64[::1])", cc=(9, 0), backend=backend)
     support.ptxas(ptx, "sm_90")
 

@@ -1,6 +1,7 @@
-"""Unrolled counted loops (codegen/counted_loops.py) visit every element once, whatever the
-number of trips left over after the groups of four: sums and copies checked exactly
-against NumPy for lengths around multiples of the grid and of four."""
+"""Counted loops (codegen/counted_loops.py) visit every element once, whatever the number
+of trips left over after the groups of four: sums, a shared-memory histogram (unrolled)
+and copies (left rolled) checked exactly against NumPy for lengths around multiples of
+the grid and of four."""
 
 import numpy as np
 import pytest
@@ -18,6 +19,7 @@ BLOCKS, THREADS = 3, 64  # 192 threads: lengths below, at and past 1, 4 and 5 tr
 grid_stride_sum = cuda.jit(loop_kernels.grid_stride_sum)
 grid_stride_copy = cuda.jit(loop_kernels.grid_stride_copy)
 row_sums = cuda.jit(loop_kernels.row_sums)
+shared_histogram = cuda.jit(loop_kernels.shared_histogram)
 
 
 LENGTHS = [0, 1, 191, 192, 193, 4 * 192 - 1, 4 * 192, 4 * 192 + 1, 5 * 192 + 7, 37 * 192 + 100]
@@ -45,6 +47,14 @@ def test_grid_stride_copy_writes_every_element_once(n, rng):
     got = dst.copy_to_host()
     np.testing.assert_array_equal(got[:n], src * 3 + 1)
     np.testing.assert_array_equal(got[n:], 99)  # nothing past the view
+
+
+@pytest.mark.parametrize("n", LENGTHS)
+def test_shared_histogram_counts_every_element_once(n, rng):
+    data = rng.integers(0, 64, n, dtype=np.uint8)
+    counts = cuda.to_device(np.zeros(64, np.int32))
+    shared_histogram[BLOCKS, 64](cuda.to_device(data), counts)
+    np.testing.assert_array_equal(counts.copy_to_host(), np.bincount(data, minlength=64))
 
 
 @pytest.mark.parametrize("cols", [1, 63, 64, 65, 255, 256, 257, 1000])

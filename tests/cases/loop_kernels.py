@@ -1,5 +1,5 @@
-"""Loops counted with a runtime step (codegen/counted_loops.py unrolls them) and loops it
-leaves alone: the PTX of each is checked in test_counted_loops.py, the results of the
+"""Loops counted with a runtime step (codegen/counted_loops.py unrolls those that write no
+global memory) and loops it leaves alone: the PTX of each is checked in test_counted_loops.py, the results of the
 counted ones on the GPU in test_gpu_counted_loops.py."""
 
 import numpy as np
@@ -22,6 +22,19 @@ def grid_stride_copy(src, dst):
     while i < src.shape[0]:
         dst[i] = src[i] * 3 + 1
         i += cuda.gridsize(1)
+
+
+def shared_histogram(data, counts):
+    """A grid-stride loop writing only shared memory (atomics into a block's bins)."""
+    bins = cuda.shared.array(64, np.int32)
+    bins[cuda.threadIdx.x] = 0
+    cuda.syncthreads()
+    i = cuda.grid(1)
+    while i < data.shape[0]:
+        cuda.atomic.add(bins, data[i], 1)
+        i += cuda.gridsize(1)
+    cuda.syncthreads()
+    cuda.atomic.add(counts, cuda.threadIdx.x, bins[cuda.threadIdx.x])
 
 
 def row_sums(x, out):

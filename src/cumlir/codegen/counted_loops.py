@@ -12,11 +12,16 @@ C signed counter: docs/semantics.md) and its back edge asked to unroll four time
 LLVM counts and unrolls by itself (constant bounds and step) and large bodies are left to
 LLVM's heuristics.
 
-Only loops that read without writing memory are marked (a sum, a maximum): LLVM cannot move
-a later trip's loads above an earlier trip's store (it cannot tell the arrays apart), so
-four copies of a loop that stores keep one trip's loads in flight as before, and add a
-division and a remainder loop to every thread. Measured on an H100, a grid-stride
-``o[i] = x[i] * y[i] + z[i]`` over 2**28 elements ran 1.18-1.49 times longer marked.
+Loops that write global memory are not marked: LLVM cannot move a later trip's loads above
+an earlier trip's store (it cannot tell the arrays apart), so four copies keep one trip's
+loads in flight as before, and add a division and a remainder loop to every thread.
+Measured on an H100, a grid-stride ``o[i] = x[i] * y[i] + z[i]`` over 2**28 elements ran
+1.18-1.49 times longer marked. Loops that read (a sum, a maximum) or write only shared or
+local memory (a histogram in shared memory, a tile being filled) are marked: LLVM knows
+those address spaces apart from global memory once it has inferred them. A write's
+address space is followed back from its pointer through address arithmetic, casts and
+the array descriptors the loop carries; a write whose origin is not found counts as
+global.
 """
 
 from mlir import ir
@@ -33,8 +38,10 @@ _PURE = frozenset(
 )
 
 
-# operations that write memory: a loop holding one is not marked
-_WRITES = frozenset(("llvm.store", "llvm.atomicrmw", "llvm.cmpxchg", "llvm.intr.memcpy", "llvm.intr.memmove", "llvm.intr.memset"))
+# operations that write memory, and the position of the pointer they write through
+_WRITES = {"llvm.store": 1, "llvm.atomicrmw": 0, "llvm.cmpxchg": 0, "llvm.intr.memcpy": 0, "llvm.intr.memmove": 0, "llvm.intr.memset": 0}
+_APART = (3, 5)  # shared and local memory: LLVM tells them apart from global memory
+_FOLLOWED = 64  # steps back from a written pointer before its origin counts as unknown
 
 COUNTER = "cumlir.counted_loop_counter"
 
@@ -75,8 +82,10 @@ def _counter_increment(block):
     branch = operations[-1].operation
     if branch.name != "llvm.cond_br" or len(operations) > LARGEST_BODY or "loop_annotation" in branch.attributes:
         return None
-    if any(op.operation.name in _WRITES for op in operations):
-        return None
+    for op in operations:
+        at = _WRITES.get(op.operation.name)
+        if at is not None and _address_space(op.operation.operands[at], ()) not in _APART:
+            return None
     if list(branch.successors)[0] != block:  # the loop goes on while the comparison holds
         return None
     carried = _back_edge_arguments(branch)
@@ -133,3 +142,78 @@ def _invariant(value, block, carried):
 
 def _constant(value):
     return not isinstance(value, ir.BlockArgument) and value.owner.operation.name == "llvm.mlir.constant"
+
+
+def _address_space(value, position, steps=_FOLLOWED):
+    """The address space the pointer *value* (or the pointer at *position* of the aggregate
+    *value*) points into, followed back through address arithmetic, casts, the insertions
+    that built an array descriptor and the arguments a block is entered with; None where
+    its origin is not found."""
+    if steps == 0:
+        return None
+    text = str(value.type)
+    if not position and text.startswith("!llvm.ptr<"):
+        return int(text[len("!llvm.ptr<") : -1])
+    if isinstance(value, ir.BlockArgument):
+        entering = _entering(value)
+        return None if entering is None else _address_space(entering, position, steps - 1)
+    op = value.owner.operation
+    name = op.name
+    if position:
+        if name != "llvm.insertvalue":
+            return None
+        container, inserted = op.operands
+        if tuple(ir.DenseI64ArrayAttr(op.attributes["position"])) == position:
+            return _address_space(inserted, (), steps - 1)
+        return _address_space(container, position, steps - 1)
+    if name == "llvm.extractvalue":
+        return _address_space(op.operands[0], tuple(ir.DenseI64ArrayAttr(op.attributes["position"])), steps - 1)
+    if name in ("llvm.getelementptr", "llvm.addrspacecast", "llvm.bitcast"):
+        return _address_space(op.operands[0], (), steps - 1)
+    if name == "llvm.inttoptr":  # of an llvm.ptrtoint: the pointer itself
+        source = _defined_in(op.operands[0], op.block)
+        if source is not None and source.name == "llvm.ptrtoint":
+            return _address_space(source.operands[0], (), steps - 1)
+    return None
+
+
+def _entering(argument):
+    """The value a block's *argument* has on entry to the block: the one every branch from
+    another block passes (branches from the block itself pass the argument on unchanged,
+    or a value that is not the same on entry); None if they differ or cannot be read."""
+    block = argument.owner
+    found = None
+    for other in block.region.blocks:
+        if other == block:
+            continue
+        branch = list(other.operations)[-1].operation
+        for successor, passed in zip(branch.successors, _successor_operands(branch)):
+            if successor != block:
+                continue
+            if passed is None:
+                return None
+            value = passed[argument.arg_number]
+            if found is not None and value != found:
+                return None
+            found = value
+    if found is not None:
+        for passed in _passed_from(block, block):
+            if passed[argument.arg_number] != argument:
+                return None  # changed on the way round: not the same on every trip
+    return found
+
+
+def _passed_from(branch_block, block):
+    branch = list(branch_block.operations)[-1].operation
+    return [p for s, p in zip(branch.successors, _successor_operands(branch)) if s == block and p is not None]
+
+
+def _successor_operands(branch):
+    """The operands *branch* passes to each of its successors (None where unknown)."""
+    operands = list(branch.operands)
+    if branch.name == "llvm.br":
+        return [operands]
+    if branch.name == "llvm.cond_br":
+        sizes = list(ir.DenseI32ArrayAttr(branch.attributes["operandSegmentSizes"]))
+        return [operands[1 : 1 + sizes[1]], operands[1 + sizes[1] :]]
+    return [None] * len(list(branch.successors))
