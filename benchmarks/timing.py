@@ -21,6 +21,25 @@ def median_ms(run, repeats=20):
     return float(np.median(times))
 
 
+def interleaved_ms(runs, repeats=25):
+    """The median wall time in milliseconds of each of *runs* (label -> function), the
+    device synchronized after each call, the runs taking turns call by call so that a
+    drift of the machine's speed falls on all of them alike; one warm-up call each first."""
+    import cupy as cp
+
+    times = {label: [] for label in runs}
+    for run in runs.values():
+        run()
+    for _ in range(repeats):
+        for label, run in runs.items():
+            cp.cuda.runtime.deviceSynchronize()
+            start = time.perf_counter()
+            run()
+            cp.cuda.runtime.deviceSynchronize()
+            times[label].append((time.perf_counter() - start) * 1e3)
+    return {label: float(np.median(t)) for label, t in times.items()}
+
+
 def numba_cuda():
     """(numba-cuda's ``cuda`` module, None), or (None, why it is not measured)."""
     if not hasattr(np, "row_stack"):

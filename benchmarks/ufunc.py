@@ -3,13 +3,14 @@
   - a 3-input float32 elementwise ufunc ``x * y + z`` over 2**28 elements (CuPy arrays,
     out= given): cumlir's cuda.vectorize, CuPy's ElementwiseKernel of the same expression,
     and numba-cuda's cuda.vectorize where it imports;
-  - cuda.reduce of a sum over 2**28 float32 against cupy.sum.
+  - cuda.reduce of a sum over 2**28 float32 against cupy.sum;
+each the median wall time of calls synchronized one by one, the libraries taking turns.
 
     source .gpu/prelude.sh && python3 benchmarks/ufunc.py
 """
 
 import numpy as np
-from timing import median_ms, numba_cuda
+from timing import interleaved_ms, median_ms, numba_cuda
 
 N = 2**28
 
@@ -44,20 +45,16 @@ def elementwise(n):
     expected = x * y + z
     ours = cuda.vectorize(["float32(float32, float32, float32)"])(fma3)
     kernel = cp.ElementwiseKernel("float32 x, float32 y, float32 z", "float32 o", "o = x * y + z", "fma3_cupy")
-    rows = []
 
-    def check(label):
-        assert bool(cp.allclose(out, expected, rtol=1e-6, atol=1e-6)), f"{label} computed a wrong result"
-        out.fill(cp.nan)
-
-    rows.append(("cumlir cuda.vectorize", median_ms(lambda: ours(x, y, z, out=out))))
-    check("cumlir")
-    rows.append(("CuPy ElementwiseKernel", median_ms(lambda: kernel(x, y, z, out))))
-    check("CuPy")
+    runs = {"cumlir cuda.vectorize": lambda: ours(x, y, z, out=out), "CuPy ElementwiseKernel": lambda: kernel(x, y, z, out)}
     theirs, why = _numba_cuda_vectorize()
     if theirs is not None:
-        rows.append(("numba-cuda vectorize", median_ms(lambda: theirs(x, y, z, out=out))))
-        check("numba-cuda")
+        runs["numba-cuda vectorize"] = lambda: theirs(x, y, z, out=out)
+    for label, run in runs.items():
+        out.fill(cp.nan)
+        run()
+        assert bool(cp.allclose(out, expected, rtol=1e-6, atol=1e-6)), f"{label} computed a wrong result"
+    rows = list(interleaved_ms(runs).items())
     name = cp.cuda.runtime.getDeviceProperties(0)["name"].decode()
     print(f"x * y + z, {n} float32, 3 inputs + out ({name})")
     print(f"{'':>24} {'ms':>9} {'GB/s':>9} {'cumlir / this':>14}")
@@ -126,8 +123,8 @@ def reduction(n):
 
     x = cp.random.default_rng(1).random(n, dtype=cp.float32)
     total = cuda.reduce(add)
-    ours = median_ms(lambda: total(x))
-    theirs = median_ms(lambda: float(x.sum()))
+    times = interleaved_ms({"ours": lambda: total(x), "theirs": lambda: float(x.sum())})
+    ours, theirs = times["ours"], times["theirs"]
     got, want = float(total(x)), float(x.sum(dtype=cp.float64))
     assert abs(got - want) <= 1e-4 * want, f"cuda.reduce gave {got}, the float64 sum is {want}"
     print(f"sum of {n} float32 (result on the host)")
