@@ -10,7 +10,7 @@ import pytest
 from cumlir import cuda
 
 from . import support
-from .cases.loop_kernels import branchy, constant_trips, grid_stride_copy, grid_stride_sum, row_sums, shared_histogram
+from .cases.loop_kernels import branchy, constant_trips, grid_stride_copy, grid_stride_sum, row_scale, row_sums, shared_histogram
 
 BACKENDS = ["nvptx", "nvvm"]
 
@@ -63,9 +63,9 @@ def test_a_loop_llvm_counts_itself_is_left_to_it(backend):
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_a_loop_that_stores_each_trip_is_left_alone(backend):
+def test_a_grid_stride_loop_that_stores_each_trip_is_left_alone(backend):
     # its copies could not issue their loads together (a store comes between), and the
-    # count would cost each thread a division: one trip's loads and no division, as unmarked
+    # count would cost each thread, which runs few trips, a division: as unmarked
     from numba.core import types
 
     from cumlir import compiler
@@ -76,6 +76,22 @@ def test_a_loop_that_stores_each_trip_is_left_alone(backend):
     assert "llvm.loop.unroll.count" not in ir and not re.search(r"= add nsw i64", ir)
     ptx, _ = cuda.compile_ptx(grid_stride_copy, "void(int64[::1], int64[::1])", cc=(9, 0), backend=backend)
     assert "div." not in ptx and _most_loads_in_one_block(ptx) == 1
+    support.ptxas(ptx, "sm_90")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_loop_stepping_by_the_block_size_is_unrolled_though_it_stores(backend):
+    # a block's threads share a row: many trips each, where the count's division pays
+    from numba.core import types
+
+    from cumlir import compiler
+    from cumlir.options import Options
+
+    argtypes = (types.Array(types.float32, 2, "C"), types.Array(types.float32, 2, "C"))
+    ir = compiler.emit(row_scale, argtypes, "llvm", (9, 0), Options(backend=backend))
+    assert "llvm.loop.unroll.count" in ir
+    ptx, _ = cuda.compile_ptx(row_scale, "void(float32[:, ::1], float32[:, ::1])", cc=(9, 0), backend=backend)
+    assert ptx.count("st.global") >= 4
     support.ptxas(ptx, "sm_90")
 
 

@@ -1,7 +1,7 @@
 """Counted loops (codegen/counted_loops.py) visit every element once, whatever the number
-of trips left over after the groups of four: sums, a shared-memory histogram (unrolled)
-and copies (left rolled) checked exactly against NumPy for lengths around multiples of
-the grid and of four."""
+of trips left over after the groups of four: sums, a shared-memory histogram and row
+scaling (unrolled) and grid-stride copies (left rolled) checked exactly against NumPy for
+lengths around multiples of the grid and of four."""
 
 import numpy as np
 import pytest
@@ -20,6 +20,7 @@ grid_stride_sum = cuda.jit(loop_kernels.grid_stride_sum)
 grid_stride_copy = cuda.jit(loop_kernels.grid_stride_copy)
 row_sums = cuda.jit(loop_kernels.row_sums)
 shared_histogram = cuda.jit(loop_kernels.shared_histogram)
+row_scale = cuda.jit(loop_kernels.row_scale)
 
 
 LENGTHS = [0, 1, 191, 192, 193, 4 * 192 - 1, 4 * 192, 4 * 192 + 1, 5 * 192 + 7, 37 * 192 + 100]
@@ -55,6 +56,16 @@ def test_shared_histogram_counts_every_element_once(n, rng):
     counts = cuda.to_device(np.zeros(64, np.int32))
     shared_histogram[BLOCKS, 64](cuda.to_device(data), counts)
     np.testing.assert_array_equal(counts.copy_to_host(), np.bincount(data, minlength=64))
+
+
+@pytest.mark.parametrize("cols", [1, 63, 64, 65, 255, 256, 257, 1000])
+def test_rows_scaled_stepping_by_the_block_size(cols, rng):
+    x = rng.standard_normal((5, cols)).astype(np.float32)
+    out = cuda.to_device(np.full((5, cols + 3), np.nan, np.float32))
+    row_scale[5, 64](cuda.to_device(x), out[:, :cols])
+    got = out.copy_to_host()
+    np.testing.assert_array_equal(got[:, :cols], (x.astype(np.float64) * 3 + 1).astype(np.float32))
+    assert np.isnan(got[:, cols:]).all()  # nothing past the view
 
 
 @pytest.mark.parametrize("cols", [1, 63, 64, 65, 255, 256, 257, 1000])

@@ -1,5 +1,5 @@
-"""Loops counted with a runtime step (codegen/counted_loops.py unrolls those that write no
-global memory) and loops it leaves alone: the PTX of each is checked in test_counted_loops.py, the results of the
+"""Loops counted with a runtime step (codegen/counted_loops.py unrolls them, but for
+grid-stride loops that write global memory) and loops it leaves alone: the PTX of each is checked in test_counted_loops.py, the results of the
 counted ones on the GPU in test_gpu_counted_loops.py."""
 
 import numpy as np
@@ -46,6 +46,15 @@ def row_sums(x, out):
         acc += x[row, j]
         j += cuda.blockDim.x
     out[row, cuda.threadIdx.x] = acc
+
+
+def row_scale(x, out):
+    """Each block scales a row, its threads stepping by the block size: a loop that stores."""
+    row = cuda.blockIdx.x
+    j = cuda.threadIdx.x
+    while j < x.shape[1]:
+        out[row, j] = x[row, j] * 3 + 1
+        j += cuda.blockDim.x
 
 
 def constant_trips(x, out):
