@@ -62,17 +62,21 @@ def test_a_loop_llvm_counts_itself_is_left_to_it(backend):
     assert ".pragma \"nounroll\"" not in ptx and "bra" not in ptx.split("ld.global", 1)[1].split("st.global")[0]
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
-def test_a_grid_stride_loop_that_stores_each_trip_is_left_alone(backend):
-    # its copies could not issue their loads together (a store comes between), and the
-    # count would cost each thread, which runs few trips, a division: as unmarked
+def _llvm_ir(fn, argtypes, backend):
     from numba.core import types
 
     from cumlir import compiler
     from cumlir.options import Options
 
-    argtypes = (types.Array(types.int64, 1, "C"), types.Array(types.int64, 1, "C"))
-    ir = compiler.emit(grid_stride_copy, argtypes, "llvm", (9, 0), Options(backend=backend))
+    argtypes = tuple(types.Array(getattr(types, dtype), ndim, "C") for dtype, ndim in argtypes)
+    return compiler.emit(fn, argtypes, "llvm", (9, 0), Options(backend=backend))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_grid_stride_loop_that_stores_each_trip_is_left_alone(backend):
+    # its copies could not issue their loads together (a store comes between), and the
+    # count would cost each thread, which runs few trips, a division: as unmarked
+    ir = _llvm_ir(grid_stride_copy, [("int64", 1)] * 2, backend)
     assert "llvm.loop.unroll.count" not in ir and not re.search(r"= add nsw i64", ir)
     ptx, _ = cuda.compile_ptx(grid_stride_copy, "void(int64[::1], int64[::1])", cc=(9, 0), backend=backend)
     assert "div." not in ptx and _most_loads_in_one_block(ptx) == 1
@@ -82,14 +86,7 @@ def test_a_grid_stride_loop_that_stores_each_trip_is_left_alone(backend):
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_a_loop_stepping_by_the_block_size_is_unrolled_though_it_stores(backend):
     # a block's threads share a row: many trips each, where the count's division pays
-    from numba.core import types
-
-    from cumlir import compiler
-    from cumlir.options import Options
-
-    argtypes = (types.Array(types.float32, 2, "C"), types.Array(types.float32, 2, "C"))
-    ir = compiler.emit(row_scale, argtypes, "llvm", (9, 0), Options(backend=backend))
-    assert "llvm.loop.unroll.count" in ir
+    assert "llvm.loop.unroll.count" in _llvm_ir(row_scale, [("float32", 2)] * 2, backend)
     ptx, _ = cuda.compile_ptx(row_scale, "void(float32[:, ::1], float32[:, ::1])", cc=(9, 0), backend=backend)
     assert ptx.count("st.global") >= 4
     support.ptxas(ptx, "sm_90")
@@ -99,20 +96,14 @@ def test_a_loop_stepping_by_the_block_size_is_unrolled_though_it_stores(backend)
 def test_a_loop_writing_only_shared_memory_is_unrolled(backend):
     # the bins' address is followed back through the descriptor the loop carries to the
     # shared array: LLVM can issue the next trips' loads ahead of the atomics
-    from numba.core import types
-
-    from cumlir import compiler
-    from cumlir.options import Options
-
-    argtypes = (types.Array(types.uint8, 1, "C"), types.Array(types.int32, 1, "C"))
-    ir = compiler.emit(shared_histogram, argtypes, "llvm", (9, 0), Options(backend=backend))
-    assert "llvm.loop.unroll.count" in ir
+    assert "llvm.loop.unroll.count" in _llvm_ir(shared_histogram, [("uint8", 1), ("int32", 1)], backend)
     ptx, _ = cuda.compile_ptx(shared_histogram, "void(uint8[::1], int32[::1])", cc=(9, 0), backend=backend)
     assert _most_loads_in_one_block(ptx) >= 4
     support.ptxas(ptx, "sm_90")
 
 
-
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_loop_of_several_blocks_compiles_unchanged(backend):
     ptx, _ = cuda.compile_ptx(branchy, "void(int64[::1], int64[::1])", cc=(9, 0), backend=backend)
     support.ptxas(ptx, "sm_90")
 
