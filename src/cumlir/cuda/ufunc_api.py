@@ -5,7 +5,7 @@ from types import FunctionType
 
 import numpy as np
 
-from ..intrinsics.elementwise import ELEMENTS_PER_THREAD
+from ..ufunc_geometry import ELEMENTS_PER_THREAD
 
 THREADS = 256  # per block; the kernels' grid-stride loops take any grid
 MAX_BLOCKS = 1 << 20

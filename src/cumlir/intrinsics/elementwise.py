@@ -23,9 +23,6 @@ from ._modules import arith, errors, ir, linalg, memref, scf, types
 
 # on the gpu.module of a compilation holding these loops: the optimized stage lowers them
 PARALLEL_LOOPS_MARK = "cumlir.parallel_loops"
-# iterations of an elementwise loop one thread runs at a time (codegen/parallel_loops.py):
-# what GPU ufuncs size their grids by
-ELEMENTS_PER_THREAD = 4
 
 
 class Operation:
