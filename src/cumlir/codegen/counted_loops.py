@@ -45,7 +45,7 @@ _PURE = frozenset(
 # operations that write memory, and the position of the pointer they write through
 _WRITES = {"llvm.store": 1, "llvm.atomicrmw": 0, "llvm.cmpxchg": 0, "llvm.intr.memcpy": 0, "llvm.intr.memmove": 0, "llvm.intr.memset": 0}
 _APART = (3, 5)  # shared and local memory: LLVM tells them apart from global memory
-_FOLLOWED = 64  # steps back from a written pointer before its origin counts as unknown
+_FOLLOWED = 64  # values followed back from a written pointer or a step before giving up
 
 COUNTER = "cumlir.counted_loop_counter"
 
@@ -107,7 +107,7 @@ def _counter_increment(block):
         return None
     if _constant(step) and _constant(bound):
         return None  # LLVM counts it and unrolls it fully or not, as it judges
-    if _reads_grid_size(step, _FOLLOWED) and _writes_global(operations):
+    if _reads_grid_size(step, set()) and _writes_global(operations):
         return None
     return add
 
@@ -120,23 +120,24 @@ def _writes_global(operations):
     return False
 
 
-def _reads_grid_size(value, steps):
-    """Whether *value* (a loop's step) is computed from the grid's size (``nctaid``)."""
-    if steps == 0:
+def _reads_grid_size(value, seen):
+    """Whether *value* (a loop's step) is computed from the grid's size (``nctaid``); *seen*
+    holds the values already looked at (a value may be reached by many paths)."""
+    if value in seen or len(seen) > _FOLLOWED:
         return False
+    seen.add(value)
     if isinstance(value, ir.BlockArgument):
         entering = _entering(value)
-        return entering is not None and _reads_grid_size(entering, steps - 1)
+        return entering is not None and _reads_grid_size(entering, seen)
     op = value.owner.operation
     if op.name.startswith("nvvm.read.ptx.sreg.nctaid."):
         return True
-    return any(_reads_grid_size(v, steps - 1) for v in op.operands)
+    return any(_reads_grid_size(v, seen) for v in op.operands)
 
 
 def _back_edge_arguments(branch):
     """The values the back edge of *branch* (its first successor) passes to the loop's block."""
-    sizes = list(ir.DenseI32ArrayAttr(branch.attributes["operandSegmentSizes"]))
-    return list(branch.operands)[1 : 1 + sizes[1]]
+    return _successor_operands(branch)[0]
 
 
 def _defined_in(value, block):
