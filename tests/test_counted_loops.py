@@ -102,6 +102,25 @@ def test_a_loop_writing_only_shared_memory_is_unrolled(backend):
     support.ptxas(ptx, "sm_90")
 
 
+_DOUBLINGS = "\n".join(["    step = cuda.blockDim.x"] + ["    step = step + step"] * 40)
+_SHARED_OPERANDS = f"""
+def far_stepping(out):
+{_DOUBLINGS}
+    i = cuda.threadIdx.x
+    while i < out.shape[0]:
+        out[i] = 1
+        i += step
+"""
+
+
+def test_a_step_reached_by_many_paths_is_searched_once():
+    # 40 doublings: 2**40 paths back to blockDim, each value looked at once
+    namespace = {"cuda": cuda}
+    exec(compile(_SHARED_OPERANDS, "<far_stepping>", "exec"), namespace)
+    ptx, _ = cuda.compile_ptx(namespace["far_stepping"], "void(int64[::1])", cc=(9, 0))
+    support.ptxas(ptx, "sm_90")
+
+
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_a_loop_of_several_blocks_compiles_unchanged(backend):
     ptx, _ = cuda.compile_ptx(branchy, "void(int64[::1], int64[::1])", cc=(9, 0), backend=backend)
