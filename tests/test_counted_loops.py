@@ -102,22 +102,21 @@ def test_a_loop_writing_only_shared_memory_is_unrolled(backend):
     support.ptxas(ptx, "sm_90")
 
 
-_DOUBLINGS = "\n".join(["    step = cuda.blockDim.x"] + ["    step = step + step"] * 40)
-_SHARED_OPERANDS = f"""
-def far_stepping(out):
-{_DOUBLINGS}
-    i = cuda.threadIdx.x
-    while i < out.shape[0]:
-        out[i] = 1
-        i += step
-"""
-
-
-def test_a_step_reached_by_many_paths_is_searched_once():
-    # 40 doublings: 2**40 paths back to blockDim, each value looked at once
+def _far_stepping(indent):
+    """A loop whose step is blockDim doubled 40 times, computed at *indent* (before the
+    loop, or inside it): 2**40 paths lead back from the step to blockDim."""
+    doublings = [f"{indent}step = cuda.blockDim.x"] + [f"{indent}step = step + step"] * 40
+    before, inside = (doublings, []) if indent == "    " else ([], doublings)
+    lines = ["def far_stepping(out):", *before, "    i = cuda.threadIdx.x", "    while i < out.shape[0]:", "        out[i] = 1", *inside, "        i += step"]
     namespace = {"cuda": cuda}
-    exec(compile(_SHARED_OPERANDS, "<far_stepping>", "exec"), namespace)
-    ptx, _ = cuda.compile_ptx(namespace["far_stepping"], "void(int64[::1])", cc=(9, 0))
+    exec(compile("\n".join(lines) + "\n", "<far_stepping>", "exec"), namespace)
+    return namespace["far_stepping"]
+
+
+@pytest.mark.parametrize("indent", ["    ", "        "], ids=["step before the loop", "step inside the loop"])
+def test_a_step_reached_by_many_paths_is_searched_once(indent):
+    # the searches for the grid's size and for values fixed in the loop look at each value once
+    ptx, _ = cuda.compile_ptx(_far_stepping(indent), "void(int64[::1])", cc=(9, 0))
     support.ptxas(ptx, "sm_90")
 
 

@@ -148,20 +148,22 @@ def _defined_in(value, block):
     return op if op.block == block else None
 
 
-def _invariant(value, block, carried):
+def _invariant(value, block, carried, known=None):
     """Whether *value* is the same on every trip of the loop *block*: defined before it, an
     argument the back edge passes back unchanged (lowering carries array descriptors so),
-    or computed in the loop from such values alone."""
+    or computed in the loop from such values alone. *known* holds the answers found so far
+    (a value may be reached by many paths)."""
     if isinstance(value, ir.BlockArgument):
         if value.owner != block:
             return True
         return value.arg_number < len(carried) and carried[value.arg_number] == value
     op = _defined_in(value, block)
-    if op is None:
+    if op is None or op.name == "llvm.mlir.constant":
         return True
-    if op.name == "llvm.mlir.constant":
-        return True
-    return op.name in _PURE and all(_invariant(v, block, carried) for v in op.operands)
+    known = {} if known is None else known
+    if value not in known:
+        known[value] = op.name in _PURE and all(_invariant(v, block, carried, known) for v in op.operands)
+    return known[value]
 
 
 def _constant(value):
