@@ -468,6 +468,79 @@ def test_a_hit_in_a_fresh_process_imports_no_mlir(tmp_path, cache_dir):
     assert warm == {"cache": "hit", "typed": False, "mlir": [], "lowering": False, "cubin": cold["cubin"]}
 
 
+MIXED = """
+from cumlir import cuda
+
+@cuda.jit(cache=True)
+def mixed(x, f, d, a, n, flag):
+    i = cuda.grid(1)
+    if flag and i < x.size:
+        d[0, i % 4] = x[i] * a + f[0, 0] + n
+"""
+
+# a fresh process launching mixed[...] on the fake driver, reporting what it launched
+_FAKE_LAUNCHES = """
+import json, sys
+sys.path[:0] = [{folder!r}, {root!r}]
+import numpy as np
+from tests import fake_driver
+from tests.fake_arrays import InterfaceOnly
+from cumlir import cuda, dispatcher
+from cumlir.runtime import driver as drv
+from cumlir.runtime.arguments import ArgumentPacker
+from cumlir.runtime.plain_types import plain_types
+
+fake = drv._driver = fake_driver.FakeDriver()
+general = []
+typing_launch = dispatcher._loaded_for
+dispatcher._loaded_for = lambda *a: general.append(1) or typing_launch(*a)
+from kernels import mixed
+
+host = np.arange(12, dtype=np.float32).reshape(3, 4)
+device = cuda.to_device(host)
+x = InterfaceOnly(np.arange(9, dtype=np.float32))
+launches = [
+    (x, InterfaceOnly(np.asfortranarray(host)), device, 2.5, np.int16(-3), True),
+    (x, InterfaceOnly(np.asfortranarray(host)), device, 2.5, np.int16(-3), True),
+    (x, InterfaceOnly(np.asfortranarray(host[1:])), device[1:], -1.0, np.int16(7), False),
+]
+fake.slots = ArgumentPacker(plain_types(launches[0])).slots
+for args in launches:
+    mixed[2, 32](*args)
+numba = "numba" in sys.modules
+from cumlir.runtime.arguments import HostArrayStaging, argument_type
+
+expected = []
+for args in launches:  # what numba's types of the same arguments pack
+    types = tuple(argument_type(v, i) for i, v in enumerate(args))
+    expected.append(bytes(ArgumentPacker(types).pack(args, HostArrayStaging(0))[1]).hex())
+print(json.dumps({{
+    "numba": numba, "general": len(general), "cache": [s["cache"] for s in mixed.compile_stats.values()],
+    "params": [launch["params"].hex() for launch in fake.launches], "expected": expected,
+    "signatures": [str(s) for s in mixed.overloads], "mlir": "mlir" in sys.modules,
+}}))
+"""
+
+
+def test_a_hit_in_a_fresh_process_launches_without_numba(tmp_path, cache_dir):
+    (tmp_path / "kernels.py").write_text(MIXED)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([SRC, os.environ.get("PYTHONPATH", "")])}
+    script = _FAKE_LAUNCHES.format(folder=str(tmp_path), root=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+    def fresh():
+        done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout.strip().splitlines()[-1])
+
+    cold = fresh()
+    assert cold["cache"] == ["miss"] and cold["numba"] and cold["mlir"]
+    warm = fresh()
+    assert warm["cache"] == ["hit"] and not warm["numba"] and not warm["mlir"]
+    assert cold["general"] == warm["general"] == 1, (cold["general"], warm["general"])  # the later launches took the fast path the first one made
+    assert warm["params"] == warm["expected"] and cold["params"] == cold["expected"]
+    assert warm["signatures"] == cold["signatures"]  # numba's types once asked for
+
+
 # ---- compile statistics ----------------------------------------------------------------------
 
 

@@ -81,6 +81,10 @@ a, b = rng.standard_normal(n).astype(np.float32), rng.standard_normal(n).astype(
 c = poisoned(n, np.float32)
 k.vadd[blocks, tpb](a, b, c)
 report["vadd"] = bool(np.array_equal(c.view(np.uint32), (a + b).view(np.uint32)))
+c2 = poisoned(n, np.float32)
+k.vadd[blocks + 1, tpb](b, a, c2)  # another configuration: the fast path the first launch made
+report["vadd_again"] = bool(np.array_equal(c2.view(np.uint32), (b + a).view(np.uint32)))
+report["numba_after_vadd"] = "numba" in sys.modules
 
 good = rng.uniform(0, 100, n)
 out = poisoned(n, np.float64)
@@ -138,7 +142,7 @@ def _write_kernels(folder):
 
 
 def _check_results(report):
-    assert report["vadd"] and report["rotate"] and report["linked"] and report["checked_ok"]
+    assert report["vadd"] and report["vadd_again"] and report["rotate"] and report["linked"] and report["checked_ok"]
     assert "negative input (raised on the device by thread 37" in report["checked"]
     assert report["rotate_check"] is True
     assert report["load"]
@@ -153,6 +157,7 @@ def test_cached_kernels_run_in_a_fresh_process_without_mlir(tmp_path):
     warm, _ = _fresh(tmp_path, env)
     _check_results(warm)
     assert warm["cache"] == ["hit"] and not warm["typed"] and warm["mlir"] == []
+    assert cold["numba_after_vadd"] and not warm["numba_after_vadd"]  # a hit types its arguments without numba
 
 
 def test_compile_stats_are_printed_per_signature(tmp_path):

@@ -6,12 +6,15 @@ Kernels are typed on first launch for each signature (or when decorated, for the
 signatures given to ``@cuda.jit``), compiled by the compiler for the current
 device's chip, and handed to the runtime as a cubin to load and launch.
 With ``cache=True`` or ``CUMLIR_CACHE=1`` the cubin of each signature and chip is kept
-on disk (cache/): a kernel found there is loaded without being typed or lowered.
+on disk (cache/): a kernel found there is loaded without being typed or lowered, and,
+while numba is not imported, launched with argument types found without numba
+(runtime/plain_types.py).
 This module imports neither numba nor MLIR until something is compiled.
 """
 
 import functools
 import inspect
+import sys
 import time
 
 from .options import Options
@@ -37,7 +40,9 @@ class Dispatcher:
         self.device = device
         self.options = options or Options()
         self._device_dispatcher = None
-        self._overloads = {}  # argument types -> KernelOverload
+        self._signatures = {}  # numba's argument types -> KernelOverload (read through _overloads)
+        self._plain = {}  # plain argument types -> KernelOverload loaded from the disk cache by them
+        self._unsettled = []  # those of them not yet under numba's types in _signatures
         self._disk_cache = None  # cache.KernelCache, False when off; decided on first compile
         self._eager = bool(sigs)  # compiled signatures only: no compiling at launch
         self._compiling = 0
@@ -171,6 +176,43 @@ class Dispatcher:
         if self._eager:
             return self._overloads[self._match_eager(argtypes)]
         return KernelOverload(self, argtypes, typed=False)  # kept once it compiles
+
+    @property
+    def _overloads(self):
+        """Argument types -> KernelOverload: every kernel under numba's types of its arguments."""
+        if self._unsettled:
+            self._settle()
+        return self._signatures
+
+    def _settle(self):
+        """Give the kernels loaded by their plain types numba's types (something asks for
+        their signatures, or one is compiled for another chip)."""
+        while self._unsettled:
+            overload = self._unsettled.pop()
+            overload.argtypes = tuple(t.numba() for t in overload.argtypes)
+            self._signatures.setdefault(overload.argtypes, overload)
+
+    def cached_overload(self, args):
+        """The kernel for the launch arguments *args* found by their plain types: one loaded
+        so before or, while numba is not imported, one the disk cache holds for the current
+        device. None where numba must type them."""
+        if not self._plain and "numba" in sys.modules:
+            return None
+        from .runtime.plain_types import plain_types
+
+        plain = plain_types(args)
+        if plain is None:
+            return None
+        overload = self._plain.get(plain)
+        if overload is None and "numba" not in sys.modules and not self._eager and self.disk_cache() is not None:
+            from .runtime.driver import current_context
+
+            overload = KernelOverload(self, plain, typed=False)
+            if not overload.from_cache(current_context().compute_capability):
+                return None
+            self._plain[plain] = overload
+            self._unsettled.append(overload)
+        return overload
 
     def disk_cache(self):
         """The on-disk cache of this kernel's binaries (a cache.KernelCache), or None when off."""
@@ -384,7 +426,8 @@ class Dispatcher:
     def recompile(self):
         """Compile every compiled signature afresh (after a global it reads has changed)."""
         old = [(argtypes, overload.return_type) for argtypes, overload in self._overloads.items()]
-        self._overloads = {}
+        self._signatures = {}
+        self._plain.clear()
         self._forget_routes()
         for argtypes, return_type in old:
             self._overloads[argtypes] = KernelOverload(self, argtypes, return_type)
@@ -489,6 +532,7 @@ class KernelOverload:
     def _frontend(self):
         from .compiler import kernel
 
+        self.dispatcher._settle()
         c = kernel(self.dispatcher.py_func, self.argtypes, None, until="typed", return_type=self.return_type)
         self._stats.update(c.timings)
         return c.typed
@@ -508,6 +552,7 @@ class KernelOverload:
         cc = parse_cc(cc)
         c = self._compilations.get(cc)
         if c is None:
+            self.dispatcher._settle()
             options = self.dispatcher.options
             c = self._compilations[cc] = kernel(self.dispatcher.py_func, self.argtypes, cc, options, typed=self.typed, until="typed")
         if not _later(until, c.done):
@@ -531,16 +576,29 @@ class KernelOverload:
             self.dispatcher._overloads.setdefault(self.argtypes, self)
         return found
 
-    def _cached_or_compiled(self, cc):
+    def from_cache(self, cc):
+        """Whether the on-disk cache holds this kernel for *cc* (then its binary for *cc*)."""
         cache = self.dispatcher.disk_cache()
-        if cache is None:
-            self._stats["cache"] = "off"
-            return self.compilation(cc)
+        found = cache and self._read_cache(cache, cc)
+        if found:
+            self._binaries[cc] = found
+        return bool(found)
+
+    def _read_cache(self, cache, cc):
         began = time.perf_counter()
         found = cache.load(self.argtypes, cc)
         self._stats["cache_read"] = time.perf_counter() - began
         if found is not None:
             self._stats["cache"] = "hit"
+        return found
+
+    def _cached_or_compiled(self, cc):
+        cache = self.dispatcher.disk_cache()
+        if cache is None:
+            self._stats["cache"] = "off"
+            return self.compilation(cc)
+        found = self._read_cache(cache, cc)
+        if found is not None:
             return found
         c = self.compilation(cc)
         began = time.perf_counter()
@@ -592,6 +650,7 @@ class KernelOverload:
     def _entry(self):
         from .compiler import KernelEntry
 
+        self.dispatcher._settle()
         return KernelEntry(self.dispatcher.py_func, self.argtypes, self.dispatcher.__name__)
 
     def loaded(self):
@@ -725,6 +784,9 @@ def _loaded_for(dispatcher, args, kwargs):
     expected = dispatcher.parameter_count
     if len(args) != expected:
         raise TypeError(f"kernel {dispatcher.__name__} takes {expected} arguments but {len(args)} were given")
+    overload = dispatcher.cached_overload(args)
+    if overload is not None:
+        return overload.loaded(), overload.argtypes
     argtypes = tuple(argument_type(value, i) for i, value in enumerate(args))
     return dispatcher.overload_for(argtypes).loaded(), argtypes  # the types: for the fast path
 

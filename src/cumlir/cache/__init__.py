@@ -11,18 +11,17 @@ a kernel found here is loaded without being typed or lowered (docs/compiling.md,
 "Caching").
 """
 
+import functools
 import hashlib
-import logging
 import os
 import re
 import sys
 
 from .fingerprint import Unhashable, function_fingerprint
-from .store import CacheWarning, directory_for, entries_like, read, write
+from .store import CacheWarning, directory_for, entries_like, log_debug, read, write
 
 __all__ = ["CacheWarning", "CachedKernel", "KernelCache", "Unhashable", "enabled", "flag", "function_fingerprint", "versions"]
 
-log = logging.getLogger("cumlir.cache")
 # the libraries whose versions change the code: the frontend, MLIR and LLVM, the toolkit
 _DISTRIBUTIONS = (
     "numba",
@@ -118,13 +117,13 @@ class KernelCache:
         try:
             fingerprint = function_fingerprint(fn)
         except Unhashable as e:
-            log.debug("%s is not cached: %s", fn.__qualname__, e)
+            log_debug("%s is not cached: %s", fn.__qualname__, e)
             return None
         except Exception as e:  # a value that fails to describe itself: compile without the cache
-            log.debug("%s is not cached: describing what it depends on failed: %r", fn.__qualname__, e)
+            log_debug("%s is not cached: describing what it depends on failed: %r", fn.__qualname__, e)
             return None
         options = self.options.cache_key()
-        types = [f"{type(t).__name__}:{t}" for t in argtypes]
+        types = [type_name(t) for t in argtypes]
         key = {
             "format": FORMAT,
             "function": fingerprint,
@@ -139,6 +138,12 @@ class KernelCache:
         return os.path.join(directory_for(fn.__code__.co_filename), f"{name}-{slot}.{chip}.cumlir"), key
 
 
+def type_name(ty):
+    """How the key names an argument type: numba's class of it and its name, as the plain
+    types of runtime/plain_types.py also name themselves."""
+    return getattr(ty, "cache_name", None) or f"{type(ty).__name__}:{ty}"
+
+
 _library_versions = None
 
 
@@ -146,14 +151,7 @@ def versions():
     """The versions of everything the generated code depends on besides the function."""
     global _library_versions
     if _library_versions is None:
-        from importlib import metadata
-
-        found = {}
-        for name in _DISTRIBUTIONS:
-            try:
-                found[name] = metadata.version(name)
-            except metadata.PackageNotFoundError:
-                found[name] = None
+        found = {name: installed_version(name) for name in _DISTRIBUTIONS}
         found["python"] = sys.version
         found["cumlir sources"] = _source_stamp()
         _library_versions = found
@@ -161,15 +159,42 @@ def versions():
     return {"cumlir": sys.modules["cumlir"].__version__, **_library_versions}
 
 
+def installed_version(distribution):
+    """The version of an installed distribution, from the name of its metadata folder on
+    ``sys.path`` as ``importlib.metadata`` finds it (importing that takes longer than a
+    cache hit may), or None."""
+    wanted = re.sub(r"[-_.]+", "_", distribution).lower()
+    for folder in sys.path:
+        for entry in _listing(folder or "."):
+            stem, dot, suffix = entry.rpartition(".")
+            if suffix in ("dist-info", "egg-info") and dot:
+                name, _, version = stem.partition("-")
+                if version and re.sub(r"[-_.]+", "_", name).lower() == wanted:
+                    return version
+    return None
+
+
+@functools.lru_cache(maxsize=None)
+def _listing(folder):
+    try:
+        return tuple(sorted(os.listdir(folder)))
+    except OSError:
+        return ()
+
+
 def _source_stamp():
     """cumlir's own sources (paths, sizes, modification times): a development tree whose
     version number stays the same still misses the cache when it changes."""
     h = hashlib.sha256()
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the cumlir package
-    for folder, dirs, files in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
-        for file in sorted(files):
-            if file.endswith(".py"):
-                st = os.stat(os.path.join(folder, file))
-                h.update(f"{os.path.relpath(os.path.join(folder, file), root)}:{st.st_size}:{st.st_mtime_ns};".encode())
+    _stamp_folder(h, os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "")  # the cumlir package
     return h.hexdigest()
+
+
+def _stamp_folder(h, folder, relative):
+    for entry in sorted(os.scandir(folder), key=lambda e: e.name):
+        if entry.is_dir():
+            if entry.name != "__pycache__":
+                _stamp_folder(h, entry.path, f"{relative}{entry.name}/")
+        elif entry.name.endswith(".py"):
+            st = entry.stat()
+            h.update(f"{relative}{entry.name}:{st.st_size}:{st.st_mtime_ns};".encode())

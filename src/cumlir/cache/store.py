@@ -10,10 +10,10 @@ never see half an entry and concurrent processes or threads leave one whole entr
 
 import glob
 import hashlib
-import logging
 import os
 import pickle
 import secrets
+import sys
 import warnings
 
 MAGIC = b"CUMLIRK\x01"
@@ -21,7 +21,13 @@ SUFFIX = ".cumlir"
 _HEADER = len(MAGIC) + 32
 LOCK_TIMEOUT_S = 60
 
-log = logging.getLogger("cumlir.cache")
+
+def log_debug(message, *args):
+    """Log to the ``cumlir.cache`` logger. A process that has not imported logging has no
+    handler to log to, so a cache hit need not import it."""
+    logging = sys.modules.get("logging")
+    if logging is not None:
+        logging.getLogger("cumlir.cache").debug(message, *args)
 
 
 class CacheWarning(UserWarning):
@@ -61,20 +67,20 @@ def read(path, key, ignore=()):
     except FileNotFoundError:
         return None
     except OSError as e:
-        log.debug("cannot read the cache entry %s: %s", path, e)
+        log_debug("cannot read the cache entry %s: %s", path, e)
         return None
     if len(data) < _HEADER or data[: len(MAGIC)] != MAGIC or hashlib.sha256(data[_HEADER:]).digest() != data[len(MAGIC) : _HEADER]:
-        log.debug("the cache entry %s is truncated or corrupted: ignored", path)
+        log_debug("the cache entry %s is truncated or corrupted: ignored", path)
         return None
     try:
         payload = pickle.loads(data[_HEADER:])
         stored = payload["key"]
     except Exception as e:  # a class the entry refers to is gone, say
-        log.debug("the cache entry %s cannot be read back (%s): ignored", path, e)
+        log_debug("the cache entry %s cannot be read back (%s): ignored", path, e)
         return None
     differs = sorted(k for k in key.keys() | stored.keys() if k not in ignore and key.get(k) != stored.get(k))
     if differs:
-        log.debug("the cache entry %s was written for another %s: ignored", path, ", ".join(differs))
+        log_debug("the cache entry %s was written for another %s: ignored", path, ", ".join(differs))
         return None
     return payload
 
@@ -92,7 +98,7 @@ def write(path, key, payload):
     try:
         data = pickle.dumps({**payload, "key": key}, protocol=pickle.HIGHEST_PROTOCOL)
     except Exception as e:  # an exception class of a device raise that is not importable, say
-        log.debug("the kernel for %s cannot be cached: %s", path, e)
+        log_debug("the kernel for %s cannot be cached: %s", path, e)
         return None
     blob = MAGIC + hashlib.sha256(data).digest() + data
     try:
@@ -118,7 +124,7 @@ def write(path, key, payload):
                 raise
         return True
     except filelock.Timeout:
-        log.debug("another process holds the lock of %s: the entry is left to it", path)
+        log_debug("another process holds the lock of %s: the entry is left to it", path)
     except OSError as e:
         warnings.warn(f"cumlir could not write the kernel cache entry {path}: {e}", CacheWarning, stacklevel=2)
     return False

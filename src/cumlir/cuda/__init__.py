@@ -142,9 +142,9 @@ _LAZY = {
     # numba's types and cumlir's CUDA types, as Numba-CUDA's numba.cuda.types module holds
     "types": lambda: _importlib.import_module("cumlir.types"),
     "literal_unroll": lambda: _importlib.import_module("numba").literal_unroll,
-    "In": lambda: _importlib.import_module("cumlir.runtime.arguments").In,
-    "Out": lambda: _importlib.import_module("cumlir.runtime.arguments").Out,
-    "InOut": lambda: _importlib.import_module("cumlir.runtime.arguments").InOut,
+    "In": lambda: _importlib.import_module("cumlir.runtime.arg_hints").In,
+    "Out": lambda: _importlib.import_module("cumlir.runtime.arg_hints").Out,
+    "InOut": lambda: _importlib.import_module("cumlir.runtime.arg_hints").InOut,
     "IpcHandle": lambda: _devicearray_module().IpcHandle,
     "MemoryInfo": lambda: _importlib.import_module("cumlir.runtime.driver").MemoryInfo,
     "CudaSupportError": lambda: _importlib.import_module("cumlir.runtime.driver").CudaSupportError,

@@ -24,9 +24,11 @@ import struct
 import numpy as np
 
 from . import driver as drv
+from .arg_hints import ArgHint
 from .devicearray import DeviceNDArray, import_dlpack
 from .hostmemory import mapped_pointer
 from .layout import array_layout, cai_dtype, contiguous_strides, element_strides
+from .plain_types import PlainArray, PlainNumber
 from . import readers
 from .readers import device_of
 
@@ -96,34 +98,6 @@ def cuda_array_interface(value):
         return value.__cuda_array_interface__
     except AttributeError:
         return None
-
-
-class ArgHint:
-    """A launch argument wrapped to say how a NumPy array is copied around the launch."""
-
-    copy_in = copy_out = True
-
-    def __init__(self, value):
-        self.value = value
-
-    def __repr__(self):
-        return f"{type(self).__name__}({self.value!r})"
-
-
-class In(ArgHint):
-    """A NumPy array copied to the device before the launch and not back."""
-
-    copy_out = False
-
-
-class Out(ArgHint):
-    """A NumPy array copied back after the launch and not to the device before it."""
-
-    copy_in = False
-
-
-class InOut(ArgHint):
-    """A NumPy array copied to the device and back (what a bare NumPy array gets)."""
 
 
 def argument_type(value, index):
@@ -227,10 +201,11 @@ class _ArrayParameter:
         self.ndim = ty.ndim
         self.slots = 2 + 2 * ty.ndim
         self._format = "Qq" + "q" * (2 * ty.ndim)
+        numbers = isinstance(ty, PlainArray)  # of NumPy numbers: nothing to ask numba
         # arrays of records and of vectors count offset and strides in bytes (docs/abi.md)
-        self._byte_strides = _is_record(ty.dtype) or _is_vector(ty.dtype)
+        self._byte_strides = not numbers and (_is_record(ty.dtype) or _is_vector(ty.dtype))
         # the kernel loads vectors with their alignment: every element must have it
-        self._alignment = ty.dtype.alignment if _is_vector(ty.dtype) else 1
+        self._alignment = ty.dtype.alignment if not numbers and _is_vector(ty.dtype) else 1
 
     def pack(self, value, buffer, offset, launch):
         pointer, shape, strides, itemsize = _device_memory(value, self.index, launch)
@@ -392,6 +367,10 @@ def _writable_bytes(record):
 
 
 def _parameter(ty, index):
+    if isinstance(ty, PlainArray):
+        return _ArrayParameter(ty, index)
+    if isinstance(ty, PlainNumber):
+        return _ComplexParameter(ty, index) if ty.name.startswith("complex") else _ScalarParameter(ty, index)
     from numba.core import types
 
     if isinstance(ty, types.Array):

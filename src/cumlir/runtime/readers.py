@@ -27,6 +27,7 @@ import os
 
 from .devicearray import DeviceNDArray
 from .layout import array_layout, cai_dtype, contiguous_strides, element_strides
+from .plain_types import PlainArray
 
 
 def interface_sync_enabled():
@@ -62,25 +63,30 @@ class Reader:
 
 
 def _device_ndarray(sample, ty, ordinal):
-    expected = sample._argument_type
+    # arrays remember their numba type: one typed so is read by identity; a plain type
+    # (plain_types.py, a kernel from the on-disk cache) is checked array by array
+    expected = sample._argument_type if sample._argument_type is ty else None
+    if expected is None and not isinstance(ty, PlainArray):
+        return None
     dtype, ndim, itemsize, readonly, layout = sample.dtype, ty.ndim, sample.dtype.itemsize, not ty.mutable, ty.layout
 
     def read(value):
         known = value._argument_type
-        if known is None:  # a new array (a slice, say): typed like the others if it is alike
+        if known is None or expected is None:  # a new array (a slice, say): typed like the others if it is alike
             if value.dtype is not dtype or value.ndim != ndim or bool(value._readonly) is not readonly:
                 return None
             if array_layout(value.shape, value.strides, itemsize) != layout:
                 return None
-            value._argument_type = known = expected
-        if known is not expected:
+            if expected is not None:
+                value._argument_type = known = expected
+        elif known is not expected:
             return None
         strides = element_strides(value.strides, itemsize)
         if strides is None:
             return None
         return (value._pointer, 0, *value.shape, *strides)
 
-    return Reader(read) if expected is ty else None
+    return Reader(read)
 
 
 def _layout_flags(layout):

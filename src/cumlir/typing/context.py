@@ -1,19 +1,22 @@
 """The typing context for the CUDA target: numba's builtins plus cumlir's declarations."""
 
 import operator
-from types import BuiltinFunctionType
+from types import BuiltinFunctionType, ModuleType
 
 from numba.core import types
 from numba.core.dispatcher import Dispatcher as CPUDispatcher
 from numba.core.typing.context import BaseContext
 from numba.core.typing.templates import signature
 
+from ..intrinsics import Stub
 from . import plain_messages
 from .registry import exclusive
 from .target import target_override
 
 _REAL = (types.Integer, types.Float, types.Boolean)
 _KEPT_VALUES = (BuiltinFunctionType,)  # stateless values whose type never changes
+# values typeof() cannot type (it fails, importing cffi and formatting a message): globals first
+_GLOBALS_ONLY = (ModuleType, Stub, BuiltinFunctionType)
 
 # Operators whose typing depends only on the argument types: on scalars numba tries every
 # template registered for them (NumPy's array ones too) each time, so their results are kept.
@@ -41,10 +44,13 @@ class CUDATypingContext(BaseContext):
                 owned = None
             if owned is not None:
                 return owned
+        if isinstance(val, _GLOBALS_ONLY):
+            found = self._get_global_type(val)
+            if found is not None:
+                return found
         if not isinstance(val, _KEPT_VALUES):
             return super().resolve_value_type(val)
-        # numba first tries typeof(), which fails on builtins after formatting a coloured message
-        found = self._value_types.get(val)
+        found = self._value_types.get(val)  # a builtin that is no global: typeof() tried once
         if found is None:
             found = super().resolve_value_type(val)
             if found is not None:

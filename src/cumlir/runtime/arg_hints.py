@@ -1,0 +1,30 @@
+"""``cuda.In``, ``cuda.Out`` and ``cuda.InOut``: launch arguments wrapped to say which way
+a NumPy array is copied around the launch."""
+
+
+class ArgHint:
+    """A launch argument wrapped to say how a NumPy array is copied around the launch."""
+
+    copy_in = copy_out = True
+
+    def __init__(self, value):
+        self.value = value
+
+    def __repr__(self):
+        return f"{type(self).__name__}({self.value!r})"
+
+
+class In(ArgHint):
+    """A NumPy array copied to the device before the launch and not back."""
+
+    copy_out = False
+
+
+class Out(ArgHint):
+    """A NumPy array copied back after the launch and not to the device before it."""
+
+    copy_in = False
+
+
+class InOut(ArgHint):
+    """A NumPy array copied to the device and back (what a bare NumPy array gets)."""
