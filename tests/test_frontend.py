@@ -114,3 +114,97 @@ def test_typing_errors_name_the_expression_and_line(body, message):
     text = str(info.value)
     assert message in text
     assert "bad_kernel.py" in text and "line" in text
+
+
+# ---- the typing context's own costs --------------------------------------------------------
+
+_FIRST_KERNEL = """
+import json, sys
+from cumlir import cuda, intrinsics
+from cumlir.compiler import type_function
+from cumlir.typing import intrinsics as stub_typing
+from numba.core import types
+
+def k(a, n):
+    i = cuda.grid(1)
+    if i < a.size and bool(n):
+        cuda.atomic.add(a, 0, cuda.popc(n))
+        cuda.syncthreads()
+
+type_function(k, (types.Array(types.int32, 1, "C"), types.int32))
+built = sorted(s.__name__ for s, t in stub_typing._when_named.items() if t is not None)
+print(json.dumps({"built": built, "unbuilt": sum(t is None for t in stub_typing._when_named.values()),
+                  "typed_containers": "numba.typed.typeddict" in sys.modules}))
+"""
+
+
+def test_a_kernel_builds_the_templates_of_the_stubs_it_calls_and_no_others():
+    import json
+
+    from .support import python_output
+
+    found = json.loads(python_output(_FIRST_KERNEL))
+    assert found["built"] == ["atomic.add", "grid", "popc", "syncthreads"]
+    assert found["unbuilt"] > 500  # the rest of the areas' stubs (fp16, bf16, warp, ...)
+    # typing bool(n) and the `if` asks for bool's type: the builtin class is a global, and
+    # numba's typeof() would import its typed containers to rule them out
+    assert not found["typed_containers"]
+
+
+_EXTENDED_STUB = """
+from cumlir import cuda
+from cumlir.compiler import type_function
+from cumlir.extending import type_callable
+from cumlir.typing.context import typing_context
+from numba.core import types
+
+def popc_of(a):
+    a[0] = cuda.popc(a[1])
+
+@type_callable(cuda.popc)
+def popc_of_anything(context):
+    return lambda x: types.int16
+
+typing_context()  # picks the registration up
+for dtype in (types.float64, types.uint64):
+    typed = type_function(popc_of, (types.Array(dtype, 1, "C"),))
+    print(next(t for t in typed.calltypes.values() if t is not None and len(t.args) == 1))
+"""
+
+
+def test_an_extension_typing_a_stub_comes_after_the_stubs_own_typing():
+    from .support import python_output
+
+    # the extension's typing for floats; for the types both accept, cumlir's first
+    assert python_output(_EXTENDED_STUB).splitlines() == ["(float64,) -> int16", "(uint64,) -> uint64"]
+
+
+def test_kept_operator_typings_are_numbas_for_every_literal():
+    """The typing context keeps what pure operators on scalars type to, literal arguments
+    included; each kept answer, asked for twice, is numba's own (the literal's value can
+    change it: 2**63 is a uint64 literal, True a bool)."""
+    import operator
+
+    from numba.core.typing.context import BaseContext
+
+    from cumlir.typing.context import typing_context
+
+    ctx = typing_context()
+    operators = (operator.add, operator.lt, operator.lshift, operator.truediv, operator.pow, operator.floordiv, operator.mod)
+    scalars = (types.uint8, types.uint64, types.int32, types.boolean, types.float32)
+    for op in operators:
+        function = ctx.resolve_value_type(op)
+        for scalar in scalars:
+            for value in (1, -1, 2**40, 2**63, True, 0):
+                args = (scalar, types.literal(value))
+                for order in (args, args[::-1]):
+                    try:
+                        numbas = BaseContext.resolve_function_type(ctx, function, order, {})
+                    except TypingError:
+                        numbas = TypingError
+                    for _ in range(2):
+                        try:
+                            ours = ctx.resolve_function_type(function, order, {})
+                        except TypingError:
+                            ours = TypingError
+                        assert ours == numbas, (op, order)

@@ -10,6 +10,7 @@ from numba.core.typing.templates import signature
 
 from ..intrinsics import Stub
 from . import plain_messages
+from .intrinsics import stub_type
 from .registry import exclusive
 from .target import target_override
 
@@ -34,6 +35,26 @@ class CUDATypingContext(BaseContext):
     # function: set by typing.frontend, which holds the device dispatchers and builds on this module
     device_dispatcher_of = None
 
+    def init(self):
+        self._named_stubs = set()  # the called stubs whose types this context holds
+
+    def _lookup_global(self, gv):
+        found = super()._lookup_global(gv)
+        if isinstance(gv, Stub) and gv not in self._named_stubs:
+            found = self._name_stub(gv, found)
+        return found
+
+    def _name_stub(self, stub, registered):
+        """A stub's first look-up here: the type its area declared, built now (see
+        typing/intrinsics.py). Registries installed later (extensions) look their keys up
+        before adding to them, so the stub's own templates come first."""
+        self._named_stubs.add(stub)
+        ours = stub_type(stub)
+        if ours is None or registered is not None:
+            return registered
+        self._insert_global(stub, ours)
+        return ours
+
     def resolve_value_type(self, val):
         if isinstance(val, CPUDispatcher) and self.device_dispatcher_of is not None:
             val = self.device_dispatcher_of(val)
@@ -44,7 +65,7 @@ class CUDATypingContext(BaseContext):
                 owned = None
             if owned is not None:
                 return owned
-        if isinstance(val, _GLOBALS_ONLY):
+        if isinstance(val, _GLOBALS_ONLY) or _builtin_class(val):
             found = self._get_global_type(val)
             if found is not None:
                 return found
@@ -107,13 +128,19 @@ class CUDATypingContext(BaseContext):
         self.install_registry(npydecl.registry)
 
 
+def _builtin_class(val):
+    """Whether *val* is a builtin class other than an exception (``bool``, ``range``):
+    typeof() types none of them, and asking it imports numba.typed (30-60 ms) to be sure."""
+    return isinstance(val, type) and val.__module__ == "builtins" and not issubclass(val, BaseException)
+
+
 def _scalar_operator_key(func, args, kws):
-    """(the operator, its argument types) for a call of a pure operator on non-literal scalars,
-    else None."""
+    """(the operator, its argument types) for a call of a pure operator on scalars, else None.
+    Literal arguments (``i * 32``) are part of the key by their value."""
     if kws or not isinstance(func, types.Function) or getattr(func, "typing_key", None) not in _PURE_OPERATORS:
         return None
     for a in args:
-        if not isinstance(a, _REAL) or isinstance(a, types.Literal):
+        if not isinstance(a, _REAL):
             return None
     return (func.typing_key, tuple(args))
 

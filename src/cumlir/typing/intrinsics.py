@@ -68,19 +68,41 @@ def _method_template(decl):
 
 
 def install():
-    """Register the typing of declarations made since the last call (areas found since)."""
+    """Register the typing of declarations made since the last call (areas found since).
+    A called stub's template is built when the typing context first looks the stub up
+    (:func:`stub_type`): of the hundreds declared, a process uses a few."""
     global _installed
     declarations = intrinsics.declarations()
     for decl in declarations[_installed:]:
         if isinstance(decl, intrinsics.Method):
             if decl._typing is not None:
                 register_attr(_method_template(decl))
-            continue
-        ty = _numba_type(decl)
-        if ty is not None:
-            _types[decl] = decl.numba_type = ty
-            register_global(decl._key, ty)
+        elif _called_stub(decl):
+            _when_named.setdefault(decl, None)
+        else:
+            ty = _numba_type(decl)
+            if ty is not None:
+                _types[decl] = decl.numba_type = ty
+                register_global(decl._key, ty)
     _installed = len(declarations)
+
+
+_when_named = {}  # called stub -> its numba type, None until first looked up
+
+
+def _called_stub(decl):
+    return isinstance(decl, intrinsics.Stub) and not isinstance(decl, (intrinsics.Namespace, intrinsics.Register))
+
+
+def stub_type(value):
+    """The numba type of *value* if it is a called stub (its template built now, on the
+    first look-up), else None."""
+    if not isinstance(value, intrinsics.Stub) or value not in _when_named:
+        return None
+    found = _when_named[value]
+    if found is None and value._typing is not None:
+        found = _when_named[value] = _types[value] = value.numba_type = _numba_type(value)
+    return found
 
 
 @register_attr
@@ -90,7 +112,7 @@ class StubNamespaceAttributes(AttributeTemplate):
     def generic_resolve(self, ty, attr):
         member = ty.stub._members.get(attr)
         if member is not None:
-            return _types.get(member)
+            return stub_type(member) or _types.get(member)
         typer = ty.stub._attributes.get(attr, (None,))[0]
         return typer(attr) if typer is not None else None
 
