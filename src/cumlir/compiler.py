@@ -173,10 +173,12 @@ def _llvm(c):
 
 
 def _code(c):
-    from .codegen import nvvm, pipeline
+    from .codegen import pipeline
 
     with c.builder.context:
         if c.options.backend == "nvvm" or c.code_format == "ltoir":
+            from .codegen import nvvm  # the LLVM 7 printer and libNVVM: loaded when used
+
             code = nvvm.compile_module(c.module, c.cc, c.options, c.code_format)
             c.code = code.decode() if c.code_format == "ptx" else code
         else:
