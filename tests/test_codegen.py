@@ -181,3 +181,38 @@ def test_float32_sqrt_is_correctly_rounded_unless_fastmath():
     fast, _ = cuda.compile_ptx(k, "void(float32[:], float32[:])", cc=(9, 0), fastmath=True)
     assert "sqrt.rn.f32" in precise and "sqrt.approx" not in precise
     assert "sqrt.approx" in fast
+
+
+def _llvm_dialect(pyfunc, sig, inliner):
+    """The module of *pyfunc* after the llvm stage, its optimized stage run with or without
+    the inliner."""
+    from numba.core.sigutils import normalize_signature
+
+    c = compiler.kernel(pyfunc, normalize_signature(sig)[0], (9, 0), until="mlir")
+    chosen = pipeline.STAGES["optimized"] if inliner else pipeline.OPTIMIZED_WITHOUT_CALLS
+    with c.builder.context:
+        pipeline.set_target(c.module, c.cc, c.options)
+        assert not pipeline._has_functions(c.module)  # what makes the compiler leave the inliner out
+        pipeline._pass_manager(chosen).run(c.module.operation)
+        pipeline.run_stage(c.module, "llvm", c.options)
+        return str(c.module)
+
+
+def test_kernels_calling_nothing_compile_the_same_without_the_inliner():
+    from benchmarks.kernels import suite
+
+    kernels = [(fn, sig) for name in ("matmul", "histogram", "stencil", "reduce_warp", "vadd") for fn, sig in suite.load(name).KERNELS]
+    for fn, sig in kernels:
+        assert _llvm_dialect(fn, sig, inliner=True) == _llvm_dialect(fn, sig, inliner=False), fn.__name__
+
+
+def test_a_device_function_call_is_inlined():
+    @cuda.jit(device=True)
+    def twice(x):
+        return 2 * x
+
+    def k(a):
+        a[0] = twice(a[0])
+
+    ptx, _ = cuda.compile_ptx(k, "void(float32[:])", cc=(9, 0))
+    assert ".func" not in ptx and "call" not in ptx

@@ -22,13 +22,15 @@ STAGES = {
     "llvm": "builtin.module(gpu.module(convert-scf-to-cf,convert-to-llvm{dynamic=1}),"
     "reconcile-unrealized-casts,gpu.module(canonicalize))",
 }
-# line tables (lineinfo, debug): a debug scope on every LLVM function, so NVPTX writes .loc
+# a module of kernels alone has nothing to inline (the inliner would canonicalize twice)
+OPTIMIZED_WITHOUT_CALLS = "builtin.module(gpu.module(canonicalize,cse,symbol-dce))"
 # the loops of GPU ufuncs: linalg -> scf.parallel; views of core axes (memref.subview) need
 # expand-strided-metadata, and the affine.apply it makes lower-affine, before convert-to-llvm
 PARALLEL_LOOPS = "builtin.module(gpu.module(convert-linalg-to-parallel-loops,expand-strided-metadata,lower-affine))"
 # then the grid-stride loops become blocks, so the inliner can inline multi-block functions
 # (an assert, a loop) called in them: an scf.for body is one block
 LOOPS_TO_BLOCKS = "builtin.module(gpu.module(convert-scf-to-cf))"
+# line tables (lineinfo, debug): a debug scope on every LLVM function, so NVPTX writes .loc
 LINE_TABLES = "builtin.module(ensure-debug-info-scope-on-llvm-func{emission-kind=LineTablesOnly})"
 TO_PTX = "builtin.module(gpu-module-to-binary{format=isa})"
 
@@ -97,10 +99,13 @@ def run_stage(module, name, options):
     """Run the MLIR stage *name* ("optimized" or "llvm") on *module*, in place."""
     if name not in STAGES:
         raise ValueError(f"unknown MLIR stage {name!r}; stages: {', '.join(STAGES)}")
+    pipeline = STAGES[name]
     if name == "optimized":
         _parallel_loops(module)
         _fast_arithmetic(module, options)
-    _pass_manager(STAGES[name]).run(module.operation)
+        if not _has_functions(module):
+            pipeline = OPTIMIZED_WITHOUT_CALLS
+    _pass_manager(pipeline).run(module.operation)
     if name == "llvm":
         if options.opt:
             counted_loops.mark(module, gpu_module_of(module))
@@ -109,6 +114,11 @@ def run_stage(module, name, options):
         if (options.lineinfo or options.debug) and options.backend == "nvptx":
             _known_call_sites(module)
             _pass_manager(LINE_TABLES).run(module.operation)
+
+
+def _has_functions(module):
+    """Whether the gpu.module holds a function besides its kernels (one a kernel may call)."""
+    return any(op.operation.name in ("func.func", "llvm.func") for op in gpu_module_of(module).regions[0].blocks[0].operations)
 
 
 def _known_call_sites(module):
