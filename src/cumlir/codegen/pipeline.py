@@ -117,8 +117,12 @@ def run_stage(module, name, options):
 
 
 def _has_functions(module):
-    """Whether the gpu.module holds a function besides its kernels (one a kernel may call)."""
-    return any(op.operation.name in ("func.func", "llvm.func") for op in gpu_module_of(module).regions[0].blocks[0].operations)
+    """Whether the gpu.module defines a function besides its kernels (one a kernel may call
+    and the inliner inline; declarations of external ones, libdevice's, have no body)."""
+    return any(
+        op.operation.name in ("func.func", "llvm.func") and len(op.operation.regions[0].blocks)
+        for op in gpu_module_of(module).regions[0].blocks[0].operations
+    )
 
 
 def _known_call_sites(module):
