@@ -1,0 +1,65 @@
+"""The code of every compilation a test run makes (a pytest plugin), for checking that a
+change of the compiler's structure leaves the generated code byte for byte as it was.
+
+Loaded with ``-p tests.code_record`` while ``CUMLIR_CODE_RECORD`` names a folder, it
+writes one line per compiled module: the code format, the SHA-256 of the PTX or LTO-IR,
+the entry's symbol and the chip, into ``<folder>/<pid>.txt``. Two runs are compared as
+sets of lines with ``python -m tests.code_record BEFORE AFTER``.
+"""
+
+import hashlib
+import os
+import sys
+
+
+def _record(path, compilation):
+    code = compilation.code
+    if code is None:
+        return
+    data = code.encode() if isinstance(code, str) else bytes(code)
+    digest = hashlib.sha256(data).hexdigest()
+    cc = "".join(map(str, compilation.cc or ()))
+    with open(path, "a") as out:
+        out.write(f"{compilation.code_format} {digest} {compilation.symbol} sm_{cc}\n")
+
+
+def pytest_configure(config):
+    folder = os.environ.get("CUMLIR_CODE_RECORD")
+    if not folder:
+        return
+    os.makedirs(folder, exist_ok=True)
+    path = os.path.join(folder, f"{os.getpid()}.txt")
+    from cumlir import compiler
+
+    original = compiler.run
+
+    def run(compilation, until):
+        had_code = compilation.code is not None
+        result = original(compilation, until)
+        if not had_code:
+            _record(path, compilation)
+        return result
+
+    compiler.run = run
+
+
+def _lines(folder):
+    lines = set()
+    for name in os.listdir(folder):
+        with open(os.path.join(folder, name)) as f:
+            lines.update(line.strip() for line in f if line.strip())
+    return lines
+
+
+def main(before, after):
+    old, new = _lines(before), _lines(after)
+    print(f"{len(old)} distinct modules before, {len(new)} after, {len(old & new)} identical")
+    for line in sorted(old - new):
+        print("only before:", line)
+    for line in sorted(new - old):
+        print("only after: ", line)
+    return 0 if old == new else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(*sys.argv[1:3]))
