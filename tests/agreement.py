@@ -204,7 +204,7 @@ def _numba_cuda():
 def _counterpart(value, ncuda):
     """numba-cuda's object for a cumlir object a kernel reads, or the value itself."""
     from cumlir import dispatcher
-    from cumlir.intrinsics import Namespace, Stub
+    from cumlir.operations import Namespace, Stub
 
     if isinstance(value, types.ModuleType) and value.__name__.startswith("cumlir.cuda"):
         import importlib

@@ -120,9 +120,9 @@ def test_typing_errors_name_the_expression_and_line(body, message):
 
 _FIRST_KERNEL = """
 import json, sys
-from cumlir import cuda, intrinsics
+from cumlir import cuda, operations
 from cumlir.compiler import type_function
-from cumlir.typing import intrinsics as stub_typing
+from cumlir.typing import operations as stub_typing
 from numba.core import types
 
 def k(a, n):

@@ -7,7 +7,7 @@ from numba.core import types
 from numba.core.errors import TypingError
 
 from cumlir import cuda
-from cumlir.intrinsics import libdevice as area
+from cumlir.operations import libdevice as area
 
 from . import support
 from .cases import libdevice_kernels as lk

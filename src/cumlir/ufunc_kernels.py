@@ -1,7 +1,7 @@
 """The kernels of GPU ufuncs: signatures, the choice of a signature for a call's dtypes,
 generalized-ufunc layouts, and the Python source of the kernels the dispatcher compiles.
 
-A vectorize kernel is ``elementwise(body, x0, ..., out)`` (intrinsics/elementwise.py), where
+A vectorize kernel is ``elementwise(body, x0, ..., out)`` (operations/elementwise.py), where
 ``body`` converts the elements to the signature's argument types, calls the user's scalar
 function (a device function typed for the signature) and converts its result to the
 output's element type; a guvectorize kernel is ``gufunc_loop(core, nloop, x0, ...)``. Both
@@ -13,7 +13,7 @@ import string
 
 import numpy as np
 
-from .intrinsics.elementwise import elementwise, gufunc_loop
+from .operations.elementwise import elementwise, gufunc_loop
 from .options import Options
 
 # ---- signatures ----------------------------------------------------------------------------

@@ -7,7 +7,7 @@ and alignment CUDA gives the type (``float4``, ``int4`` and ``double2`` aligned 
 stored with one vector instruction (docs/vector_types.md).
 
 The names the ``cuda`` namespace exposes (and their C aliases such as ``float4``) are
-the stubs of ``intrinsics/vectors.py``; this module holds the numba side.
+the stubs of ``operations/vectors.py``; this module holds the numba side.
 """
 
 import functools

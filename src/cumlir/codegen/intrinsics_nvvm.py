@@ -5,11 +5,11 @@ result, so everything here is an explicit list: an op or intrinsic not named bel
 rejected by the printer with an error naming it.
 
 Each table below holds the entries no intrinsic area declares yet; an area declares the
-NVVM ops it emits in its own file (``nvvm_ops(...)`` in cumlir/intrinsics), and
+NVVM ops it emits in its own file (``nvvm_ops(...)`` in cumlir/operations), and
 ``_with_areas`` adds them here.
 """
 
-from .. import intrinsics as _areas
+from .. import operations as _areas
 
 
 def _with_areas(table, entries):

@@ -13,8 +13,8 @@ Each transforms the module in place; the order is the compiler's (compiler.py).
 from mlir import ir, passmanager
 from mlir.dialects import gpu
 
-from ..intrinsics._half import UNCONTRACTED
-from ..intrinsics.elementwise import PARALLEL_LOOPS_MARK
+from ..operations._half import UNCONTRACTED
+from ..operations.elementwise import PARALLEL_LOOPS_MARK
 from . import counted_loops, targets
 
 STAGES = {

@@ -63,7 +63,7 @@ from .stream_api import (
 from ..linkable import Archive, Cubin, CUSource, Fatbin, LinkableCode, LTOIR, Object, PTXSource
 import importlib as _importlib
 
-from .. import intrinsics as _intrinsics
+from .. import operations as _operations
 from .. import refused as _refused
 
 HAS_NUMBA = True  # cumlir's frontend is numba
@@ -137,7 +137,7 @@ _LAZY = {
     "devicearray": _devicearray_module,
     "DeviceNDArray": lambda: _devicearray_module().DeviceNDArray,
     "random": _random_module,  # cuda.random, the xoroshiro128+ generator (a submodule)
-    "bfloat16": lambda: _intrinsics.stub("bf16").bfloat16,  # Numba-CUDA's cuda.bfloat16 is cuda.bf16's
+    "bfloat16": lambda: _operations.stub("bf16").bfloat16,  # Numba-CUDA's cuda.bfloat16 is cuda.bf16's
     "config": lambda: _importlib.import_module("numba.core.config"),  # numba's, as Numba-CUDA's
     # numba's types and cumlir's CUDA types, as Numba-CUDA's numba.cuda.types module holds
     "types": lambda: _importlib.import_module("cumlir.types"),
@@ -154,10 +154,10 @@ _LAZY = {
 
 def __getattr__(name):
     # the intrinsic stubs (threadIdx, grid, shared, syncthreads, atomic, libdevice, ...) are the
-    # stubs at the top of the areas of cumlir/intrinsics, imported on first use so that
+    # stubs at the top of the areas of cumlir/operations, imported on first use so that
     # importing this module stays cheap; a new intrinsic needs no line here
     if name == "__all__":
-        return _FUNCTIONS + sorted(_intrinsics.cuda_names())
+        return _FUNCTIONS + sorted(_operations.cuda_names())
     if name in _LAZY:
         value = globals()[name] = _LAZY[name]()
         return value
@@ -165,7 +165,7 @@ def __getattr__(name):
         raise _refused.refusal(name)
     if "." not in name and not name.startswith("_"):  # not numba's probes (_numba_type_)
         try:
-            stub = _intrinsics.stub(name)
+            stub = _operations.stub(name)
         except KeyError:
             if name in SCALAR_TYPES:  # numba's types, as Numba-CUDA re-exports them (loads numba)
                 from numba.core import types
@@ -178,7 +178,7 @@ def __getattr__(name):
 
 
 def __dir__():
-    return sorted(set(globals()) | set(_intrinsics.cuda_names()))
+    return sorted(set(globals()) | set(_operations.cuda_names()))
 
 
 class _NamespaceModules:
@@ -191,10 +191,10 @@ class _NamespaceModules:
         if package != __name__ or name.startswith("_"):
             return None
         try:
-            stub = _intrinsics.stub(name)
+            stub = _operations.stub(name)
         except KeyError:
             return None
-        if not isinstance(stub, _intrinsics.Namespace):
+        if not isinstance(stub, _operations.Namespace):
             return None
         import importlib.util
 
@@ -204,7 +204,7 @@ class _NamespaceModules:
     def create_module(spec):
         # the namespace object itself stands as the module, so that the import system, which
         # binds the submodule on its package, leaves cuda.bf16 the same object kernels see
-        return _intrinsics.stub(spec.name.rpartition(".")[2])
+        return _operations.stub(spec.name.rpartition(".")[2])
 
     @staticmethod
     def exec_module(module):

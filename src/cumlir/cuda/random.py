@@ -19,7 +19,7 @@ import math
 import numpy as np
 
 from .. import cuda
-from ..intrinsics.random import require_states
+from ..operations.random import require_states
 from .decorators import jit
 
 __all__ = [

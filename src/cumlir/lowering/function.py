@@ -15,7 +15,7 @@ from mlir.dialects import cf, func, gpu, llvm, ub
 from numba.core import analysis, errors, types
 from numba.core import ir as nir
 
-from .. import intrinsics
+from .. import operations
 from ..models import default_manager
 from ..typing.target import target_override
 from . import kernel_abi, refcount, returned_arrays
@@ -106,7 +106,7 @@ class MLIRLower(BuilderAPI):
         """An MLIR value of Numba type *ty* holding the Python value *pyval*."""
         if not self.has_value(ty):
             return NO_VALUE
-        if isinstance(pyval, intrinsics.Register):  # cuda.laneid: typed as a value, read here
+        if isinstance(pyval, operations.Register):  # cuda.laneid: typed as a value, read here
             return pyval.read_rule(self)
         rule = registry.find_constant(ty)
         if rule is None:

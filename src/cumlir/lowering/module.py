@@ -19,10 +19,10 @@ GPU_MODULE_NAME = "cumlir_kernels"
 
 def _load_rules():
     # every module of lowering/rules and every intrinsic area fills the registry
-    from . import intrinsics, rules
+    from . import operations, rules
 
     rules.load()
-    intrinsics.install()
+    operations.install()
 
 
 class ModuleBuilder:

@@ -7,7 +7,7 @@ decides it."""
 from numba.core import errors, types
 from numba.core import ir as nir
 
-from ..intrinsics.memory import local_array
+from ..operations.memory import local_array
 
 _VIEWS = ("getitem", "static_getitem", "getattr", "cast", "build_tuple", "exhaust_iter")
 

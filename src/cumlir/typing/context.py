@@ -8,9 +8,9 @@ from numba.core.dispatcher import Dispatcher as CPUDispatcher
 from numba.core.typing.context import BaseContext
 from numba.core.typing.templates import signature
 
-from ..intrinsics import Stub
+from ..operations import Stub
 from . import plain_messages
-from .intrinsics import stub_type
+from .operations import stub_type
 from .registry import exclusive
 from .target import target_override
 
@@ -46,7 +46,7 @@ class CUDATypingContext(BaseContext):
 
     def _name_stub(self, stub, registered):
         """A stub's first look-up here: the type its area declared, built now (see
-        typing/intrinsics.py). Registries installed later (extensions) look their keys up
+        typing/operations.py). Registries installed later (extensions) look their keys up
         before adding to them, so the stub's own templates come first."""
         self._named_stubs.add(stub)
         ours = stub_type(stub)
@@ -115,12 +115,12 @@ class CUDATypingContext(BaseContext):
         from numba.core.typing import npydecl
         from numba.misc import literal  # noqa: F401  (registers literal_unroll's typing)
 
-        from . import declarations, intrinsics
+        from . import declarations, operations
         from .registry import registry
 
         # every module of typing/declarations and every intrinsic area fills the registry
         declarations.load()
-        intrinsics.install()
+        operations.install()
 
         # cumlir's declarations first: for a key typed by several registries, the
         # first template that accepts the arguments wins
@@ -167,7 +167,7 @@ def typing_context():
         _context = ctx
         _seen = _registrations()
     else:
-        from .intrinsics import install
+        from .operations import install
 
         install()  # intrinsic areas found since
         if _registrations() != _seen:

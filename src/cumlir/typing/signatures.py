@@ -26,7 +26,7 @@ def parse_signature(sig):
 def _signature_names():
     """The names a signature string may use: numba's types, and the CUDA vector types under
     both their names (``float32x4``, ``float4``)."""
-    from ..intrinsics.vectors import constructors
+    from ..operations.vectors import constructors
 
     names = {}
     for name, stub in constructors.items():

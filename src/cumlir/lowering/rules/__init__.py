@@ -2,7 +2,7 @@
 tuples, records, ...). Importing a module fills the registry; :func:`load` imports every
 module of this package, so a new one needs no list."""
 
-from ...intrinsics import discover
+from ...operations import discover
 
 
 def load():

@@ -1,13 +1,13 @@
 """bfloat16 (``cuda.bf16.bfloat16``): conversions to and from the other numbers, and the
 operators Numba-CUDA gives it (``+ - * /``, negation, comparisons), in its own precision.
-The conversions are the bf16 area's (``intrinsics/bf16.py``)."""
+The conversions are the bf16 area's (``operations/bf16.py``)."""
 
 import operator
 
 from mlir.dialects import arith
 from numba.core import types
 
-from ...intrinsics.bf16 import compare_bfloat16, from_bfloat16, to_bfloat16
+from ...operations.bf16 import compare_bfloat16, from_bfloat16, to_bfloat16
 from ...types import Bfloat16
 from ..registry import lower, lower_cast
 from .scalars import FLOAT_PREDICATES

@@ -218,7 +218,7 @@ _register()
 
 @lower(np.rint, types.Number)
 def rint(lower, sig, args):
-    from ...intrinsics.math import call_libdevice
+    from ...operations.math import call_libdevice
 
     value = lower.cast(args[0], sig.args[0], sig.return_type)
     return call_libdevice(lower, "rint", sig.return_type, [value])

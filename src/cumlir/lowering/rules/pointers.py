@@ -4,7 +4,7 @@ A pointer is an ``!llvm.ptr`` in the generic address space, the same as a C ``T*
 or ``void*`` parameter, so a device function with pointer arguments has the C
 signature a library expects. ``p[i]`` addresses whole elements (NumPy's item
 size; a record element is held by reference, as in arrays). ``carray``/``farray``
-(intrinsics/foreign.py) wrap the memory in an ordinary strided memref without copying.
+(operations/foreign.py) wrap the memory in an ordinary strided memref without copying.
 """
 
 import operator

@@ -3,7 +3,7 @@
 ``types.CPointer(T)`` indexes as ``p[i]`` / ``p[i] = v`` (numba's own templates) and
 moves by whole elements with ``p + n``, ``n + p``, ``p - n``. ``types.voidptr`` has no
 element type: it is only passed on, or turned into an array with ``cuda.carray(p, shape, dtype)``
-(intrinsics/foreign.py).
+(operations/foreign.py).
 """
 
 import operator

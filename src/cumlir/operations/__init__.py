@@ -12,9 +12,9 @@ import importlib
 import os
 import sys
 
-from ._core import Intrinsic, Method, Namespace, Register, Stub, declare, lazy, method, nvvm_ops
-from ._core import declarations as _declarations
-from ._core import nvvm as _nvvm
+from ._api import Intrinsic, Method, Namespace, Register, Stub, declare, lazy, method, nvvm_ops
+from ._api import declarations as _declarations
+from ._api import nvvm as _nvvm
 
 __all__ = ["Intrinsic", "Method", "Namespace", "Register", "Stub", "declare", "lazy", "method", "nvvm_ops", "discover"]
 

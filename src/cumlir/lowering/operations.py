@@ -1,14 +1,14 @@
-"""The lowering of the intrinsic areas (``cumlir/intrinsics``), installed into the
+"""The lowering of the intrinsic areas (``cumlir/operations``), installed into the
 lowering registry: each rule under the key and argument patterns its area gave, and the
 attributes of stubs read rather than called (``threadIdx.x``) through their stub."""
 
 from numba.core import errors, types
 
-from .. import intrinsics
-from ..typing.intrinsics import StubNamespace
+from .. import operations
+from ..typing.operations import StubNamespace
 from .registry import lower, lower_getattr_generic
 
-_installed = 0  # how many of intrinsics.declarations() are installed
+_installed = 0  # how many of operations.declarations() are installed
 
 
 def _pattern(pattern):
@@ -23,7 +23,7 @@ def _pattern(pattern):
 def install():
     """Register the rules of declarations made since the last call (areas found since)."""
     global _installed
-    declarations = intrinsics.declarations()
+    declarations = operations.declarations()
     for decl in declarations[_installed:]:
         for patterns, rule in decl._lowering:
             lower(decl._key, *map(_pattern, patterns))(rule)

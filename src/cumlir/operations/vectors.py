@@ -11,7 +11,7 @@ no arithmetic. The numba types themselves are in ``cumlir/vector_types.py``.
 """
 
 from . import Stub
-from ._core import lazy
+from ._api import lazy
 from ._modules import errors, templates, types
 
 vector_types = lazy("cumlir.vector_types")

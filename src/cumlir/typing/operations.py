@@ -1,4 +1,4 @@
-"""The typing of the intrinsic areas (``cumlir/intrinsics``), installed into cumlir's
+"""The typing of the intrinsic areas (``cumlir/operations``), installed into cumlir's
 typing registry: a typer becomes a CallableTemplate, a list of cases a
 ConcreteTemplate, and every stub that is read rather than called (``cuda.shared``,
 ``threadIdx``) the one numba type :class:`StubNamespace`."""
@@ -13,7 +13,7 @@ from numba.core.typing.templates import (
     signature,
 )
 
-from .. import intrinsics
+from .. import operations
 from .registry import register_attr, register_global
 
 
@@ -32,7 +32,7 @@ class StubNamespace(types.Dummy):
 
 
 _types = {}  # declaration -> its numba type
-_installed = 0  # how many of intrinsics.declarations() are installed
+_installed = 0  # how many of operations.declarations() are installed
 
 
 def _template_name(decl):
@@ -40,9 +40,9 @@ def _template_name(decl):
 
 
 def _numba_type(decl):
-    if isinstance(decl, intrinsics.Namespace):
+    if isinstance(decl, operations.Namespace):
         return StubNamespace(decl)
-    if isinstance(decl, intrinsics.Register):
+    if isinstance(decl, operations.Register):
         return getattr(types, decl.type_name)  # read as a value: cuda.laneid is an int32
     if decl._typing is None:
         return None  # lowering only: numba types the key itself
@@ -72,9 +72,9 @@ def install():
     A called stub's template is built when the typing context first looks the stub up
     (:func:`stub_type`): of the hundreds declared, a process uses a few."""
     global _installed
-    declarations = intrinsics.declarations()
+    declarations = operations.declarations()
     for decl in declarations[_installed:]:
-        if isinstance(decl, intrinsics.Method):
+        if isinstance(decl, operations.Method):
             if decl._typing is not None:
                 register_attr(_method_template(decl))
         elif _called_stub(decl):
@@ -91,13 +91,13 @@ _when_named = {}  # called stub -> its numba type, None until first looked up
 
 
 def _called_stub(decl):
-    return isinstance(decl, intrinsics.Stub) and not isinstance(decl, (intrinsics.Namespace, intrinsics.Register))
+    return isinstance(decl, operations.Stub) and not isinstance(decl, (operations.Namespace, operations.Register))
 
 
 def stub_type(value):
     """The numba type of *value* if it is a called stub (its template built now, on the
     first look-up), else None."""
-    if not isinstance(value, intrinsics.Stub) or value not in _when_named:
+    if not isinstance(value, operations.Stub) or value not in _when_named:
         return None
     found = _when_named[value]
     if found is None and value._typing is not None:

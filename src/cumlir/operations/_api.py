@@ -3,8 +3,8 @@
 Everything here is plain Python, so that ``from cumlir import cuda`` (which exposes the
 stubs) loads neither numba, MLIR nor the CUDA driver. A typer or lowering rule is a
 Python function registered on its stub by a decorator; numba and MLIR reach its body
-through :func:`lazy` modules. ``cumlir.typing.intrinsics`` and
-``cumlir.lowering.intrinsics`` install what the areas declare.
+through :func:`lazy` modules. ``cumlir.typing.operations`` and
+``cumlir.lowering.operations`` install what the areas declare.
 """
 
 import importlib
@@ -173,7 +173,7 @@ class Register(Stub):
 class Namespace(Stub):
     """A stub that is read rather than called: a namespace of stubs (``cuda.shared.array``)
     or a register with attributes (``threadIdx.x``). Kernels see it as one numba type,
-    ``cumlir.typing.intrinsics.StubNamespace``."""
+    ``cumlir.typing.operations.StubNamespace``."""
 
     def __init__(self, name, doc=None):
         super().__init__(name, doc)

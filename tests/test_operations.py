@@ -1,4 +1,4 @@
-"""Intrinsic areas: a new intrinsic is one file of cumlir/intrinsics.
+"""Intrinsic areas: a new intrinsic is one file of cumlir/operations.
 
 The example area of docs/architecture.md ("Adding an operation") is written to a
 temporary folder on the package's path, found like any area, and compiled to PTX.
@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from numba.core.errors import TypingError
 
-import cumlir.intrinsics
+import cumlir.operations
 from cumlir import cuda
-from cumlir.intrinsics import nvvm_ops
+from cumlir.operations import nvvm_ops
 
 from . import support
 
@@ -25,7 +25,7 @@ AREA = "doc_example_area"  # the module name the example is found under
 
 def _example_source():
     text = DOC.read_text()
-    after = text[text.index("is the file `src/cumlir/intrinsics/example.py`:") :]
+    after = text[text.index("is the file `src/cumlir/operations/example.py`:") :]
     return re.search(r"```python\n(.*?)```", after, re.S).group(1)
 
 
@@ -38,7 +38,7 @@ def area_folder(tmp_path_factory):
 
 @pytest.fixture
 def example_area(area_folder, monkeypatch):
-    monkeypatch.setattr(cumlir.intrinsics, "__path__", [*cumlir.intrinsics.__path__, str(area_folder)])
+    monkeypatch.setattr(cumlir.operations, "__path__", [*cumlir.operations.__path__, str(area_folder)])
     return area_folder
 
 
@@ -62,7 +62,7 @@ def test_the_documented_area_types_and_behaves_as_a_stub(example_area):
     with pytest.raises(TypingError, match="cuda.example_intrinsic needs a 32- or 64-bit integer, got float32"):
         cuda.compile_ptx(on_floats, "void(float32[:], float32[:])", cc=(9, 0))
     stub = cuda.example_intrinsic
-    assert stub is getattr(sys.modules[f"cumlir.intrinsics.{AREA}"], "example_intrinsic")
+    assert stub is getattr(sys.modules[f"cumlir.operations.{AREA}"], "example_intrinsic")
     with pytest.raises(RuntimeError, match="cuda.example_intrinsic can only be used inside"):
         stub(1)
     assert pickle.loads(pickle.dumps(stub)) is stub
@@ -70,7 +70,7 @@ def test_the_documented_area_types_and_behaves_as_a_stub(example_area):
 
 def test_an_area_loads_neither_numba_nor_mlir(area_folder):
     code = (
-        "import sys, cumlir.intrinsics as areas\n"
+        "import sys, cumlir.operations as areas\n"
         f"areas.__path__.append({str(area_folder)!r})\n"
         "from cumlir import cuda\n"
         "print(cuda.example_intrinsic, len(areas.areas()) > 1, "
@@ -81,7 +81,7 @@ def test_an_area_loads_neither_numba_nor_mlir(area_folder):
 
 
 def test_cuda_namespace_gives_every_stub_and_no_stub_hides_a_function():
-    names = cumlir.intrinsics.cuda_names()
+    names = cumlir.operations.cuda_names()
     for name, stub in names.items():
         assert getattr(cuda, name) is stub, f"cuda.{name} is not the intrinsic stub"
     assert set(names) <= set(cuda.__all__) and set(names) <= set(dir(cuda))
@@ -91,7 +91,7 @@ def test_cuda_namespace_gives_every_stub_and_no_stub_hides_a_function():
 
 
 def test_every_cuda_stub_pickles_by_name():
-    names = cumlir.intrinsics.cuda_names()
+    names = cumlir.operations.cuda_names()
     assert {"threadIdx", "grid", "gridsize", "syncthreads", "shared", "local", "const", "carray", "farray"} <= set(names)
     for stub in [*names.values(), cuda.shared.array, cuda.local.array, cuda.const.array_like]:
         assert pickle.loads(pickle.dumps(stub)) is stub

@@ -1,7 +1,7 @@
 """The numba and MLIR modules the intrinsic areas' typers and rules use, each imported on
 first use (``from ._modules import types, arith``), so that importing an area stays cheap."""
 
-from ._core import lazy
+from ._api import lazy
 
 # numba
 types = lazy("numba.core.types")
