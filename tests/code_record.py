@@ -3,8 +3,10 @@ change of the compiler's structure leaves the generated code byte for byte as it
 
 Loaded with ``-p tests.code_record`` while ``CUMLIR_CODE_RECORD`` names a folder, it
 writes one line per compiled module: the code format, the SHA-256 of the PTX or LTO-IR,
-the entry's symbol and the chip, into ``<folder>/<pid>.txt``. Two runs are compared as
-sets of lines with ``python -m tests.code_record BEFORE AFTER``.
+the entry's symbol and the chip, into ``<folder>/<pid>.txt``, and the PTX itself into
+``<folder>/code/<digest>.ptx``. The checkout's own path is replaced by ``<root>`` first, so
+that line tables of two checkouts compare. Two runs are compared as sets of lines with
+``python -m tests.code_record BEFORE AFTER``.
 """
 
 import hashlib
@@ -12,15 +14,24 @@ import os
 import sys
 
 
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
 def _record(path, compilation):
     code = compilation.code
     if code is None:
         return
     data = code.encode() if isinstance(code, str) else bytes(code)
+    data = data.replace(ROOT.encode(), b"<root>")
     digest = hashlib.sha256(data).hexdigest()
     cc = "".join(map(str, compilation.cc or ()))
     with open(path, "a") as out:
         out.write(f"{compilation.code_format} {digest} {compilation.symbol} sm_{cc}\n")
+    if isinstance(code, str):
+        folder = os.path.join(os.path.dirname(path), "code")
+        os.makedirs(folder, exist_ok=True)
+        with open(os.path.join(folder, f"{digest}.ptx"), "wb") as out:
+            out.write(data)
 
 
 def pytest_configure(config):
@@ -46,6 +57,8 @@ def pytest_configure(config):
 def _lines(folder):
     lines = set()
     for name in os.listdir(folder):
+        if not name.endswith(".txt"):
+            continue
         with open(os.path.join(folder, name)) as f:
             lines.update(line.strip() for line in f if line.strip())
     return lines

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from cumlir import cuda
-from cumlir.vector_types import vector_types
+from cumlir.types import vector_types
 
 from . import support
 from .cases import vector_kernels as K

@@ -1,7 +1,9 @@
-"""Intrinsic areas: a new intrinsic is one file of cumlir/operations.
+"""Operation modules: a new operation is one module of cumlir/operations.
 
-The example area of docs/architecture.md ("Adding an operation") is written to a
-temporary folder on the package's path, found like any area, and compiled to PTX.
+The example module of docs/architecture.md ("Adding an operation") is written to a
+temporary folder on the package's path, found like any module, and compiled to PTX; the
+page's list of operation modules is checked against the package, and every module is
+imported without numba or MLIR.
 """
 
 import pickle
@@ -68,12 +70,29 @@ def test_the_documented_area_types_and_behaves_as_a_stub(example_area):
     assert pickle.loads(pickle.dumps(stub)) is stub
 
 
+def test_the_documented_list_of_modules_is_the_package_s():
+    section = DOC.read_text().split("### The operation modules", 1)[1].split("\n## ", 1)[0]
+    listed = re.findall(r"^\| `(\w+)\.py` \|", section, re.M)
+    assert listed == sorted(listed), "keep the list sorted"
+    assert set(listed) == {m.__name__.rpartition(".")[2] for m in cumlir.operations.modules()}
+
+
+def test_no_operation_module_loads_numba_or_mlir():
+    code = (
+        "import sys, cumlir.operations as operations\n"
+        "names = [m.__name__ for m in operations.modules()]\n"
+        "print(len(names) > 20, sorted(m for m in ('mlir', 'numba', 'cuda.bindings') if m in sys.modules))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "True []"
+
+
 def test_an_area_loads_neither_numba_nor_mlir(area_folder):
     code = (
         "import sys, cumlir.operations as areas\n"
         f"areas.__path__.append({str(area_folder)!r})\n"
         "from cumlir import cuda\n"
-        "print(cuda.example_intrinsic, len(areas.areas()) > 1, "
+        "print(cuda.example_intrinsic, len(areas.modules()) > 1, "
         "sorted(m for m in ('mlir', 'numba', 'cuda.bindings') if m in sys.modules))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout

@@ -14,7 +14,7 @@ from cumlir.mlir_context import mlir_context
 from cumlir.models import default_manager
 from cumlir.runtime import arguments
 from cumlir.typing.signatures import accepts, parse_signature
-from cumlir.vector_types import matches_record, vector_types
+from cumlir.types import matches_record, vector_types
 
 from . import support
 from .cases import vector_kernels as K

@@ -20,8 +20,8 @@ from numba.core.extending import BoundLiteralArgs, SentryLiteralArgs, sentry_lit
 from numba.core.typing.asnumbatype import as_numba_type  # noqa: F401
 from numba.core.typing.templates import AbstractTemplate, AttributeTemplate, signature  # noqa: F401
 
+from . import operations as _operations
 from .lowering.extension_registry import _reported, lowering_registry
-from .lowering.registry import registry as _rules
 from . import models  # noqa: F401  (``from cumlir.extending import models``, as numba.extending users write)
 from .models import register_model  # noqa: F401
 from .typing.extension_registry import typing_guard, typing_registry
@@ -93,7 +93,7 @@ def overload_method(typ, attr, **kwargs):
         guarded = typing_guard(overload_func)
         numba_overload_method(typ, attr, **kwargs)(guarded)
         # numba types the method as a call of the (guarded) overload function on (receiver, *args)
-        _rules.lower((typ, attr), typ, types.VarArg(types.Any))(_call_overloaded(guarded))
+        _operations.declare((typ, attr)).lower(typ, types.VarArg(types.Any))(_call_overloaded(guarded))
         return overload_func
 
     return decorate
@@ -109,7 +109,7 @@ def overload_attribute(typ, attr, **kwargs):
         guarded = typing_guard(overload_func)
         numba_overload_attribute(typ, attr, **kwargs)(guarded)
 
-        @_rules.lower_getattr(typ, attr)
+        @_operations.attribute(typ, attr).lower
         @_reported(overload_func)
         def getattr_rule(lower, ty, value, attr):
             return lower.call_function(guarded, (ty,), [value])[0]
@@ -175,7 +175,7 @@ class Intrinsic:
             {"key": self, "generic": generic, "prefer_literal": prefer_literal},
         )
         typing_registry.register_global(self, types.Function(template))
-        _rules.lower(self, types.VarArg(types.Any))(self._lower_call)
+        _operations.declare(self).lower(types.VarArg(types.Any))(self._lower_call)
 
     def _type_call(self, typing_context, args, kws):
         if kws:
@@ -232,7 +232,7 @@ def make_attribute_wrapper(typeclass, struct_attr, python_attr):
             if attr == python_attr:
                 return default_manager.lookup(typ).get_member_type(struct_attr)
 
-    @_rules.lower_getattr(typeclass, python_attr)
+    @_operations.attribute(typeclass, python_attr).lower
     def struct_getattr(lower, typ, value, attr):
         model = lower.dmm.lookup(typ)
         member = model.get_member_type(struct_attr)

@@ -12,7 +12,7 @@ from mlir.dialects import arith, llvm
 from numba.core import types
 
 from . import types as cumlir_types
-from .vector_types import VectorType
+from .types import VectorType
 
 
 class DataModel:
@@ -61,6 +61,14 @@ class PrimitiveModel(DataModel):
 
     def get_value_type(self):
         return self._be_type
+
+
+class PointerModel(PrimitiveModel):
+    """A raw pointer (``CPointer(T)``, ``voidptr``): an ``!llvm.ptr`` in the generic address
+    space, as a C ``T*`` parameter (operations/pointers.py)."""
+
+    def __init__(self, dmm, fe_type):
+        super().__init__(dmm, fe_type, llvm.PointerType.get())
 
 
 class OpaqueModel(DataModel):
@@ -329,7 +337,7 @@ class RecordModel(DataModel):
 
 
 class VectorModel(StructModel):
-    """A CUDA vector type (vector_types.py): a struct of its lanes in registers. Arrays of
+    """A CUDA vector type (types.py): a struct of its lanes in registers. Arrays of
     vectors are memrefs of bytes with byte strides, as arrays of records, so that every
     access can state the vector's own alignment (see lowering/rules/vectors.py)."""
 
@@ -405,6 +413,8 @@ for _cls, _model in (
     (types.ArrayIterator, SequenceIteratorModel),
     (types.Array, ArrayModel),
     (types.Record, RecordModel),
+    (types.CPointer, PointerModel),
+    (types.RawPointer, PointerModel),
     (VectorType, VectorModel),
     (types.NoneType, OpaqueModel),
     (types.Omitted, OpaqueModel),

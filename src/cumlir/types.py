@@ -1,8 +1,13 @@
-"""Numba's types, as extensions of cumlir use them: ``from cumlir import types``.
+"""Numba's types, as extensions of cumlir use them: ``from cumlir import types``, and the
+types cumlir adds: ``bfloat16`` and CUDA's vector types.
 
-New types subclass ``types.Type``; see docs/extending.md.
+New types subclass ``types.Type``; see docs/extending.md. Operation modules name the
+types of their patterns here (``"Integer"``, ``"bfloat16"``, ``"VectorType"``).
 """
 
+import functools as _functools
+
+import numpy as _np
 from numba.core import types as _types
 from numba.core.typeconv import Conversion  # noqa: F401
 
@@ -46,6 +51,76 @@ class Bfloat16(_types.Number):
 
 bfloat16 = Bfloat16()
 
-# patterns of lowering rules and area typers name types in numba.core.types ("bfloat16")
-_types.Bfloat16 = Bfloat16
-_types.bfloat16 = bfloat16
+
+
+# ---- CUDA's vector types ------------------------------------------------------------------
+#
+# The numba types of CUDA's vector types (``float32x4``, ``int32x2``, ...).
+#
+# One type per base type and lane count (1 to 4), named ``<base>x<n>`` as Numba-CUDA
+# names them. A value is a struct of its lanes ``x, y, z, w``; in memory it has the size
+# and alignment CUDA gives the type (``float4``, ``int4`` and ``double2`` aligned to 16,
+# ``float2`` to 8, a 3-lane vector to its base type), so that a whole vector is loaded or
+# stored with one vector instruction (docs/vector_types.md).
+
+BASE_TYPES = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64")
+LANES = ("x", "y", "z", "w")
+
+
+class VectorType(_types.Type):
+    """A CUDA vector type: *count* lanes of the numba scalar type *base*."""
+
+    def __init__(self, base, count):
+        self.base_type = base
+        self.count = count
+        super().__init__(name=f"{base}x{count}")
+
+    @property
+    def lanes(self):
+        return LANES[: self.count]
+
+    @property
+    def base_size(self):
+        return self.base_type.bitwidth // 8
+
+    @property
+    def alignment(self):
+        """CUDA's alignment: 2 and 4 lanes together (at most 16 bytes), 1 and 3 lanes as the base type."""
+        if self.count == 2:
+            return 2 * self.base_size
+        if self.count == 4:
+            return min(4 * self.base_size, 16)
+        return self.base_size
+
+    @property
+    def size(self):
+        return self.count * self.base_size  # a multiple of the alignment for every type above
+
+    def numpy_dtype(self):
+        """The NumPy structured dtype holding one value (fields ``x``, ``y``, ... at CUDA's offsets)."""
+        base = _np.dtype(str(self.base_type))
+        offsets = [k * self.base_size for k in range(self.count)]
+        fields = {"names": list(self.lanes), "formats": [base] * self.count, "offsets": offsets}
+        return _np.dtype({**fields, "itemsize": self.size})
+
+
+@_functools.cache
+def vector_type(base_name, count):
+    """The vector type of *count* lanes of the scalar named *base_name* ("float32")."""
+    if base_name not in BASE_TYPES or count not in (1, 2, 3, 4):
+        raise ValueError(f"there is no CUDA vector type of {count} lanes of {base_name}")
+    return VectorType(getattr(_types, base_name), count)
+
+
+# every vector type by its name: "float32x4" -> VectorType
+vector_types = {f"{base}x{n}": vector_type(base, n) for base in BASE_TYPES for n in (1, 2, 3, 4)}
+
+
+def matches_record(vty, record):
+    """Whether the numba Record type *record* lays out exactly one value of *vty*: the NumPy
+    structured arrays a kernel taking an array of *vty* accepts from the host."""
+    if not isinstance(record, _types.Record) or record.size != vty.size:
+        return False
+    fields = record.dtype.fields
+    expected = vty.numpy_dtype().fields
+    return list(record.dtype.names) == list(vty.lanes) and all(fields[n][:2] == expected[n][:2] for n in vty.lanes)

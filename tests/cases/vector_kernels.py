@@ -5,7 +5,7 @@ arguments, each with a host reference computed from the inputs."""
 import numpy as np
 
 from cumlir import cuda
-from cumlir.vector_types import BASE_TYPES, vector_types
+from cumlir.types import BASE_TYPES, vector_types
 
 TYPE_NAMES = list(vector_types)  # "int8x1" ... "float64x4"
 

@@ -26,9 +26,6 @@ SPECIAL_REGISTERS = _with_areas(
     {
         "nvvm.read.ptx.sreg.laneid": "llvm.nvvm.read.ptx.sreg.laneid",
         "nvvm.read.ptx.sreg.warpsize": "llvm.nvvm.read.ptx.sreg.warpsize",
-        "nvvm.read.ptx.sreg.clock": "llvm.nvvm.read.ptx.sreg.clock",
-        "nvvm.read.ptx.sreg.clock64": "llvm.nvvm.read.ptx.sreg.clock64",
-        "nvvm.read.ptx.sreg.globaltimer": "llvm.nvvm.read.ptx.sreg.globaltimer",
         "nvvm.read.ptx.sreg.lanemask.eq": "llvm.nvvm.read.ptx.sreg.lanemask.eq",
         "nvvm.read.ptx.sreg.lanemask.le": "llvm.nvvm.read.ptx.sreg.lanemask.le",
         "nvvm.read.ptx.sreg.lanemask.lt": "llvm.nvvm.read.ptx.sreg.lanemask.lt",
@@ -42,6 +39,10 @@ ASM_REGISTERS = _with_areas(
     "asm_registers",
     {"nvvm.read.ptx.sreg.total.smem.size": "%total_smem_size"},
 )
+
+# registers whose value changes between reads (clocks), read through inline PTX marked
+# volatile: libNVVM would merge two reads of a register intrinsic (op name -> PTX register)
+VOLATILE_REGISTERS = _with_areas("volatile_registers", {})
 
 # NVVM dialect ops with no operands and no result -> intrinsic
 NULLARY = _with_areas(

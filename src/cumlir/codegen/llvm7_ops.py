@@ -332,8 +332,16 @@ def _special_register(p, op):
 
 
 def _asm_register(p, op):
+    _read_register(p, op, intrinsics.ASM_REGISTERS[op.name], False)
+
+
+def _volatile_register(p, op):
+    _read_register(p, op, intrinsics.VOLATILE_REGISTERS[op.name], True)
+
+
+def _read_register(p, op, register, volatile):
     width = p.type_of(op.results[0]).bits
-    _asm_call(p, op, f"mov.u{width} $0, {intrinsics.ASM_REGISTERS[op.name]};", "=r" if width == 32 else "=l", False)
+    _asm_call(p, op, f"mov.u{width} $0, {register};", "=r" if width == 32 else "=l", volatile)
 
 
 def _nullary(p, op):
@@ -393,6 +401,7 @@ def _abs(p, op):
 for _table, _printer in (
     (intrinsics.SPECIAL_REGISTERS, _special_register),
     (intrinsics.ASM_REGISTERS, _asm_register),
+    (intrinsics.VOLATILE_REGISTERS, _volatile_register),
     (intrinsics.NULLARY, _nullary),
     (intrinsics.CALLS, _operand_call),
     (intrinsics.BY_ATTRIBUTE, _by_attribute),

@@ -12,10 +12,17 @@ def declare_device(name, sig, link=None, use_cooperative=False):
     ARGS...)`` stores its result through the first parameter and returns 0. *link* lists the
     files or LinkableCode objects defining it; they are linked into every kernel that calls it.
     """
+    from numba.core.typing.templates import signature
+
     from ..linkable import as_linkable
-    from ..typing.externals import ExternalFunction
+    from ..operations.externals import ExternalFunction
+    from ..typing.signatures import parse_signature
 
     if use_cooperative:
         raise NotImplementedError("declare_device(use_cooperative=True) is not supported")
     items = link if isinstance(link, (list, tuple)) else ([] if link is None else [link])
-    return ExternalFunction(name, sig, [as_linkable(item) for item in items])
+    ExternalFunction.check_name(name)
+    argtypes, return_type = parse_signature(sig)
+    if return_type is None:
+        raise TypeError(f"declare_device({name!r}): the signature {sig!r} must give the return type")
+    return ExternalFunction(name, signature(return_type, *argtypes), [as_linkable(item) for item in items])

@@ -12,6 +12,11 @@ from mlir import ir
 from mlir.dialects import llvm
 from numba.core import errors, types
 
+from .. import nrt
+from ..operations._elements import element_pointer
+from . import refcount
+from .exceptions import record_raise
+
 _temporary_ids = itertools.count()
 
 
@@ -67,40 +72,45 @@ class BuilderAPI:
         """The address (an !llvm.ptr) of the element of *array* (of Numba type *array_type*)
         at *index* (an integer or a tuple of one per axis, of Numba type *index_type*):
         negative indices wrap, and debug=True checks bounds, as element access does."""
-        from .elements import element_pointer
-
         return element_pointer(self, array_type, array, index_type, index)
+
+    def record_raise(self, exception_class, args):
+        """Raise *exception_class(*args)* at the current line (docs: debug=True reports it on
+        the host); the caller ends the thread."""
+        record_raise(self, exception_class, args, self.loc)
 
     def incref(self, numba_type, value):
         """Take a reference to every array *value* holds (NRT on; otherwise nothing): for
         extensions that keep an array beyond the statement that gave it (docs/nrt.md)."""
         if self.refcounting:
-            from .refcount import incref
-
-            incref(self, numba_type, value)
+            refcount.incref(self, numba_type, value)
 
     def decref(self, numba_type, value):
         """Give back a reference taken with incref (or one a device function returned)."""
         if self.refcounting:
-            from .refcount import decref
-
-            decref(self, numba_type, value)
+            refcount.decref(self, numba_type, value)
 
     def unowned(self, memref_value):
         """An array over memory the device runtime does not own (a global: shared or constant
         memory), marked so that taking references to it does nothing (NRT on; else itself)."""
         if not self.refcounting:
             return memref_value
-        from .refcount import unowned
+        return refcount.unowned(memref_value)
 
-        return unowned(memref_value)
+    def meminfo_array(self, array_type, meminfo, sizes, strides=None):
+        """An array of *array_type* with i64 *sizes* (and *strides*, C-contiguous if None)
+        over the data of the device runtime's MemInfo *meminfo* (an !llvm.ptr), owning the
+        reference its caller holds."""
+        return refcount.meminfo_array(self, array_type, meminfo, sizes, strides)
 
-    def meminfo_array(self, array_type, meminfo, sizes):
-        """A C-contiguous array of *array_type* with i64 *sizes* over the data of the device
-        runtime's MemInfo *meminfo* (an !llvm.ptr), owning the reference its caller holds."""
-        from .refcount import meminfo_array
+    def require_nrt(self, what):
+        """Refuse *what* (code needing the device runtime) at its line when NRT is off."""
+        refcount.require_nrt(self, what)
 
-        return meminfo_array(self, array_type, meminfo, sizes)
+    def nrt_allocate(self, nbytes, align):
+        """A new MemInfo (an !llvm.ptr) from the device runtime with *nbytes* (i64) of data
+        aligned to *align* (i32) bytes."""
+        return self.call_external(nrt.ALLOCATE, llvm.PointerType.get(), [nbytes, align])
 
     def memref_from_params(self, array_type, params):
         """A value of the Numba array type *array_type* from (pointer, offset, sizes...,

@@ -1,5 +1,6 @@
-"""The public lowering registry: extension callbacks in their documented shapes,
-adapted onto the internal rule tables of registry.py (one set of tables for all).
+"""The public lowering registry: extension callbacks in their documented shapes, adapted
+into operation records (cumlir/operations), which lowering/operations.py installs into the
+one set of rule tables every operation uses.
 
 Public shapes (docs/extending.md):
   call:     impl(builder, target, args, kwargs)       args are variables; store the result in target
@@ -16,8 +17,8 @@ import functools
 
 from numba.core import errors
 
+from .. import operations
 from .builder_api import extension_error
-from .registry import registry as _internal
 
 
 def _reported(callback):
@@ -100,49 +101,49 @@ class MLIRLoweringRegistry:
 
     def lower(self, key, *patterns):
         def decorate(impl):
-            _internal.lower(key, *patterns)(_call_rule(impl))
+            operations.declare(key).lower(*patterns)(_call_rule(impl))
             return impl
 
         return decorate
 
     def lower_getattr(self, pattern, attr):
         def decorate(impl):
-            _internal.lower_getattr(pattern, attr)(_getattr_rule(impl, generic=False))
+            operations.attribute(pattern, attr).lower(_getattr_rule(impl, generic=False))
             return impl
 
         return decorate
 
     def lower_getattr_generic(self, pattern):
         def decorate(impl):
-            _internal.lower_getattr_generic(pattern)(_getattr_rule(impl, generic=True))
+            operations.attribute(pattern).lower(_getattr_rule(impl, generic=True))
             return impl
 
         return decorate
 
     def lower_setattr(self, pattern, attr):
         def decorate(impl):
-            _internal.lower_setattr(pattern, attr)(_setattr_rule(impl, generic=False))
+            operations.attribute(pattern, attr).lower_set(_setattr_rule(impl, generic=False))
             return impl
 
         return decorate
 
     def lower_setattr_generic(self, pattern):
         def decorate(impl):
-            _internal.lower_setattr_generic(pattern)(_setattr_rule(impl, generic=True))
+            operations.attribute(pattern).lower_set(_setattr_rule(impl, generic=True))
             return impl
 
         return decorate
 
     def lower_cast(self, from_pattern, to_pattern):
         def decorate(impl):
-            _internal.lower_cast(from_pattern, to_pattern)(_cast_rule(impl))
+            operations.cast(from_pattern, to_pattern)(_cast_rule(impl))
             return impl
 
         return decorate
 
     def lower_constant(self, pattern):
         def decorate(impl):
-            _internal.lower_constant(pattern)(_constant_rule(impl))
+            operations.constant(pattern)(_constant_rule(impl))
             return impl
 
         return decorate

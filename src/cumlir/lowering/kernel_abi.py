@@ -16,7 +16,7 @@ from mlir.dialects import llvm
 from mlir.dialects import complex as mlir_complex
 from numba.core import errors, types
 
-from ..vector_types import VectorType
+from ..types import VectorType
 from .refcount import memref_from_descriptor
 
 _POINTERS = (types.Record, types.CPointer, types.RawPointer)

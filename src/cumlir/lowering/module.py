@@ -9,19 +9,17 @@ from mlir.dialects import func, gpu, memref
 from ..codegen.pipeline import FUNCTION_FASTMATH
 from ..mlir_context import mlir_context
 from ..options import Options
-from ..typing.frontend import DeviceFunction
+from ..typing.frontend import DeviceFunction, implementation_dispatcher
 from . import refcount
 from .function import NO_VALUE, MLIRLower
-from .implementations import python_implementation
 
 GPU_MODULE_NAME = "cumlir_kernels"
 
 
 def _load_rules():
-    # every module of lowering/rules and every intrinsic area fills the registry
-    from . import operations, rules
+    # every operation module fills the registry (a module added since is found too)
+    from . import operations
 
-    rules.load()
     operations.install()
 
 
@@ -188,7 +186,7 @@ class ModuleBuilder:
         Semantics that are easiest to state in Python (CPython's complex division,
         say) are written as Python functions and compiled like user code.
         """
-        callee = python_implementation(pyfunc).compile_device(sig.args)
+        callee = implementation_dispatcher(pyfunc).compile_device(sig.args)
         value = self.emit_device_call(lower, callee, callee.signature, args)
         result = lower.cast(value, callee.typed.return_type, sig.return_type)
         return lower.mark_fresh(result) if lower.is_fresh(value) else result

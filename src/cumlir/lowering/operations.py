@@ -1,36 +1,45 @@
-"""The lowering of the intrinsic areas (``cumlir/operations``), installed into the
-lowering registry: each rule under the key and argument patterns its area gave, and the
-attributes of stubs read rather than called (``threadIdx.x``) through their stub."""
+"""The lowering of the operations (``cumlir/operations``), installed into the lowering
+registry: each rule under the key and type patterns its record gave, and the attributes
+of stubs read rather than called (``threadIdx.x``) through their stub."""
 
-from numba.core import errors, types
+from numba.core import errors
 
 from .. import operations
+from ..operations import resolve, resolve_key
 from ..typing.operations import StubNamespace
-from .registry import lower, lower_getattr_generic
+from .registry import registry
 
 _installed = 0  # how many of operations.declarations() are installed
 
 
-def _pattern(pattern):
-    """A registry pattern from an area's: a name in numba.core.types, "*name" for VarArg."""
-    if not isinstance(pattern, str):
-        return pattern
-    if pattern.startswith("*"):
-        return types.VarArg(_pattern(pattern[1:]))
-    return getattr(types, pattern)
+def _install(decl):
+    if isinstance(decl, operations.Operation):
+        for patterns, rule in decl.rules:
+            registry.lower(resolve_key(decl.key), *map(resolve, patterns))(rule)
+    elif isinstance(decl, operations.Attribute):
+        receiver = resolve(decl.receiver)
+        if decl.getter is not None:
+            registry.lower_getattr(receiver, decl.attr)(decl.getter)
+        if decl.setter is not None:
+            registry.lower_setattr(receiver, decl.attr)(decl.setter)
+    elif isinstance(decl, operations.Conversion):
+        patterns = tuple(map(resolve, decl.patterns))
+        add = registry.lower_cast if decl.kind == "cast" else registry.lower_constant
+        add(*patterns)(decl.rule)
+    elif isinstance(decl, operations.InstanceCalls):
+        registry.lower_calls_of(decl.cls)(decl.rule)
 
 
 def install():
-    """Register the rules of declarations made since the last call (areas found since)."""
+    """Register the rules of records made since the last call (modules found since)."""
     global _installed
     declarations = operations.declarations()
     for decl in declarations[_installed:]:
-        for patterns, rule in decl._lowering:
-            lower(decl._key, *map(_pattern, patterns))(rule)
+        _install(decl)
     _installed = len(declarations)
 
 
-@lower_getattr_generic(StubNamespace)
+@registry.lower_getattr_generic(StubNamespace)
 def stub_attribute(lower, ty, value, attr):
     rule = ty.stub._attributes.get(attr, (None, None))[1]
     if rule is None:

@@ -1,28 +1,56 @@
-"""CUDA intrinsics, one module per area: each holds its Numba-CUDA stubs, their typing
-and their lowering side by side (see docs/architecture.md, "Adding an operation").
+"""Every operation cumlir compiles, one module per area: each module holds its operations'
+typing and lowering side by side, declared with the one API of ``_api.py`` (see
+docs/architecture.md, "Adding an operation"): the ``cuda`` intrinsics (stubs), the
+``math`` and ``cmath`` modules, NumPy, operators on every type, arrays, records, ...
 
-This package is the registry of the areas: every module here whose name does not start
-with ``_`` is an area, found by :func:`areas`; nothing lists them by hand. The typing
-context (``typing/intrinsics.py``), the lowering rules (``lowering/intrinsics.py``), the
-``cuda`` namespace and the LLVM 7 printer's tables (``codegen/intrinsics_nvvm.py``) read
-the areas through the functions below. Importing an area loads neither numba nor MLIR.
+This package is the registry of the modules: every module here whose name does not start
+with ``_`` is an operation module, found by :func:`modules`; nothing lists them by hand.
+The typing context (``typing/operations.py``), the lowering registry
+(``lowering/operations.py``), the ``cuda`` namespace and the LLVM 7 printer's tables
+(``codegen/intrinsics_nvvm.py``) read them through the functions below. Importing an
+operation module loads neither numba nor MLIR; modules whose name starts with ``_`` are
+helpers the operation modules share.
 """
 
 import importlib
 import os
 import sys
 
-from ._api import Intrinsic, Method, Namespace, Register, Stub, declare, lazy, method, nvvm_ops
+from ._api import (
+    Attribute,
+    Conversion,
+    Implementation,
+    InstanceCalls,
+    Method,
+    Namespace,
+    Operation,
+    Register,
+    Stub,
+    attribute,
+    calls_of,
+    cast,
+    constant,
+    declare,
+    implementation,
+    lazy,
+    method,
+    named_type,
+    nvvm_ops,
+    resolve,
+    resolve_key,
+)
 from ._api import declarations as _declarations
 from ._api import nvvm as _nvvm
 
-__all__ = ["Intrinsic", "Method", "Namespace", "Register", "Stub", "declare", "lazy", "method", "nvvm_ops", "discover"]
+__all__ = [
+    "Attribute", "Conversion", "Implementation", "InstanceCalls", "Method", "Namespace", "Operation", "Register", "Stub",
+    "attribute", "calls_of", "cast", "constant", "declare", "implementation", "lazy", "method", "named_type", "nvvm_ops", "resolve", "resolve_key", "discover",
+]
 
 
 def discover(package, path):
     """Import every module of the package named *package* (whose ``__path__`` is *path*)
-    whose name does not start with ``_``; returns them. Also used for the non-intrinsic
-    rule and declaration packages (``lowering/rules``, ``typing/declarations``)."""
+    whose name does not start with ``_``; returns them."""
     modules = []
     for name in _module_names(path):
         full = f"{package}.{name}"
@@ -68,15 +96,15 @@ def _names_in(folder):
     return names
 
 
-def areas():
-    """The area modules, imported on first use (a module added to this package, or to its
-    ``__path__``, is found on the next call)."""
+def modules():
+    """The operation modules, imported on first use (a module added to this package, or to
+    its ``__path__``, is found on the next call)."""
     return discover(__name__, __path__)
 
 
 def declarations():
-    """Every declaration of every area, in the order they were made."""
-    areas()
+    """Every record of every operation module (and of extensions), in the order made."""
+    modules()
     return list(_declarations)
 
 
@@ -87,13 +115,13 @@ _stubs_seen = 0
 def _stub_table():
     global _stubs_seen
     if _stubs_seen != len(_declarations) or not _stubs:
-        areas()
+        modules()
         for decl in _declarations[_stubs_seen:]:
             if isinstance(decl, Stub):
                 # a stub may also be known by other names (cuda.float4 is cuda.float32x4)
                 for name in (decl.__name__, *getattr(decl, "aliases", ())):
                     if _stubs.setdefault(name, decl) is not decl:
-                        raise ValueError(f"two intrinsic areas declare cuda.{name}")
+                        raise ValueError(f"two operation modules declare cuda.{name}")
         _stubs_seen = len(_declarations)
     return _stubs
 
@@ -103,7 +131,7 @@ def stub(name):
     unpickle through this."""
     table = _stub_table()
     if name not in table:
-        areas()  # an area added since
+        modules()  # a module added since
         table = _stub_table()
     return table[name]
 
@@ -114,6 +142,6 @@ def cuda_names():
 
 
 def nvvm_table(table):
-    """What the areas declared for one of the LLVM 7 printer's tables (see ``nvvm_ops``)."""
-    areas()
+    """What the modules declared for one of the LLVM 7 printer's tables (see ``nvvm_ops``)."""
+    modules()
     return dict(_nvvm[table])

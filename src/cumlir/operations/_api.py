@@ -1,13 +1,32 @@
-"""The building blocks of an intrinsic area: stubs, declarations and lazily imported modules.
+"""The one way to declare an operation: its typing and its lowering side by side.
 
-Everything here is plain Python, so that ``from cumlir import cuda`` (which exposes the
-stubs) loads neither numba, MLIR nor the CUDA driver. A typer or lowering rule is a
-Python function registered on its stub by a decorator; numba and MLIR reach its body
-through :func:`lazy` modules. ``cumlir.typing.operations`` and
-``cumlir.lowering.operations`` install what the areas declare.
+Every operation cumlir compiles is declared here by an operation module of this package
+(see docs/architecture.md, "Adding an operation"), and ``cumlir.extending`` declares
+through the same records. The records are plain Python, so that importing an operation
+module loads neither numba, MLIR nor the CUDA driver: ``from cumlir import cuda`` exposes
+the stubs. numba and MLIR reach typers and rules through :func:`lazy` modules, and type
+patterns are names (``"Integer"``, ``"bfloat16"``, ``"*Any"``) resolved in ``cumlir.types``
+when the records are installed: ``typing/operations.py`` installs the typing into the
+typing registry, ``lowering/operations.py`` the rules into the lowering registry.
+
+The records, by what they declare:
+
+============================  =====================================================
+``declare(key)``              calls of *key* (``operator.add``, ``math.sin``, ``"getiter"``, a type class)
+``Stub`` / ``Namespace``      a name of the ``cuda`` namespace (``cuda.syncthreads``, ``cuda.shared``)
+``Register``                  a ``cuda`` name read as a value (``cuda.laneid``)
+``method(receiver, name)``    ``x.name(...)`` on values of a type class
+``attribute(receiver, name)`` ``x.name`` read (and assigned) on values of a type class
+``cast(from, to)``            a conversion between types
+``constant(pattern)``         a compile-time constant of a type becoming an MLIR value
+``calls_of(cls)``             calls of every key that is an instance of the Python class *cls*
+``nvvm_ops(...)``             what the NVVM ops a module emits print as for libNVVM
+============================  =====================================================
 """
 
+import functools
 import importlib
+from types import FunctionType, MethodType
 
 
 class lazy:
@@ -29,13 +48,14 @@ class lazy:
         return f"<lazy module {self._name}>"
 
 
-# every declaration made so far, in order (the registry in __init__.py reads it)
+# every record made so far, in order (the registry in __init__.py reads it)
 declarations = []
 
-# the LLVM 7 printer's tables contributed by the areas: table -> {NVVM op: what it prints as}
+# the LLVM 7 printer's tables the operation modules contribute: table -> {NVVM op: what it prints as}
 NVVM_TABLES = (
     "special_registers",
     "asm_registers",
+    "volatile_registers",
     "nullary",
     "calls",
     "asm_statements",
@@ -46,33 +66,47 @@ nvvm = {table: {} for table in NVVM_TABLES}
 
 
 def _is_rule(pattern):
-    return callable(pattern) and not isinstance(pattern, str)
+    # a bare @op.lower: the one argument is the rule (a type class given as a pattern is callable too)
+    return isinstance(pattern, (FunctionType, MethodType, functools.partial))
 
 
-class Intrinsic:
-    """The typing and lowering of one operation, found by its key: a stub, or a Python
-    callable that is not cumlir's (``math.sin``). ``declare(key)`` makes one for the latter.
+def _describe(key):
+    if isinstance(key, str):
+        return key
+    name = getattr(key, "__qualname__", None) or getattr(key, "__name__", None) or repr(key)
+    return f"{getattr(key, '__module__', None) or ''}.{name}".lstrip(".")
 
-    Its typing is either a typer (``@x.typer``: numba's CallableTemplate) or a list of
-    signatures (``@x.cases``: numba's ConcreteTemplate); its lowering is one or more rules
-    ``rule(lower, sig, args) -> value`` registered with ``@x.lower(patterns...)``.
+
+class Operation:
+    """The typing and lowering of calls of one key: a stub, a Python callable that is not
+    cumlir's (``math.sin``), a string numba uses for an IR operation (``"getiter"``) or a
+    type class (``np.float32(x)`` resolves to ``NumberClass``).
+
+    Its typing is one of: a typer (``@op.typer``: numba's CallableTemplate), a list of
+    signatures (``@op.cases``: numba's ConcreteTemplate), a generic function of the typing
+    context (``@op.generic``: numba's AbstractTemplate), or a numba template class made
+    elsewhere (``op.template(cls)``, for extensions). An operation declared without typing
+    is typed by numba. Its lowering is one or more rules ``rule(lower, sig, args) -> value``
+    registered with ``@op.lower(patterns...)``.
     """
 
     # its numba type, set when the typing context installs it; a typer may return a
     # namespace's type to hand out the namespace as a value (cuda.cg.this_grid())
     numba_type = None
 
-    def __init__(self, key, name):
-        self._key = key
-        self._name = name
-        self._typing = None  # ("typer" | "cases", function)
-        self._lowering = []  # [(patterns, rule)]
+    def __init__(self, key, name=None, *, exclusive=False, prefer_literal=False):
+        self.key = key
+        self.name = name or _describe(key)
+        self.exclusive = exclusive  # typed by this declaration alone (numba's overloads ignored)
+        self.prefer_literal = prefer_literal
+        self.typing = None  # ("typer" | "cases" | "generic" | "template", function or class)
+        self.rules = []  # [(patterns, rule)]
         declarations.append(self)
 
     def _set_typing(self, kind, fn):
-        if self._typing is not None:
-            raise ValueError(f"{self._name} already has its typing ({self._typing[1].__qualname__})")
-        self._typing = (kind, fn)
+        if self.typing is not None:
+            raise ValueError(f"{self.name} already has its typing ({self.typing[1].__qualname__})")
+        self.typing = (kind, fn)
         return fn
 
     def typer(self, fn):
@@ -86,49 +120,178 @@ class Intrinsic:
         converting the arguments (numba's ConcreteTemplate). Called once numba is loaded."""
         return self._set_typing("cases", fn)
 
+    def generic(self, fn):
+        """Decorator: ``fn(context, args, kws) -> Signature or None`` with numba's typing
+        context (numba's AbstractTemplate): for typing that unifies or resolves types."""
+        return self._set_typing("generic", fn)
+
+    def template(self, cls):
+        """A numba template class made by the caller (the extension API's typing)."""
+        return self._set_typing("template", cls)
+
     def lower(self, *patterns):
         """Decorator: the lowering ``rule(lower, sig, args) -> value`` for arguments matching
-        *patterns*, names in ``numba.core.types`` ("Integer", "float32", "Any"; "*Any" for
-        any further arguments). ``@x.lower`` or ``@x.lower()`` take any arguments."""
+        *patterns*: type names in ``cumlir.types`` ("Integer", "float32", "Any"; "*Any" for
+        any further arguments) or numba types and type classes. ``@op.lower`` or
+        ``@op.lower()`` take any arguments."""
         if len(patterns) == 1 and _is_rule(patterns[0]):
-            self._lowering.append((("*Any",), patterns[0]))
+            self.rules.append((("*Any",), patterns[0]))
             return patterns[0]
 
         def decorate(rule):
-            self._lowering.append((patterns or ("*Any",), rule))
+            self.rules.append((patterns or ("*Any",), rule))
             return rule
 
         return decorate
 
     def __repr__(self):
-        return f"<intrinsic {self._name}>"
+        return f"<operation {self.name}>"
 
 
-def declare(key, name=None):
-    """Declarations for *key*, an operation that is not a cumlir stub (``math.sin``)."""
-    return Intrinsic(key, name or f"{getattr(key, '__module__', '')}.{key.__name__}".lstrip("."))
+def declare(key, name=None, **flags):
+    """The declarations of calls of *key*, an operation that is not a cumlir stub
+    (``math.sin``, ``operator.add``). ``exclusive=True``: numba's own typing of *key*
+    (its CPU overloads) is ignored in device code."""
+    return Operation(key, name, **flags)
 
 
-class Method(Intrinsic):
-    """A method of the values of a numba type class (``x.bit_count()`` on integers):
+class Method(Operation):
+    """A method of the values of a type class (``x.bit_count()`` on integers):
     ``method("Integer", "bit_count")``. Its typer is called with the receiver's type first;
     its rules get the receiver as the first argument. numba's key is "Integer.bit_count"."""
 
     def __init__(self, receiver, name):
         super().__init__(f"{receiver}.{name}", f"{receiver}.{name}")
-        self.receiver = receiver  # a type class name in numba.core.types
+        self.receiver = receiver  # a type class name in cumlir.types
         self.method = name
 
     def cases(self, fn):
-        raise TypeError(f"{self._name}: a method is typed by a typer, not cases")
+        raise TypeError(f"{self.name}: a method is typed by a typer, not cases")
+
+    generic = cases
 
 
 def method(receiver, name):
-    """Declarations for the method *name* of values of the numba type class *receiver*."""
+    """Declarations for the method *name* of values of the type class *receiver*."""
     return Method(receiver, name)
 
 
-class Stub(Intrinsic):
+class Attribute:
+    """Reading (and assigning) the attribute *name* of values matching *receiver*, or any
+    attribute with ``name=None``. Typing, optional where numba types it:
+    ``@attr.typer`` with ``fn(receiver type) -> type`` (``fn(receiver type, name)`` for
+    any attribute; None: not this one). Lowering: ``@attr.lower`` with
+    ``rule(lower, typ, value, name) -> value``, ``@attr.lower_set`` with
+    ``rule(lower, sig, args, name)`` (sig is (receiver, value) -> none)."""
+
+    def __init__(self, receiver, name=None):
+        self.receiver = receiver
+        self.attr = name
+        self.name = f"{receiver}.{name or '*'}"
+        self.typing = None
+        self.getter = None
+        self.setter = None
+        declarations.append(self)
+
+    def typer(self, fn):
+        if self.typing is not None:
+            raise ValueError(f"the attribute {self.name} already has its typing")
+        self.typing = fn
+        return fn
+
+    def lower(self, rule):
+        self.getter = rule
+        return rule
+
+    def lower_set(self, rule):
+        self.setter = rule
+        return rule
+
+    def __repr__(self):
+        return f"<attribute {self.name}>"
+
+
+def attribute(receiver, name=None):
+    """Declarations for the attribute *name* (None: any) of values matching *receiver*."""
+    return Attribute(receiver, name)
+
+
+class Conversion:
+    """A rule keyed by type patterns alone: a cast ``rule(lower, fromty, toty, value)``
+    or a constant ``rule(lower, typ, pyval)``."""
+
+    def __init__(self, kind, patterns, rule):
+        self.kind = kind  # "cast" or "constant"
+        self.patterns = patterns
+        self.rule = rule
+        declarations.append(self)
+
+
+def cast(from_pattern, to_pattern):
+    """Decorator: the conversion ``rule(lower, fromty, toty, value) -> value`` of values
+    matching *from_pattern* to types matching *to_pattern*."""
+
+    def decorate(rule):
+        Conversion("cast", (from_pattern, to_pattern), rule)
+        return rule
+
+    return decorate
+
+
+def constant(pattern):
+    """Decorator: ``rule(lower, typ, pyval) -> value`` making a compile-time constant of a
+    type matching *pattern* an MLIR value."""
+
+    def decorate(rule):
+        Conversion("constant", (pattern,), rule)
+        return rule
+
+    return decorate
+
+
+class InstanceCalls:
+    """Calls of every key that is an instance of a Python class (external functions:
+    ``rule(lower, key, sig, args)``, the key saying which one)."""
+
+    def __init__(self, cls, rule):
+        self.cls = cls
+        self.rule = rule
+        declarations.append(self)
+
+
+def calls_of(cls):
+    """Decorator: the lowering ``rule(lower, key, sig, args)`` of calls of instances of *cls*."""
+
+    def decorate(rule):
+        InstanceCalls(cls, rule)
+        return rule
+
+    return decorate
+
+
+class Implementation:
+    """A Python function a rule compiles and calls (``lower.call_python``): semantics easiest
+    to state in Python (CPython's complex division, the ``cmath`` functions). Inside
+    compiled code an implementation is a device function, so implementations may call one
+    another; on the host it is the Python function."""
+
+    def __init__(self, pyfunc):
+        functools.update_wrapper(self, pyfunc)
+        self.pyfunc = pyfunc
+
+    def __call__(self, *args, **kwargs):
+        return self.pyfunc(*args, **kwargs)
+
+    def __repr__(self):
+        return f"<implementation {self.pyfunc.__qualname__}>"
+
+
+def implementation(pyfunc):
+    """Decorator: *pyfunc* as an Implementation (see there)."""
+    return Implementation(pyfunc)
+
+
+class Stub(Operation):
     """A name that only has a meaning inside a kernel or device function (``cuda.syncthreads``).
 
     On the host calling it raises RuntimeError; it pickles by name.
@@ -155,7 +318,7 @@ class Stub(Intrinsic):
 
 class Register(Stub):
     """A stub read as a value rather than called (``cuda.laneid``): its numba type is
-    *type_name*, a name in ``numba.core.types``, and ``@register.read`` gives its lowering
+    *type_name*, a name in ``cumlir.types``, and ``@register.read`` gives its lowering
     ``rule(lower) -> value``. Read as ``cuda.laneid`` or imported by name, as numba types
     a global of a registered type."""
 
@@ -177,6 +340,7 @@ class Namespace(Stub):
 
     def __init__(self, name, doc=None):
         super().__init__(name, doc)
+        # underscored: the namespace's own attributes are its members' names
         self._members = {}  # attribute -> Stub
         self._attributes = {}  # attribute -> [typer, lowering rule]
 
@@ -229,10 +393,12 @@ class Namespace(Stub):
 
 
 def nvvm_ops(**tables):
-    """Declare the NVVM dialect ops an area emits, for the LLVM 7 printer of the "nvvm" path
+    """Declare the NVVM dialect ops a module emits, for the LLVM 7 printer of the "nvvm" path
     (``codegen/intrinsics_nvvm.py``), e.g. ``nvvm_ops(nullary={"nvvm.barrier0": "llvm.nvvm.barrier0"})``.
     Tables: special_registers and nullary (op -> intrinsic), calls (op -> intrinsic taking
     the op's operands and giving its result), asm_registers (op -> PTX register),
+    volatile_registers (op -> PTX register whose value changes between reads, a clock:
+    read with ``asm volatile`` so that no read is merged with another or moved),
     asm_statements (op -> PTX), asm_operations (op -> (PTX, constraints)),
     known_calls (intrinsic names called through llvm.call_intrinsic)."""
     for table, entries in tables.items():
@@ -243,3 +409,26 @@ def nvvm_ops(**tables):
         for op, target in entries.items():
             if nvvm[table].setdefault(op, target) != target:
                 raise ValueError(f"nvvm_ops: {op} is declared as both {nvvm[table][op]} and {target}")
+
+
+_types = lazy("cumlir.types")
+
+
+class named_type(str):
+    """The name of a type class in ``cumlir.types`` used as an operation's key: a call of
+    ``np.float32(x)`` resolves to ``NumberClass``, which cannot be named without numba."""
+
+
+def resolve_key(key):
+    """An operation's key as numba's typing gives it."""
+    return getattr(_types, key) if isinstance(key, named_type) else key
+
+
+def resolve(pattern):
+    """A type pattern as the registries match it: a name in ``cumlir.types`` ("*name" for
+    any further arguments of that type), or a numba type or type class as it is."""
+    if not isinstance(pattern, str):
+        return pattern
+    if pattern.startswith("*"):
+        return _types.VarArg(resolve(pattern[1:]))
+    return getattr(_types, pattern)

@@ -23,7 +23,10 @@ Semantics (those of CUDA's cuda_fp16.h / cuda_bf16.h as Numba-CUDA binds them):
   down, ``_ru`` up; to an integer they saturate to its range, NaN giving 0 (PTX's cvt).
 """
 
-from ._modules import arith, cumlir_types, ir, llvm, templates
+import operator
+
+from ._api import declare
+from ._modules import arith, ir, llvm, templates, types
 
 # an operation the default contraction into fma leaves alone (codegen/pipeline.py)
 UNCONTRACTED = "cumlir.uncontracted"
@@ -75,7 +78,7 @@ _COMPARE = {"eq": "EQ", "ne": "NE", "lt": "LT", "le": "LE", "gt": "GT", "ge": "G
 
 
 def _nbtype(name):
-    return getattr(cumlir_types, name)
+    return getattr(types, name)
 
 
 def _const(mlir_type, value):
@@ -327,3 +330,28 @@ def half_to_integer(lower, value, toty, mode):
     through float32 (exact), saturating as PTX's cvt does."""
     kind = "s" if toty.signed else "u"
     return ptx_convert(f"cvt.{PTX_MODE[mode]}i.{kind}{toty.bitwidth}.f32", toty.bitwidth, widen(value))
+
+
+_ARITHMETIC = (operator.add, operator.sub, operator.mul, operator.truediv)
+_INPLACE = (operator.iadd, operator.isub, operator.imul, operator.itruediv)
+_COMPARISONS = (operator.eq, operator.ne, operator.lt, operator.le, operator.gt, operator.ge)
+
+
+def declare_operators(type_name):
+    """The typing of ``+ - * /`` (and their in-place forms), negation and comparisons on the
+    16-bit float type *type_name* as Numba-CUDA has it: two float16 (bfloat16) operands give
+    float16 (bfloat16), where numba's own templates would convert them to float32 first.
+    Generic templates, so that they are considered before numba's concrete ones."""
+
+    def typing(result_name):
+        def generic(context, args, kws):
+            half = getattr(types, type_name)
+            if not kws and args and all(a == half for a in args):
+                return templates.signature(getattr(types, result_name or type_name), *args)
+
+        return generic
+
+    for op in _ARITHMETIC + _INPLACE + (operator.neg, operator.pos):
+        declare(op, f"{op.__name__} on {type_name}").generic(typing(None))
+    for op in _COMPARISONS:
+        declare(op, f"{op.__name__} on {type_name}").generic(typing("boolean"))

@@ -1,10 +1,11 @@
-"""The numba and MLIR modules the intrinsic areas' typers and rules use, each imported on
-first use (``from ._modules import types, arith``), so that importing an area stays cheap."""
+"""The numba and MLIR modules the operation modules' typers and rules use, each imported
+on first use (``from ._modules import types, arith``), so that importing an operation
+module stays cheap."""
 
 from ._api import lazy
 
-# numba
-types = lazy("numba.core.types")
+# numba, and cumlir's types (numba's, plus bfloat16 and the vector types)
+types = lazy("cumlir.types")
 errors = lazy("numba.core.errors")
 templates = lazy("numba.core.typing.templates")
 npydecl = lazy("numba.core.typing.npydecl")
@@ -12,12 +13,17 @@ npydecl = lazy("numba.core.typing.npydecl")
 # MLIR
 ir = lazy("mlir.ir")
 arith = lazy("mlir.dialects.arith")
+cf = lazy("mlir.dialects.cf")
+cx = lazy("mlir.dialects.complex")
+func = lazy("mlir.dialects.func")
+gpu = lazy("mlir.dialects.gpu")
+linalg = lazy("mlir.dialects.linalg")
 llvm = lazy("mlir.dialects.llvm")
-mlir_math = lazy("mlir.dialects.math")
 memref = lazy("mlir.dialects.memref")
+mlir_math = lazy("mlir.dialects.math")
 nvvm = lazy("mlir.dialects.nvvm")
 scf = lazy("mlir.dialects.scf")
+ub = lazy("mlir.dialects.ub")
 
-# cumlir's own types (numba's, plus bfloat16)
-cumlir_types = lazy("cumlir.types")
-linalg = lazy("mlir.dialects.linalg")
+# cumlir's data models
+models = lazy("cumlir.models")

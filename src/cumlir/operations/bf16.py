@@ -11,14 +11,22 @@ neighbour with an odd last bit when inexact), so that rounding that float32 to b
 in any mode is the one correct rounding of the original value (float64 or 32- and 64-bit
 integers, which float32 cannot always hold); the directed modes then round on the bits.
 
+The ``bfloat16`` type itself (a numba Number, not a Float, as in Numba-CUDA) is in
+``cumlir/types.py``; this module also gives it its conversions to and from the other
+numbers and the operators Numba-CUDA gives it (``+ - * /``, negation, comparisons), in
+its own precision.
+
 On the "nvvm" code generator bfloat16 needs sm_100 or newer, whose libNVVM reads modern
 LLVM IR; for older chips libNVVM reads LLVM 7 IR, which has no bfloat type, and the LLVM 7
 printer refuses bfloat16 by name (``codegen/llvm7_types.py``).
 """
 
-from . import Namespace
-from ._half import C_INTS, HalfIntrinsics, compare, half_to_integer, widen
-from ._modules import arith, cumlir_types, errors, ir
+import operator
+
+from ._api import Namespace, cast, declare
+from ._half import C_INTS, HalfIntrinsics, compare, declare_operators, half_to_integer, widen
+from ._modules import arith, errors, ir, types
+from .scalars import FLOAT_PREDICATES
 
 bf16 = Namespace("bf16", "bfloat16 and CUDA's intrinsics on it (cuda_bf16.h), e.g. cuda.bf16.hadd(a, b).")
 
@@ -54,7 +62,7 @@ def _odd_from_integer(lower, value, fromty):
     wide = fromty.bitwidth == 64
     signed = getattr(fromty, "signed", False)
     if not wide:
-        value = lower.cast(value, fromty, cumlir_types.int32 if signed else cumlir_types.uint32)
+        value = lower.cast(value, fromty, types.int32 if signed else types.uint32)
     family = ("ll" if wide else "int") if signed else ("ull" if wide else "uint")
 
     def convert(mode):
@@ -67,11 +75,11 @@ def _odd_from_integer(lower, value, fromty):
 
 
 def _to_float32_odd(lower, value, fromty):
-    if isinstance(fromty, cumlir_types.Integer):
+    if isinstance(fromty, types.Integer):
         return _odd_from_integer(lower, value, fromty)
-    if fromty == cumlir_types.float64:
+    if fromty == types.float64:
         return _odd_from_float64(value)
-    return lower.cast(value, fromty, cumlir_types.float32)  # float16, float32, bool: exact
+    return lower.cast(value, fromty, types.float32)  # float16, float32, bool: exact
 
 
 def _round_bits(value, mode):
@@ -94,7 +102,7 @@ def _round_bits(value, mode):
 def to_bfloat16(lower, value, fromty, mode=None):
     """*value* of the numba type *fromty* rounded to bfloat16 (*mode* None or "rn": to
     nearest even; "rz", "rd", "ru")."""
-    if fromty == cumlir_types.bfloat16:
+    if fromty == types.bfloat16:
         return value
     value = _to_float32_odd(lower, value, fromty)
     if mode in (None, "rn"):
@@ -105,11 +113,11 @@ def to_bfloat16(lower, value, fromty, mode=None):
 def from_bfloat16(lower, value, toty, mode=None):
     """A bfloat16 *value* converted to the numba type *toty*: through float32, where it is
     exact; to an integer truncated (mode None, Python's int()) or rounded in *mode*."""
-    if toty == cumlir_types.bfloat16:
+    if toty == types.bfloat16:
         return value
     if mode is not None:
         return half_to_integer(lower, value, toty, mode)
-    return lower.cast(widen(value), cumlir_types.float32, toty)
+    return lower.cast(widen(value), types.float32, toty)
 
 
 def compare_bfloat16(lower, predicate, a, b):
@@ -124,9 +132,9 @@ bfloat16 = bf16.function("bfloat16", "bfloat16(x): the number x rounded to bfloa
 
 @bfloat16.typer
 def _bfloat16_typing(x):
-    if not isinstance(x, (cumlir_types.Integer, cumlir_types.Float, cumlir_types.Bfloat16)):
+    if not isinstance(x, (types.Integer, types.Float, types.Bfloat16)):
         raise errors.TypingError(f"cuda.bf16.bfloat16 converts an integer or float, got {x}")
-    return cumlir_types.bfloat16
+    return types.bfloat16
 
 
 @bfloat16.lower("Any")
@@ -167,3 +175,43 @@ _table.conversions()
 # the intrinsics' names and signatures (tests and documentation read them)
 function_names = _table.function_names
 signature = _table.signature
+
+
+# ---- bfloat16 as a number: conversions and operators -------------------------------------
+
+
+@cast("Float", "Bfloat16")
+@cast("Integer", "Bfloat16")
+@cast("Boolean", "Bfloat16")
+def number_to_bfloat16(lower, fromty, toty, value):
+    return to_bfloat16(lower, value, fromty)
+
+
+@cast("Bfloat16", "Float")
+@cast("Bfloat16", "Integer")
+@cast("Bfloat16", "Boolean")
+def bfloat16_to_number(lower, fromty, toty, value):
+    return from_bfloat16(lower, value, toty)
+
+
+_ARITHMETIC = {operator.add: "addf", operator.sub: "subf", operator.mul: "mulf", operator.truediv: "divf"}
+
+
+def _arithmetic(build):
+    return lambda lower, sig, args: getattr(arith, build)(*args)
+
+
+def _comparison(predicate):
+    return lambda lower, sig, args: compare_bfloat16(lower, predicate, *args)
+
+
+def _declare_operators():
+    declare_operators("bfloat16")
+    for op, build in _ARITHMETIC.items():
+        declare(op).lower("Bfloat16", "Bfloat16")(_arithmetic(build))
+    for op, predicate in FLOAT_PREDICATES.items():
+        declare(op).lower("Bfloat16", "Bfloat16")(_comparison(predicate))
+    declare(operator.neg).lower("Bfloat16")(_arithmetic("negf"))
+
+
+_declare_operators()

@@ -2,13 +2,14 @@
 ``numba.cuda.fp16`` has them (names, types and semantics: see ``_half.py``).
 
 Arithmetic on float16 is native on every chip cumlir compiles for (sm_75 and newer;
-PTX's f16 instructions need sm_53), so nothing here is refused by chip. float16
-operators (``a + b``) are typed in ``typing/declarations/scalardecl.py``; the ``math``
-functions on float16 live in ``math.py``.
+PTX's f16 instructions need sm_53), so nothing here is refused by chip. float16 is a
+numba Float: its operators (``a + b``) are lowered as those of every float, and typed
+here as Numba-CUDA types them (float16 operands give float16); the ``math`` functions on
+float16 live in ``math.py``.
 """
 
-from . import Namespace
-from ._half import PTX_MODE, HalfIntrinsics, half_to_integer, ptx_convert
+from ._api import Namespace
+from ._half import PTX_MODE, HalfIntrinsics, declare_operators, half_to_integer, ptx_convert
 from ._modules import arith, ir, types
 
 fp16 = Namespace("fp16", "CUDA's half-precision intrinsics on float16 (cuda_fp16.h), e.g. cuda.fp16.hadd(a, b).")
@@ -30,6 +31,8 @@ def _from_half(lower, value, toty, mode):
         return lower.cast(value, types.float16, toty)
     return half_to_integer(lower, value, toty, mode)
 
+
+declare_operators("float16")
 
 _table = HalfIntrinsics(fp16, "float16", "__", _PLAIN_TOO, "half", _to_half, _from_half)
 _table.arithmetic()

@@ -14,7 +14,7 @@ import math
 import sys
 
 from . import declare
-from ._modules import arith, cumlir_types, ir, llvm, mlir_math, templates, types
+from ._modules import arith, ir, llvm, mlir_math, templates, types
 
 
 # ---- typing -------------------------------------------------------------------------------
@@ -31,7 +31,7 @@ def _signatures(kind, name):
     unary = [sig(f64, i64), sig(f64, u64), sig(f32, f32), sig(f64, f64)]
     binary_float = [sig(f32, f32, f32), sig(f64, f64, f64)]
     if name in _BFLOAT16:
-        unary = unary + [sig(cumlir_types.bfloat16, cumlir_types.bfloat16)]
+        unary = unary + [sig(types.bfloat16, types.bfloat16)]
     return {
         "unary": lambda: unary,
         "unary_half": lambda: unary + [sig(f16, f16)],
@@ -137,7 +137,7 @@ def libdevice_name(name, ty, fastmath=False):
 
 def _widen_half(lower, values, ty):
     """float16 and bfloat16 operands are computed in float32: (values, type of the computation)."""
-    if ty in (types.float16, cumlir_types.bfloat16):
+    if ty in (types.float16, types.bfloat16):
         return [lower.cast(v, ty, types.float32) for v in values], types.float32
     return values, ty
 

@@ -312,7 +312,7 @@ def _is_record(ty):
 
 
 def _is_vector(ty):
-    from ..vector_types import VectorType
+    from ..types import VectorType
 
     return isinstance(ty, VectorType)
 
@@ -327,7 +327,7 @@ def _check_alignment(index, vty, pointer, strides):
 
 class _VectorParameter:
     """A CUDA vector passed by value, one parameter per lane, from a NumPy record laying out
-    its lanes (the host has no vector types; see vector_types.matches_record)."""
+    its lanes (the host has no vector types; see types.matches_record)."""
 
     def __init__(self, ty, index):
         self.index = index

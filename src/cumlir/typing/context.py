@@ -8,7 +8,7 @@ from numba.core.dispatcher import Dispatcher as CPUDispatcher
 from numba.core.typing.context import BaseContext
 from numba.core.typing.templates import signature
 
-from ..operations import Stub
+from ..operations import Implementation, Stub
 from . import plain_messages
 from .operations import stub_type
 from .registry import exclusive
@@ -34,6 +34,8 @@ class CUDATypingContext(BaseContext):
     # How a numba CPU dispatcher (an @njit function) called from device code becomes a device
     # function: set by typing.frontend, which holds the device dispatchers and builds on this module
     device_dispatcher_of = None
+    # How an operations.Implementation called from another becomes a device function: the same
+    implementation_dispatcher = None
 
     def init(self):
         self._named_stubs = set()  # the called stubs whose types this context holds
@@ -58,6 +60,8 @@ class CUDATypingContext(BaseContext):
     def resolve_value_type(self, val):
         if isinstance(val, CPUDispatcher) and self.device_dispatcher_of is not None:
             val = self.device_dispatcher_of(val)
+        elif isinstance(val, Implementation) and self.implementation_dispatcher is not None:
+            val = self.implementation_dispatcher(val)
         if callable(val) and not isinstance(val, type):
             try:
                 owned = exclusive.get(val)
@@ -115,11 +119,10 @@ class CUDATypingContext(BaseContext):
         from numba.core.typing import npydecl
         from numba.misc import literal  # noqa: F401  (registers literal_unroll's typing)
 
-        from . import declarations, operations
+        from . import operations
         from .registry import registry
 
-        # every module of typing/declarations and every intrinsic area fills the registry
-        declarations.load()
+        # every operation module fills the registry
         operations.install()
 
         # cumlir's declarations first: for a key typed by several registries, the

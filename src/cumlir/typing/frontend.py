@@ -266,4 +266,22 @@ def _device_options(targetoptions):
     )
 
 
+# the Python implementations operations' rules compile (operations.Implementation, or a plain
+# function given to lower.call_python) -> the DeviceDispatcher compiling each
+_IMPLEMENTATIONS = {}
+
+
+def implementation_dispatcher(implementation):
+    """The device-function dispatcher of a Python implementation used by operations' rules
+    (``lower.call_python``); implementations calling one another are typed through it too."""
+    if isinstance(implementation, DeviceDispatcher):
+        return implementation
+    dispatcher = _IMPLEMENTATIONS.get(implementation)
+    if dispatcher is None:
+        pyfunc = getattr(implementation, "pyfunc", implementation)
+        dispatcher = _IMPLEMENTATIONS.setdefault(implementation, DeviceDispatcher(pyfunc))
+    return dispatcher
+
+
 CUDATypingContext.device_dispatcher_of = staticmethod(device_dispatcher_of)
+CUDATypingContext.implementation_dispatcher = staticmethod(implementation_dispatcher)

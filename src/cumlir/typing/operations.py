@@ -1,10 +1,12 @@
-"""The typing of the intrinsic areas (``cumlir/operations``), installed into cumlir's
-typing registry: a typer becomes a CallableTemplate, a list of cases a
-ConcreteTemplate, and every stub that is read rather than called (``cuda.shared``,
-``threadIdx``) the one numba type :class:`StubNamespace`."""
+"""The typing of the operations (``cumlir/operations``), installed into cumlir's typing
+registry: a typer becomes a CallableTemplate, a list of cases a ConcreteTemplate, a
+generic function an AbstractTemplate, an attribute's typer an AttributeTemplate, and
+every stub that is read rather than called (``cuda.shared``, ``threadIdx``) the one numba
+type :class:`StubNamespace`."""
 
 from numba.core import types, utils
 from numba.core.typing.templates import (
+    AbstractTemplate,
     AttributeTemplate,
     CallableTemplate,
     ConcreteTemplate,
@@ -14,13 +16,13 @@ from numba.core.typing.templates import (
 )
 
 from .. import operations
-from .registry import register_attr, register_global
+from .registry import exclusive, register, register_attr, register_global
 
 
 class StubNamespace(types.Dummy):
     """A stub read rather than called: a namespace (``cuda.shared``) whose attributes are
     other stubs, or a register (``threadIdx``) whose attributes are values. Attributes
-    are typed and lowered by the rules the stub's area registered."""
+    are typed and lowered by the rules the stub's module registered."""
 
     def __init__(self, stub):
         self.stub = stub
@@ -36,54 +38,87 @@ _installed = 0  # how many of operations.declarations() are installed
 
 
 def _template_name(decl):
-    return "Typing_" + "".join(c if c.isalnum() else "_" for c in decl._name)
+    return "Typing_" + "".join(c if c.isalnum() else "_" for c in decl.name)
+
+
+def _template(decl):
+    """The numba template class of an operation's typing."""
+    kind, fn = decl.typing
+    body = {"key": decl.key, "prefer_literal": decl.prefer_literal}
+    if kind == "template":
+        return fn
+    if kind == "typer":
+        fn.pysig = utils.pysignature(fn)  # numba reads it instead of inspecting fn at every call
+        body["generic"] = lambda self, typer=fn: typer
+        return type(_template_name(decl), (CallableTemplate,), body)
+    if kind == "generic":
+        body["generic"] = lambda self, args, kws, generic=fn: generic(self.context, args, kws)
+        return type(_template_name(decl), (AbstractTemplate,), body)
+    body["cases"] = list(fn())
+    return type(_template_name(decl), (ConcreteTemplate,), body)
 
 
 def _numba_type(decl):
     if isinstance(decl, operations.Namespace):
         return StubNamespace(decl)
     if isinstance(decl, operations.Register):
-        return getattr(types, decl.type_name)  # read as a value: cuda.laneid is an int32
-    if decl._typing is None:
+        return operations.resolve(decl.type_name)  # read as a value: cuda.laneid is an int32
+    if decl.typing is None:
         return None  # lowering only: numba types the key itself
-    kind, fn = decl._typing
-    if kind == "typer":
-        fn.pysig = utils.pysignature(fn)  # numba reads it instead of inspecting fn at every call
-        body = {"key": decl._key, "generic": lambda self, typer=fn: typer}
-        return types.Function(type(_template_name(decl), (CallableTemplate,), body))
-    body = {"key": decl._key, "cases": list(fn())}
-    return types.Function(type(_template_name(decl), (ConcreteTemplate,), body))
+    return types.Function(_template(decl))
 
 
 def _method_template(decl):
     """An AttributeTemplate giving values of the method's receiver type class the method."""
-    typer = decl._typing[1]
+    typer = decl.typing[1]
 
     def resolve(self, receiver, args, kws):
         result = typer(receiver, *args, **kws)
         return result if isinstance(result, Signature) or result is None else signature(result, *args)
 
-    body = {"key": getattr(types, decl.receiver), f"resolve_{decl.method}": bound_function(decl._key)(resolve)}
+    body = {"key": operations.resolve(decl.receiver), f"resolve_{decl.method}": bound_function(decl.key)(resolve)}
     return type(_template_name(decl), (AttributeTemplate,), body)
 
 
+def _attribute_template(decl):
+    """An AttributeTemplate typing the attribute (or, for name None, any attribute)."""
+    typer = decl.typing
+    if decl.attr is None:
+        body = {"generic_resolve": lambda self, ty, attr: typer(ty, attr)}
+    else:
+        body = {f"resolve_{decl.attr}": lambda self, ty: typer(ty)}
+    body["key"] = operations.resolve(decl.receiver)
+    return type(_template_name(decl), (AttributeTemplate,), body)
+
+
+def _install_operation(decl):
+    if isinstance(decl, operations.Method):
+        if decl.typing is not None:
+            register_attr(_method_template(decl))
+    elif _called_stub(decl):
+        _when_named.setdefault(decl, None)
+    elif decl.typing is not None and isinstance(decl.key, str):
+        register(_template(decl))  # an IR operation ("static_getitem"): numba looks it up by key
+    else:
+        ty = _numba_type(decl)
+        if ty is not None:
+            _types[decl] = decl.numba_type = ty
+            register_global(decl.key, ty)
+            if decl.exclusive:
+                exclusive[decl.key] = ty
+
+
 def install():
-    """Register the typing of declarations made since the last call (areas found since).
+    """Register the typing of records made since the last call (modules found since).
     A called stub's template is built when the typing context first looks the stub up
     (:func:`stub_type`): of the hundreds declared, a process uses a few."""
     global _installed
     declarations = operations.declarations()
     for decl in declarations[_installed:]:
-        if isinstance(decl, operations.Method):
-            if decl._typing is not None:
-                register_attr(_method_template(decl))
-        elif _called_stub(decl):
-            _when_named.setdefault(decl, None)
-        else:
-            ty = _numba_type(decl)
-            if ty is not None:
-                _types[decl] = decl.numba_type = ty
-                register_global(decl._key, ty)
+        if isinstance(decl, operations.Operation):
+            _install_operation(decl)
+        elif isinstance(decl, operations.Attribute) and decl.typing is not None:
+            register_attr(_attribute_template(decl))
     _installed = len(declarations)
 
 
@@ -100,7 +135,7 @@ def stub_type(value):
     if not isinstance(value, operations.Stub) or value not in _when_named:
         return None
     found = _when_named[value]
-    if found is None and value._typing is not None:
+    if found is None and value.typing is not None:
         found = _when_named[value] = _types[value] = value.numba_type = _numba_type(value)
     return found
 

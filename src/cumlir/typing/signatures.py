@@ -3,7 +3,8 @@
 from numba.core import sigutils, types
 from numba.core.typing.templates import Signature
 
-from ..vector_types import VectorType, matches_record, vector_types
+from .. import types as cumlir_types
+from ..types import VectorType, matches_record, vector_types
 
 
 def parse_signature(sig):
@@ -24,8 +25,8 @@ def parse_signature(sig):
 
 
 def _signature_names():
-    """The names a signature string may use: numba's types, and the CUDA vector types under
-    both their names (``float32x4``, ``float4``)."""
+    """The names a signature string may use: numba's types and cumlir's (``bfloat16``), and
+    the CUDA vector types under both their names (``float32x4``, ``float4``)."""
     from ..operations.vectors import constructors
 
     names = {}
@@ -33,6 +34,7 @@ def _signature_names():
         for spelling in (name, *stub.aliases):
             names[spelling] = vector_types[name]
     names.update(types.__dict__)
+    names.update(bfloat16=cumlir_types.bfloat16)
     return names
 
 

@@ -5,20 +5,22 @@ result converted to the type NumPy's rules give (numba's npydecl).
 On arrays, a ufunc takes its output array (``np.sin(x, out)``): one loop nest over ``out``
 applies the scalar ufunc to the inputs broadcast against it, and the call returns ``out``.
 Without one, and with NRT on, the output is a new array (so are array operators:
-``a + b``, ``-a``, ``a < b``); with NRT off that is refused."""
+``a + b``, ``-a``, ``a < b``); with NRT off that is refused.
+
+``np.where(condition, x, y)`` on scalars is typed here (numba's overload is for arrays)."""
 
 import cmath
 import math
 import operator
 
 import numpy as np
-from mlir.dialects import arith
-from numba.core import types
 
-from mlir import ir
-
-from . import arraycreation, arrayviews, fill
-from ..registry import lower
+from . import _arrayviews as arrayviews
+from . import _fill as fill
+from . import arraycreation
+from ._api import declare
+from ._modules import arith, ir, templates, types
+from .math import call_libdevice
 
 # ufunc -> (function for real arguments, function for complex arguments or None)
 _EQUIVALENTS = {
@@ -203,29 +205,27 @@ def _register():
             value, value_type = lower.call_function(fn, sig.args, args)
             return lower.cast(value, value_type, sig.return_type)
 
-        lower(ufunc, types.VarArg(types.Any))(_elementwise(rule, ufunc))
+        declare(ufunc).lower("*Any")(_elementwise(rule, ufunc))
 
     for ufunc, implementation in _PYTHON.items():
 
         def python_rule(lower, sig, args, implementation=implementation):
             return lower.call_python(implementation, sig, args)
 
-        lower(ufunc, types.VarArg(types.Any))(_elementwise(python_rule, ufunc))
+        declare(ufunc).lower("*Any")(_elementwise(python_rule, ufunc))
 
 
 _register()
 
 
-@lower(np.rint, types.Number)
+@declare(np.rint).lower("Number")
 def rint(lower, sig, args):
-    from ...operations.math import call_libdevice
-
     value = lower.cast(args[0], sig.args[0], sig.return_type)
     return call_libdevice(lower, "rint", sig.return_type, [value])
 
 
-@lower(np.sign, types.Integer)
-@lower(np.sign, types.Float)
+@declare(np.sign).lower("Integer")
+@declare(np.sign).lower("Float")
 def sign(lower, sig, args):
     """1, -1, or the value itself for zeros and NaN."""
     ty = sig.return_type
@@ -236,7 +236,7 @@ def sign(lower, sig, args):
     return arith.select(positive, lower.constant(ty, 1), result)
 
 
-@lower(np.floor_divide, types.Float, types.Float)
+@declare(np.floor_divide).lower("Float", "Float")
 def float_floor_divide(lower, sig, args):
     """NumPy's floor_divide: a zero divisor gives a / b (an infinity or NaN)."""
     ty = sig.return_type
@@ -247,7 +247,17 @@ def float_floor_divide(lower, sig, args):
     return arith.select(zero, ratio, quotient)
 
 
-@lower(np.where, types.Any, types.Any, types.Any)
+@declare(np.where).generic
+def _scalar_where_typing(context, args, kws):
+    if kws or len(args) != 3 or not all(isinstance(t, (types.Number, types.Boolean)) for t in args):
+        return None
+    condition, x, y = args
+    result = context.unify_types(x, y)
+    if result is not None:
+        return templates.signature(result, condition, x, y)
+
+
+@declare(np.where).lower("Any", "Any", "Any")
 def scalar_where(lower, sig, args):
     ty = sig.return_type
     condition = lower.cast(args[0], sig.args[0], types.boolean)
@@ -285,8 +295,8 @@ def _inplace_rule(ufunc):
 
 
 for _op, _ufunc in _OPERATORS.items():
-    for _patterns in ((types.Array,), (types.Array, types.Any), (types.Any, types.Array)):
+    for _patterns in (("Array",), ("Array", "Any"), ("Any", "Array")):
         if len(_patterns) == _ufunc.nin:
-            lower(_op, *_patterns)(_operator_rule(_ufunc))
+            declare(_op).lower(*_patterns)(_operator_rule(_ufunc))
 for _op, _ufunc in _INPLACE.items():
-    lower(_op, types.Array, types.Any)(_inplace_rule(_ufunc))
+    declare(_op).lower("Array", "Any")(_inplace_rule(_ufunc))

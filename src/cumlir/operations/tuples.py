@@ -2,14 +2,12 @@
 
 import operator
 
-from mlir import ir
-from mlir.dialects import arith
-from numba.core import types
 
-from ..registry import lower, lower_getattr_generic
+from ._api import attribute, declare, named_type
+from ._modules import arith, ir, types
 
 
-@lower("static_getitem", types.BaseTuple, types.IntegerLiteral)
+@declare("static_getitem").lower("BaseTuple", "IntegerLiteral")
 def tuple_static_getitem(lower, sig, args):
     tuple_type = sig.args[0]
     index = args[1]
@@ -20,7 +18,7 @@ def tuple_static_getitem(lower, sig, args):
     return lower.extract(args[0], tuple_type, index)
 
 
-@lower(operator.getitem, types.UniTuple, types.Integer)
+@declare(operator.getitem).lower("UniTuple", "Integer")
 def unituple_getitem(lower, sig, args):
     """A run-time index picks among the members with a chain of selects (wrapping negatives)."""
     tuple_type, index_type = sig.args
@@ -37,12 +35,12 @@ def unituple_getitem(lower, sig, args):
     return lower.cast(result, tuple_type.dtype, sig.return_type)
 
 
-@lower(len, types.BaseTuple)
+@declare(len).lower("BaseTuple")
 def tuple_len(lower, sig, args):
     return arith.constant(lower.get_mlir_type(sig.return_type), len(sig.args[0]))
 
 
-@lower(operator.contains, types.BaseTuple, types.Any)
+@declare(operator.contains).lower("BaseTuple", "Any")
 def tuple_contains(lower, sig, args):
     tuple_type, item_type = sig.args
     found = arith.constant(ir.IntegerType.get_signless(1), 0)
@@ -53,12 +51,12 @@ def tuple_contains(lower, sig, args):
     return found
 
 
-@lower(types.NamedTupleClass, types.VarArg(types.Any))
+@declare(named_type("NamedTupleClass")).lower("*Any")
 def make_namedtuple(lower, sig, args):
     ty = sig.return_type
     return lower.make_struct(ty, [lower.cast(v, t, m) for v, t, m in zip(args, sig.args, ty.types)])
 
 
-@lower_getattr_generic(types.BaseNamedTuple)
+@attribute("BaseNamedTuple").lower
 def namedtuple_field(lower, ty, value, attr):
     return lower.extract(value, ty, ty.fields.index(attr))

@@ -2,14 +2,10 @@
 the element at a position (records are held by reference: see ELEMENT_ACCESS).
 
 Shared by the array rules (arrays.py), views (arrayviews.py), assignment to views
-(fill.py) and iteration (iterators.py).
+(fill.py), iteration (iterators.py), atomics and the builder's ``element_pointer``.
 """
 
-from mlir import ir
-from mlir.dialects import arith, llvm, memref, nvvm, scf
-from numba.core import errors, types
-
-from .exceptions import record_raise
+from ._modules import arith, errors, ir, llvm, memref, nvvm, scf, types
 
 
 def _index_type():
@@ -45,7 +41,7 @@ def _check_bounds(lower, index, length):
     outside = arith.cmpi(arith.CmpIPredicate.uge, index, length)
     branch = scf.IfOp(outside)
     with ir.InsertionPoint(branch.then_block):
-        record_raise(lower, IndexError, ("index is out of bounds",), lower.loc)
+        lower.record_raise(IndexError, ("index is out of bounds",))
         nvvm.exit()
         scf.YieldOp([])
 
@@ -92,15 +88,16 @@ def element_pointer(lower, array_type, array, index_type, index):
     return llvm.getelementptr(llvm.PointerType.get(), pointer, [offset], [_GEP_DYNAMIC], element, 0)
 
 
-# element types whose elements are not a plain load and store: type class -> (load, store)
-# with load(lower, dtype, target, indices) and store(lower, dtype, value, target, indices)
+# element types whose elements are not a plain load and store: the name of a type class in
+# cumlir.types -> (load, store) with load(lower, dtype, target, indices) and
+# store(lower, dtype, value, target, indices)
 ELEMENT_ACCESS = {}
 
 
 def _element_access(dtype):
     for cls in type(dtype).__mro__:
-        if cls in ELEMENT_ACCESS:
-            return ELEMENT_ACCESS[cls]
+        if cls.__name__ in ELEMENT_ACCESS and getattr(types, cls.__name__, None) is cls:
+            return ELEMENT_ACCESS[cls.__name__]
     return None
 
 

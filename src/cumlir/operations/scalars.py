@@ -1,4 +1,4 @@
-"""Lowering rules for numbers and booleans: constants, casts, arithmetic, comparisons.
+"""Numbers and booleans: constants, casts, arithmetic, comparisons (numba types them).
 
 Division and remainder follow Python (floor, sign of the divisor) and numba-cuda's
 error model without debug: an integer division or remainder by zero gives 0, as
@@ -7,12 +7,9 @@ does the one overflowing case MIN // -1.
 
 import operator
 
-from mlir import ir
-from mlir.dialects import arith, math
-from numba.core import types
-
-from ..registry import lower, lower_cast, lower_constant
-from ..signedness import cmpi_predicate, int_op
+from ._api import cast, constant, declare, named_type
+from ._modules import arith, ir, mlir_math, scf, types
+from ._signedness import cmpi_predicate, int_op
 
 
 def _const(mlir_type, value):
@@ -28,14 +25,14 @@ def _const(mlir_type, value):
 # ---- constants ---------------------------------------------------------------------
 
 
-@lower_constant(types.Integer)
-@lower_constant(types.Float)
-@lower_constant(types.Boolean)
+@constant("Integer")
+@constant("Float")
+@constant("Boolean")
 def number_constant(lower, ty, pyval):
     return _const(lower.get_mlir_type(ty), pyval)
 
 
-@lower_constant(types.BaseTuple)
+@constant("BaseTuple")
 def tuple_constant(lower, ty, pyval):
     return lower.make_struct(ty, [lower.constant(t, v) for t, v in zip(ty.types, pyval)])
 
@@ -43,8 +40,8 @@ def tuple_constant(lower, ty, pyval):
 # ---- casts -------------------------------------------------------------------------
 
 
-@lower_cast(types.Integer, types.Integer)
-@lower_cast(types.Boolean, types.Integer)
+@cast("Integer", "Integer")
+@cast("Boolean", "Integer")
 def int_to_int(lower, fromty, toty, value):
     src, dst = value.type.width, lower.get_mlir_type(toty)
     if dst.width < src:
@@ -54,34 +51,34 @@ def int_to_int(lower, fromty, toty, value):
     return value
 
 
-@lower_cast(types.Integer, types.Boolean)
+@cast("Integer", "Boolean")
 def int_to_bool(lower, fromty, toty, value):
     return arith.cmpi(arith.CmpIPredicate.ne, value, _const(value.type, 0))
 
 
-@lower_cast(types.Float, types.Boolean)
+@cast("Float", "Boolean")
 def float_to_bool(lower, fromty, toty, value):
     # unordered-or-not-equal: NaN is true, as in Python
     return arith.cmpf(arith.CmpFPredicate.UNE, value, _const(value.type, 0.0))
 
 
-@lower_cast(types.Boolean, types.Boolean)
+@cast("Boolean", "Boolean")
 def bool_to_bool(lower, fromty, toty, value):
     return value
 
 
-@lower_cast(types.Integer, types.Float)
-@lower_cast(types.Boolean, types.Float)
+@cast("Integer", "Float")
+@cast("Boolean", "Float")
 def int_to_float(lower, fromty, toty, value):
     return int_op("to_float", fromty)(lower.get_mlir_type(toty), value)
 
 
-@lower_cast(types.Float, types.Integer)
+@cast("Float", "Integer")
 def float_to_int(lower, fromty, toty, value):
     return int_op("from_float", toty)(lower.get_mlir_type(toty), value)
 
 
-@lower_cast(types.Float, types.Float)
+@cast("Float", "Float")
 def float_to_float(lower, fromty, toty, value):
     dst = lower.get_mlir_type(toty)
     if fromty.bitwidth < toty.bitwidth:
@@ -91,7 +88,7 @@ def float_to_float(lower, fromty, toty, value):
     return value
 
 
-@lower_cast(types.BaseTuple, types.BaseTuple)
+@cast("BaseTuple", "BaseTuple")
 def tuple_to_tuple(lower, fromty, toty, value):
     if len(fromty) != len(toty):
         raise TypeError(f"cannot convert {fromty} to {toty}")
@@ -104,10 +101,10 @@ def tuple_to_tuple(lower, fromty, toty, value):
 # ---- conversions called as functions: bool(x), int(x), float(x), np.float32(x) -------
 
 
-@lower(bool, types.Any)
-@lower(int, types.Any)
-@lower(float, types.Any)
-@lower(types.NumberClass, types.Any)
+@declare(bool).lower("Any")
+@declare(int).lower("Any")
+@declare(float).lower("Any")
+@declare(named_type("NumberClass")).lower("Any")
 def convert_call(lower, sig, args):
     return lower.cast(args[0], sig.args[0], sig.return_type)
 
@@ -122,16 +119,16 @@ def _operands(lower, sig, args):
 
 # operations done directly in the result type: (operator, operand classes, arith builder)
 _DIRECT = [
-    (operator.add, (types.Integer,), arith.addi),
-    (operator.sub, (types.Integer,), arith.subi),
-    (operator.mul, (types.Integer,), arith.muli),
-    (operator.and_, (types.Integer, types.Boolean), arith.andi),
-    (operator.or_, (types.Integer, types.Boolean), arith.ori),
-    (operator.xor, (types.Integer, types.Boolean), arith.xori),
-    (operator.add, (types.Float,), arith.addf),
-    (operator.sub, (types.Float,), arith.subf),
-    (operator.mul, (types.Float,), arith.mulf),
-    (operator.truediv, (types.Float,), arith.divf),
+    (operator.add, ("Integer",), "addi"),
+    (operator.sub, ("Integer",), "subi"),
+    (operator.mul, ("Integer",), "muli"),
+    (operator.and_, ("Integer", "Boolean"), "andi"),
+    (operator.or_, ("Integer", "Boolean"), "ori"),
+    (operator.xor, ("Integer", "Boolean"), "xori"),
+    (operator.add, ("Float",), "addf"),
+    (operator.sub, ("Float",), "subf"),
+    (operator.mul, ("Float",), "mulf"),
+    (operator.truediv, ("Float",), "divf"),
 ]
 
 
@@ -139,10 +136,10 @@ def _register_direct():
     for op, classes, build in _DIRECT:
 
         def rule(lower, sig, args, build=build):
-            return build(*_operands(lower, sig, args))
+            return getattr(arith, build)(*_operands(lower, sig, args))
 
         for cls in classes:
-            lower(op, cls, cls)(rule)
+            declare(op).lower(cls, cls)(rule)
 
 
 _register_direct()
@@ -163,7 +160,7 @@ def _guarded_divisor(ty, a, b):
     return safe, bad
 
 
-@lower(operator.floordiv, types.Integer, types.Integer)
+@declare(operator.floordiv).lower("Integer", "Integer")
 def int_floordiv(lower, sig, args):
     a, b = _operands(lower, sig, args)
     ty = sig.return_type
@@ -172,7 +169,7 @@ def int_floordiv(lower, sig, args):
     return arith.select(bad, _const(a.type, 0), quotient)
 
 
-@lower(operator.mod, types.Integer, types.Integer)
+@declare(operator.mod).lower("Integer", "Integer")
 def int_mod(lower, sig, args):
     a, b = _operands(lower, sig, args)
     ty = sig.return_type
@@ -187,12 +184,12 @@ def int_mod(lower, sig, args):
     return arith.select(bad, _const(a.type, 0), rem)
 
 
-@lower(operator.truediv, types.Integer, types.Integer)
+@declare(operator.truediv).lower("Integer", "Integer")
 def int_truediv(lower, sig, args):
     return arith.divf(*_operands(lower, sig, args))
 
 
-@lower(operator.pow, types.Integer, types.Integer)
+@declare(operator.pow).lower("Integer", "Integer")
 def int_pow(lower, sig, args):
     base, exponent = _operands(lower, sig, args)
     return _integer_power(lower, sig.return_type, base, exponent)
@@ -200,8 +197,6 @@ def int_pow(lower, sig, args):
 
 def _integer_power(lower, ty, base, exponent):
     """Exponentiation by squaring; a negative exponent gives numba's integer results."""
-    from mlir.dialects import scf
-
     t = base.type
     one, zero = _const(t, 1), _const(t, 0)
     negative = arith.cmpi(arith.CmpIPredicate.slt, exponent, zero) if ty.signed else None
@@ -251,12 +246,12 @@ def _shift(lower, sig, args, left):
     return arith.andi(shift(value, arith.andi(amount, last_bit)), keep)
 
 
-@lower(operator.lshift, types.Integer, types.Integer)
+@declare(operator.lshift).lower("Integer", "Integer")
 def shift_left(lower, sig, args):
     return _shift(lower, sig, args, left=True)
 
 
-@lower(operator.rshift, types.Integer, types.Integer)
+@declare(operator.rshift).lower("Integer", "Integer")
 def shift_right(lower, sig, args):
     return _shift(lower, sig, args, left=False)
 
@@ -277,31 +272,31 @@ def _float_divmod(a, b):
     adjust = arith.andi(mod_nonzero, signs_differ)
     mod = arith.select(adjust, arith.addf(mod, b), mod)
     div = arith.select(adjust, arith.subf(div, _const(t, 1.0)), div)
-    mod = arith.select(mod_nonzero, mod, math.copysign(zero, b))
-    floor_div = math.floor(div)
+    mod = arith.select(mod_nonzero, mod, mlir_math.copysign(zero, b))
+    floor_div = mlir_math.floor(div)
     round_up = arith.cmpf(arith.CmpFPredicate.OGT, arith.subf(div, floor_div), _const(t, 0.5))
     floor_div = arith.select(round_up, arith.addf(floor_div, _const(t, 1.0)), floor_div)
     div_nonzero = arith.cmpf(arith.CmpFPredicate.UNE, div, zero)
-    floor_div = arith.select(div_nonzero, floor_div, math.copysign(zero, arith.divf(a, b)))
+    floor_div = arith.select(div_nonzero, floor_div, mlir_math.copysign(zero, arith.divf(a, b)))
     # a zero divisor, as numba does without raising: the quotient is a / b (an infinity, or
     # NaN for 0 / 0) and the remainder NaN (fmod by zero)
     by_zero = arith.cmpf(arith.CmpFPredicate.OEQ, b, zero)
     return arith.select(by_zero, arith.divf(a, b), floor_div), mod
 
 
-@lower(operator.floordiv, types.Float, types.Float)
+@declare(operator.floordiv).lower("Float", "Float")
 def float_floordiv(lower, sig, args):
     return _float_divmod(*args)[0]
 
 
-@lower(operator.mod, types.Float, types.Float)
+@declare(operator.mod).lower("Float", "Float")
 def float_mod(lower, sig, args):
     return _float_divmod(*args)[1]
 
 
-@lower(operator.pow, types.Float, types.Float)
+@declare(operator.pow).lower("Float", "Float")
 def float_pow(lower, sig, args):
-    return math.powf(*args)
+    return mlir_math.powf(*args)
 
 
 # ---- unary -------------------------------------------------------------------------
@@ -313,7 +308,7 @@ def float_pow(lower, sig, args):
 # negation as undefined, so -int16(-32768) is 32768, as in Python.
 
 
-@lower(operator.neg, types.Integer)
+@declare(operator.neg).lower("Integer")
 def int_neg(lower, sig, args):
     value = args[0]
     if sig.args[0].signed:
@@ -322,32 +317,32 @@ def int_neg(lower, sig, args):
     return lower.cast(arith.subi(_const(value.type, 0), value), sig.args[0], sig.return_type)
 
 
-@lower(operator.neg, types.Boolean)
+@declare(operator.neg).lower("Boolean")
 def bool_neg(lower, sig, args):
     value = lower.cast(args[0], sig.args[0], sig.return_type)  # -True is -1
     return arith.subi(_const(value.type, 0), value)
 
 
-@lower(operator.neg, types.Float)
+@declare(operator.neg).lower("Float")
 def float_neg(lower, sig, args):
     return arith.negf(args[0])
 
 
-@lower(operator.pos, types.Number)
-@lower(operator.pos, types.Boolean)
+@declare(operator.pos).lower("Number")
+@declare(operator.pos).lower("Boolean")
 def positive(lower, sig, args):
     return lower.cast(args[0], sig.args[0], sig.return_type)
 
 
-@lower(operator.invert, types.Integer)
-@lower(operator.invert, types.Boolean)
+@declare(operator.invert).lower("Integer")
+@declare(operator.invert).lower("Boolean")
 def int_invert(lower, sig, args):
     value = args[0]
     return lower.cast(arith.xori(value, _const(value.type, -1)), sig.args[0], sig.return_type)
 
 
-@lower(operator.not_, types.Number)
-@lower(operator.not_, types.Boolean)
+@declare(operator.not_).lower("Number")
+@declare(operator.not_).lower("Boolean")
 def logical_not(lower, sig, args):
     truth = lower.cast(args[0], sig.args[0], types.boolean)
     return arith.xori(truth, _const(truth.type, 1))
@@ -357,13 +352,14 @@ def logical_not(lower, sig, args):
 
 _COMPARISONS = (operator.eq, operator.ne, operator.lt, operator.le, operator.gt, operator.ge)
 
+# comparison -> the name of its arith.CmpFPredicate
 FLOAT_PREDICATES = {
-    operator.eq: arith.CmpFPredicate.OEQ,
-    operator.ne: arith.CmpFPredicate.UNE,  # NaN != x is true
-    operator.lt: arith.CmpFPredicate.OLT,
-    operator.le: arith.CmpFPredicate.OLE,
-    operator.gt: arith.CmpFPredicate.OGT,
-    operator.ge: arith.CmpFPredicate.OGE,
+    operator.eq: "OEQ",
+    operator.ne: "UNE",  # NaN != x is true
+    operator.lt: "OLT",
+    operator.le: "OLE",
+    operator.gt: "OGT",
+    operator.ge: "OGE",
 }
 
 
@@ -374,23 +370,23 @@ def _register_comparisons():
             return arith.cmpi(cmpi_predicate(op, sig.args[0]), *args)
 
         def float_compare(lower, sig, args, op=op):
-            return arith.cmpf(FLOAT_PREDICATES[op], *args)
+            return arith.cmpf(getattr(arith.CmpFPredicate, FLOAT_PREDICATES[op]), *args)
 
-        lower(op, types.Integer, types.Integer)(int_compare)
-        lower(op, types.Boolean, types.Boolean)(int_compare)
-        lower(op, types.Float, types.Float)(float_compare)
+        declare(op).lower("Integer", "Integer")(int_compare)
+        declare(op).lower("Boolean", "Boolean")(int_compare)
+        declare(op).lower("Float", "Float")(float_compare)
 
 
 _register_comparisons()
 
 
-@lower_cast(types.Omitted, types.Any)
+@cast("Omitted", "Any")
 def omitted_argument(lower, fromty, toty, value):
     # an argument left out of a call takes its default value, a compile-time constant
     return lower.constant(toty, fromty.value)
 
 
-@lower(types.ExceptionClass, types.VarArg(types.Any))
+@declare(named_type("ExceptionClass")).lower("*Any")
 def make_exception(lower, sig, args):
     # exceptions have no run-time value: raising one ends the thread (see MLIRLower._raise)
     return None
@@ -409,5 +405,5 @@ def _identity(negate):
     return rule
 
 
-lower(operator.is_, types.Any, types.Any)(_identity(negate=False))
-lower(operator.is_not, types.Any, types.Any)(_identity(negate=True))
+declare(operator.is_).lower("Any", "Any")(_identity(negate=False))
+declare(operator.is_not).lower("Any", "Any")(_identity(negate=True))

@@ -9,33 +9,32 @@ as unsigned (``int(True) == 1``).
 
 import operator
 
-from mlir.dialects import arith
-from numba.core import types
+from ._modules import arith, types
 
 _SIGNED, _UNSIGNED = 0, 1
 
-# operation -> (signed variant, unsigned variant), each an arith builder function
+# operation -> (signed variant, unsigned variant), each the name of an arith builder function
 _OPS = {
-    "div": (arith.divsi, arith.divui),
-    "floordiv": (arith.floordivsi, arith.divui),
-    "rem": (arith.remsi, arith.remui),
-    "shr": (arith.shrsi, arith.shrui),
-    "ext": (arith.extsi, arith.extui),
-    "to_float": (arith.sitofp, arith.uitofp),
-    "from_float": (arith.fptosi, arith.fptoui),
-    "max": (arith.maxsi, arith.maxui),
-    "min": (arith.minsi, arith.minui),
-    "to_index": (arith.index_cast, arith.index_castui),
+    "div": ("divsi", "divui"),
+    "floordiv": ("floordivsi", "divui"),
+    "rem": ("remsi", "remui"),
+    "shr": ("shrsi", "shrui"),
+    "ext": ("extsi", "extui"),
+    "to_float": ("sitofp", "uitofp"),
+    "from_float": ("fptosi", "fptoui"),
+    "max": ("maxsi", "maxui"),
+    "min": ("minsi", "minui"),
+    "to_index": ("index_cast", "index_castui"),
 }
 
-_P = arith.CmpIPredicate
+# comparison -> (signed predicate, unsigned predicate), names of arith.CmpIPredicate
 _PREDICATES = {
-    operator.eq: (_P.eq, _P.eq),
-    operator.ne: (_P.ne, _P.ne),
-    operator.lt: (_P.slt, _P.ult),
-    operator.le: (_P.sle, _P.ule),
-    operator.gt: (_P.sgt, _P.ugt),
-    operator.ge: (_P.sge, _P.uge),
+    operator.eq: ("eq", "eq"),
+    operator.ne: ("ne", "ne"),
+    operator.lt: ("slt", "ult"),
+    operator.le: ("sle", "ule"),
+    operator.gt: ("sgt", "ugt"),
+    operator.ge: ("sge", "uge"),
 }
 
 
@@ -53,9 +52,9 @@ def is_signed(ty):
 
 def int_op(name, ty):
     """The arith builder for integer operation *name* on values of Numba type *ty*."""
-    return _OPS[name][_flavor(ty)]
+    return getattr(arith, _OPS[name][_flavor(ty)])
 
 
 def cmpi_predicate(op, ty):
     """The arith.cmpi predicate for comparison operator *op* on Numba type *ty*."""
-    return _PREDICATES[op][_flavor(ty)]
+    return getattr(arith.CmpIPredicate, _PREDICATES[op][_flavor(ty)])

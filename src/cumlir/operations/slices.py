@@ -7,11 +7,9 @@ the way CPython's ``slice.indices`` does: negative bounds count from the end, an
 bounds past either end are clamped.
 """
 
-from mlir import ir
-from mlir.dialects import arith
-from numba.core import types
 
-from ..registry import lower, lower_constant
+from ._api import constant, declare
+from ._modules import arith, ir, types
 
 INT64_MAX = 2**63 - 1
 INT64_MIN = -(2**63)
@@ -35,7 +33,7 @@ def _bounds(lower, step, start, stop):
     return start, stop
 
 
-@lower(slice, types.VarArg(types.Any))
+@declare(slice).lower("*Any")
 def make_slice(lower, sig, args):
     values = [
         None if isinstance(t, (types.NoneType, types.Omitted)) else lower.cast(v, t, types.int64)
@@ -49,7 +47,7 @@ def make_slice(lower, sig, args):
     return lower.make_struct(sig.return_type, [start, stop, step])
 
 
-@lower_constant(types.SliceType)
+@constant("SliceType")
 def slice_constant(lower, ty, pyval):
     step = _const(1 if pyval.step is None else pyval.step)
     start = None if pyval.start is None else _const(pyval.start)

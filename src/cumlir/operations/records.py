@@ -1,4 +1,8 @@
-"""Lowering rules for records (NumPy structured scalars).
+"""Records (NumPy structured scalars).
+
+Typing: an unknown field name is a typing error naming the field (numba's own record
+templates look fields up unchecked, and a bare KeyError would escape type inference);
+these come first and reject unknown names, then leave known ones to numba.
 
 A record is held by reference, as an ``!llvm.ptr`` to its bytes (models.RecordModel):
 reading a field loads from the pointer at the field's offset, writing a field stores
@@ -13,12 +17,41 @@ the field's offset, so that no access is misaligned.
 
 import operator
 
-from mlir import ir
-from mlir.dialects import arith, complex, llvm, memref
-from numba.core import errors, types
 
-from ..elements import ELEMENT_ACCESS
-from ..registry import lower, lower_getattr_generic, lower_setattr_generic
+from ._api import attribute, declare
+from ._elements import ELEMENT_ACCESS
+from ._modules import arith, cx, errors, ir, llvm, memref, types
+
+
+# ---- typing ---------------------------------------------------------------------------------
+
+
+def _check_field(record, name):
+    if isinstance(name, str) and name not in record.fields:
+        raise errors.TypingError(f"the record {record} has no field '{name}' (fields: {', '.join(record.fields)})")
+    if isinstance(name, int) and not -len(record.fields) <= name < len(record.fields):
+        raise errors.TypingError(f"the record {record} has no field at position {name}")
+
+
+@attribute("Record").typer
+def _field_typing(record, attr):
+    _check_field(record, attr)
+    return None  # a known field: numba's template types it
+
+
+def _item_typing(arity):
+    def generic(context, args, kws):
+        if len(args) == arity and isinstance(args[0], types.Record):
+            _check_field(args[0], args[1])
+
+    return generic
+
+
+declare("static_getitem", "record field check").generic(_item_typing(2))
+declare("static_setitem", "record field check").generic(_item_typing(3))
+
+
+# ---- lowering -------------------------------------------------------------------------------
 
 
 def _i64():
@@ -87,7 +120,7 @@ def _load_scalar(lower, ty, pointer, align):
         size = ty.bitwidth // 16
         real = llvm.load(part, pointer, alignment=min(align, size))
         imag = llvm.load(part, advance(pointer, size), alignment=min(_alignment(align, size), size))
-        return complex.create_(model.get_value_type(), real, imag)
+        return cx.create_(model.get_value_type(), real, imag)
     data = llvm.load(model.get_data_type(), pointer, alignment=min(align, _natural(ty)))
     return model.from_data(data)
 
@@ -118,8 +151,8 @@ def _store_scalar(lower, ty, value, pointer, align):
     model = lower.dmm.lookup(ty)
     if isinstance(ty, types.Complex):
         size = ty.bitwidth // 16
-        _store(complex.re(value), pointer, min(align, size))
-        _store(complex.im(value), advance(pointer, size), min(_alignment(align, size), size))
+        _store(cx.re(value), pointer, min(align, size))
+        _store(cx.im(value), advance(pointer, size), min(_alignment(align, size), size))
         return
     _store(model.as_data(value), pointer, min(align, _natural(ty)))
 
@@ -141,7 +174,7 @@ def _store_record_element(lower, record, value, array, indices):
     copy_record(record, value, element_pointer(array, indices))
 
 
-ELEMENT_ACCESS[types.Record] = (_load_record_element, _store_record_element)
+ELEMENT_ACCESS["Record"] = (_load_record_element, _store_record_element)
 
 
 # ---- field access ----------------------------------------------------------------------------
@@ -171,8 +204,6 @@ def _read_nested_record(lower, ty, pointer, align):
 
 def _read_nested_array(lower, ty, pointer, align):
     """A sub-array field: a memref over the record's bytes."""
-    from ..kernel_abi import memref_from_params
-
     element = lower.dmm.lookup(ty.dtype)
     _, unit = element.memref_element()
     itemsize = ty.dtype.size if isinstance(ty.dtype, types.Record) else _natural(ty.dtype)
@@ -185,10 +216,10 @@ def _read_nested_array(lower, ty, pointer, align):
         )
     sizes = [arith.constant(_i64(), n) for n in ty.shape]
     strides = [arith.constant(_i64(), s * unit // itemsize) for s in ty.strides]
-    return memref_from_params(lower, ty, [pointer, arith.constant(_i64(), 0), *sizes, *strides])
+    return lower.memref_from_params(ty, [pointer, arith.constant(_i64(), 0), *sizes, *strides])
 
 
-_READERS = {types.Record: _read_nested_record, types.NestedArray: _read_nested_array}
+_READERS = {"Record": _read_nested_record, "NestedArray": _read_nested_array}
 
 
 def _write_nested_record(lower, ty, value, pointer, align):
@@ -199,13 +230,13 @@ def _write_nested_array(lower, ty, value, pointer, align):
     raise errors.UnsupportedError(f"assigning to the sub-array field {ty} as a whole is not supported", lower.loc)
 
 
-_WRITERS = {types.Record: _write_nested_record, types.NestedArray: _write_nested_array}
+_WRITERS = {"Record": _write_nested_record, "NestedArray": _write_nested_array}
 
 
 def _handler(table, ty, default):
-    for cls in type(ty).__mro__:
-        if cls in table:
-            return table[cls]
+    for name, handler in table.items():
+        if isinstance(ty, getattr(types, name)):
+            return handler
     return default
 
 
@@ -222,21 +253,19 @@ def write_field(lower, record, pointer, name, value, value_type):
     _handler(_WRITERS, ty, _store_scalar)(lower, ty, value, advance(pointer, offset), align)
 
 
-@lower_getattr_generic(types.Record)
+@attribute("Record").lower
 def record_getattr(lower, ty, value, attr):
     return read_field(lower, ty, value, attr)
 
 
-@lower_setattr_generic(types.Record)
+@attribute("Record").lower_set
 def record_setattr(lower, sig, args, attr):
     write_field(lower, sig.args[0], args[0], attr, args[1], sig.args[1])
 
 
-@lower_getattr_generic(types.Array)
+@attribute("Array").lower
 def record_array_field(lower, ty, array, attr):
     """``records.x``: a strided view of one field of every record, in units of the field."""
-    from ..kernel_abi import memref_from_params
-
     if not isinstance(ty.dtype, types.Record):
         raise errors.LoweringError(f"no lowering for the attribute {ty}.{attr}", lower.loc)
     field, offset, _ = _field(lower, ty.dtype, attr)
@@ -258,17 +287,17 @@ def record_array_field(lower, ty, array, attr):
     parts = [llvm.inttoptr(llvm.PointerType.get(), base)]
     parts += [arith.index_cast(_i64(), v) for v in (start, *sizes, *strides)]
     view_type = lower.typing_context.resolve_getattr(ty, attr)
-    return memref_from_params(lower, view_type, parts)
+    return lower.memref_from_params(view_type, parts)
 
 
-@lower("static_getitem", types.Record, types.StringLiteral)
-@lower("static_getitem", types.Record, types.IntegerLiteral)
+@declare("static_getitem").lower("Record", "StringLiteral")
+@declare("static_getitem").lower("Record", "IntegerLiteral")
 def record_static_getitem(lower, sig, args):
     return read_field(lower, sig.args[0], args[0], args[1])
 
 
-@lower(operator.setitem, types.Record, types.StringLiteral, types.Any)
-@lower(operator.setitem, types.Record, types.IntegerLiteral, types.Any)
+@declare(operator.setitem).lower("Record", "StringLiteral", "Any")
+@declare(operator.setitem).lower("Record", "IntegerLiteral", "Any")
 def record_setitem(lower, sig, args):
     record, index, value_type = sig.args
     write_field(lower, record, args[0], index.literal_value, args[2], value_type)

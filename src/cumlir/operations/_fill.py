@@ -4,12 +4,9 @@ The value is a scalar, stored into every element, or an array broadcast against
 the view as NumPy does (missing leading axes and axes of extent 1 repeat).
 """
 
-from mlir import ir
-from mlir.dialects import arith, scf
-from numba.core import types
-
-from . import arrayviews
-from ..elements import load_element, store_element
+from . import _arrayviews as arrayviews
+from ._modules import arith, ir, scf, types
+from ._elements import load_element, store_element
 
 
 def _loop_nest(extents, body):

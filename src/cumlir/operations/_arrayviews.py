@@ -7,13 +7,9 @@ result is the one numba's typing gave; a C (F) result keeps a static innermost
 (outermost) stride of 1.
 """
 
-from mlir import ir
-from mlir.dialects import arith, llvm, memref
-from numba.core import errors, types
-
 from . import slices
-from ..elements import wrap_index
-from ..kernel_abi import memref_from_params
+from ._modules import arith, errors, ir, llvm, memref, types
+from ._elements import wrap_index
 
 
 def _i64():
@@ -168,7 +164,7 @@ def view_as(lower, array_type, array, result_type):
     if array_type.ndim:
         sizes = sizes[:-1] + [rescale(sizes[-1])]
         strides = [rescale(s) for s in strides[:-1]] + [strides[-1]]
-    return memref_from_params(lower, result_type, [aligned_pointer(array), rescale(offset), *sizes, *strides])
+    return lower.memref_from_params(result_type, [aligned_pointer(array), rescale(offset), *sizes, *strides])
 
 
 def complex_part(lower, array_type, array, imaginary):
@@ -179,4 +175,4 @@ def complex_part(lower, array_type, array, imaginary):
     two = arith.constant(_i64(), 2)
     offset = arith.addi(arith.muli(offset, two), arith.constant(_i64(), int(imaginary)))
     strides = [arith.muli(s, two) for s in strides]
-    return memref_from_params(lower, result_type, [aligned_pointer(array), offset, *sizes, *strides])
+    return lower.memref_from_params(result_type, [aligned_pointer(array), offset, *sizes, *strides])

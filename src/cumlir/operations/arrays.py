@@ -8,13 +8,11 @@ view (fill.py).
 
 import operator
 
-from mlir import ir
-from mlir.dialects import arith, memref
-from numba.core import errors, types
 
-from . import arrayviews, fill
-from ..elements import dim, i64, load_element, store_element, wrap_index
-from ..registry import lower, lower_cast, lower_constant, lower_getattr
+from . import _arrayviews as arrayviews, _fill as fill
+from ._elements import dim, i64, load_element, store_element, wrap_index
+from ._api import attribute, cast, constant, declare
+from ._modules import arith, errors, ir, memref, types
 
 
 def _element_indices(lower, array, index, index_type):
@@ -52,7 +50,7 @@ def _access(lower, array_type, array, index, index_type):
     return arrayviews.element_at(lower, array_type.dtype, base, offset)
 
 
-@lower(operator.getitem, types.Array, types.Any)
+@declare(operator.getitem).lower("Array", "Any")
 def getitem(lower, sig, args):
     array_type, index_type = sig.args
     if isinstance(sig.return_type, types.Array):
@@ -62,7 +60,7 @@ def getitem(lower, sig, args):
     return load_element(lower, array_type.dtype, target, indices)
 
 
-@lower(operator.setitem, types.Array, types.Any, types.Any)
+@declare(operator.setitem).lower("Array", "Any", "Any")
 def setitem(lower, sig, args):
     array_type, index_type, value_type = sig.args
     if _selects_element(array_type, index_type) or isinstance(index_type, types.Integer) and array_type.ndim == 1:
@@ -76,7 +74,7 @@ def setitem(lower, sig, args):
     fill.assign(lower, view_type, view, value_type, args[2])
 
 
-@lower_cast(types.Array, types.Array)
+@cast("Array", "Array")
 def array_to_array(lower, fromty, toty, value):
     """Layout and read-only changes (C -> A, say): the same memory, another memref type."""
     if fromty.dtype != toty.dtype or fromty.ndim != toty.ndim:
@@ -88,8 +86,8 @@ def array_to_array(lower, fromty, toty, value):
 # ---- attributes and methods ---------------------------------------------------------------
 
 
-@lower_getattr(types.Array, "real")
-@lower_getattr(types.Array, "imag")
+@attribute("Array", "real").lower
+@attribute("Array", "imag").lower
 def array_complex_part(lower, ty, array, attr):
     if isinstance(ty.dtype, types.Complex):
         return arrayviews.complex_part(lower, ty, array, attr == "imag")
@@ -98,7 +96,7 @@ def array_complex_part(lower, ty, array, attr):
     raise errors.UnsupportedError(f"the imaginary part of a {ty.dtype} array is a new array of zeros, which kernels cannot allocate", lower.loc)
 
 
-@lower_getattr(types.Array, "shape")
+@attribute("Array", "shape").lower
 def array_shape(lower, ty, array, attr):
     shape_type = types.UniTuple(types.intp, ty.ndim)
     return lower.make_struct(shape_type, [dim(array, axis) for axis in range(ty.ndim)])
@@ -109,14 +107,14 @@ def stride_unit(ty):
     return 1 if isinstance(ty.dtype, types.Record) else arrayviews.itemsize(ty.dtype)
 
 
-@lower_getattr(types.Array, "strides")
+@attribute("Array", "strides").lower
 def array_strides(lower, ty, array, attr):
     _, _, _, strides = arrayviews.parts(array, ty.ndim)
     unit = arith.constant(i64(), stride_unit(ty))
     return lower.make_struct(types.UniTuple(types.intp, ty.ndim), [arith.muli(s, unit) for s in strides])
 
 
-@lower_getattr(types.Array, "size")
+@attribute("Array", "size").lower
 def array_size(lower, ty, array, attr):
     size = arith.constant(i64(), 1)
     for axis in range(ty.ndim):
@@ -124,33 +122,33 @@ def array_size(lower, ty, array, attr):
     return size
 
 
-@lower_getattr(types.Array, "ndim")
+@attribute("Array", "ndim").lower
 def array_ndim(lower, ty, array, attr):
     return arith.constant(i64(), ty.ndim)
 
 
-@lower_getattr(types.Array, "itemsize")
+@attribute("Array", "itemsize").lower
 def array_itemsize(lower, ty, array, attr):
     return arith.constant(i64(), arrayviews.itemsize(ty.dtype))
 
 
-@lower_getattr(types.Array, "nbytes")
+@attribute("Array", "nbytes").lower
 def array_nbytes(lower, ty, array, attr):
     return arith.muli(array_size(lower, ty, array, attr), array_itemsize(lower, ty, array, attr))
 
 
-@lower_getattr(types.Array, "T")
+@attribute("Array", "T").lower
 def array_transposed(lower, ty, array, attr):
     result_type = lower.typing_context.resolve_getattr(ty, "T")
     return arrayviews.transpose(lower, ty, array, result_type)
 
 
-@lower("array.transpose", types.Array)
+@declare("array.transpose").lower("Array")
 def array_transpose(lower, sig, args):
     return arrayviews.transpose(lower, sig.args[0], args[0], sig.return_type)
 
 
-@lower("array.reshape", types.Array, types.VarArg(types.Any))
+@declare("array.reshape").lower("Array", "*Any")
 def array_reshape(lower, sig, args):
     array_type, *shape_types = sig.args
     if len(shape_types) == 1 and isinstance(shape_types[0], types.BaseTuple):
@@ -161,12 +159,12 @@ def array_reshape(lower, sig, args):
     return arrayviews.reshape(lower, array_type, args[0], shape, sig.return_type)
 
 
-@lower("array.view", types.Array, types.Any)
+@declare("array.view").lower("Array", "Any")
 def array_view(lower, sig, args):
     return arrayviews.view_as(lower, sig.args[0], args[0], sig.return_type)
 
 
-@lower(len, types.Array)
+@declare(len).lower("Array")
 def array_len(lower, sig, args):
     (array_type,) = sig.args
     if array_type.ndim == 0:
@@ -177,7 +175,7 @@ def array_len(lower, sig, args):
 CONSTANT_MEMORY = 4  # the NVPTX address space of __constant__ data
 
 
-@lower_constant(types.Array)
+@constant("Array")
 def array_constant(lower, ty, pyval):
     """A global NumPy array captured by a kernel lives in constant memory."""
     import numpy as np

@@ -10,18 +10,15 @@ more than half the type's values do not overflow.
 
 import operator
 
-from mlir import ir
-from mlir.dialects import arith, memref
-from numba.core import types
-from numba.core.typing.templates import signature
 
-from ..elements import dim
-from ..registry import lower
+from ._elements import dim
+from ._api import declare
+from ._modules import arith, ir, memref, templates, types
 from .scalars import number_constant
-from ..signedness import cmpi_predicate
+from ._signedness import cmpi_predicate
 
 
-@lower(range, types.VarArg(types.Integer))
+@declare(range).lower("*Integer")
 def make_range(lower, sig, args):
     ty = sig.return_type
     values = [lower.cast(v, t, ty.dtype) for v, t in zip(args, sig.args)]
@@ -54,7 +51,7 @@ def _count(start, stop, step):
     return arith.select(valid, count, zero)
 
 
-@lower("getiter", types.RangeType)
+@declare("getiter").lower("RangeType")
 def range_iter(lower, sig, args):
     range_type = sig.args[0]
     start, stop, step = (lower.extract(args[0], range_type, i) for i in range(3))
@@ -65,7 +62,7 @@ def range_iter(lower, sig, args):
     return state
 
 
-@lower("iternext", types.RangeIteratorType)
+@declare("iternext").lower("RangeIteratorType")
 def range_next(lower, sig, args):
     (state,) = args
     slots = [arith.constant(ir.IndexType.get(), i) for i in range(3)]
@@ -102,49 +99,49 @@ def _pair(lower, pair_type, value, valid):
     return lower.make_struct(pair_type, [value, valid])
 
 
-@lower("getiter", types.IteratorType)
+@declare("getiter").lower("IteratorType")
 def iterator_iterates_itself(lower, sig, args):
     return args[0]
 
 
-@lower(enumerate, types.IterableType)
-@lower(enumerate, types.IterableType, types.Integer)
+@declare(enumerate).lower("IterableType")
+@declare(enumerate).lower("IterableType", "Integer")
 def make_enumerate(lower, sig, args):
     ty = sig.return_type
-    source = lower.call("getiter", signature(ty.source_type, sig.args[0]), [args[0]])
+    source = lower.call("getiter", templates.signature(ty.source_type, sig.args[0]), [args[0]])
     start = lower.cast(args[1], sig.args[1], types.int64) if len(args) > 1 else arith.constant(
         ir.IntegerType.get_signless(64), 0
     )
     return (_new_counter(lower, start), source)
 
 
-@lower("iternext", types.EnumerateType)
+@declare("iternext").lower("EnumerateType")
 def enumerate_next(lower, sig, args):
     ty = sig.args[0]
     counter, source = args[0]
     inner_pair = types.Pair(ty.source_type.yield_type, types.boolean)
-    pair = lower.call("iternext", signature(inner_pair, ty.source_type), [source])
+    pair = lower.call("iternext", templates.signature(inner_pair, ty.source_type), [source])
     value, valid = lower.extract(pair, inner_pair, 0), lower.extract(pair, inner_pair, 1)
     item = lower.make_struct(ty.yield_type, [_advance(counter, valid), value])
     return _pair(lower, sig.return_type, item, valid)
 
 
-@lower(zip, types.VarArg(types.Any))
+@declare(zip).lower("*Any")
 def make_zip(lower, sig, args):
     ty = sig.return_type
     return tuple(
-        lower.call("getiter", signature(source, iterable), [value])
+        lower.call("getiter", templates.signature(source, iterable), [value])
         for source, iterable, value in zip(ty.source_types, sig.args, args)
     )
 
 
-@lower("iternext", types.ZipType)
+@declare("iternext").lower("ZipType")
 def zip_next(lower, sig, args):
     ty = sig.args[0]
     values, valid = [], arith.constant(ir.IntegerType.get_signless(1), 1)
     for source, state in zip(ty.source_types, args[0]):
         inner_pair = types.Pair(source.yield_type, types.boolean)
-        pair = lower.call("iternext", signature(inner_pair, source), [state])
+        pair = lower.call("iternext", templates.signature(inner_pair, source), [state])
         values.append(lower.extract(pair, inner_pair, 0))
         valid = arith.andi(valid, lower.extract(pair, inner_pair, 1))
     return _pair(lower, sig.return_type, lower.make_struct(ty.yield_type, values), valid)
@@ -161,13 +158,13 @@ def _sequence_next(lower, sig, args, length, item_at):
     return _pair(lower, sig.return_type, item_at(container, safe), valid)
 
 
-@lower("getiter", types.UniTuple)
-@lower("getiter", types.Array)
+@declare("getiter").lower("UniTuple")
+@declare("getiter").lower("Array")
 def sequence_iter(lower, sig, args):
     return (_new_counter(lower, arith.constant(ir.IntegerType.get_signless(64), 0)), args[0])
 
 
-@lower("iternext", types.UniTupleIter)
+@declare("iternext").lower("UniTupleIter")
 def tuple_next(lower, sig, args):
     tuple_type = sig.args[0].container
 
@@ -175,13 +172,13 @@ def tuple_next(lower, sig, args):
         return arith.constant(ir.IntegerType.get_signless(64), len(tuple_type))
 
     def item_at(container, position):
-        getitem = signature(tuple_type.dtype, tuple_type, types.int64)
+        getitem = templates.signature(tuple_type.dtype, tuple_type, types.int64)
         return lower.call(operator.getitem, getitem, [container, position])
 
     return _sequence_next(lower, sig, args, length, item_at)
 
 
-@lower("iternext", types.ArrayIterator)
+@declare("iternext").lower("ArrayIterator")
 def array_next(lower, sig, args):
     array_type = sig.args[0].array_type
 
@@ -189,7 +186,7 @@ def array_next(lower, sig, args):
         return dim(container, 0)
 
     def item_at(container, position):
-        getitem = signature(sig.args[0].yield_type, array_type, types.int64)
+        getitem = templates.signature(sig.args[0].yield_type, array_type, types.int64)
         return lower.call(operator.getitem, getitem, [container, position])
 
     return _sequence_next(lower, sig, args, length, item_at)

@@ -1,4 +1,4 @@
-"""Lowering rules for complex numbers (MLIR complex<fN> values).
+"""Complex numbers (MLIR complex<fN> values), as numba types them.
 
 Addition, subtraction and multiplication are the complex dialect's (the
 componentwise formulas numba uses); operations the dialect cannot lower to LLVM
@@ -11,12 +11,8 @@ would raise.
 import math
 import operator
 
-from mlir.dialects import arith
-from mlir.dialects import complex as cx
-from numba.core import types
-
-from ..implementations import python_implementation
-from ..registry import lower, lower_cast, lower_constant, lower_getattr
+from ._api import attribute, cast, constant, declare, implementation, named_type
+from ._modules import arith, cx, types
 
 
 def _parts(value):
@@ -27,80 +23,80 @@ def make_complex(lower, ty, real, imag):
     return cx.create_(lower.get_mlir_type(ty), real, imag)
 
 
-@lower_constant(types.Complex)
+@constant("Complex")
 def complex_constant(lower, ty, pyval):
     part = ty.underlying_float
     value = complex(pyval)
     return make_complex(lower, ty, lower.constant(part, value.real), lower.constant(part, value.imag))
 
 
-@lower_cast(types.Complex, types.Complex)
+@cast("Complex", "Complex")
 def complex_to_complex(lower, fromty, toty, value):
     real, imag = _parts(value)
     src, dst = fromty.underlying_float, toty.underlying_float
     return make_complex(lower, toty, lower.cast(real, src, dst), lower.cast(imag, src, dst))
 
 
-@lower_cast(types.Integer, types.Complex)
-@lower_cast(types.Float, types.Complex)
-@lower_cast(types.Boolean, types.Complex)
+@cast("Integer", "Complex")
+@cast("Float", "Complex")
+@cast("Boolean", "Complex")
 def real_to_complex(lower, fromty, toty, value):
     part = toty.underlying_float
     return make_complex(lower, toty, lower.cast(value, fromty, part), lower.constant(part, 0.0))
 
 
-@lower_cast(types.Complex, types.Boolean)
+@cast("Complex", "Boolean")
 def complex_to_bool(lower, fromty, toty, value):
     real, imag = _parts(value)
     part = fromty.underlying_float
     return arith.ori(lower.cast(real, part, types.boolean), lower.cast(imag, part, types.boolean))
 
 
-@lower(complex, types.Number, types.Number)
-@lower(complex, types.Boolean, types.Boolean)
-@lower(types.NumberClass, types.Any, types.Any)  # complex64(re, im), complex128(re, im)
+@declare(complex).lower("Number", "Number")
+@declare(complex).lower("Boolean", "Boolean")
+@declare(named_type("NumberClass")).lower("Any", "Any")  # complex64(re, im), complex128(re, im)
 def complex_from_parts(lower, sig, args):
     ty = sig.return_type
     part = ty.underlying_float
     return make_complex(lower, ty, *(lower.cast(v, t, part) for v, t in zip(args, sig.args)))
 
 
-@lower(complex, types.Number)
-@lower(complex, types.Boolean)
+@declare(complex).lower("Number")
+@declare(complex).lower("Boolean")
 def complex_from_one(lower, sig, args):
     return lower.cast(args[0], sig.args[0], sig.return_type)
 
 
-@lower_getattr(types.Complex, "real")
+@attribute("Complex", "real").lower
 def complex_real(lower, ty, value, attr):
     return cx.re(value)
 
 
-@lower_getattr(types.Complex, "imag")
+@attribute("Complex", "imag").lower
 def complex_imag(lower, ty, value, attr):
     return cx.im(value)
 
 
-@lower_getattr(types.Number, "real")
-@lower_getattr(types.Boolean, "real")
+@attribute("Number", "real").lower
+@attribute("Boolean", "real").lower
 def real_of_real(lower, ty, value, attr):
     return value
 
 
-@lower_getattr(types.Number, "imag")
-@lower_getattr(types.Boolean, "imag")
+@attribute("Number", "imag").lower
+@attribute("Boolean", "imag").lower
 def imag_of_real(lower, ty, value, attr):
     return lower.constant(ty, 0)
 
 
-@lower("complex.conjugate", types.Complex)
+@declare("complex.conjugate").lower("Complex")
 def complex_conjugate(lower, sig, args):
     real, imag = _parts(args[0])
     return make_complex(lower, sig.return_type, real, arith.negf(imag))
 
 
-@lower("complex.conjugate", types.Number)
-@lower("complex.conjugate", types.Boolean)
+@declare("complex.conjugate").lower("Number")
+@declare("complex.conjugate").lower("Boolean")
 def real_conjugate(lower, sig, args):
     return lower.cast(args[0], sig.args[0], sig.return_type)
 
@@ -110,41 +106,41 @@ def _operands(lower, sig, args):
 
 
 def _register_componentwise():
-    for op, build in ((operator.add, cx.add), (operator.sub, cx.sub), (operator.mul, cx.mul)):
+    for op, build in ((operator.add, "add"), (operator.sub, "sub"), (operator.mul, "mul")):
 
         def rule(lower, sig, args, build=build):
-            return build(*_operands(lower, sig, args))
+            return getattr(cx, build)(*_operands(lower, sig, args))
 
-        lower(op, types.Complex, types.Complex)(rule)
+        declare(op).lower("Complex", "Complex")(rule)
 
 
 _register_componentwise()
 
 
-@lower(operator.neg, types.Complex)
+@declare(operator.neg).lower("Complex")
 def complex_neg(lower, sig, args):
     real, imag = _parts(args[0])
     return make_complex(lower, sig.return_type, arith.negf(real), arith.negf(imag))
 
 
-@lower(operator.pos, types.Complex)
+@declare(operator.pos).lower("Complex")
 def complex_pos(lower, sig, args):
     return args[0]
 
 
-@lower(operator.eq, types.Complex, types.Complex)
+@declare(operator.eq).lower("Complex", "Complex")
 def complex_eq(lower, sig, args):
     (ar, ai), (br, bi) = _parts(args[0]), _parts(args[1])
     return arith.andi(arith.cmpf(arith.CmpFPredicate.OEQ, ar, br), arith.cmpf(arith.CmpFPredicate.OEQ, ai, bi))
 
 
-@lower(operator.ne, types.Complex, types.Complex)
+@declare(operator.ne).lower("Complex", "Complex")
 def complex_ne(lower, sig, args):
     (ar, ai), (br, bi) = _parts(args[0]), _parts(args[1])
     return arith.ori(arith.cmpf(arith.CmpFPredicate.UNE, ar, br), arith.cmpf(arith.CmpFPredicate.UNE, ai, bi))
 
 
-@python_implementation
+@implementation
 def complex_div(a, b):
     """CPython's complex division (_Py_c_quot); a zero divisor gives NumPy's inf/nan."""
     areal, aimag = a.real, a.imag
@@ -163,12 +159,12 @@ def complex_div(a, b):
     return complex(math.nan, math.nan)
 
 
-@lower(operator.truediv, types.Complex, types.Complex)
+@declare(operator.truediv).lower("Complex", "Complex")
 def complex_truediv(lower, sig, args):
     return lower.call_python(complex_div, sig, _operands(lower, sig, args))
 
 
-@python_implementation
+@implementation
 def _power_by_squaring(a, n):
     result = complex(1.0, 0.0)
     while n:
@@ -203,7 +199,7 @@ def complex_pow(a, b):
     return complex(length * math.cos(phase), length * math.sin(phase))
 
 
-@lower(operator.pow, types.Complex, types.Complex)
+@declare(operator.pow).lower("Complex", "Complex")
 def complex_power(lower, sig, args):
     # complex64 is computed in double precision, as CPython does, then rounded
     wide = sig.replace(args=(types.complex128, types.complex128), return_type=types.complex128)
@@ -215,7 +211,7 @@ def complex_abs(z):
     return math.hypot(z.real, z.imag)
 
 
-@lower(abs, types.Complex)
+@declare(abs).lower("Complex")
 def complex_absolute(lower, sig, args):
     return lower.call_python(complex_abs, sig, args)
 

@@ -1,21 +1,48 @@
-"""Lowering rules for Python builtins on numbers: abs, min, max, round, divmod, pow."""
+"""Python builtins on numbers: abs, min, max, int, round, divmod, pow.
 
-import itertools
+numba types most of them; ``min``/``max`` and ``int`` are typed here, since numba's
+overloads of them call llvmlite intrinsics.
+"""
+
 import math
 import operator
 
 import numpy as np
 
-from mlir.dialects import arith
-from mlir.dialects import math as mlir_math
-from numba.core import types
-from numba.core.typing.templates import signature
+from ._api import declare
+from ._modules import arith, mlir_math, templates, types
+from ._signedness import cmpi_predicate
 
-from ..registry import lower
-from ..signedness import cmpi_predicate
+_REAL = ("Integer", "Float", "Boolean")
 
 
-@lower(abs, types.Integer)
+def _real(ty):
+    return isinstance(ty, tuple(getattr(types, name) for name in _REAL))
+
+
+def _min_max_typing(context, args, kws):
+    """max(a, b, ...) and max(tuple) on real numbers, as Python compares them."""
+    if kws or not args:
+        return None
+    members = list(args[0].types) if len(args) == 1 and isinstance(args[0], types.BaseTuple) else list(args)
+    if not members or not all(_real(t) for t in members):
+        return None
+    result = context.unify_types(*members)
+    return templates.signature(result, *args) if result is not None else None
+
+
+declare(max).generic(_min_max_typing)
+declare(min).generic(_min_max_typing)
+
+
+@declare(int).generic
+def _int_typing(context, args, kws):
+    """int(x) of a bool or real number is an intp."""
+    if not kws and len(args) == 1 and _real(args[0]):
+        return templates.signature(types.intp, *args)
+
+
+@declare(abs).lower("Integer")
 def int_abs(lower, sig, args):
     value = lower.cast(args[0], sig.args[0], sig.return_type)
     if not sig.return_type.signed:
@@ -25,7 +52,7 @@ def int_abs(lower, sig, args):
     return arith.select(negative, arith.subi(zero, value), value)
 
 
-@lower(abs, types.Float)
+@declare(abs).lower("Float")
 def float_abs(lower, sig, args):
     return mlir_math.absf(args[0])
 
@@ -43,17 +70,17 @@ def _fold(lower, sig, args, compare):
     values = [lower.cast(v, t, ty) for v, t in zip(args, argtypes)]
     result = values[0]
     for value in values[1:]:
-        better = lower.call(compare, signature(types.boolean, ty, ty), [value, result])
+        better = lower.call(compare, templates.signature(types.boolean, ty, ty), [value, result])
         result = arith.select(better, value, result)
     return result
 
 
-@lower(max, types.VarArg(types.Any))
+@declare(max).lower("*Any")
 def builtin_max(lower, sig, args):
     return _fold(lower, sig, args, operator.gt)
 
 
-@lower(min, types.VarArg(types.Any))
+@declare(min).lower("*Any")
 def builtin_min(lower, sig, args):
     return _fold(lower, sig, args, operator.lt)
 
@@ -64,17 +91,18 @@ def _fmax_fmin(op):
 
     def rule(lower, sig, args):
         ty = sig.return_type
-        return op(*(lower.cast(v, t, ty) for v, t in zip(args, sig.args)))
+        return getattr(arith, op)(*(lower.cast(v, t, ty) for v, t in zip(args, sig.args)))
 
     return rule
 
 
-for _a, _b in itertools.product((types.float32, types.float64), repeat=2):
-    lower(max, _a, _b)(_fmax_fmin(arith.maxnumf))
-    lower(min, _a, _b)(_fmax_fmin(arith.minnumf))
+for _a in ("float32", "float64"):
+    for _b in ("float32", "float64"):
+        declare(max).lower(_a, _b)(_fmax_fmin("maxnumf"))
+        declare(min).lower(_a, _b)(_fmax_fmin("minnumf"))
 
 
-@lower(round, types.Float)
+@declare(round).lower("Float")
 def round_to_int(lower, sig, args):
     # round half to even, as Python's round()
     nearest = lower.call_external(
@@ -110,22 +138,22 @@ def round_ndigits(x, ndigits):
     return z * pow1
 
 
-@lower(round, types.Float, types.Integer)
+@declare(round).lower("Float", "Integer")
 def round_to_digits(lower, sig, args):
     return lower.call_python(round_ndigits, sig, args)
 
 
-@lower(divmod, types.Number, types.Number)
+@declare(divmod).lower("Number", "Number")
 def builtin_divmod(lower, sig, args):
     ty = sig.return_type.dtype
     operands = [lower.cast(v, t, ty) for v, t in zip(args, sig.args)]
-    binary = signature(ty, ty, ty)
+    binary = templates.signature(ty, ty, ty)
     quotient = lower.call(operator.floordiv, binary, operands)
     remainder = lower.call(operator.mod, binary, operands)
     return lower.make_struct(sig.return_type, [quotient, remainder])
 
 
-@lower(pow, types.Number, types.Number)
+@declare(pow).lower("Number", "Number")
 def builtin_pow(lower, sig, args):
     return lower.call(operator.pow, sig, args)
 
@@ -150,7 +178,7 @@ def real_int_power(a, b, one):
     return 1.0 / result if invert else result
 
 
-@lower(operator.pow, types.Float, types.Integer)
+@declare(operator.pow).lower("Float", "Integer")
 def float_pow_int(lower, sig, args):
     ty = sig.return_type
     base = lower.cast(args[0], sig.args[0], ty)
