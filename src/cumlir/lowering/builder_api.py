@@ -10,11 +10,13 @@ import itertools
 
 from mlir import ir
 from mlir.dialects import llvm
+from numba import typeof
 from numba.core import errors, types
 
 from .. import nrt
+from ..lowering_utilities import convert
 from ..operations._elements import element_pointer
-from . import refcount
+from . import kernel_abi, refcount
 from .exceptions import record_raise
 
 _temporary_ids = itertools.count()
@@ -47,8 +49,6 @@ class BuilderAPI:
 
     def mlir_convert(self, value, target_mlir_type):
         """Convert between MLIR types, integers taken as signed (see lowering_utilities.convert)."""
-        from ..lowering_utilities import convert
-
         return convert(value, target_mlir_type)
 
     def lower_literal_if_needed(self, value, numba_type=None):
@@ -57,8 +57,6 @@ class BuilderAPI:
         if isinstance(value, ir.Value):
             return value
         if numba_type is None:
-            from numba import typeof
-
             numba_type = typeof(value)
         return self.constant(types.unliteral(numba_type), value)
 
@@ -115,9 +113,7 @@ class BuilderAPI:
     def memref_from_params(self, array_type, params):
         """A value of the Numba array type *array_type* from (pointer, offset, sizes...,
         strides...) as i64s, the kernel parameters of an array (see abi.md)."""
-        from .kernel_abi import memref_from_params
-
-        return memref_from_params(self, array_type, params)
+        return kernel_abi.memref_from_params(self, array_type, params)
 
     def require_cooperative_launch(self):
         """The code synchronizes the whole grid: the kernel must be launched cooperatively

@@ -10,7 +10,7 @@ it and the functions it calls); a public wrapper with the requested ABI calls it
 
 from mlir import ir
 from mlir.dialects import arith, func, llvm
-from numba.core import errors, types
+from numba.core import errors, itanium_mangler, types
 
 from ..models import default_manager
 from .module import force_inline
@@ -89,8 +89,6 @@ ABIS = tuple(_WRAPPERS)
 
 def numba_abi_name(pyfunc, argtypes):
     """The Itanium-style mangled name numba gives a device function (module.qualname, argument types)."""
-    from numba.core import itanium_mangler
-
     qualified = f"{pyfunc.__module__}.{pyfunc.__qualname__}"
     return itanium_mangler.mangle(qualified, tuple(argtypes), abi_tags=("v1",))
 

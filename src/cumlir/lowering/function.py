@@ -9,17 +9,21 @@ errors at the source line that caused them.
 """
 
 import contextlib
+import operator
 
 from mlir import ir
-from mlir.dialects import cf, func, gpu, llvm, ub
-from numba.core import analysis, errors, types
+from mlir.dialects import arith, cf, func, gpu, llvm, ub
+from numba.core import analysis, errors, postproc, types
 from numba.core import ir as nir
+from numba.core.typing.templates import Signature, signature
 
 from .. import operations
 from ..models import default_manager
 from ..typing.target import target_override
 from . import kernel_abi, refcount, returned_arrays
 from .builder_api import BuilderAPI
+from .exceptions import end_thread, record_raise
+from .printing import lower_print
 from .registry import registry
 
 # The value of a variable whose type has no runtime representation.
@@ -128,8 +132,6 @@ class MLIRLower(BuilderAPI):
 
         Returns (value, result type). For rules that apply Python operations to parts
         of their operands (comparing tuple members, say)."""
-        from numba.core.typing.templates import Signature
-
         with target_override():
             fnty = self.typing_context.resolve_value_type(fn)
             sig = self.typing_context.resolve_function_type(fnty, tuple(argtypes), {})
@@ -375,16 +377,12 @@ class MLIRLower(BuilderAPI):
             func.ReturnOp([])
 
     def _print(self, stmt):
-        from .printing import lower_print
-
         lower_print(self, stmt)
 
     def _ignore(self, stmt):
         pass
 
     def _raise(self, stmt):
-        from .exceptions import end_thread, record_raise
-
         if self.options.debug:
             if isinstance(stmt, (nir.StaticRaise, nir.DynamicRaise)):
                 # the message keeps the constant arguments; values known only at run time show as "?"
@@ -483,8 +481,6 @@ class MLIRLower(BuilderAPI):
             index_type = types.Omitted(index)
         rule = registry.find_call("static_getitem", (ty, index_type))
         if rule is not None:
-            from numba.core.typing.templates import signature
-
             sig = signature(result_type, ty, index_type)
             return rule(self, sig, [self.load_var(expr.value), index]), result_type
         if expr.index_var is None:
@@ -504,8 +500,6 @@ class MLIRLower(BuilderAPI):
             member = self.extract(self.load_var(expr.value), ty, index_type.literal_value)
             return member, ty.types[index_type.literal_value]
         # a run-time index: select among the members of the requested type
-        from mlir.dialects import arith
-
         value = self.load_var(expr.value)
         index = self.cast(self.load_var(expr.index), index_type, types.int64)
         result = self.poison(self.get_mlir_type(result_type))
@@ -581,14 +575,10 @@ def _location(loc):
 
 
 def _getitem_key():
-    import operator
-
     return operator.getitem
 
 
 def _setitem_key():
-    import operator
-
     return operator.setitem
 
 
@@ -637,8 +627,6 @@ _EXPRESSIONS = {
 
 def _with_dels(func_ir):
     """A copy of *func_ir* with numba's ``del`` statements: where each variable dies."""
-    from numba.core import postproc
-
     copy = func_ir.copy()
     postproc.PostProcessor(copy).run(emit_dels=True)
     return copy

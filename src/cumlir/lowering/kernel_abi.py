@@ -12,8 +12,8 @@ this layout.
 """
 
 from mlir import ir
-from mlir.dialects import llvm
 from mlir.dialects import complex as mlir_complex
+from mlir.dialects import llvm
 from numba.core import errors, types
 
 from ..types import VectorType

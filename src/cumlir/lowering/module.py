@@ -4,13 +4,13 @@ device functions they call (lowered on first use, each once)."""
 import re
 
 from mlir import ir
-from mlir.dialects import func, gpu, memref
+from mlir.dialects import func, gpu, llvm, memref
 
 from ..codegen.pipeline import FUNCTION_FASTMATH
 from ..mlir_context import mlir_context
 from ..options import Options
 from ..typing.frontend import DeviceFunction, implementation_dispatcher
-from . import refcount
+from . import operations, refcount
 from .function import NO_VALUE, MLIRLower
 
 GPU_MODULE_NAME = "cumlir_kernels"
@@ -18,8 +18,6 @@ GPU_MODULE_NAME = "cumlir_kernels"
 
 def _load_rules():
     # every operation module fills the registry (a module added since is found too)
-    from . import operations
-
     operations.install()
 
 
@@ -155,8 +153,6 @@ class ModuleBuilder:
         """A private NUL-terminated string in the module; returns its symbol."""
         symbol = self._strings.get(text)
         if symbol is None:
-            from mlir.dialects import llvm
-
             symbol = self._strings[text] = self._unique("cumlir_string")
             data = text.encode() + b"\0"
             with ir.Location.unknown(), ir.InsertionPoint.at_block_begin(self.body):

@@ -24,21 +24,39 @@ The records, by what they declare:
 ============================  =====================================================
 """
 
+from __future__ import annotations
+
 import functools
 import importlib
+from collections.abc import Callable
 from types import FunctionType, MethodType
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ._builder import (
+        AttributeRule,
+        CallRule,
+        CastRule,
+        ConstantRule,
+        InstanceRule,
+        NamespaceAttributeRule,
+        RegisterRule,
+        SetAttributeRule,
+    )
+
+Pattern = Any  # a type name in cumlir.types ("Integer", "*Any"), or a numba type or type class
 
 
 class lazy:
     """A module imported on first attribute access: ``types = lazy("numba.core.types")``."""
 
-    __slots__ = ("_name", "_module")
+    __slots__ = ("_module", "_name")
 
-    def __init__(self, name):
+    def __init__(self, name: str) -> None:
         self._name = name
-        self._module = None
+        self._module: Any = None
 
-    def __getattr__(self, attr):
+    def __getattr__(self, attr: str) -> Any:
         module = self._module
         if module is None:
             module = self._module = importlib.import_module(self._name)
@@ -49,7 +67,7 @@ class lazy:
 
 
 # every record made so far, in order (the registry in __init__.py reads it)
-declarations = []
+declarations: list[Operation | Attribute | Conversion | InstanceCalls] = []
 
 # the LLVM 7 printer's tables the operation modules contribute: table -> {NVVM op: what it prints as}
 NVVM_TABLES = (
@@ -62,15 +80,15 @@ NVVM_TABLES = (
     "asm_operations",
     "known_calls",
 )
-nvvm = {table: {} for table in NVVM_TABLES}
+nvvm: dict[str, dict[str, Any]] = {table: {} for table in NVVM_TABLES}
 
 
-def _is_rule(pattern):
+def _is_rule(pattern: object) -> bool:
     # a bare @op.lower: the one argument is the rule (a type class given as a pattern is callable too)
     return isinstance(pattern, (FunctionType, MethodType, functools.partial))
 
 
-def _describe(key):
+def _describe(key: object) -> str:
     if isinstance(key, str):
         return key
     name = getattr(key, "__qualname__", None) or getattr(key, "__name__", None) or repr(key)
@@ -94,42 +112,42 @@ class Operation:
     # namespace's type to hand out the namespace as a value (cuda.cg.this_grid())
     numba_type = None
 
-    def __init__(self, key, name=None, *, exclusive=False, prefer_literal=False):
+    def __init__(self, key: Any, name: str | None = None, *, exclusive: bool = False, prefer_literal: bool = False):
         self.key = key
         self.name = name or _describe(key)
         self.exclusive = exclusive  # typed by this declaration alone (numba's overloads ignored)
         self.prefer_literal = prefer_literal
-        self.typing = None  # ("typer" | "cases" | "generic" | "template", function or class)
-        self.rules = []  # [(patterns, rule)]
+        self.typing: tuple[str, Any] | None = None  # ("typer" | "cases" | "generic" | "template", function or class)
+        self.rules: list[tuple[tuple[Pattern, ...], CallRule]] = []
         declarations.append(self)
 
-    def _set_typing(self, kind, fn):
+    def _set_typing(self, kind: str, fn: Any) -> Any:
         if self.typing is not None:
             raise ValueError(f"{self.name} already has its typing ({self.typing[1].__qualname__})")
         self.typing = (kind, fn)
         return fn
 
-    def typer(self, fn):
+    def typer(self, fn: Callable[..., Any]) -> Callable[..., Any]:
         """Decorator: ``fn(*argument types) -> result type`` (or a full Signature), keywords
         bound by fn's own parameters, as numba's CallableTemplate; raise numba's TypingError
         with a clear message to reject the arguments."""
         return self._set_typing("typer", fn)
 
-    def cases(self, fn):
+    def cases(self, fn: Callable[[], list[Any]]) -> Callable[[], list[Any]]:
         """Decorator: ``fn() -> [Signature, ...]``, the signatures numba picks from after
         converting the arguments (numba's ConcreteTemplate). Called once numba is loaded."""
         return self._set_typing("cases", fn)
 
-    def generic(self, fn):
+    def generic(self, fn: Callable[[Any, tuple[Any, ...], dict[str, Any]], Any]) -> Callable[..., Any]:
         """Decorator: ``fn(context, args, kws) -> Signature or None`` with numba's typing
         context (numba's AbstractTemplate): for typing that unifies or resolves types."""
         return self._set_typing("generic", fn)
 
-    def template(self, cls):
+    def template(self, cls: type) -> type:
         """A numba template class made by the caller (the extension API's typing)."""
         return self._set_typing("template", cls)
 
-    def lower(self, *patterns):
+    def lower(self, *patterns: Pattern) -> Any:
         """Decorator: the lowering ``rule(lower, sig, args) -> value`` for arguments matching
         *patterns*: type names in ``cumlir.types`` ("Integer", "float32", "Any"; "*Any" for
         any further arguments) or numba types and type classes. ``@op.lower`` or
@@ -138,7 +156,7 @@ class Operation:
             self.rules.append((("*Any",), patterns[0]))
             return patterns[0]
 
-        def decorate(rule):
+        def decorate(rule: CallRule) -> CallRule:
             self.rules.append((patterns or ("*Any",), rule))
             return rule
 
@@ -148,7 +166,7 @@ class Operation:
         return f"<operation {self.name}>"
 
 
-def declare(key, name=None, **flags):
+def declare(key: Any, name: str | None = None, **flags: bool) -> Operation:
     """The declarations of calls of *key*, an operation that is not a cumlir stub
     (``math.sin``, ``operator.add``). ``exclusive=True``: numba's own typing of *key*
     (its CPU overloads) is ignored in device code."""
@@ -160,18 +178,18 @@ class Method(Operation):
     ``method("Integer", "bit_count")``. Its typer is called with the receiver's type first;
     its rules get the receiver as the first argument. numba's key is "Integer.bit_count"."""
 
-    def __init__(self, receiver, name):
+    def __init__(self, receiver: str, name: str) -> None:
         super().__init__(f"{receiver}.{name}", f"{receiver}.{name}")
         self.receiver = receiver  # a type class name in cumlir.types
         self.method = name
 
-    def cases(self, fn):
+    def cases(self, fn: Any) -> Any:
         raise TypeError(f"{self.name}: a method is typed by a typer, not cases")
 
     generic = cases
 
 
-def method(receiver, name):
+def method(receiver: str, name: str) -> Method:
     """Declarations for the method *name* of values of the type class *receiver*."""
     return Method(receiver, name)
 
@@ -184,26 +202,26 @@ class Attribute:
     ``rule(lower, typ, value, name) -> value``, ``@attr.lower_set`` with
     ``rule(lower, sig, args, name)`` (sig is (receiver, value) -> none)."""
 
-    def __init__(self, receiver, name=None):
+    def __init__(self, receiver: Pattern, name: str | None = None) -> None:
         self.receiver = receiver
         self.attr = name
         self.name = f"{receiver}.{name or '*'}"
-        self.typing = None
-        self.getter = None
-        self.setter = None
+        self.typing: Callable[..., Any] | None = None
+        self.getter: AttributeRule | None = None
+        self.setter: SetAttributeRule | None = None
         declarations.append(self)
 
-    def typer(self, fn):
+    def typer(self, fn: Callable[..., Any]) -> Callable[..., Any]:
         if self.typing is not None:
             raise ValueError(f"the attribute {self.name} already has its typing")
         self.typing = fn
         return fn
 
-    def lower(self, rule):
+    def lower(self, rule: AttributeRule) -> AttributeRule:
         self.getter = rule
         return rule
 
-    def lower_set(self, rule):
+    def lower_set(self, rule: SetAttributeRule) -> SetAttributeRule:
         self.setter = rule
         return rule
 
@@ -211,7 +229,7 @@ class Attribute:
         return f"<attribute {self.name}>"
 
 
-def attribute(receiver, name=None):
+def attribute(receiver: Pattern, name: str | None = None) -> Attribute:
     """Declarations for the attribute *name* (None: any) of values matching *receiver*."""
     return Attribute(receiver, name)
 
@@ -220,29 +238,29 @@ class Conversion:
     """A rule keyed by type patterns alone: a cast ``rule(lower, fromty, toty, value)``
     or a constant ``rule(lower, typ, pyval)``."""
 
-    def __init__(self, kind, patterns, rule):
+    def __init__(self, kind: str, patterns: tuple[Pattern, ...], rule: CastRule | ConstantRule) -> None:
         self.kind = kind  # "cast" or "constant"
         self.patterns = patterns
         self.rule = rule
         declarations.append(self)
 
 
-def cast(from_pattern, to_pattern):
+def cast(from_pattern: Pattern, to_pattern: Pattern) -> Callable[[CastRule], CastRule]:
     """Decorator: the conversion ``rule(lower, fromty, toty, value) -> value`` of values
     matching *from_pattern* to types matching *to_pattern*."""
 
-    def decorate(rule):
+    def decorate(rule: CastRule) -> CastRule:
         Conversion("cast", (from_pattern, to_pattern), rule)
         return rule
 
     return decorate
 
 
-def constant(pattern):
+def constant(pattern: Pattern) -> Callable[[ConstantRule], ConstantRule]:
     """Decorator: ``rule(lower, typ, pyval) -> value`` making a compile-time constant of a
     type matching *pattern* an MLIR value."""
 
-    def decorate(rule):
+    def decorate(rule: ConstantRule) -> ConstantRule:
         Conversion("constant", (pattern,), rule)
         return rule
 
@@ -253,16 +271,16 @@ class InstanceCalls:
     """Calls of every key that is an instance of a Python class (external functions:
     ``rule(lower, key, sig, args)``, the key saying which one)."""
 
-    def __init__(self, cls, rule):
+    def __init__(self, cls: type, rule: InstanceRule) -> None:
         self.cls = cls
         self.rule = rule
         declarations.append(self)
 
 
-def calls_of(cls):
+def calls_of(cls: type) -> Callable[[InstanceRule], InstanceRule]:
     """Decorator: the lowering ``rule(lower, key, sig, args)`` of calls of instances of *cls*."""
 
-    def decorate(rule):
+    def decorate(rule: InstanceRule) -> InstanceRule:
         InstanceCalls(cls, rule)
         return rule
 
@@ -275,7 +293,7 @@ class Implementation:
     compiled code an implementation is a device function, so implementations may call one
     another; on the host it is the Python function."""
 
-    def __init__(self, pyfunc):
+    def __init__(self, pyfunc: Callable[..., Any]) -> None:
         functools.update_wrapper(self, pyfunc)
         self.pyfunc = pyfunc
 
@@ -286,7 +304,7 @@ class Implementation:
         return f"<implementation {self.pyfunc.__qualname__}>"
 
 
-def implementation(pyfunc):
+def implementation(pyfunc: Callable[..., Any]) -> Implementation:
     """Decorator: *pyfunc* as an Implementation (see there)."""
     return Implementation(pyfunc)
 
@@ -297,7 +315,7 @@ class Stub(Operation):
     On the host calling it raises RuntimeError; it pickles by name.
     """
 
-    def __init__(self, name, doc=None):
+    def __init__(self, name: str, doc: str | None = None) -> None:
         super().__init__(self, f"cuda.{name}")
         self.__name__ = name
         self.__qualname__ = name
@@ -322,12 +340,12 @@ class Register(Stub):
     ``rule(lower) -> value``. Read as ``cuda.laneid`` or imported by name, as numba types
     a global of a registered type."""
 
-    def __init__(self, name, type_name, doc=None):
+    def __init__(self, name: str, type_name: str, doc: str | None = None) -> None:
         super().__init__(name, doc)
         self.type_name = type_name
-        self.read_rule = None
+        self.read_rule: RegisterRule | None = None
 
-    def read(self, rule):
+    def read(self, rule: RegisterRule) -> RegisterRule:
         """Decorator: the lowering ``rule(lower) -> value`` of reading the register."""
         self.read_rule = rule
         return rule
@@ -338,22 +356,22 @@ class Namespace(Stub):
     or a register with attributes (``threadIdx.x``). Kernels see it as one numba type,
     ``cumlir.typing.operations.StubNamespace``."""
 
-    def __init__(self, name, doc=None):
+    def __init__(self, name: str, doc: str | None = None) -> None:
         super().__init__(name, doc)
         # underscored: the namespace's own attributes are its members' names
-        self._members = {}  # attribute -> Stub
-        self._attributes = {}  # attribute -> [typer, lowering rule]
+        self._members: dict[str, Stub] = {}
+        self._attributes: dict[str, list[Any]] = {}  # attribute -> [typer, lowering rule]
 
     def _claim(self, attr):
         if attr in self._members or attr in self._attributes or hasattr(type(self), attr):
             raise ValueError(f"cuda.{self.__name__}.{attr} is declared twice or hides a method")
 
-    def function(self, attr, doc=None):
+    def function(self, attr: str, doc: str | None = None) -> Stub:
         """A stub called as ``cuda.<namespace>.<attr>(...)``; give it a typer and a rule."""
         self._claim(attr)
         return self._member(attr, Stub(f"{self.__name__}.{attr}", doc))
 
-    def namespace(self, attr, doc=None):
+    def namespace(self, attr: str, doc: str | None = None) -> Namespace:
         """A namespace within this one (``cuda.cg.grid_group``)."""
         self._claim(attr)
         return self._member(attr, Namespace(f"{self.__name__}.{attr}", doc))
@@ -363,7 +381,7 @@ class Namespace(Stub):
         setattr(self, attr, stub)
         return stub
 
-    def attribute(self, *attrs):
+    def attribute(self, *attrs: str) -> Callable[[Callable[[str], Any]], Callable[[str], Any]]:
         """Decorator: the typing ``fn(attr) -> numba type`` of reading the attributes *attrs*."""
 
         def decorate(typer):
@@ -374,7 +392,7 @@ class Namespace(Stub):
 
         return decorate
 
-    def lower_attribute(self, *attrs):
+    def lower_attribute(self, *attrs: str) -> Callable[[NamespaceAttributeRule], NamespaceAttributeRule]:
         """Decorator: the lowering ``rule(lower, attr) -> value`` of reading *attrs*."""
 
         def decorate(rule):
@@ -392,7 +410,7 @@ class Namespace(Stub):
         raise AttributeError(attr)
 
 
-def nvvm_ops(**tables):
+def nvvm_ops(**tables: Any) -> None:
     """Declare the NVVM dialect ops a module emits, for the LLVM 7 printer of the "nvvm" path
     (``codegen/intrinsics_nvvm.py``), e.g. ``nvvm_ops(nullary={"nvvm.barrier0": "llvm.nvvm.barrier0"})``.
     Tables: special_registers and nullary (op -> intrinsic), calls (op -> intrinsic taking
@@ -419,12 +437,12 @@ class named_type(str):
     ``np.float32(x)`` resolves to ``NumberClass``, which cannot be named without numba."""
 
 
-def resolve_key(key):
+def resolve_key(key: Any) -> Any:
     """An operation's key as numba's typing gives it."""
     return getattr(_types, key) if isinstance(key, named_type) else key
 
 
-def resolve(pattern):
+def resolve(pattern: Pattern) -> Any:
     """A type pattern as the registries match it: a name in ``cumlir.types`` ("*name" for
     any further arguments of that type), or a numba type or type class as it is."""
     if not isinstance(pattern, str):

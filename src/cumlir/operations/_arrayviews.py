@@ -8,8 +8,8 @@ result is the one numba's typing gave; a C (F) result keeps a static innermost
 """
 
 from . import slices
-from ._modules import arith, errors, ir, llvm, memref, types
 from ._elements import wrap_index
+from ._modules import arith, errors, ir, llvm, memref, types
 
 
 def _i64():
@@ -143,9 +143,7 @@ def reshape(lower, array_type, array, shape, result_type):
 
 
 def itemsize(dtype):
-    from numba.np import numpy_support
-
-    return numpy_support.as_dtype(dtype).itemsize
+    return types.as_dtype(dtype).itemsize
 
 
 def view_as(lower, array_type, array, result_type):

@@ -5,8 +5,8 @@ the view as NumPy does (missing leading axes and axes of extent 1 repeat).
 """
 
 from . import _arrayviews as arrayviews
-from ._modules import arith, ir, scf, types
 from ._elements import load_element, store_element
+from ._modules import arith, ir, scf, types
 
 
 def _loop_nest(extents, body):

@@ -19,7 +19,6 @@ from . import _fill as fill
 from ._api import declare
 from ._modules import arith, errors, ir, npydecl, templates, types
 
-
 # ---- typing ---------------------------------------------------------------------------------
 
 _PYTHON_DTYPES = {float: "float64", int: "int64", complex: "complex128", bool: "boolean"}

@@ -8,10 +8,12 @@ view (fill.py).
 
 import operator
 
+import numpy as np
 
-from . import _arrayviews as arrayviews, _fill as fill
-from ._elements import dim, i64, load_element, store_element, wrap_index
+from . import _arrayviews as arrayviews
+from . import _fill as fill
 from ._api import attribute, cast, constant, declare
+from ._elements import dim, i64, load_element, store_element, wrap_index
 from ._modules import arith, errors, ir, memref, types
 
 
@@ -178,8 +180,6 @@ CONSTANT_MEMORY = 4  # the NVPTX address space of __constant__ data
 @constant("Array")
 def array_constant(lower, ty, pyval):
     """A global NumPy array captured by a kernel lives in constant memory."""
-    import numpy as np
-
     data = np.asfortranarray(pyval) if ty.layout == "F" else np.ascontiguousarray(pyval)
     if data.dtype == np.bool_:
         data = data.view(np.uint8)

@@ -24,7 +24,14 @@ printer refuses bfloat16 by name (``codegen/llvm7_types.py``).
 import operator
 
 from ._api import Namespace, cast, declare
-from ._half import C_INTS, HalfIntrinsics, compare, declare_operators, half_to_integer, widen
+from ._half import (
+    C_INTS,
+    HalfIntrinsics,
+    compare,
+    declare_operators,
+    half_to_integer,
+    widen,
+)
 from ._modules import arith, errors, ir, types
 from .scalars import FLOAT_PREDICATES
 

@@ -8,7 +8,6 @@ indexing live in lowering/rules/pointers.py and typing/declarations/pointerdecl.
 from . import Stub
 from ._modules import arith, errors, ir, npydecl, types
 
-
 carray = Stub(
     "carray",
     "carray(ptr, shape, dtype=None): a C-ordered array over the memory at *ptr* (a CPointer, or a "

@@ -9,7 +9,13 @@ float16 live in ``math.py``.
 """
 
 from ._api import Namespace
-from ._half import PTX_MODE, HalfIntrinsics, declare_operators, half_to_integer, ptx_convert
+from ._half import (
+    PTX_MODE,
+    HalfIntrinsics,
+    declare_operators,
+    half_to_integer,
+    ptx_convert,
+)
 from ._modules import arith, ir, types
 
 fp16 = Namespace("fp16", "CUDA's half-precision intrinsics on float16 (cuda_fp16.h), e.g. cuda.fp16.hadd(a, b).")

@@ -4,7 +4,6 @@
 from . import Namespace, Stub, nvvm_ops
 from ._modules import arith, errors, ir, nvvm, templates, types
 
-
 # register -> (the NVVM op class prefix, the PTX special register)
 _REGISTERS = {
     "threadIdx": ("ThreadId", "tid"),

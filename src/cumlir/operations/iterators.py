@@ -10,12 +10,11 @@ more than half the type's values do not overflow.
 
 import operator
 
-
-from ._elements import dim
 from ._api import declare
+from ._elements import dim
 from ._modules import arith, ir, memref, templates, types
-from .scalars import number_constant
 from ._signedness import cmpi_predicate
+from .scalars import number_constant
 
 
 @declare(range).lower("*Integer")

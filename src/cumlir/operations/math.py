@@ -16,7 +16,6 @@ import sys
 from . import declare
 from ._modules import arith, ir, llvm, mlir_math, templates, types
 
-
 # ---- typing -------------------------------------------------------------------------------
 
 

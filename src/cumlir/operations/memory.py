@@ -17,7 +17,6 @@ import weakref
 from . import Namespace, nvvm_ops
 from ._modules import arith, errors, ir, memref, npydecl, nvvm, types
 
-
 shared = Namespace("shared", "Arrays in the block's shared memory.")
 local = Namespace("local", "Arrays private to each thread.")
 const = Namespace("const", "Arrays in constant memory.")

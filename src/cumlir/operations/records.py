@@ -17,11 +17,9 @@ the field's offset, so that no access is misaligned.
 
 import operator
 
-
 from ._api import attribute, declare
 from ._elements import ELEMENT_ACCESS
 from ._modules import arith, cx, errors, ir, llvm, memref, types
-
 
 # ---- typing ---------------------------------------------------------------------------------
 

@@ -2,7 +2,6 @@
 
 import operator
 
-
 from ._api import attribute, declare, named_type
 from ._modules import arith, ir, types
 

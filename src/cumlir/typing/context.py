@@ -5,13 +5,15 @@ from types import BuiltinFunctionType, ModuleType
 
 from numba.core import types
 from numba.core.dispatcher import Dispatcher as CPUDispatcher
+from numba.core.typing import npydecl
 from numba.core.typing.context import BaseContext
 from numba.core.typing.templates import signature
+from numba.misc import literal  # noqa: F401  (registers literal_unroll's typing)
 
 from ..operations import Implementation, Stub
-from . import plain_messages
+from . import operations, plain_messages
 from .operations import stub_type
-from .registry import exclusive
+from .registry import exclusive, registry
 from .target import target_override
 
 _REAL = (types.Integer, types.Float, types.Boolean)
@@ -116,12 +118,6 @@ class CUDATypingContext(BaseContext):
     _value_types = {}
 
     def load_additional_registries(self):
-        from numba.core.typing import npydecl
-        from numba.misc import literal  # noqa: F401  (registers literal_unroll's typing)
-
-        from . import operations
-        from .registry import registry
-
         # every operation module fills the registry
         operations.install()
 
@@ -170,9 +166,7 @@ def typing_context():
         _context = ctx
         _seen = _registrations()
     else:
-        from .operations import install
-
-        install()  # intrinsic areas found since
+        operations.install()  # operation modules found since
         if _registrations() != _seen:
             refresh()
     return _context

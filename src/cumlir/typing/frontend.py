@@ -17,7 +17,15 @@ import io
 import weakref
 from dataclasses import dataclass, field
 
-from numba.core import bytecode, compiler, errors, target_extension, typeinfer, types, utils
+from numba.core import (
+    bytecode,
+    compiler,
+    errors,
+    target_extension,
+    typeinfer,
+    types,
+    utils,
+)
 from numba.core import ir as numba_ir
 from numba.core import typing as numba_typing
 from numba.core.typing.templates import fold_arguments, signature

@@ -4,8 +4,18 @@ Numba's own compiler driver also lowers; cumlir only needs the frontend, so thes
 passes are run directly (typing/frontend.py), in the order numba's nopython pipeline uses.
 """
 
-from numba.core import analysis, bytecode, errors, interpreter, ir, postproc, rewrites
-from numba.core import typed_passes, untyped_passes
+from numba.core import (
+    analysis,
+    bytecode,
+    errors,
+    interpreter,
+    ir,
+    postproc,
+    rewrites,
+    typed_passes,
+    untyped_passes,
+)
+from numba.core.ir_utils import fixup_var_define_in_scope
 
 
 def _bytecode(state):
@@ -81,8 +91,8 @@ def _inline_closures(state):
     )
     if not has_closure:
         return
+    # numba's closure inliner is imported by the first kernel that needs it (few do)
     from numba.core.inline_closurecall import InlineClosureCallPass
-    from numba.core.ir_utils import fixup_var_define_in_scope
 
     InlineClosureCallPass(state.func_ir, state.flags.auto_parallel, {}, True).run()
     postproc.PostProcessor(state.func_ir).run()

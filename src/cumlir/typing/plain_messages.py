@@ -7,14 +7,14 @@ the typing time of an ordinary kernel. Kernels' typing errors also reach users o
 cumlir, who read them in logs and notebooks, where the escape codes are noise.
 """
 
+from numba.core import compiler_machinery, config, errors, ir, typeinfer
+from numba.core.types import functions
+from numba.core.typing import typeof
+
 
 def install():
     """Make numba format its messages as plain text, unless colours were asked for
     (``NUMBA_COLOR_SCHEME``: its default theme only makes text bold)."""
-    from numba.core import compiler_machinery, config, errors, ir, typeinfer
-    from numba.core.types import functions
-    from numba.core.typing import typeof
-
     if config.COLOR_SCHEME == "no_color":
         plain = _Plain()
         errors._termcolor_inst = plain  # what errors.termcolor() gives from now on

@@ -4,7 +4,9 @@ from numba.core import sigutils, types
 from numba.core.typing.templates import Signature
 
 from .. import types as cumlir_types
+from ..operations.vectors import constructors
 from ..types import VectorType, matches_record, vector_types
+from .context import typing_context
 
 
 def parse_signature(sig):
@@ -27,8 +29,6 @@ def parse_signature(sig):
 def _signature_names():
     """The names a signature string may use: numba's types and cumlir's (``bfloat16``), and
     the CUDA vector types under both their names (``float32x4``, ``float4``)."""
-    from ..operations.vectors import constructors
-
     names = {}
     for name, stub in constructors.items():
         for spelling in (name, *stub.aliases):
@@ -52,8 +52,6 @@ def _accepts_one(declared, actual):
     if _vector_from_host(declared, actual):
         return True
     if isinstance(declared, (types.Number, types.Boolean)) and isinstance(actual, (types.Number, types.Boolean)):
-        from .context import typing_context
-
         return typing_context().can_convert(actual, declared) is not None
     # kinds checked after the common ones, which keep their cost
     if isinstance(declared, types.BaseTuple):

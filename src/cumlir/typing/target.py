@@ -6,6 +6,7 @@ written for ``target="generic"`` or ``"gpu"`` apply, while CPU-only ones do not.
 """
 
 from numba.core import target_extension as _te
+from numba.core.imputils import Registry
 
 TARGET_NAME = "cumlir"
 
@@ -43,8 +44,6 @@ class _UnusedLlvmliteLowerings:
     """
 
     def __init__(self):
-        from numba.core.imputils import Registry
-
         self._registries = {Registry("cumlir-unused-llvmlite"): None}
 
     def refresh(self):
