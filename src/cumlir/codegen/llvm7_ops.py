@@ -5,6 +5,7 @@ Pointers are ``i8 addrspace(N)*`` everywhere, so memory ops bitcast to the eleme
 first (``p.cast_pointer``) and GEP results are cast back.
 """
 
+from ..marks import COUNTED_LOOP_COUNTER
 from . import counted_loops
 from . import intrinsics_nvvm as intrinsics
 from . import llvm7_types
@@ -51,7 +52,7 @@ def _int_binary(p, op):
     # nsw/nuw/exact only license optimisations, so leaving them out is always correct; a
     # counted loop's counter (counted_loops.py) gets nsw, which lets LLVM count its trips
     a, b = op.operands
-    flags = "nsw " if counted_loops.COUNTER in op.attributes else ""
+    flags = "nsw " if COUNTED_LOOP_COUNTER in op.attributes else ""
     p.define(op.results[0], f"{op.name[5:]} {flags}{p.typed(a)}, {p.value(b)}")
 
 

@@ -13,8 +13,7 @@ Each transforms the module in place; the order is the compiler's (compiler.py).
 from mlir import ir, passmanager
 from mlir.dialects import gpu
 
-from ..intrinsics._half import UNCONTRACTED
-from ..intrinsics.elementwise import PARALLEL_LOOPS_MARK
+from ..marks import FUNCTION_FASTMATH, PARALLEL_LOOPS_MARK, UNCONTRACTED
 from . import counted_loops, targets
 
 STAGES = {
@@ -33,9 +32,6 @@ LOOPS_TO_BLOCKS = "builtin.module(gpu.module(convert-scf-to-cf))"
 # line tables (lineinfo, debug): a debug scope on every LLVM function, so NVPTX writes .loc
 LINE_TABLES = "builtin.module(ensure-debug-info-scope-on-llvm-func{emission-kind=LineTablesOnly})"
 TO_PTX = "builtin.module(gpu-module-to-binary{format=isa})"
-
-# a device function's own fastmath flags (comma-separated), on its func.func until the optimized stage
-FUNCTION_FASTMATH = "cumlir.fastmath"
 
 NVPTX_DATA_LAYOUT = "e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64"
 

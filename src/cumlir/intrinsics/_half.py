@@ -23,10 +23,8 @@ Semantics (those of CUDA's cuda_fp16.h / cuda_bf16.h as Numba-CUDA binds them):
   down, ``_ru`` up; to an integer they saturate to its range, NaN giving 0 (PTX's cvt).
 """
 
+from ..marks import UNCONTRACTED
 from ._modules import arith, cumlir_types, ir, llvm, templates
-
-# an operation the default contraction into fma leaves alone (codegen/pipeline.py)
-UNCONTRACTED = "cumlir.uncontracted"
 
 # the C names of the integer types in the conversions' names
 C_INTS = {
