@@ -6,7 +6,8 @@ import pytest
 from numba.core import types
 
 from cumlir import compiler, cuda
-from cumlir.codegen import pipeline, targets
+from cumlir.codegen import targets
+from cumlir.codegen.passes import pipeline
 from cumlir.lowering.module import ModuleBuilder
 from cumlir.typing.context import typing_context
 

@@ -1,4 +1,4 @@
-"""Counted loops with a runtime step (codegen/counted_loops.py) are unrolled four times with
+"""Counted loops with a runtime step (codegen/passes/counted_loops.py) are unrolled four times with
 their loads in one block, on both code generators; other loops are left as they were, and
 the marking survives line tables. The results are checked on the GPU
 (test_gpu_counted_loops.py)."""

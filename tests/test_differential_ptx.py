@@ -4,7 +4,7 @@ for sm_80 and sm_90 (one module per left operand type)."""
 import pytest
 
 from cumlir import compiler
-from cumlir.codegen import pipeline, targets
+from cumlir.codegen import targets
 from cumlir.lowering.module import ModuleBuilder
 from cumlir.typing.context import typing_context
 

@@ -292,7 +292,7 @@ def test_whole_vectors_are_loaded_and_stored_at_once(backend, name, suffix, coun
     loads = [a for a in accesses if a.startswith("ld.")]
     stores = [a for a in accesses if a.startswith("st.")]
     # *count* of each per element copied, in every copy of the loop body (the grid-stride
-    # loop is unrolled: codegen/counted_loops.py)
+    # loop is unrolled: codegen/passes/counted_loops.py)
     assert loads and len(loads) % count == 0 and len(stores) == len(loads), accesses
     assert all(re.fullmatch(r"ld\.global(\.nc)?\." + suffix, a) for a in loads), accesses
     assert all(re.fullmatch(r"st\.global\." + suffix, a) for a in stores), accesses

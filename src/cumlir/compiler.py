@@ -158,7 +158,7 @@ def _needs_nrt(c):
 
 
 def _optimized(c):
-    from .codegen import pipeline
+    from .codegen.passes import pipeline
 
     with c.builder.context:
         pipeline.set_target(c.module, c.cc, c.options)
@@ -166,18 +166,18 @@ def _optimized(c):
 
 
 def _llvm(c):
-    from .codegen import pipeline
+    from .codegen.passes import pipeline
 
     with c.builder.context:
         pipeline.run_stage(c.module, "llvm", c.options)
 
 
 def _code(c):
-    from .codegen import pipeline
+    from .codegen.passes import pipeline
 
     with c.builder.context:
         if c.options.backend == "nvvm" or c.code_format == "ltoir":
-            from .codegen import nvvm  # the LLVM 7 printer and libNVVM: loaded when used
+            from .codegen.nvvm import libnvvm as nvvm  # the LLVM 7 printer and libNVVM: loaded when used
 
             code = nvvm.compile_module(c.module, c.cc, c.options, c.code_format)
             c.code = code.decode() if c.code_format == "ptx" else code
@@ -250,7 +250,8 @@ def _llvm_text(c):
     with the NVPTX triple (host-side JIT linkers need it)."""
     from mlir import ir
 
-    from .codegen import nvvm, pipeline
+    from .codegen.nvvm import libnvvm as nvvm
+    from .codegen.passes import pipeline
 
     with c.builder.context:
         if c.options.backend == "nvvm":

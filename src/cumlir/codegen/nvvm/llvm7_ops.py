@@ -5,8 +5,8 @@ Pointers are ``i8 addrspace(N)*`` everywhere, so memory ops bitcast to the eleme
 first (``p.cast_pointer``) and GEP results are cast back.
 """
 
-from ..marks import COUNTED_LOOP_COUNTER
-from . import counted_loops
+from ...marks import COUNTED_LOOP_COUNTER
+from ..passes import counted_loops
 from . import intrinsics_nvvm as intrinsics
 from . import llvm7_types
 from .llvm7_errors import Llvm7Error

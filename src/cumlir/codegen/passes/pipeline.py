@@ -13,8 +13,9 @@ Each transforms the module in place; the order is the compiler's (compiler.py).
 from mlir import ir, passmanager
 from mlir.dialects import gpu
 
-from ..marks import FUNCTION_FASTMATH, PARALLEL_LOOPS_MARK, UNCONTRACTED
-from . import counted_loops, targets
+from ...marks import FUNCTION_FASTMATH, PARALLEL_LOOPS_MARK, UNCONTRACTED
+from .. import targets
+from . import counted_loops
 
 STAGES = {
     "optimized": "builtin.module(gpu.module(inline,canonicalize,cse,symbol-dce))",

@@ -10,7 +10,9 @@ calls are kept.
 import functools
 import re
 
-from . import llvm7, pipeline, targets
+from .. import targets
+from ..passes import pipeline
+from . import llvm7
 
 MODERN_IR_FROM = (10, 0)  # the first compute capability whose libNVVM reads modern LLVM IR
 

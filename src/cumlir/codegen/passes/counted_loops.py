@@ -30,7 +30,7 @@ not found counts as global.
 
 from mlir import ir
 
-from ..marks import COUNTED_LOOP_COUNTER
+from ...marks import COUNTED_LOOP_COUNTER
 
 UNROLL = 4
 LARGEST_BODY = 64  # operations: beyond this, four copies cost more than they hide
