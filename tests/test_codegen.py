@@ -194,7 +194,7 @@ def _llvm_dialect(pyfunc, sig, inliner):
     with c.builder.context:
         pipeline.set_target(c.module, c.cc, c.options)
         assert not pipeline._has_functions(c.module)  # what makes the compiler leave the inliner out
-        pipeline._pass_manager(chosen).run(c.module.operation)
+        pipeline.pass_manager(chosen).run(c.module.operation)
         pipeline.run_stage(c.module, "llvm", c.options)
         return str(c.module)
 

@@ -17,6 +17,7 @@ nvJitLink, not a device. The runtime receives the cubin and only loads and launc
 import time
 from dataclasses import dataclass, field
 
+from .codegen import backend_for, get_backend
 from .codegen.targets import CODE_FORMATS, parse_cc
 from .compile_stats import FIGURE_OF_STAGE
 from .options import Options
@@ -26,7 +27,6 @@ STAGES = ("typed", "mlir", "optimized", "llvm", "code", "cubin")
 OUTPUTS = {"typed": "typed", "mlir": "mlir", "optimized": "optimized", "llvm": "llvm", "ptx": "code", "ltoir": "code", "cubin": "cubin"}
 # what cuda.compile gives to other languages' toolchains
 LIBRARY_OUTPUTS = ("ptx", "ltoir", "llvm")
-NVPTX_TRIPLE = "nvptx64-nvidia-cuda"
 
 
 # ---- what is compiled: a kernel, or a device function behind a public wrapper -----------
@@ -60,7 +60,7 @@ class KernelEntry:
 
 @dataclass(frozen=True)
 class DeviceEntry:
-    """A typed device function (a typing.device_functions.DeviceFunction) exported as
+    """A typed device function (a typing.frontend.DeviceFunction) exported as
     *symbol* with the "c" or "numba" ABI (see lowering/entry.py)."""
 
     callee: object
@@ -170,19 +170,13 @@ def _llvm(c):
 
     with c.builder.context:
         pipeline.run_stage(c.module, "llvm", c.options)
+        get_backend(c.options.backend).prepare(c.module, c.options)
 
 
 def _code(c):
-    from .codegen.passes import pipeline
-
+    backend = backend_for(c.options.backend, c.code_format)
     with c.builder.context:
-        if c.options.backend == "nvvm" or c.code_format == "ltoir":
-            from .codegen.nvvm import libnvvm as nvvm  # the LLVM 7 printer and libNVVM: loaded when used
-
-            code = nvvm.compile_module(c.module, c.cc, c.options, c.code_format)
-            c.code = code.decode() if c.code_format == "ptx" else code
-        else:
-            c.code = pipeline.ptx(c.module)
+        c.code = backend.code(c.module, c.cc, c.options, c.code_format)
     c.builder = None  # the MLIR module was consumed: free it
 
 
@@ -246,18 +240,9 @@ def check_choice(what, value, choices):
 
 
 def _llvm_text(c):
-    """LLVM IR of the module: what libNVVM reads on the nvvm path, else MLIR's translation
-    with the NVPTX triple (host-side JIT linkers need it)."""
-    from mlir import ir
-
-    from .codegen.nvvm import libnvvm as nvvm
-    from .codegen.passes import pipeline
-
+    """LLVM IR of the module, as the options' code generator compiles it."""
     with c.builder.context:
-        if c.options.backend == "nvvm":
-            return nvvm.llvm_ir(c.module, c.cc, c.options)
-        pipeline.gpu_module_of(c.module).attributes["llvm.target_triple"] = ir.StringAttr.get(NVPTX_TRIPLE)
-        return pipeline.llvm_ir_of(c.module)
+        return get_backend(c.options.backend).llvm_ir(c.module, c.cc, c.options)
 
 
 def _unique(items):
