@@ -26,7 +26,7 @@ def _module_ptx(entries, cc):
     builder = ModuleBuilder(typing_context())
     symbols = [builder.add_kernel(compiler.type_function(f, args)) for f, args in entries]
     with builder.context:
-        compiled = compiler.run(compiler.from_module(builder, cc), "code")
+        compiled = compiler.run(compiler.from_module(builder, cc), "codegen")
         return compiled.ptx, symbols
 
 

@@ -255,6 +255,6 @@ def test_gpu_tier_kernels_assemble_for_device_array_layouts(cc):
     for f, args in entries:
         builder.add_kernel(compiler.type_function(f.py_func, args))
     with builder.context:
-        compiled = compiler.run(compiler.from_module(builder, cc), "code")
+        compiled = compiler.run(compiler.from_module(builder, cc), "codegen")
         ptx = compiled.ptx
     support.ptxas(ptx, targets.chip(cc))

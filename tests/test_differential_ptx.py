@@ -36,7 +36,7 @@ def test_cases_assemble(left):
         for kernel, argtypes in entries:
             builder.add_kernel(compiler.type_function(kernel, argtypes))
         with builder.context:
-            compiled = compiler.run(compiler.from_module(builder, cc), "code")
+            compiled = compiler.run(compiler.from_module(builder, cc), "codegen")
             ptx = compiled.ptx
         assert ptx.count(".entry ") == len(entries)
         support.ptxas(ptx, targets.chip(cc))
