@@ -338,7 +338,6 @@ def test_a_device_function_cannot_return_its_local_array(caller, callee, nrt):
     assert "return" in str(raised.value)  # the source line of the return
 
 
-@pytest.mark.parametrize("backend", ["nvptx", "nvvm"])
 def test_a_copy_or_a_value_of_a_local_array_may_be_returned(backend):
     from cumlir.options import Options
 
