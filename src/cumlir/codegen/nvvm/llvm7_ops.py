@@ -50,7 +50,7 @@ _FLOAT_BINARY = ("fadd", "fsub", "fmul", "fdiv", "frem")
 @_rule(*(f"llvm.{name}" for name in _INT_BINARY))
 def _int_binary(p, op):
     # nsw/nuw/exact only license optimisations, so leaving them out is always correct; a
-    # counted loop's counter (counted_loops.py) gets nsw, which lets LLVM count its trips
+    # counted loop's counter (codegen/passes/counted_loops.py) gets nsw, which lets LLVM count its trips
     a, b = op.operands
     flags = "nsw " if COUNTED_LOOP_COUNTER in op.attributes else ""
     p.define(op.results[0], f"{op.name[5:]} {flags}{p.typed(a)}, {p.value(b)}")
@@ -252,7 +252,7 @@ def _cond_br(p, op):
     cond = op.operands[0]
     true, false = op.successors
     loop = ""
-    if "loop_annotation" in op.attributes:  # only counted_loops.py sets one: unroll it
+    if "loop_annotation" in op.attributes:  # only codegen/passes/counted_loops.py sets one: unroll it
         loop = f", !llvm.loop {p.module.loop_unroll_node(counted_loops.UNROLL)}"
     p.emit(f"br {p.typed(cond)}, label {p.target(op, 0, true)}, label {p.target(op, 1, false)}{loop}")
 
