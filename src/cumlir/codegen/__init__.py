@@ -1,11 +1,11 @@
 """Code generation: the MLIR passes of the ``optimized`` and ``llvm`` stages (passes/), the
-code generators, one package each (nvptx/, nvvm/; their interface is backend.py), and what
-they and the linker share (targets.py: chips, PTX versions, code formats; disassemble.py:
-SASS of cubins).
+code generators, one package each (nvptx/, nvvm/; their interface is backend.py), and two
+tools: targets.py (chips, PTX versions, code formats; read by the passes, the code
+generators, the linker and NVRTC) and disassemble.py (SASS of cubins, by nvdisasm).
 
 The code generators are found by name from the registry in ``cumlir/backends.py``; a
-package is imported when a compilation first asks for it (it loads MLIR, libNVVM's
-bindings ...), so importing this package costs nothing.
+package is imported when a compilation first asks for it (they import MLIR), so importing
+this package costs nothing.
 """
 
 import importlib
@@ -25,7 +25,7 @@ def backend_for(name, code_format):
     chosen = get_backend(name)
     if code_format in chosen.formats:
         return chosen
-    for other in REGISTRY:
-        if code_format in get_backend(other).formats:
-            return get_backend(other)
+    for other in map(get_backend, REGISTRY):
+        if code_format in other.formats:
+            return other
     raise ValueError(f"no code generator makes {code_format!r}; registered: {', '.join(REGISTRY)}")
