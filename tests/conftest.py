@@ -1,5 +1,7 @@
 import pytest
 
+from cumlir.backends import REGISTRY
+
 
 def _gpu_available():
     from cumlir import cuda
@@ -14,6 +16,13 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "gpu" in item.keywords:
             item.add_marker(skip)
+
+
+@pytest.fixture(params=tuple(REGISTRY))
+def backend(request):
+    """The name of each code generator of the registry (cumlir/backends.py), in turn: a test
+    taking ``backend`` runs once per code generator."""
+    return request.param
 
 
 @pytest.fixture

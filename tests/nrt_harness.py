@@ -89,7 +89,7 @@ def host_llvm_ir(pyfunc, argtypes):
     import llvmlite.binding as llvm
 
     from cumlir import compiler
-    from cumlir.codegen import pipeline
+    from cumlir.codegen.passes import pipeline
     from cumlir.options import Options
 
     c = compiler.kernel(pyfunc, argtypes, (9, 0), Options(nrt=True, backend="nvptx"), until="llvm")

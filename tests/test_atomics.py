@@ -42,7 +42,6 @@ OPS = {
     "compare_and_swap": (INTS, {"int": CAS}),
 }
 VARIANTS = {"compare_and_swap": 2}  # the arrays each kernel below applies the op to (else 4)
-BACKENDS = ["nvptx", "nvvm"]
 CCS = [(8, 0), (9, 0)]
 
 
@@ -92,7 +91,6 @@ def _kernel(op, dtype):
 CASES = [(op, dtype) for op, (dtypes, _) in OPS.items() for dtype in dtypes]
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("op,dtype", CASES)
 def test_every_op_and_dtype(op, dtype, backend):
     kernel, sig = _kernel(op, dtype)
@@ -109,7 +107,6 @@ def test_every_op_and_dtype(op, dtype, backend):
         assert shared.search(ptx), f"{where}: no atomic on shared memory"
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
 def test_literal_values_negative_indices_and_debug(backend):
     # a literal int converts to the array's dtype; indices of every integer type, negative ones wrap
     def kernel(a, b, out):
@@ -124,7 +121,6 @@ def test_literal_values_negative_indices_and_debug(backend):
         assert len(re.findall(r"atom\.[\w.]*add\.f32", ptx)) == 2
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
 def test_non_contiguous_and_3d_arrays(backend):
     def kernel(a, b, out):
         out[0] = cuda.atomic.xor(a, 3, 1)

@@ -19,7 +19,6 @@ ROOT = Path(__file__).resolve().parents[1]
 KERNELS = [(name, fn, sig) for name in suite.NAMES for fn, sig in suite.load(name).KERNELS]
 
 
-@pytest.mark.parametrize("backend", ["nvptx", "nvvm"])
 @pytest.mark.parametrize("name, fn, sig", KERNELS, ids=[k[0] for k in KERNELS])
 def test_kernel_compiles_for_sm90(name, fn, sig, backend):
     from cumlir import cuda

@@ -11,7 +11,6 @@ from cumlir import cuda
 
 from . import support
 
-BACKENDS = ["nvptx", "nvvm"]
 LOADS = ["ldca", "ldcg", "ldcs", "ldlu", "ldcv"]
 STORES = ["stcg", "stcs", "stwb", "stwt"]
 DTYPES = ["int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64", "float16", "float32", "float64"]
@@ -43,7 +42,6 @@ def _store_kernel(name):
     return kernel
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("name", LOADS)
 def test_load_emits_its_hint(name, dtype, backend):
@@ -53,7 +51,6 @@ def test_load_emits_its_hint(name, dtype, backend):
     support.ptxas(ptx)
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("name", STORES)
 def test_store_emits_its_hint(name, dtype, backend):
@@ -62,7 +59,6 @@ def test_store_emits_its_hint(name, dtype, backend):
     support.ptxas(ptx)
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
 def test_tuple_indices_and_pointers(backend):
     def kernel2d(a, out):
         i, j = cuda.grid(2)

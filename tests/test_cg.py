@@ -21,7 +21,6 @@ KERNELS = {
 }
 
 
-@pytest.mark.parametrize("backend", ["nvptx", "nvvm"])
 @pytest.mark.parametrize("cc", ARCHS)
 @pytest.mark.parametrize("name", sorted(KERNELS))
 def test_grid_sync_compiles_links_and_is_cooperative(name, cc, backend):

@@ -6,7 +6,8 @@ import pytest
 from numba.core import types
 
 from cumlir import compiler, cuda
-from cumlir.codegen import pipeline, targets
+from cumlir.codegen import targets
+from cumlir.codegen.passes import pipeline
 from cumlir.lowering.module import ModuleBuilder
 from cumlir.typing.context import typing_context
 
@@ -25,7 +26,7 @@ def _module_ptx(entries, cc):
     builder = ModuleBuilder(typing_context())
     symbols = [builder.add_kernel(compiler.type_function(f, args)) for f, args in entries]
     with builder.context:
-        compiled = compiler.run(compiler.from_module(builder, cc), "code")
+        compiled = compiler.run(compiler.from_module(builder, cc), "codegen")
         return compiled.ptx, symbols
 
 
@@ -193,7 +194,7 @@ def _llvm_dialect(pyfunc, sig, inliner):
     with c.builder.context:
         pipeline.set_target(c.module, c.cc, c.options)
         assert not pipeline._has_functions(c.module)  # what makes the compiler leave the inliner out
-        pipeline._pass_manager(chosen).run(c.module.operation)
+        pipeline.pass_manager(chosen).run(c.module.operation)
         pipeline.run_stage(c.module, "llvm", c.options)
         return str(c.module)
 

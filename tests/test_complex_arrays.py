@@ -49,7 +49,6 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize("backend", ["nvptx", "nvvm"])
 @pytest.mark.parametrize("kernel,sig", CASES, ids=[f"{k.__name__}-{s}" for k, s in CASES])
 def test_complex_parts_assemble(kernel, sig, backend):
     for cc in ((8, 0), (9, 0)):

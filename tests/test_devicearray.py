@@ -235,7 +235,7 @@ def test_array_functions_keep_the_import_cheap():
 @pytest.mark.parametrize("cc", [(8, 0), (9, 0)], ids=["sm_80", "sm_90"])
 def test_gpu_tier_kernels_assemble_for_device_array_layouts(cc):
     from cumlir import compiler
-    from cumlir.codegen import pipeline, targets
+    from cumlir.codegen import targets
     from cumlir.lowering.module import ModuleBuilder
     from cumlir.runtime.arguments import argument_type
     from cumlir.typing.context import typing_context
@@ -255,6 +255,6 @@ def test_gpu_tier_kernels_assemble_for_device_array_layouts(cc):
     for f, args in entries:
         builder.add_kernel(compiler.type_function(f.py_func, args))
     with builder.context:
-        compiled = compiler.run(compiler.from_module(builder, cc), "code")
+        compiled = compiler.run(compiler.from_module(builder, cc), "codegen")
         ptx = compiled.ptx
     support.ptxas(ptx, targets.chip(cc))

@@ -4,7 +4,7 @@ for sm_80 and sm_90 (one module per left operand type)."""
 import pytest
 
 from cumlir import compiler
-from cumlir.codegen import pipeline, targets
+from cumlir.codegen import targets
 from cumlir.lowering.module import ModuleBuilder
 from cumlir.typing.context import typing_context
 
@@ -36,7 +36,7 @@ def test_cases_assemble(left):
         for kernel, argtypes in entries:
             builder.add_kernel(compiler.type_function(kernel, argtypes))
         with builder.context:
-            compiled = compiler.run(compiler.from_module(builder, cc), "code")
+            compiled = compiler.run(compiler.from_module(builder, cc), "codegen")
             ptx = compiled.ptx
         assert ptx.count(".entry ") == len(entries)
         support.ptxas(ptx, targets.chip(cc))

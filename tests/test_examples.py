@@ -27,7 +27,6 @@ REDUCTION_KERNELS = {
 }
 
 
-@pytest.mark.parametrize("backend", ["nvptx", "nvvm"])
 @pytest.mark.parametrize("cc", [(8, 0), (9, 0)], ids=["sm_80", "sm_90"])
 def test_reduction_kernels_assemble(backend, cc):
     example = _load("reductions")
@@ -44,7 +43,6 @@ def test_reductions_match_numpy(rng):
     _load("reductions").run(rng, n=300_007)
 
 
-@pytest.mark.parametrize("backend", ["nvptx", "nvvm"])
 @pytest.mark.parametrize("cc", [(8, 0), (9, 0)], ids=["sm_80", "sm_90"])
 def test_monte_carlo_pi_kernel_assembles(backend, cc):
     example = _load("monte_carlo_pi")

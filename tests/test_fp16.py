@@ -15,7 +15,6 @@ from cumlir import cuda
 from . import support
 from .cases import half_cases as hc
 
-BACKENDS = ["nvptx", "nvvm"]
 CCS = [(7, 5), (8, 0), (9, 0)]
 NAMES = hc.AREAS["fp16"].function_names()
 
@@ -49,18 +48,15 @@ def test_signatures(kind, name, expected):
     assert hc.signature_text(kind, name) == expected
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("cc", CCS)
 def test_every_intrinsic_compiles_and_assembles(backend, cc):
     hc.assembled_ptx(*hc.every_intrinsic("fp16"), cc, backend)
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
 def test_fastmath_compiles_and_assembles(backend):
     hc.assembled_ptx(*hc.every_intrinsic("fp16"), (9, 0), backend, fastmath=True)
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize(
     "name,instruction",
     [
@@ -103,7 +99,6 @@ def _operators(a, b, x, out, flags):
         hc.store_comparisons(p, q, flags, i)
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
 def test_operators_and_scalar_arguments(backend):
     sig = "void(float16[:], float16[:], float16, float16[:, :], boolean[:, :])"
     ptx, _ = cuda.compile_ptx(_operators, sig, cc=(7, 5), backend=backend)
@@ -130,7 +125,6 @@ def _conversion_kernel(target):
     return scope["convert"]
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("other", INTS + ["float32", "float64", "bool"])
 def test_conversions_to_and_from_every_type(backend, other):
     array = "boolean" if other == "bool" else other
@@ -148,7 +142,6 @@ def _math_on_half(a, out):
         out[i] += math.log2(x) + math.log10(x) + math.floor(x) + math.ceil(x) + math.trunc(x)
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
 def test_math_functions_keep_float16(backend):
     ptx, sig = cuda.compile_ptx(_math_on_half, "void(float16[:], float16[:])", cc=(9, 0), backend=backend)
     support.ptxas(ptx)
@@ -216,7 +209,6 @@ def test_exact_rounding_matches_numpy_float16():
 
 @pytest.mark.gpu
 @pytest.mark.numba_cuda_differs  # integer casts and functions: semantics.md
-@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("name", NAMES)
 def test_intrinsic_on_gpu(name, backend):
     hc.run_case("fp16", name, np.random.default_rng(sum(map(ord, name))), backend=backend)
@@ -224,7 +216,6 @@ def test_intrinsic_on_gpu(name, backend):
 
 @pytest.mark.gpu
 @pytest.mark.numba_cuda_differs  # integer casts and functions: semantics.md
-@pytest.mark.parametrize("backend", BACKENDS)
 def test_operators_on_gpu(backend):
     rng = np.random.default_rng(16)
     n = 4096

@@ -1,4 +1,4 @@
-"""Counted loops (codegen/counted_loops.py) visit every element once, whatever the number
+"""Counted loops (codegen/passes/counted_loops.py) visit every element once, whatever the number
 of trips left over after the groups of four: sums, a shared-memory histogram and row
 scaling (unrolled) and grid-stride copies (left rolled) checked exactly against NumPy for
 lengths around multiples of the grid and of four."""

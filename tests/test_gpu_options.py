@@ -33,7 +33,6 @@ def _attribute(kernel, name):
     return overload.loaded().attribute(getattr(driver.CUfunction_attribute, name))
 
 
-@pytest.mark.parametrize("backend", ["nvptx", "nvvm"])
 @pytest.mark.parametrize(
     "options",
     [

@@ -12,12 +12,9 @@ from .support import boundary_values, poisoned, random_values
 
 pytestmark = pytest.mark.gpu
 
-BACKENDS = ["nvptx", "nvvm"]
-
-
-@pytest.fixture(params=BACKENDS)
-def jit(request):
-    return lambda fn: cuda.jit(backend=request.param)(fn)
+@pytest.fixture
+def jit(backend):
+    return lambda fn: cuda.jit(backend=backend)(fn)
 
 
 def _blocks_of(n, threads):

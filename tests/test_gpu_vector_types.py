@@ -14,7 +14,6 @@ from .cases import vector_kernels as K
 pytestmark = pytest.mark.gpu
 
 THREADS = 64
-BACKENDS = ["nvptx", "nvvm"]
 
 
 def _random(dtype, n, rng):
@@ -65,7 +64,6 @@ def test_scalar_conversions(rng):
     np.testing.assert_array_equal(out, K.conversions_reference(src))
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("name", ["float32x4", "float32x2", "float64x2", "float64x4", "int8x4", "uint16x3", "int64x1"])
 def test_grid_stride_copy(name, backend, rng):
     n = 5000
@@ -85,7 +83,6 @@ def test_float4_grid_stride_copy_of_device_arrays(rng):
     _assert_same_bytes(d_dst.copy_to_host(), src)
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("name", K.TYPE_NAMES)
 def test_reverse_lanes(name, backend, rng):
     n = 300
@@ -108,7 +105,6 @@ def test_two_dimensional_copy(order, rng):
     _assert_same_bytes(np.ascontiguousarray(dst), np.ascontiguousarray(src))
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
 def test_views_and_iteration(backend, rng):
     src = np.zeros(101, vector_types["float32x4"].numpy_dtype())
     for lane in "xyzw":

@@ -15,10 +15,7 @@ from cumlir.typing.frontend import device_dispatcher_of
 from .cases import jit_function_kernels as cases
 from .support import poisoned, ptxas
 
-BACKENDS = ["nvptx", "nvvm"]
 
-
-@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("name", sorted(cases.CASES))
 def test_kernels_calling_jitted_functions_assemble(name, backend):
     kernel, sig, *_ = cases.CASES[name]
@@ -26,7 +23,6 @@ def test_kernels_calling_jitted_functions_assemble(name, backend):
     ptxas(ptx, "sm_90")
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
 def test_the_jitted_functions_are_device_functions_the_kernel_calls(backend):
     # at opt=False nothing is inlined: each function is a .func of the PTX, called by the kernel
     ptx, _ = cuda.compile_ptx(cases.integers, cases.CASES["integers"][1], cc=(9, 0), opt=False, backend=backend)
@@ -61,7 +57,6 @@ def _precise_and(fast_function):
     return kernel
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("fast_function", [_fast, _fast_device], ids=["njit", "device"])
 def test_a_function_compiled_with_fastmath_is_fast_on_its_own(fast_function, backend):
     # its division and sin are approximate, the kernel's own stay correctly rounded

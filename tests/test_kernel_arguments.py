@@ -19,7 +19,6 @@ from cumlir.typing.signatures import accepts, parse_signature
 from .cases import argument_kernels as K
 from .support import FakeLaunch, poisoned, ptxas
 
-BACKENDS = ["nvptx", "nvvm"]
 ENTRIES = {
     **K.SIGNATURES,
     "named_tuple": (K.named_tuple, K.named_tuple_types()),
@@ -45,7 +44,6 @@ def _ptx_parameters(ptx, name):
     return [re.match(r"\s*\.param (\.\w+)", p).group(1) for p in entry.split(",")]
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("name", sorted(ENTRIES))
 def test_kernel_parameters_follow_the_abi(name, backend):
     kernel, sig = ENTRIES[name]

@@ -15,7 +15,6 @@ from .cases import libdevice_kernels as lk
 ARCHS = [(8, 0), (9, 0)]
 
 
-@pytest.mark.parametrize("backend", ["nvptx", "nvvm"])
 @pytest.mark.parametrize("cc", ARCHS)
 def test_every_routine_compiles_and_assembles(backend, cc):
     kernel, sig, _ = lk.every_routine()
@@ -24,7 +23,6 @@ def test_every_routine_compiles_and_assembles(backend, cc):
     support.ptxas(ptx, f"sm_{cc[0]}{cc[1]}")
 
 
-@pytest.mark.parametrize("backend", ["nvptx", "nvvm"])
 @pytest.mark.parametrize(
     "name,sig,instruction",
     [

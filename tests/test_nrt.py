@@ -219,9 +219,8 @@ def test_generated_code_gives_numpy_results_and_frees_everything(case):
         assert (runtime.stats["alloc"] == 0) == borrowed
 
 
-@pytest.mark.parametrize("backend", ["nvptx", "nvvm"])
 @pytest.mark.parametrize("case", ALL_CASES, ids=lambda c: c.__name__)
-def test_cases_link_into_cubins_on_both_back_ends(case, backend):
+def test_cases_link_into_cubins_on_every_back_end(case, backend):
     from cumlir import compiler
     from cumlir.options import Options
 
@@ -232,7 +231,7 @@ def test_cases_link_into_cubins_on_both_back_ends(case, backend):
     assert nrt.ALLOCATE in c.code
 
 
-def test_code_that_does_not_allocate_is_unchanged_by_nrt():
+def test_code_that_does_not_allocate_is_unchanged_by_nrt(backend):
     from cumlir import compiler
     from cumlir.options import Options
 
@@ -243,10 +242,9 @@ def test_code_that_does_not_allocate_is_unchanged_by_nrt():
         out[1] = t[0][0]
 
     argtypes = (_types.float64[::1], _types.float64[::1])
-    for backend in ("nvptx", "nvvm"):
-        on = compiler.kernel(k, argtypes, (9, 0), Options(nrt=True, backend=backend))
-        off = compiler.kernel(k, argtypes, (9, 0), Options(nrt=False, backend=backend))
-        assert on.code == off.code and on.link == []
+    on = compiler.kernel(k, argtypes, (9, 0), Options(nrt=True, backend=backend))
+    off = compiler.kernel(k, argtypes, (9, 0), Options(nrt=False, backend=backend))
+    assert on.code == off.code and on.link == []
 
 
 def _lowering_error(pyfunc, argtypes, match, **options):
@@ -321,7 +319,6 @@ def _bind_squares():
     make_squares, cuda_nrt_array = nrt_kernels.squares_function(), cuda.nrt_array
 
 
-@pytest.mark.parametrize("backend", ["nvptx", "nvvm"])
 def test_cpp_allocation_adopted_by_cumlir_links(backend, no_nrt_environment):
     from cumlir import compiler
     from cumlir.options import Options
@@ -418,7 +415,7 @@ def test_redundant_reference_pairs_are_pruned(monkeypatch):
     assert pruned[0] < unpruned[0] and unpruned[0] - pruned[0] == unpruned[1] - pruned[1]
 
 
-def test_shared_and_constant_arrays_are_not_owned():
+def test_shared_and_constant_arrays_are_not_owned(backend):
     """Globals' descriptors carry a dummy allocated pointer; with NRT on it is replaced by the
     data pointer, so that the helpers never hand it to the runtime."""
     from cumlir import compiler, cuda
@@ -437,11 +434,10 @@ def test_shared_and_constant_arrays_are_not_owned():
         t[0] = v[1] + a[0]
         out[0] = t[0] + u[0]
 
-    for backend in ("nvptx", "nvvm"):
-        c = compiler.kernel(k, (_types.float64[::1], _types.int64), (9, 0), Options(nrt=True, backend=backend), until="llvm")
-        text = str(c.module)
-        assert "3735928559" not in text  # MLIR's dummy allocated pointer of globals (0xdeadbeef)
-        compiler.run(c, "cubin")
+    c = compiler.kernel(k, (_types.float64[::1], _types.int64), (9, 0), Options(nrt=True, backend=backend), until="llvm")
+    text = str(c.module)
+    assert "3735928559" not in text  # MLIR's dummy allocated pointer of globals (0xdeadbeef)
+    compiler.run(c, "cubin")
     plain = compiler.kernel(k, (_types.float64[::1], _types.int64), (9, 0), Options(nrt=True), until="mlir")
     assert str(plain.module).count("builtin.unrealized_conversion_cast") >= 6
 

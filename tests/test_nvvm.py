@@ -10,8 +10,10 @@ from mlir import ir
 from numba.core import types
 
 from cumlir import compiler, cuda
-from cumlir.codegen import llvm7, nvvm, pipeline, targets
-from cumlir.codegen.llvm7_errors import Llvm7Error
+from cumlir.codegen import targets
+from cumlir.codegen.nvvm import libnvvm, llvm7
+from cumlir.codegen.nvvm.llvm7_errors import Llvm7Error
+from cumlir.codegen.passes import pipeline
 from cumlir.lowering.module import ModuleBuilder
 from cumlir.mlir_context import mlir_context
 from cumlir.options import Options
@@ -46,7 +48,7 @@ def _lower(typed, cc, options=NVVM):
 def _nvvm_ptx(typed, cc, options=NVVM):
     with mlir_context():
         module, symbols = _lower(typed, cc, options)
-        ptx = nvvm.compile_module(module, cc, options, "ptx").decode()
+        ptx = libnvvm.compile_module(module, cc, options, "ptx").decode()
     assert ptx.count(".entry ") == len(typed)
     for symbol in symbols:
         assert f".entry {symbol}(" in ptx
@@ -88,7 +90,7 @@ def test_kernels_are_annotated_and_kept_alive():
     assert '@llvm.used = appending global [1 x i8*] [i8* bitcast (void (i8 addrspace(1)*, i64)* @k to i8*)]' in text
     assert re.search(r'!\{void \(i8 addrspace\(1\)\*, i64\)\* @k, !"kernel", i32 1\}', text)
     assert "@helper" not in text.split("@llvm.used")[1]
-    version = ", ".join(f"i32 {v}" for v in nvvm._nvvm().ir_version())
+    version = ", ".join(f"i32 {v}" for v in libnvvm._nvvm().ir_version())
     node = re.search(r"^!nvvmir.version = !\{!(\d+)\}$", text, re.M).group(1)
     assert f"\n!{node} = !{{{version}}}\n" in text
 
@@ -119,7 +121,7 @@ def test_block_arguments_become_phis():
     assert "br i1 %arg1, label %bb3, label %bb2.e1" in text
     assert re.search(r"phi i64 \[ %v\d+, %bb2 \], \[ 0, %bb2.e1 \]", text)
     assert "bb2.e1:\n  br label %bb3" in text
-    assert nvvm.compile_ir(text, ["-arch=compute_80"], link_libdevice=False)
+    assert libnvvm.compile_ir(text, ["-arch=compute_80"], link_libdevice=False)
 
 
 SWITCH = """
@@ -144,7 +146,7 @@ def test_switch_edges_and_fastmath_flags():
     assert "switch i32 %arg0, label %bb1 [ i32 0, label %bb2 i32 7, label %bb0.e2 ]" in text
     assert re.search(r"phi double \[ 0x3FF0000000000000, %bb0 \], \[ %arg1, %bb0.e2 \], \[ %v\d+, %bb1 \]", text)
     assert re.search(r"fmul nnan contract double", text)
-    assert nvvm.compile_ir(text, ["-arch=compute_90"], link_libdevice=False)
+    assert libnvvm.compile_ir(text, ["-arch=compute_90"], link_libdevice=False)
 
 
 def test_unknown_intrinsic_is_rejected():
@@ -282,7 +284,7 @@ def test_fastmath_and_opt_reach_libnvvm():
     precise = compiler.kernel_ptx(typed, (9, 0), options=NVVM).ptx
     assert "div.rn.f32" in precise and "sqrt.rn.f32" in precise
     assert "div.rn" not in fast and "sqrt.approx.ftz.f32" in fast
-    assert nvvm.nvvm_options((9, 0), Options(opt=False), "ltoir") == [
+    assert libnvvm.nvvm_options((9, 0), Options(opt=False), "ltoir") == [
         "-arch=compute_90",
         "-opt=0",
         "-fma=0",
@@ -299,7 +301,7 @@ def test_ltoir_links_into_a_cubin(cc):
 
     with mlir_context():
         module, (symbol,) = _lower(_typed([(_vadd, (_array("float64"),) * 3)]), cc)
-        ltoir = nvvm.compile_module(module, cc, NVVM, "ltoir")
+        ltoir = libnvvm.compile_module(module, cc, NVVM, "ltoir")
     assert not ltoir.startswith(b"//")  # not PTX
     options = [f"-arch={targets.chip(cc)}", "-lto"]
     handle = nvjitlink.create(len(options), options)
@@ -318,8 +320,8 @@ def test_ltoir_links_into_a_cubin(cc):
 def test_blackwell_takes_modern_ir():
     with mlir_context():
         module, (symbol,) = _lower(_typed([(_vadd, (_array("float32"),) * 3)]), (10, 0))
-        text = nvvm.llvm_ir(module, (10, 0))
-        ptx = nvvm.compile_module(module, (10, 0), NVVM, "ptx").decode()
+        text = libnvvm.llvm_ir(module, (10, 0))
+        ptx = libnvvm.compile_module(module, (10, 0), NVVM, "ptx").decode()
     assert "ptr addrspace(1)" in text or "ptr %" in text  # opaque pointers, as MLIR writes them
     assert f'target datalayout = "{llvm7.NVVM_DATA_LAYOUT}"' in text
     assert f"@llvm.used = appending global [1 x ptr] [ptr @{symbol}]" in text
@@ -332,16 +334,16 @@ def test_unknown_output_is_rejected():
     with mlir_context():
         module, _ = _lower(_typed([(_vadd, (_array("float64"),) * 3)]), (8, 0))
         with pytest.raises(ValueError, match="unknown output 'cubin'"):
-            nvvm.compile_module(module, (8, 0), NVVM, "cubin")
+            libnvvm.compile_module(module, (8, 0), NVVM, "cubin")
 
 
 def test_libnvvm_errors_carry_its_log():
-    with pytest.raises(nvvm.NvvmError, match="compute_80"):
-        nvvm.compile_ir("this is not LLVM IR", ["-arch=compute_80"], link_libdevice=False)
+    with pytest.raises(libnvvm.NvvmError, match="compute_80"):
+        libnvvm.compile_ir("this is not LLVM IR", ["-arch=compute_80"], link_libdevice=False)
 
 
 def test_constants_are_spelled_exactly():
-    from cumlir.codegen import llvm7_constants, llvm7_types
+    from cumlir.codegen.nvvm import llvm7_constants, llvm7_types
 
     f32, f64 = llvm7_types.parse("f32"), llvm7_types.parse("f64")
     assert llvm7_constants.float_literal(0.1, f32) == "0x%016X" % np.float64(np.float32(0.1)).view(np.uint64)
@@ -362,7 +364,7 @@ def test_lineinfo_gives_line_tables():
     options = Options(backend="nvvm", lineinfo=True)
     with mlir_context():
         module, _ = _lower([typed], (8, 0), options)
-        text = nvvm.llvm_ir(module, (8, 0), options)
+        text = libnvvm.llvm_ir(module, (8, 0), options)
     assert re.search(r"define void @_lines\(.*\) !dbg !\d+ \{", text)
     line = _lines.__code__.co_firstlineno + 3
     assert re.search(rf"!DILocation\(line: {line}, column: \d+, scope: !\d+\)", text)
@@ -380,7 +382,7 @@ def test_launch_bounds_become_annotations():
     )
     text = _print(source)
     assert '!{void ()* @k, !"maxntidx", i32 128}' in text and '!{void ()* @k, !"minctasm", i32 4}' in text
-    ptx = nvvm.compile_ir(text, ["-arch=compute_80"], link_libdevice=False).decode()
+    ptx = libnvvm.compile_ir(text, ["-arch=compute_80"], link_libdevice=False).decode()
     assert ".maxntid 128, 2, 1" in ptx and ".minnctapersm 4" in ptx
 
 

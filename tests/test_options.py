@@ -11,7 +11,6 @@ from cumlir.options import Options
 
 from . import support
 
-BACKENDS = ("nvptx", "nvvm")
 SIG = "void(float32[:], float32[:], float32[:])"
 
 
@@ -45,13 +44,11 @@ def _calls_device_function(backend, **device_options):
 # ---- keywords that change the code -----------------------------------------------------------
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
 def test_max_registers(backend):
     assert ".maxnreg 32" in _ptx(backend, max_registers=32)
     assert ".maxnreg" not in _ptx(backend)
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
 def test_launch_bounds(backend):
     assert ".maxntid 256, 1, 1" in _ptx(backend, launch_bounds=256)
     ptx = _ptx(backend, launch_bounds=(128, 2, 4))
@@ -60,7 +57,6 @@ def test_launch_bounds(backend):
     assert ".maxntid" not in plain and ".minnctapersm" not in plain
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
 def test_lineinfo(backend):
     ptx = _ptx(backend, lineinfo=True)
     assert re.search(r"\.file\s+\d+ \".*test_options\.py\"", ptx)
@@ -70,7 +66,6 @@ def test_lineinfo(backend):
     assert ".loc" not in _ptx(backend)
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
 def test_fastmath(backend):
     plain, contract, fast = _ptx(backend, fma=False), _ptx(backend, fma=False, fastmath={"contract"}), _ptx(backend, fastmath=True)
     assert "fma.rn.f32" not in plain and ".ftz" not in plain
@@ -78,7 +73,6 @@ def test_fastmath(backend):
     assert "fma.rn.ftz.f32" in fast  # everything, denormals flushed too
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
 def test_a_times_b_plus_c_is_one_fma_by_default(backend):
     # as in Numba-CUDA (libNVVM's default -fma=1); fma=False rounds the product and the sum apart
     default = _ptx(backend)
@@ -90,7 +84,6 @@ def test_a_times_b_plus_c_is_one_fma_by_default(backend):
         cuda.jit(fma=1)
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("kind, dtype, rn", [("fp16", "float16", "__h{}_rn"), ("bf16", "bfloat16", "h{}_rn")])
 def test_rn_half_intrinsics_are_never_contracted(backend, kind, dtype, rn):
     """CUDA's ``__hmul_rn``/``__hadd_rn`` exist to prevent contraction; ``hmul``/``hadd`` may be."""
@@ -116,7 +109,6 @@ def test_rn_half_intrinsics_are_never_contracted(backend, kind, dtype, rn):
     assert f"fma.rn.{suffix}" in cuda.jit(backend=backend, fastmath={"contract"})(exact).inspect_ptx(sig, cc=(9, 0))
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
 def test_debug_records_exceptions(backend):
     @cuda.jit(debug=True, opt=False, backend=backend)
     def k(a):
@@ -128,7 +120,6 @@ def test_debug_records_exceptions(backend):
     assert "cumlir_exception" not in cuda.jit(backend=backend)(k.py_func).inspect_ptx("void(float32[:])", cc=(9, 0))
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
 def test_opt_false_keeps_calls_and_forceinline_removes_them(backend):
     assert _calls_device_function(backend)
     assert not _calls_device_function(backend, forceinline=True)

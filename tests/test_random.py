@@ -15,7 +15,6 @@ from . import support
 from .cases import random_kernels as rk
 
 CHIPS = [((8, 0), "sm_80"), ((9, 0), "sm_90")]
-BACKENDS = ["nvptx", "nvvm"]
 
 
 @pytest.mark.parametrize("subsequence_start", [0, 1, 3])
@@ -142,7 +141,6 @@ EXPECTED_PTX = {
 }
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("cc, arch", CHIPS, ids=[arch for _, arch in CHIPS])
 @pytest.mark.parametrize("name", list(EXPECTED_PTX))
 def test_kernels_compile_and_assemble(name, cc, arch, backend):

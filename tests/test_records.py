@@ -193,7 +193,6 @@ def _packed_sub_array(a, out):
     out[0] = a[0].v[0]
 
 
-@pytest.mark.parametrize("backend", ["nvptx", "nvvm"])
 def test_packed_record_with_sub_arrays_at_aligned_offsets(backend):
     # 48-byte records: the float32[3] at offset 4 and the int64[2, 2] at 16 are aligned in arrays
     ptx, _ = cuda.compile_ptx(R.sub_arrays, (_array(R.WITH_ARRAY_PACKED), F8), cc=(9, 0), backend=backend)

@@ -14,7 +14,6 @@ from cumlir import cuda
 from . import support
 from .cases import sync_bits_kernels as sk
 
-BACKENDS = ["nvptx", "nvvm"]
 CCS = [(8, 0), (9, 0)]
 
 
@@ -29,9 +28,9 @@ def _has(ptx, *instructions):
         assert re.search(rf"^\s*{re.escape(instruction)}\b", ptx, re.M), f"{instruction} not in the PTX"
 
 
-@pytest.fixture(params=[(b, cc) for b in BACKENDS for cc in CCS], ids=lambda p: f"{p[0]}-sm{p[1][0]}{p[1][1]}")
-def target(request):
-    return request.param
+@pytest.fixture(params=CCS, ids=lambda cc: f"sm{cc[0]}{cc[1]}")
+def target(request, backend):
+    return backend, request.param
 
 
 # ---- PTX ----------------------------------------------------------------------------------

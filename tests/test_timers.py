@@ -13,7 +13,6 @@ from cumlir import cuda
 from . import support
 from .support import poisoned
 
-BACKENDS = ["nvptx", "nvvm"]
 CCS = [(8, 0), (9, 0)]
 
 
@@ -43,7 +42,6 @@ def _registers(ptx):
     return re.findall(r"mov\.u(?:32|64)\s+%\w+,\s*(%clock64|%clock|%globaltimer);", ptx)
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("cc", CCS, ids=lambda cc: f"sm{cc[0]}{cc[1]}")
 def test_every_read_reaches_the_ptx(backend, cc):
     ptx, result = cuda.compile_ptx(two_readings, SIGNATURE, cc=cc, backend=backend)
@@ -75,7 +73,6 @@ def test_types(reader, numba_type):
 
 @pytest.mark.gpu
 @pytest.mark.nondeterministic  # clocks
-@pytest.mark.parametrize("backend", BACKENDS)
 def test_readings_advance_while_the_thread_waits(backend):
     kernel = cuda.jit(backend=backend)(two_readings)
     wide, narrow = poisoned(4, np.uint64), poisoned(1, np.uint32)

@@ -40,7 +40,6 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize("backend", ["nvptx", "nvvm"])
 @pytest.mark.parametrize("kernel,sig", CASES, ids=[f"{k.__name__}-{s}" for k, s in CASES])
 def test_ufunc_with_output_assembles(kernel, sig, backend):
     ptx, _ = cuda.compile_ptx(kernel, sig, cc=(9, 0), backend=backend)

@@ -17,7 +17,6 @@ from cumlir.ufunc_kernels import choose_signature, parse_layout
 from . import support
 from .cases import ufunc_cases as cases
 
-BACKENDS = ["nvptx", "nvvm"]
 D = np.dtype
 
 
@@ -212,7 +211,6 @@ def _array(dtype, ndim, layout="C"):
     return types.Array(support.numba_type("bool" if dtype == "bool" else dtype), ndim, layout)
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("dtype", cases.NUMERIC_DTYPES)
 def test_vectorize_ptx_every_dtype(backend, dtype):
     kernel = cases.twice_plus.kernel((D(dtype), D(dtype)))
@@ -220,7 +218,6 @@ def test_vectorize_ptx_every_dtype(backend, dtype):
 
 
 @pytest.mark.parametrize("cc", [(8, 0), (9, 0)])
-@pytest.mark.parametrize("backend", BACKENDS)
 def test_vectorize_ptx_broadcast_strided_scalar_and_conversions(backend, cc):
     kernel = cases.fused.kernel((D("float32"),) * 3)
     # a 3-d broadcast view (layout A), an int16 array converted in the kernel, a scalar
@@ -237,7 +234,6 @@ def _first_store_block(ptx):
     return next(block for block in blocks if "st.global" in block)
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("ndim, layout", [(1, "C"), (2, "A")])
 def test_vectorize_issues_four_iterations_loads_before_their_stores(backend, ndim, layout):
     # memory-bound ufuncs need loads in flight: the loop runs four elements a thread at a
@@ -249,7 +245,6 @@ def test_vectorize_issues_four_iterations_loads_before_their_stores(backend, ndi
     assert block[: block.index("st.global")].count("ld.global") == 12
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
 def test_vectorize_ptx_boolean_result(backend):
     kernel = cases.less.kernel((D("float64"), D("float64")))
     _compile(kernel, (_array("float64", 2), _array("float64", 2), _array("bool", 2)), backend)
@@ -269,7 +264,6 @@ def test_vectorize_mlir_holds_linalg_then_grid_stride_loop():
 
 
 @pytest.mark.parametrize("cc", [(8, 0), (9, 0)])
-@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_guvectorize_matmul_ptx(backend, dtype, cc):
     kernel = cases.matmul.kernel((D(dtype), D(dtype)), 2)
@@ -277,7 +271,6 @@ def test_guvectorize_matmul_ptx(backend, dtype, cc):
 
 
 @pytest.mark.parametrize("layout", "ACF")  # launches from contiguous arrays type C or F operands
-@pytest.mark.parametrize("backend", BACKENDS)
 def test_guvectorize_dot_and_scalar_layout_ptx(backend, layout):
     _compile(cases.dot.kernel((D("int64"), D("int64")), 1), (_array("int64", 2, layout),) * 3, backend)
     _compile(
@@ -288,7 +281,6 @@ def test_guvectorize_dot_and_scalar_layout_ptx(backend, layout):
     _compile(cases.matmul.kernel((D("float32"), D("float32")), 1), (_array("float32", 3, layout),) * 3, backend)
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("dtype", cases.NUMERIC_DTYPES + ["bool"])
 def test_reduce_ptx(backend, dtype):
     from numba.np import numpy_support
@@ -466,7 +458,6 @@ def test_emulated_guvectorize(emulated_device):
     np.testing.assert_array_equal(out, x @ y)
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("options", [{"debug": True}, {"lineinfo": True}, {"opt": False}, {"fastmath": True}])
 def test_ufunc_kernels_with_options(backend, options):
     ufunc = cuda.vectorize(["int64(int64, int64)"], **options)(cases.checked_quotient)

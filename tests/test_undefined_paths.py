@@ -10,7 +10,6 @@ from . import support
 from .cases import undefined_path_kernels as uk
 
 
-@pytest.mark.parametrize("backend", ["nvptx", "nvvm"])
 @pytest.mark.parametrize("kernel", uk.KERNELS, ids=lambda k: k.__name__)
 def test_undefined_on_some_path_compiles(kernel, backend):
     for cc in ((8, 0), (9, 0)):

@@ -20,7 +20,6 @@ from . import support
 from .cases import vector_kernels as K
 from .test_codegen import ARCHS
 
-BACKENDS = ["nvptx", "nvvm"]
 
 # CUDA's vector types (vector_types.h): C name -> (size, alignment); long is 64-bit
 CUDA_LAYOUT = {
@@ -248,7 +247,6 @@ def test_vector_arguments_are_packed_lane_by_lane():
 # ---- PTX ------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("cc", ARCHS, ids=lambda cc: targets.chip(cc))
 def test_vector_kernels_assemble(backend, cc):
     for base in K.BASE_TYPES:
@@ -261,7 +259,6 @@ def test_vector_kernels_assemble(backend, cc):
     _ptx(K.copy_2d, "void(double3[:, ::1], double3[:, :])", backend, cc)
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
 def test_every_vector_array_is_copied(backend):
     for name in K.TYPE_NAMES:
         base, n = name.split("x")
@@ -285,27 +282,24 @@ WHOLE = [
 ]
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("name, suffix, count", WHOLE)
 def test_whole_vectors_are_loaded_and_stored_at_once(backend, name, suffix, count):
     accesses = _accesses(name, backend)
     loads = [a for a in accesses if a.startswith("ld.")]
     stores = [a for a in accesses if a.startswith("st.")]
     # *count* of each per element copied, in every copy of the loop body (the grid-stride
-    # loop is unrolled: codegen/counted_loops.py)
+    # loop is unrolled: codegen/passes/counted_loops.py)
     assert loads and len(loads) % count == 0 and len(stores) == len(loads), accesses
     assert all(re.fullmatch(r"ld\.global(\.nc)?\." + suffix, a) for a in loads), accesses
     assert all(re.fullmatch(r"st\.global\." + suffix, a) for a in stores), accesses
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
 def test_whole_vector_accesses_do_not_depend_on_optimization(backend):
     ptx, _ = cuda.compile_ptx(K.grid_stride_copy, "void(float4[::1], float4[::1])", cc=(9, 0), backend=backend, opt=False)
     support.ptxas(ptx, "sm_90")
     assert re.search(r"\bld(\.global)?\.v4\.(f32|b32)", ptx) and re.search(r"\bst(\.global)?\.v4\.(f32|b32)", ptx)
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
 def test_three_lane_vectors_are_accessed_lane_by_lane(backend):
     # aligned only to their base type: a vector access could be misaligned
     accesses = _accesses("float32x3", backend)

@@ -13,7 +13,6 @@ from . import support
 from .cases import warp_kernels as wk
 
 CHIPS = [((8, 0), "sm_80"), ((9, 0), "sm_90")]
-BACKENDS = ["nvptx", "nvvm"]
 
 
 def _type_of(pyfunc, *argtypes):
@@ -120,7 +119,6 @@ def _ptx(kernel, sig, cc, backend):
     return ptx
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("cc", [cc for cc, _ in CHIPS])
 @pytest.mark.parametrize("dtype", wk.DTYPES)
 def test_shuffles_and_matches_in_ptx(dtype, cc, backend):
@@ -134,7 +132,6 @@ def test_shuffles_and_matches_in_ptx(dtype, cc, backend):
     assert f"match.any.sync.b{width}" in ptx and f"match.all.sync.b{width}" in ptx
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("cc", [cc for cc, _ in CHIPS])
 @pytest.mark.parametrize("predicate", ["bool", "int32", "float64"])
 def test_votes_in_ptx(predicate, cc, backend):
@@ -143,7 +140,6 @@ def test_votes_in_ptx(predicate, cc, backend):
         assert instruction in ptx
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("cc", [cc for cc, _ in CHIPS])
 def test_registers_in_ptx(cc, backend):
     ptx = _ptx(wk.registers, "void(int32, int32[:], int32[:], uint32[:], uint32[:], uint32[:])", cc, backend)
@@ -152,7 +148,6 @@ def test_registers_in_ptx(cc, backend):
     # %warpsize is 32 on every chip; NVPTX folds the read into the constant
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("cc", [cc for cc, _ in CHIPS])
 @pytest.mark.parametrize("dtype", wk.SUM_DTYPES)
 def test_warp_reduction_and_scan_in_ptx(dtype, cc, backend):

@@ -8,7 +8,7 @@ numba-cuda, and the achieved throughput against measured ceilings.
     source .gpu/prelude.sh && python3 benchmarks/kernels/run.py --markdown suite.md --chart suite.png
 
 Options: --quick (small sizes, few repeats: a smoke test), --only NAME (repeatable),
---backend nvptx|nvvm (cumlir's code generator), --repeats N, --batch N.
+--backend NAME (cumlir's code generator, of cumlir/backends.py), --repeats N, --batch N.
 Exits 1 if any check fails (the table says which)."""
 
 import argparse
@@ -27,6 +27,7 @@ for _path in (ROOT / "src", ROOT):
 import numpy as np  # noqa: E402
 
 from benchmarks.kernels import suite  # noqa: E402
+from cumlir import backends  # noqa: E402
 
 VARIANTS = ("cumlir", "C++", "numba-cuda")
 CEILINGS = {"GB/s": "copy", "GFLOP/s": "fp32 FMA", "Gop/s fp64": "fp64 FMA"}
@@ -38,7 +39,7 @@ def parse_args(argv=None):
     parser.add_argument("--only", action="append", choices=suite.NAMES, metavar="NAME", help="run only this kernel (repeatable)")
     parser.add_argument("--markdown", metavar="FILE", help="write the table as markdown")
     parser.add_argument("--chart", metavar="FILE", help="draw the ratios as a bar chart (PNG, needs matplotlib)")
-    parser.add_argument("--backend", choices=("nvptx", "nvvm"), help="cumlir's code generator (default: CUMLIR_BACKEND or nvptx)")
+    parser.add_argument("--backend", choices=tuple(backends.REGISTRY), help=f"cumlir's code generator (default: CUMLIR_BACKEND or {backends.DEFAULT})")
     parser.add_argument("--repeats", type=int, help="timed samples per kernel (default 25, 3 with --quick)")
     parser.add_argument("--batch", type=int, help="back-to-back launches per sample (default 10, 2 with --quick)")
     args = parser.parse_args(argv)
@@ -249,7 +250,7 @@ def main(argv=None):
         "fp32 FMA": timer.fma_gflops(np.float32, 256 if args.quick else 4096),
         "fp64 FMA": timer.fma_gflops(np.float64, 256 if args.quick else 4096),
     }
-    backend = os.environ.get("CUMLIR_BACKEND") or "nvptx"
+    backend = os.environ.get("CUMLIR_BACKEND") or backends.DEFAULT
     print(f"{gpu} (sm_{cc[0]}{cc[1]}), cumlir backend {backend}, numba-cuda: {'yes' if ncuda else numba_problem}")
     print(f"median of {args.repeats} samples of {args.batch} back-to-back launches, after a warm-up{' (quick sizes)' if args.quick else ''}")
     print("ceilings: " + ", ".join(f"{k} {v:,.0f} {'GB/s' if k == 'copy' else 'GFLOP/s'}" for k, v in ceilings.items()))

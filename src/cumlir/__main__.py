@@ -1,8 +1,9 @@
-"""Print one stage of compiling a kernel: ``python -m cumlir FILE.py FUNCTION --sig SIG --emit STAGE``.
+"""Print what one stage of compiling a kernel makes: ``python -m cumlir FILE.py FUNCTION --sig SIG --emit OUTPUT``.
 
-No GPU is needed. Stages, in the compiler's order: typed (Numba IR with types),
-mlir (as lowered), optimized (after MLIR inlining and canonicalization), llvm
-(LLVM IR), ptx or ltoir (code generation), cubin (linked by nvJitLink).
+No GPU is needed. The outputs, in the order of the compiler's stages: typed (Numba IR
+with types), mlir (as lowered), optimized (after MLIR inlining and canonicalization),
+llvm (LLVM IR), ptx or ltoir (the code formats the codegen stage makes), cubin (linked
+by nvJitLink).
 FUNCTION may be a GPU ufunc (cuda.vectorize, cuda.guvectorize): --sig is then one of its
 signatures, and the stages are those of its kernel (mlir holds the linalg.generic, optimized
 the grid-stride loop it became).
@@ -36,7 +37,7 @@ def main(argv=None):
     parser.add_argument("file", help="the Python file defining the kernel")
     parser.add_argument("function", help="the kernel's (or GPU ufunc's) name in that file")
     parser.add_argument("--sig", required=True, help='argument types, e.g. "void(float32[:], int64)"')
-    parser.add_argument("--emit", choices=list(OUTPUTS), default="ptx", help="the stage to print (default: ptx)")
+    parser.add_argument("--emit", choices=list(OUTPUTS), default="ptx", help="what to print: the result of a stage, ptx and ltoir being the formats of the codegen stage (default: ptx)")
     parser.add_argument("--cc", default="9.0", help="compute capability, e.g. 9.0 or 8.0 (default: 9.0)")
     args = parser.parse_args(argv)
 

@@ -3,9 +3,9 @@ artefact to the next, all reading one ``Options`` object.
 
     typed       Python function -> typed Numba IR              typing/frontend.py
     mlir        typed IR -> MLIR gpu.module                    lowering/
-    optimized   MLIR inlining, canonicalization, CSE           codegen/pipeline.py
-    llvm        MLIR -> LLVM dialect (math -> libdevice)       codegen/pipeline.py
-    ptx|ltoir   code generation: NVPTX (PTX) or libNVVM         codegen/
+    optimized   MLIR inlining, canonicalization, CSE           codegen/passes/
+    llvm        MLIR -> LLVM dialect (math -> libdevice)       codegen/passes/, Backend.prepare
+    codegen     the code generator: PTX or LTO-IR              codegen/nvptx/, codegen/nvvm/
     cubin       nvJitLink with the link items                  linking.py
 
 ``run(compilation, until)`` runs the stages up to *until*. ``--emit``,
@@ -17,16 +17,16 @@ nvJitLink, not a device. The runtime receives the cubin and only loads and launc
 import time
 from dataclasses import dataclass, field
 
+from .codegen import backend_for, get_backend
 from .codegen.targets import CODE_FORMATS, parse_cc
 from .compile_stats import FIGURE_OF_STAGE
 from .options import Options
 
-STAGES = ("typed", "mlir", "optimized", "llvm", "code", "cubin")
-# what a user may ask for -> the stage that produces it
-OUTPUTS = {"typed": "typed", "mlir": "mlir", "optimized": "optimized", "llvm": "llvm", "ptx": "code", "ltoir": "code", "cubin": "cubin"}
+STAGES = ("typed", "mlir", "optimized", "llvm", "codegen", "cubin")
+# what a user may ask for -> the stage that produces it (ptx and ltoir: the code formats of codegen)
+OUTPUTS = {"typed": "typed", "mlir": "mlir", "optimized": "optimized", "llvm": "llvm", "ptx": "codegen", "ltoir": "codegen", "cubin": "cubin"}
 # what cuda.compile gives to other languages' toolchains
 LIBRARY_OUTPUTS = ("ptx", "ltoir", "llvm")
-NVPTX_TRIPLE = "nvptx64-nvidia-cuda"
 
 
 # ---- what is compiled: a kernel, or a device function behind a public wrapper -----------
@@ -60,7 +60,7 @@ class KernelEntry:
 
 @dataclass(frozen=True)
 class DeviceEntry:
-    """A typed device function (a typing.device_functions.DeviceFunction) exported as
+    """A typed device function (a typing.frontend.DeviceFunction) exported as
     *symbol* with the "c" or "numba" ABI (see lowering/entry.py)."""
 
     callee: object
@@ -86,7 +86,7 @@ class Compilation:
     entry: object  # KernelEntry or DeviceEntry
     cc: tuple
     options: Options = field(default_factory=Options)
-    code_format: str = "ptx"  # what the code stage makes: "ptx" or "ltoir"
+    code_format: str = "ptx"  # what the codegen stage makes: "ptx" or "ltoir"
     done: str = None  # the last stage run
     typed: object = None  # typing.frontend.TypedFunction
     builder: object = None  # lowering.module.ModuleBuilder (its .module is the MLIR module)
@@ -158,7 +158,7 @@ def _needs_nrt(c):
 
 
 def _optimized(c):
-    from .codegen import pipeline
+    from .codegen.passes import pipeline
 
     with c.builder.context:
         pipeline.set_target(c.module, c.cc, c.options)
@@ -166,23 +166,17 @@ def _optimized(c):
 
 
 def _llvm(c):
-    from .codegen import pipeline
+    from .codegen.passes import pipeline
 
     with c.builder.context:
         pipeline.run_stage(c.module, "llvm", c.options)
+        get_backend(c.options.backend).prepare(c.module, c.options)
 
 
-def _code(c):
-    from .codegen import pipeline
-
+def _codegen(c):
+    backend = backend_for(c.options.backend, c.code_format)
     with c.builder.context:
-        if c.options.backend == "nvvm" or c.code_format == "ltoir":
-            from .codegen import nvvm  # the LLVM 7 printer and libNVVM: loaded when used
-
-            code = nvvm.compile_module(c.module, c.cc, c.options, c.code_format)
-            c.code = code.decode() if c.code_format == "ptx" else code
-        else:
-            c.code = pipeline.ptx(c.module)
+        c.code = backend.code(c.module, c.cc, c.options, c.code_format)
     c.builder = None  # the MLIR module was consumed: free it
 
 
@@ -195,7 +189,7 @@ def _cubin(c):
     c.cubin = link_cubin([code, *c.link], c.cc)
 
 
-_RUN = {"typed": _typed, "mlir": _mlir, "optimized": _optimized, "llvm": _llvm, "code": _code, "cubin": _cubin}
+_RUN = {"typed": _typed, "mlir": _mlir, "optimized": _optimized, "llvm": _llvm, "codegen": _codegen, "cubin": _cubin}
 
 
 def run(compilation, until):
@@ -246,17 +240,9 @@ def check_choice(what, value, choices):
 
 
 def _llvm_text(c):
-    """LLVM IR of the module: what libNVVM reads on the nvvm path, else MLIR's translation
-    with the NVPTX triple (host-side JIT linkers need it)."""
-    from mlir import ir
-
-    from .codegen import nvvm, pipeline
-
+    """LLVM IR of the module, as the options' code generator compiles it."""
     with c.builder.context:
-        if c.options.backend == "nvvm":
-            return nvvm.llvm_ir(c.module, c.cc, c.options)
-        pipeline.gpu_module_of(c.module).attributes["llvm.target_triple"] = ir.StringAttr.get(NVPTX_TRIPLE)
-        return pipeline.llvm_ir_of(c.module)
+        return get_backend(c.options.backend).llvm_ir(c.module, c.cc, c.options)
 
 
 def _unique(items):
@@ -283,7 +269,7 @@ def check_kernel_result(where, return_type):
         raise TypeError(f"{where}: a kernel must return None, but it returns {return_type}")
 
 
-def kernel(pyfunc, argtypes, cc, options=None, name=None, until="code", typed=None, return_type=None, output=None):
+def kernel(pyfunc, argtypes, cc, options=None, name=None, until="codegen", typed=None, return_type=None, output=None):
     """Compile *pyfunc* as a kernel for *argtypes* up to the stage *until*; the Compilation."""
     entry = KernelEntry(pyfunc, tuple(argtypes), name or pyfunc.__name__, return_type)
     c = compilation(entry, cc, options, output)

@@ -613,7 +613,7 @@ class KernelOverload:
 
         cc = cc or _current_cc()
         if output in ("ptx", "ltoir", "cubin"):
-            c = self.compilation(cc, "cubin" if output == "cubin" else "code")
+            c = self.compilation(cc, "cubin" if output == "cubin" else "codegen")
             if output != "cubin" and c.code_format != output:
                 raise ValueError(f"this kernel compiles to {c.code_format} (lto={self.dispatcher.options.lto})")
             return c.cubin if output == "cubin" else c.code
@@ -632,7 +632,7 @@ class KernelOverload:
         from .linkable import LTOIR
         from .linking import link_ptx
 
-        c = self.compilation(cc or _current_cc(), "code")
+        c = self.compilation(cc or _current_cc(), "codegen")
         return link_ptx([LTOIR(c.code, name=f"{c.symbol}.ltoir"), *c.link], c.cc)
 
     def resource(self, name):

@@ -10,9 +10,9 @@ import hashlib
 import os
 from dataclasses import dataclass, fields, replace
 
+from . import backends
 from .linkable import as_linkable, load
 
-BACKENDS = ("nvptx", "nvvm")
 INLINE_MODES = ("never", "always")
 # LLVM's fast-math flags, as numba's ``fastmath={...}`` names them
 FASTMATH_FLAGS = frozenset({"fast", "nnan", "ninf", "nsz", "arcp", "contract", "afn", "reassoc"})
@@ -48,7 +48,7 @@ class Options:
     link: tuple = ()  # LinkableCode objects (or lazily read paths)
     cache: bool = False
     shared_memory_carveout: int = None  # percent of L1 given to shared memory; -1 the driver's default
-    backend: str = None  # "nvptx" or "nvvm"; None: CUMLIR_BACKEND, else "nvptx"
+    backend: str = None  # a code generator of backends.REGISTRY; None: CUMLIR_BACKEND, else backends.DEFAULT
     nrt: bool = None  # the device runtime (docs/nrt.md); None: CUMLIR_ENABLE_NRT or NUMBA_CUDA_ENABLE_NRT
 
     def __post_init__(self):
@@ -60,10 +60,8 @@ class Options:
         object.__setattr__(self, "inline", _inline(self.inline))
         object.__setattr__(self, "link", _link_items(self.link))
         object.__setattr__(self, "shared_memory_carveout", _carveout(self.shared_memory_carveout))
-        backend = self.backend if self.backend is not None else os.environ.get("CUMLIR_BACKEND") or "nvptx"
-        if backend not in BACKENDS:
-            raise ValueError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
-        object.__setattr__(self, "backend", backend)
+        backend = self.backend if self.backend is not None else os.environ.get("CUMLIR_BACKEND") or backends.DEFAULT
+        object.__setattr__(self, "backend", backends.check(backend))
         object.__setattr__(self, "nrt", _nrt(self.nrt))
 
     @classmethod

@@ -1,4 +1,4 @@
-"""Loops counted with a runtime step (codegen/counted_loops.py unrolls them, but for
+"""Loops counted with a runtime step (codegen/passes/counted_loops.py unrolls them, but for
 grid-stride loops that write global memory) and loops it leaves alone: the PTX of each is checked in test_counted_loops.py, the results of the
 counted ones on the GPU in test_gpu_counted_loops.py."""
 

@@ -6,7 +6,7 @@ import re
 from mlir import ir
 from mlir.dialects import func, gpu, llvm, memref
 
-from ..codegen.pipeline import FUNCTION_FASTMATH
+from ..marks import FUNCTION_FASTMATH
 from ..mlir_context import mlir_context
 from ..options import Options
 from ..typing.frontend import DeviceFunction, implementation_dispatcher

@@ -25,11 +25,9 @@ Semantics (those of CUDA's cuda_fp16.h / cuda_bf16.h as Numba-CUDA binds them):
 
 import operator
 
+from ..marks import UNCONTRACTED
 from ._api import declare
 from ._modules import arith, ir, llvm, templates, types
-
-# an operation the default contraction into fma leaves alone (codegen/pipeline.py)
-UNCONTRACTED = "cumlir.uncontracted"
 
 # the C names of the integer types in the conversions' names
 C_INTS = {

@@ -18,11 +18,9 @@ Both leave a parallel loop nest in the kernel; the "optimized" stage lowers the 
 which the module's ``cumlir.parallel_loops`` mark asks for.
 """
 
+from ..marks import PARALLEL_LOOPS_MARK
 from . import declare
 from ._modules import arith, errors, ir, linalg, memref, scf, types
-
-# on the gpu.module of a compilation holding these loops: the optimized stage lowers them
-PARALLEL_LOOPS_MARK = "cumlir.parallel_loops"
 
 
 class Operation:

@@ -5,7 +5,8 @@ Pointers are ``i8 addrspace(N)*`` everywhere, so memory ops bitcast to the eleme
 first (``p.cast_pointer``) and GEP results are cast back.
 """
 
-from . import counted_loops
+from ...marks import COUNTED_LOOP_COUNTER
+from ..passes import counted_loops
 from . import intrinsics_nvvm as intrinsics
 from . import llvm7_types
 from .llvm7_errors import Llvm7Error
@@ -49,9 +50,9 @@ _FLOAT_BINARY = ("fadd", "fsub", "fmul", "fdiv", "frem")
 @_rule(*(f"llvm.{name}" for name in _INT_BINARY))
 def _int_binary(p, op):
     # nsw/nuw/exact only license optimisations, so leaving them out is always correct; a
-    # counted loop's counter (counted_loops.py) gets nsw, which lets LLVM count its trips
+    # counted loop's counter (codegen/passes/counted_loops.py) gets nsw, which lets LLVM count its trips
     a, b = op.operands
-    flags = "nsw " if counted_loops.COUNTER in op.attributes else ""
+    flags = "nsw " if COUNTED_LOOP_COUNTER in op.attributes else ""
     p.define(op.results[0], f"{op.name[5:]} {flags}{p.typed(a)}, {p.value(b)}")
 
 
@@ -251,7 +252,7 @@ def _cond_br(p, op):
     cond = op.operands[0]
     true, false = op.successors
     loop = ""
-    if "loop_annotation" in op.attributes:  # only counted_loops.py sets one: unroll it
+    if "loop_annotation" in op.attributes:  # only codegen/passes/counted_loops.py sets one: unroll it
         loop = f", !llvm.loop {p.module.loop_unroll_node(counted_loops.UNROLL)}"
     p.emit(f"br {p.typed(cond)}, label {p.target(op, 0, true)}, label {p.target(op, 1, false)}{loop}")
 

@@ -1,4 +1,4 @@
-"""The "nvvm" code-generation path: LLVM dialect -> LLVM IR text -> libNVVM -> PTX or LTO-IR.
+"""libNVVM on a module in the LLVM dialect: the LLVM IR text it reads, then PTX or LTO-IR.
 
 libNVVM (13.x, from the nvidia-cuda-nvvm wheel) reads LLVM 7.0 IR for sm_75 ... sm_90,
 printed by llvm7.py; for compute_100 and newer it reads modern LLVM IR, which MLIR's
@@ -10,7 +10,9 @@ calls are kept.
 import functools
 import re
 
-from . import llvm7, pipeline, targets
+from .. import targets
+from ..passes import pipeline
+from . import llvm7
 
 MODERN_IR_FROM = (10, 0)  # the first compute capability whose libNVVM reads modern LLVM IR
 
@@ -44,8 +46,11 @@ def nvvm_options(cc, options, output):
     if options is not None and options.fast:
         result += ["-ftz=1", "-prec-div=0", "-prec-sqrt=0", "-fma=1"]
     else:
-        # no contraction of a*b+c into fma unless fastmath: the nvptx path does not
-        # contract either, and both paths must give the same bits
+        # what may be contracted into an fma is decided per operation, by the ``contract``
+        # flag the optimized stage sets (codegen/passes/pipeline.py): on every operation by
+        # default (Options.arithmetic_flags), on none with fma=False, never on the ``_rn``
+        # half-precision intrinsics (marks.UNCONTRACTED). Under -fma=0 libNVVM contracts
+        # only operations carrying the flag; -fma=1 would contract any a*b+c, those included
         result.append("-fma=0")
     if output == "ltoir":
         result.append("-gen-lto")

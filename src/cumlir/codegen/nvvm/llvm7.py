@@ -81,7 +81,7 @@ class ModulePrinter:
         return llvm7_constants.global_definition(self, op)
 
     def _module_flags(self, op):
-        # FTZ and precise division/square root reach libNVVM as options (nvvm.py), not flags
+        # FTZ and precise division/square root reach libNVVM as options (libnvvm.py), not flags
         return ""
 
     def node(self, text):

@@ -9,7 +9,7 @@ NVVM ops it emits in its own file (``nvvm_ops(...)`` in cumlir/operations), and
 ``_with_areas`` adds them here.
 """
 
-from .. import operations as _areas
+from ... import operations as _areas
 
 
 def _with_areas(table, entries):

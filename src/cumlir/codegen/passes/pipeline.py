@@ -1,21 +1,20 @@
-"""The MLIR passes of the compiler's stages, and the NVPTX back end.
+"""The MLIR passes of the compiler's stages before code generation, for every code generator.
 
   optimized  linalg -> parallel loops -> grid-stride loops (GPU ufuncs), inline device
              functions, canonicalize, CSE
   llvm       structured control flow -> cf, everything -> LLVM dialect (math ops
              become libdevice calls), drop the casts used to build memref descriptors;
              counted loops with a runtime step marked for unrolling (counted_loops.py)
-  ptx        the NVPTX back end (in process, O3, libdevice linked) -> PTX text
 
-Each transforms the module in place; the order is the compiler's (compiler.py).
+Each transforms the module in place; the order is the compiler's (compiler.py), which
+then lets the code generator prepare the module (``Backend.prepare``) and make its code.
 """
 
 from mlir import ir, passmanager
-from mlir.dialects import gpu
 
-from ..operations._half import UNCONTRACTED
-from ..operations.elementwise import PARALLEL_LOOPS_MARK
-from . import counted_loops, targets
+from ...marks import FUNCTION_FASTMATH, PARALLEL_LOOPS_MARK, UNCONTRACTED
+from .. import targets
+from . import counted_loops
 
 STAGES = {
     "optimized": "builtin.module(gpu.module(inline,canonicalize,cse,symbol-dce))",
@@ -30,19 +29,14 @@ PARALLEL_LOOPS = "builtin.module(gpu.module(convert-linalg-to-parallel-loops,exp
 # then the grid-stride loops become blocks, so the inliner can inline multi-block functions
 # (an assert, a loop) called in them: an scf.for body is one block
 LOOPS_TO_BLOCKS = "builtin.module(gpu.module(convert-scf-to-cf))"
-# line tables (lineinfo, debug): a debug scope on every LLVM function, so NVPTX writes .loc
-LINE_TABLES = "builtin.module(ensure-debug-info-scope-on-llvm-func{emission-kind=LineTablesOnly})"
-TO_PTX = "builtin.module(gpu-module-to-binary{format=isa})"
-
-# a device function's own fastmath flags (comma-separated), on its func.func until the optimized stage
-FUNCTION_FASTMATH = "cumlir.fastmath"
 
 NVPTX_DATA_LAYOUT = "e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64"
 
 _pass_managers = {}
 
 
-def _pass_manager(pipeline):
+def pass_manager(pipeline):
+    """The parsed pass manager of a textual *pipeline*, made once per process."""
     pm = _pass_managers.get(pipeline)
     if pm is None:
         pm = _pass_managers[pipeline] = passmanager.PassManager.parse(pipeline)
@@ -105,15 +99,12 @@ def run_stage(module, name, options):
         _fast_arithmetic(module, options)
         if not _has_functions(module):
             pipeline = OPTIMIZED_WITHOUT_CALLS
-    _pass_manager(pipeline).run(module.operation)
+    pass_manager(pipeline).run(module.operation)
     if name == "llvm":
         if options.opt:
             counted_loops.mark(module, gpu_module_of(module))
         if options.fast:
             _flush_denormals(module)
-        if (options.lineinfo or options.debug) and options.backend == "nvptx":
-            _known_call_sites(module)
-            _pass_manager(LINE_TABLES).run(module.operation)
 
 
 def _has_functions(module):
@@ -125,32 +116,6 @@ def _has_functions(module):
     )
 
 
-def _known_call_sites(module):
-    """Operations inlined from a location-less origin (constants) are located at
-    ``callsite(unknown at caller)``; ensure-debug-info-scope-on-llvm-func crashes on those
-    (MLIR 22), so they are given their caller's location."""
-
-    unknown = ir.Location.unknown()
-
-    def known(location):
-        if not location.is_a_callsite():
-            return location
-        callee, caller = known(location.callee), known(location.caller)
-        if callee == unknown:
-            return caller
-        if callee == location.callee and caller == location.caller:
-            return location
-        return ir.Location.callsite(callee, [caller])
-
-    def visit(op):
-        location = op.location
-        if location.is_a_callsite():
-            op.location = known(location)
-        return ir.WalkResult.ADVANCE
-
-    module.operation.walk(visit)
-
-
 def _parallel_loops(module):
     """The loops of GPU ufuncs (linalg ops, scf.parallel), in modules lowering marked as
     holding them: lowered to scf.parallel and spread over the grid (parallel_loops.py)
@@ -159,17 +124,10 @@ def _parallel_loops(module):
     if PARALLEL_LOOPS_MARK in gpu_module.attributes:
         from .parallel_loops import distribute
 
-        _pass_manager(PARALLEL_LOOPS).run(module.operation)
+        pass_manager(PARALLEL_LOOPS).run(module.operation)
         distribute(gpu_module)
-        _pass_manager(LOOPS_TO_BLOCKS).run(module.operation)
+        pass_manager(LOOPS_TO_BLOCKS).run(module.operation)
         del gpu_module.attributes[PARALLEL_LOOPS_MARK]
-
-
-def ptx(module):
-    """The NVPTX back end (in process, libdevice linked) on a module in the LLVM dialect: PTX text."""
-    _pass_manager(TO_PTX).run(module.operation)
-    binary = gpu_module_of(module)
-    return bytes(gpu.ObjectAttr(binary.attributes["objects"][0]).object).decode()
 
 
 def _fast_arithmetic(module, options):

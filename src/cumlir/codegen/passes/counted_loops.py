@@ -30,6 +30,8 @@ not found counts as global.
 
 from mlir import ir
 
+from ...marks import COUNTED_LOOP_COUNTER
+
 UNROLL = 4
 LARGEST_BODY = 64  # operations: beyond this, four copies cost more than they hide
 _SIGNED_LESS = 2  # llvm.icmp predicate slt (LLVM cannot count ``<=`` against a computed bound)
@@ -47,8 +49,6 @@ _WRITES = {"llvm.store": 1, "llvm.atomicrmw": 0, "llvm.cmpxchg": 0, "llvm.intr.m
 _APART = (3, 5)  # shared and local memory: LLVM tells them apart from global memory
 _FOLLOWED = 64  # values followed back from a written pointer or a step before giving up
 
-COUNTER = "cumlir.counted_loop_counter"
-
 
 def mark(module, gpu_module):
     """Mark the counted loops of every function of *gpu_module* (in the LLVM dialect, inside
@@ -61,7 +61,7 @@ def mark(module, gpu_module):
         for block in op.regions[0].blocks:
             counter = _counter_increment(block)
             if counter is not None:
-                counter.attributes[COUNTER] = ir.UnitAttr.get()
+                counter.attributes[COUNTED_LOOP_COUNTER] = ir.UnitAttr.get()
                 block.operations[len(block.operations) - 1].attributes["loop_annotation"] = annotation
                 marked = True
     return _with_inherent_flags(module, gpu_module) if marked else gpu_module
@@ -71,7 +71,7 @@ def _with_inherent_flags(module, gpu_module):
     """*gpu_module* printed and parsed again, its marked additions written ``overflow<nsw>``:
     the Python bindings set only discardable attributes, and an operation's overflow flags
     and loop annotation are its properties, which the parser fills."""
-    text = gpu_module.get_asm(enable_debug_info=True).replace(f" {{{COUNTER}}} : i64", f" overflow<nsw> {{{COUNTER}}} : i64")
+    text = gpu_module.get_asm(enable_debug_info=True).replace(f" {{{COUNTED_LOOP_COUNTER}}} : i64", f" overflow<nsw> {{{COUNTED_LOOP_COUNTER}}} : i64")
     parsed = ir.Module.parse(text)
     copy = parsed.body.operations[0].operation
     copy.move_before(gpu_module)

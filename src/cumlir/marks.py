@@ -1,0 +1,21 @@
+"""The marks one stage leaves on the MLIR module for a later stage to read: attributes
+named by cumlir, set by lowering or a pass and consumed (most of them removed) by the
+passes or a code generator. Both sides import the names from here, so that neither
+imports the other for a string.
+"""
+
+# on an arith operation: one of CUDA's ``_rn`` half-precision intrinsics, which the default
+# contraction into fma leaves alone (codegen/passes/pipeline.py, removed there)
+UNCONTRACTED = "cumlir.uncontracted"
+
+# on the gpu.module of a compilation holding the loops of GPU ufuncs (linalg, scf.parallel):
+# the optimized stage lowers them and spreads them over the grid (removed there)
+PARALLEL_LOOPS_MARK = "cumlir.parallel_loops"
+
+# on a device function's func.func: its own fastmath flags (comma-separated), applied by the
+# optimized stage before inlining (removed there)
+FUNCTION_FASTMATH = "cumlir.fastmath"
+
+# on the counter's llvm.add of a counted loop (codegen/passes/counted_loops.py): the llvm
+# stage writes it no-signed-wrap, and the "nvvm" printer reads the mark to print ``nsw``
+COUNTED_LOOP_COUNTER = "cumlir.counted_loop_counter"
