@@ -76,6 +76,7 @@ NVVM_TABLES = (
     "volatile_registers",
     "nullary",
     "calls",
+    "by_attribute",
     "asm_statements",
     "asm_operations",
     "known_calls",
@@ -417,7 +418,9 @@ def nvvm_ops(**tables: Any) -> None:
     the op's operands and giving its result), asm_registers (op -> PTX register),
     volatile_registers (op -> PTX register whose value changes between reads, a clock:
     read with ``asm volatile`` so that no read is merged with another or moved),
-    asm_statements (op -> PTX), asm_operations (op -> (PTX, constraints)),
+    by_attribute (op -> (its enum attribute, how many operands the intrinsic takes,
+    {attribute value as printed: intrinsic})), asm_statements (op -> PTX),
+    asm_operations (op -> (PTX, constraints)),
     known_calls (intrinsic names called through llvm.call_intrinsic)."""
     for table, entries in tables.items():
         if table not in nvvm:

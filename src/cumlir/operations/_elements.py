@@ -5,7 +5,11 @@ Shared by the array rules (arrays.py), views (arrayviews.py), assignment to view
 (fill.py), iteration (iterators.py), atomics and the builder's ``element_pointer``.
 """
 
+from ._api import nvvm_ops
 from ._modules import arith, errors, ir, llvm, memref, nvvm, scf, types
+
+# a failed bounds check ends the thread (as lowering's ``raise`` does, lowering/exceptions.py)
+nvvm_ops(asm_statements={"nvvm.exit": "exit;"})
 
 
 def _index_type():

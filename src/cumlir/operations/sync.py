@@ -49,6 +49,18 @@ def _reduction_typer(name):
     return typer
 
 
+# the block-wide barrier reducing a predicate (no barrier id, no thread count)
+nvvm_ops(
+    by_attribute={
+        "nvvm.barrier": (
+            "reductionOp",
+            1,
+            {f"#nvvm.reduction<{k}>": f"llvm.nvvm.barrier0.{k}" for k in ("popc", "and", "or")},
+        )
+    }
+)
+
+
 def _reduction_rule(kind):
     def rule(lower, sig, args):
         # non-zero, not truncated to 32 bits: an int64 predicate of 2**32 counts as true
@@ -95,6 +107,17 @@ _FENCES = {
     "threadfence_block": ("CTA", "the block"),
     "threadfence_system": ("SYS", "the device, the host and peer devices"),
 }
+
+
+nvvm_ops(
+    by_attribute={
+        "nvvm.memory.barrier": (
+            "scope",
+            0,
+            {f"#nvvm.mem_scope<{s}>": f"llvm.nvvm.membar.{m}" for s, m in (("cta", "cta"), ("gpu", "gl"), ("sys", "sys"))},
+        )
+    }
+)
 
 
 def _fence_rule(scope):

@@ -14,7 +14,10 @@ deltas are integers of any width, taken modulo 2**32.
 from . import Register, Stub, nvvm_ops
 from ._modules import arith, errors, ir, llvm, nvvm, templates, types
 
-nvvm_ops(  # the LLVM 7 printer spells nvvm.shfl/vote/match.sync by their kind (llvm7_ops.py)
+nvvm_ops(  # the LLVM 7 printer spells nvvm.shfl/vote/match.sync by their kind (codegen/nvvm/llvm7_ops.py)
+    special_registers={
+        f"nvvm.read.ptx.sreg.{r}": f"llvm.nvvm.read.ptx.sreg.{r}" for r in ("laneid", "warpsize", "lanemask.lt")
+    },
     known_calls=[
         *(f"llvm.nvvm.shfl.sync.{kind}.i32" for kind in ("idx", "up", "down", "bfly")),
         *(f"llvm.nvvm.vote.{kind}.sync" for kind in ("all", "any", "uni", "ballot")),
