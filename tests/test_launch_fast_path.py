@@ -97,14 +97,14 @@ def _slots(args, kernel=None):
     """The parameter slots the launch of *kernel* with *args* reads (its compiled types')."""
     types = tuple(arguments.argument_type(a, i) for i, a in enumerate(args))
     if kernel is not None:
-        return kernel.overload_for(types).loaded()._packer.slots
+        return kernel.overload_for(types).loaded().record.packer.slots
     return arguments.ArgumentPacker(types).slots
 
 
 def _general_bytes(kernel, args):
     """What the general packer writes for *args* (arrays on the device already)."""
     types = tuple(arguments.argument_type(a, i) for i, a in enumerate(args))
-    packer = kernel.overload_for(types).loaded()._packer
+    packer = kernel.overload_for(types).loaded().record.packer
     return bytes(packer.pack(args, _NoStaging())[1])[: arguments.SLOT * packer.slots]
 
 

@@ -105,7 +105,7 @@ class Dispatcher:
             from .runtime.fastpack import build_route
 
             try:
-                route = build_route(kernel, kernel._context, kinds, argtypes, args)
+                route = build_route(kernel, kinds, argtypes, args)
             except Exception:  # the launch is done: a route that cannot be made is only slower
                 route = None
             self._route_cache[key] = route
@@ -722,7 +722,7 @@ class ConfiguredKernel:
     def _launch(self, args, kwargs):
         kernel, argtypes = _loaded_for(self.dispatcher, args, kwargs)
         kernel.launch(args, self.config)  # checks the configuration against the device
-        context = kernel._context
+        context = kernel.record.context
         if self._checked is not context:
             from .runtime.driver import driver
 
