@@ -511,31 +511,31 @@ class KernelOverload:
         self.dispatcher = dispatcher
         self.argtypes = tuple(argtypes)
         self.return_type = return_type
-        self._typed = None
+        self._build = None  # compiler.KernelBuild, made when the compiler is first needed
         self._stats = {}  # compile_stats figure -> seconds, and the cache's verdict
-        self._compilations = {}  # chip -> Compilation
         self._binaries = {}  # chip -> what the runtime loads: a Compilation or cache.CachedKernel
         self._loaded = {}  # context -> runtime.kernel.LoadedKernel
         if typed:  # typing errors surface here: at decoration for eager signatures
-            self._typed = self._frontend()
+            self.build().type()
 
     def __repr__(self):
         return f"<cumlir kernel {self.dispatcher.__name__}{self.argtypes}>"
 
+    def build(self):
+        """The compiler's KernelBuild of this kernel: the one way into the compiler."""
+        if self._build is None:
+            from .compiler import KernelBuild, KernelEntry
+
+            self.dispatcher._settle()  # a kernel loaded by its plain types compiles under numba's
+            pyfunc = self.dispatcher.py_func
+            entry = KernelEntry(pyfunc, self.argtypes, pyfunc.__name__, self.return_type)
+            self._build = KernelBuild(entry, self.dispatcher.options, timings=self._stats)
+        return self._build
+
     @property
     def typed(self):
         """The typed function (numba's frontend runs on first use)."""
-        if self._typed is None:
-            self._typed = self._frontend()
-        return self._typed
-
-    def _frontend(self):
-        from .compiler import kernel
-
-        self.dispatcher._settle()
-        c = kernel(self.dispatcher.py_func, self.argtypes, None, until="typed", return_type=self.return_type)
-        self._stats.update(c.timings)
-        return c.typed
+        return self.build().type()
 
     @property
     def compile_stats(self):
@@ -546,22 +546,7 @@ class KernelOverload:
 
     def compilation(self, cc, until="cubin"):
         """The Compilation for compute capability *cc*, run up to the stage *until*."""
-        from .codegen.targets import parse_cc
-        from .compiler import kernel, run
-
-        cc = parse_cc(cc)
-        c = self._compilations.get(cc)
-        if c is None:
-            self.dispatcher._settle()
-            options = self.dispatcher.options
-            c = self._compilations[cc] = kernel(self.dispatcher.py_func, self.argtypes, cc, options, typed=self.typed, until="typed")
-        if not _later(until, c.done):
-            return c
-        c.timings.clear()
-        run(c, until)
-        for figure, seconds in c.timings.items():
-            self._stats[figure] = self._stats.get(figure, 0.0) + seconds
-        return c
+        return self.build().compile(cc, until)
 
     def binary(self, cc):
         """The cubin for *cc* with what its launch needs (``cubin``, ``symbol``,
@@ -609,17 +594,13 @@ class KernelOverload:
 
     def output(self, output, cc=None):
         """What the compiler makes for *output* (``ptx``, ``llvm``, ``mlir`` ...) for *cc*."""
-        from .compiler import compilation, output_of
-
         cc = cc or _current_cc()
         if output in ("ptx", "ltoir", "cubin"):
             c = self.compilation(cc, "cubin" if output == "cubin" else "code")
             if output != "cubin" and c.code_format != output:
                 raise ValueError(f"this kernel compiles to {c.code_format} (lto={self.dispatcher.options.lto})")
             return c.cubin if output == "cubin" else c.code
-        c = compilation(self._entry(), cc, self.dispatcher.options, output)
-        c.typed, c.done = self.typed, "typed"
-        return output_of(c, output)
+        return self.build().output(output, cc)
 
     def max_cooperative_grid_blocks(self, blockdim, dynsmem=0):
         """The most blocks of *blockdim* threads (an int or a tuple) with *dynsmem* bytes of
@@ -646,12 +627,6 @@ class KernelOverload:
     local_mem_per_thread = property(lambda self: self.resource("local_mem_per_thread"))
     const_mem_size = property(lambda self: self.resource("const_mem_size"))
     max_threads_per_block = property(lambda self: self.resource("max_threads_per_block"))
-
-    def _entry(self):
-        from .compiler import KernelEntry
-
-        self.dispatcher._settle()
-        return KernelEntry(self.dispatcher.py_func, self.argtypes, self.dispatcher.__name__)
 
     def loaded(self):
         """The runtime's kernel in the current context (compiled and loaded on first use)."""
@@ -818,12 +793,6 @@ def _argtypes_of(signature):
     from .typing.signatures import parse_signature
 
     return tuple(signature.args) if hasattr(signature, "args") else parse_signature(signature)[0]
-
-
-def _later(stage, done):
-    from .compiler import STAGES
-
-    return done is None or STAGES.index(stage) > STAGES.index(done)
 
 
 def _current_cc():
