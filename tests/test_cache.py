@@ -485,15 +485,16 @@ sys.path[:0] = [{folder!r}, {root!r}]
 import numpy as np
 from tests import fake_driver
 from tests.fake_arrays import InterfaceOnly
-from cumlir import cuda, dispatcher
+from cumlir import cuda
+from cumlir.dispatcher import launching
 from cumlir.runtime import driver as drv
 from cumlir.runtime.arguments import ArgumentPacker
 from cumlir.runtime.plain_types import plain_types
 
 fake = drv._driver = fake_driver.FakeDriver()
 general = []
-typing_launch = dispatcher._loaded_for
-dispatcher._loaded_for = lambda *a: general.append(1) or typing_launch(*a)
+typing_launch = launching.loaded_for
+launching.loaded_for = lambda *a: general.append(1) or typing_launch(*a)
 from kernels import mixed
 
 host = np.arange(12, dtype=np.float32).reshape(3, 4)
@@ -579,14 +580,14 @@ def test_the_stats_variable(monkeypatch):
 
 
 def test_the_table_is_printed_to_stderr_when_asked(tmp_path, monkeypatch, capsys):
-    from cumlir import dispatcher
+    from cumlir.dispatcher.overload import report_stats
 
     monkeypatch.delenv("CUMLIR_CACHE", raising=False)
     _, overload, _ = _compiled(_module(tmp_path / "k.py", VADD.replace("cache=True", "")).vadd)
-    dispatcher._report_stats(overload, CC)
+    report_stats(overload, CC)
     assert capsys.readouterr().err == ""
     monkeypatch.setenv("CUMLIR_COMPILE_STATS", "1")
-    dispatcher._report_stats(overload, CC)
+    report_stats(overload, CC)
     err = capsys.readouterr().err
     assert err.startswith("cumlir compile stats: vadd(array(float32, 1d, C), ") and "for sm_90" in err
     assert "frontend (typing)" in err and err.rstrip().endswith("off")
