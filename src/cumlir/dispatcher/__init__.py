@@ -12,7 +12,7 @@
 
 Each imports only those below it (pyproject.toml's contracts). The dispatcher imports
 neither numba nor MLIR until something is compiled: decorating a function loads only
-surface.py; the table and the launchers load with their first use.
+surface.py and config_keys.py; the table and the launchers load with their first use.
 """
 
 from .surface import Dispatcher

@@ -65,6 +65,7 @@ class Launches:
         self._route_cache.clear()
 
     def forall(self, ntasks, tpb, stream, sharedmem):
+        """``kernel.forall(ntasks, tpb, stream, sharedmem)``'s launcher."""
         return ForAll(self, ntasks, tpb, stream, sharedmem)
 
     def call(self, args, config):
