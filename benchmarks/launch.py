@@ -131,7 +131,7 @@ def measure():
     ours = _compile(cuda)
     _check(ours, cuda.to_device)
     ours["empty"][1, 1]()  # compiled and loaded: the floor launches its function
-    function = ours["empty"].overloads[()].loaded()._function
+    function = ours["empty"].overloads[()].loaded().record.function
     stream = cu.CUstream(0)
 
     def floor_launch():

@@ -176,5 +176,5 @@ def forget_loaded(kernel):
     """Drop what *kernel* (a Dispatcher) loaded and prepared with an earlier driver."""
     kernel._forget_routes()
     kernel._launchers.clear()
-    for overload in kernel._overloads.values():
+    for overload in kernel.overloads.values():
         overload._loaded.clear()

@@ -78,7 +78,7 @@ def test_a_second_dispatcher_of_the_same_function_hits_without_typing(tmp_path, 
     again = _module(tmp_path / "k.py", VADD)
     verdict, overload, cached = _compiled(again.vadd)
     assert verdict == "hit"
-    assert overload._typed is None  # the signature was known to the cache: not typed again
+    assert "frontend" not in overload.compile_stats  # the signature was known to the cache: not typed again
     assert isinstance(cached, cache.CachedKernel)
     assert (cached.cubin, cached.symbol, cached.cooperative) == (compiled.cubin, compiled.symbol, compiled.cooperative)
     assert cached.argtypes == overload.argtypes and cached.raise_sites == [] and cached.exception_global is None
@@ -94,7 +94,7 @@ def test_kernels_typed_at_launch_hit_by_their_argument_types(tmp_path, cache_dir
     kernel = _module(tmp_path / "k.py", VADD).vadd
     overload = kernel.overload_for(argtypes)
     overload.binary(CC)
-    assert overload.compile_stats["cache"] == "hit" and overload._typed is None
+    assert overload.compile_stats["cache"] == "hit" and "frontend" not in overload.compile_stats
     assert kernel.overloads == {argtypes: overload}  # kept once it has its binary
 
 
@@ -446,7 +446,7 @@ from cumlir.runtime.arguments import argument_type
 argtypes = tuple(argument_type(np.zeros(4, np.float32), i) for i in range(3))
 overload = vadd.overload_for(argtypes)
 binary = overload.binary((9, 0))
-print(json.dumps({{"cache": overload.compile_stats["cache"], "typed": overload._typed is not None,
+print(json.dumps({{"cache": overload.compile_stats["cache"], "typed": "frontend" in overload.compile_stats,
                   "mlir": sorted(m for m in sys.modules if m == "mlir" or m.startswith("mlir.")),
                   "lowering": "cumlir.lowering" in sys.modules, "cubin": len(binary.cubin)}}))
 """
@@ -485,15 +485,16 @@ sys.path[:0] = [{folder!r}, {root!r}]
 import numpy as np
 from tests import fake_driver
 from tests.fake_arrays import InterfaceOnly
-from cumlir import cuda, dispatcher
+from cumlir import cuda
+from cumlir.dispatcher import launching
 from cumlir.runtime import driver as drv
 from cumlir.runtime.arguments import ArgumentPacker
 from cumlir.runtime.plain_types import plain_types
 
 fake = drv._driver = fake_driver.FakeDriver()
 general = []
-typing_launch = dispatcher._loaded_for
-dispatcher._loaded_for = lambda *a: general.append(1) or typing_launch(*a)
+typing_launch = launching.loaded_for
+launching.loaded_for = lambda *a: general.append(1) or typing_launch(*a)
 from kernels import mixed
 
 host = np.arange(12, dtype=np.float32).reshape(3, 4)
@@ -579,14 +580,14 @@ def test_the_stats_variable(monkeypatch):
 
 
 def test_the_table_is_printed_to_stderr_when_asked(tmp_path, monkeypatch, capsys):
-    from cumlir import dispatcher
+    from cumlir.dispatcher.overload import report_stats
 
     monkeypatch.delenv("CUMLIR_CACHE", raising=False)
     _, overload, _ = _compiled(_module(tmp_path / "k.py", VADD.replace("cache=True", "")).vadd)
-    dispatcher._report_stats(overload, CC)
+    report_stats(overload, CC)
     assert capsys.readouterr().err == ""
     monkeypatch.setenv("CUMLIR_COMPILE_STATS", "1")
-    dispatcher._report_stats(overload, CC)
+    report_stats(overload, CC)
     err = capsys.readouterr().err
     assert err.startswith("cumlir compile stats: vadd(array(float32, 1d, C), ") and "for sm_90" in err
     assert "frontend (typing)" in err and err.rstrip().endswith("off")

@@ -173,19 +173,19 @@ def test_is_compiling_counts_compilations_under_way():
     def kernel(a):
         a[0] = 1
 
-    import cumlir.dispatcher as d
+    from cumlir.dispatcher import table
 
-    class Probe(d.KernelOverload):
-        def __init__(self, dispatcher, argtypes, return_type=None, **options):
-            seen.append(dispatcher.is_compiling)
-            super().__init__(dispatcher, argtypes, return_type, **options)
+    class Probe(table.KernelOverload):
+        def __init__(self, overloads, argtypes, return_type=None, **options):
+            seen.append(overloads.dispatcher.is_compiling)
+            super().__init__(overloads, argtypes, return_type, **options)
 
-    old, d.KernelOverload = d.KernelOverload, Probe
+    old, table.KernelOverload = table.KernelOverload, Probe
     try:
         assert kernel.is_compiling == 0
         kernel.compile("void(int32[:])")
     finally:
-        d.KernelOverload = old
+        table.KernelOverload = old
     assert seen == [1] and kernel.is_compiling == 0
 
 

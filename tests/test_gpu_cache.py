@@ -128,7 +128,7 @@ report["linked"] = bool(np.array_equal(y, x * x + np.arange(n)))
 
 kernels = (k.vadd, k.checked, k.rotate, lk.linked)
 report["cache"] = sorted({{s["cache"] for kern in kernels for s in kern.compile_stats.values()}})
-report["typed"] = any(o._typed is not None for kern in kernels for o in kern.overloads.values())
+report["typed"] = any("frontend" in o.compile_stats for kern in kernels for o in kern.overloads.values())
 report["mlir"] = sorted(m for m in sys.modules if m == "mlir" or m.startswith("mlir."))
 report["load"] = all(s["load"] > 0 for kern in kernels for s in kern.compile_stats.values())
 print(json.dumps(report))

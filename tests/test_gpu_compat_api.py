@@ -368,7 +368,7 @@ def test_resource_queries():
     threads = _shared_kernel.get_max_threads_per_block(sig)
     assert 0 < threads <= cuda.get_current_device().MAX_THREADS_PER_BLOCK
     # the same as the driver reports for the loaded function
-    function = overload.loaded()._function
+    function = overload.loaded().record.function
     assert regs == _direct(cu.cuFuncGetAttribute(cu.CUfunction_attribute.CU_FUNC_ATTRIBUTE_NUM_REGS, function))
     every = _shared_kernel.get_shared_mem_per_block()
     assert isinstance(every, dict) and list(every.values()) == [1024] * len(every)

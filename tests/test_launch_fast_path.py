@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from cumlir import cuda, dispatcher
+from cumlir.dispatcher import launching
 from cumlir.runtime import arguments, readers
 
 from . import fake_driver
@@ -83,13 +84,13 @@ def fake(monkeypatch):
 def general(monkeypatch):
     """Counts the launches that took the general path (typing the arguments)."""
     calls = []
-    original = dispatcher._loaded_for
+    original = launching.loaded_for
 
     def counting(*args):
         calls.append(args)
         return original(*args)
 
-    monkeypatch.setattr(dispatcher, "_loaded_for", counting)
+    monkeypatch.setattr(launching, "loaded_for", counting)
     return calls
 
 
@@ -97,14 +98,14 @@ def _slots(args, kernel=None):
     """The parameter slots the launch of *kernel* with *args* reads (its compiled types')."""
     types = tuple(arguments.argument_type(a, i) for i, a in enumerate(args))
     if kernel is not None:
-        return kernel.overload_for(types).loaded()._packer.slots
+        return kernel.overload_for(types).loaded().record.packer.slots
     return arguments.ArgumentPacker(types).slots
 
 
 def _general_bytes(kernel, args):
     """What the general packer writes for *args* (arrays on the device already)."""
     types = tuple(arguments.argument_type(a, i) for i, a in enumerate(args))
-    packer = kernel.overload_for(types).loaded()._packer
+    packer = kernel.overload_for(types).loaded().record.packer
     return bytes(packer.pack(args, _NoStaging())[1])[: arguments.SLOT * packer.slots]
 
 
@@ -424,7 +425,7 @@ def test_another_current_context_takes_the_general_path(fake, general):
 def test_a_busy_route_launches_the_general_way(fake, general):
     args = _three(FakeCupyArray)
     _twice(fake, general, three, (1, 32), *args)
-    route = three._routes[tuple(map(type, args))]
+    route = three._launches.routes[tuple(map(type, args))]
     with route.lock:  # another thread filling the buffer
         before = len(general)
         launch = _launch(fake, three[1, 32], args)

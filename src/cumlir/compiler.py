@@ -253,6 +253,55 @@ def _unique(items):
     return result
 
 
+# ---- one kernel for several chips: what a dispatcher compiles per argument types ------------
+
+
+@dataclass
+class KernelBuild:
+    """A kernel for one tuple of argument types, typed once (when first needed) and then
+    compiled for each chip up to any stage: every chip's Compilation starts from the one
+    typed function. The dispatcher keeps one per overload."""
+
+    entry: KernelEntry
+    options: Options = field(default_factory=Options)
+    typed: object = None  # typing.frontend.TypedFunction, once typed
+    chips: dict = field(default_factory=dict)  # chip -> its Compilation
+    timings: dict = field(default_factory=dict)  # compile_stats figure -> seconds: the typing and every chip
+
+    def type(self):
+        """The typed function: numba's frontend runs on the first call."""
+        if self.typed is None:
+            self.typed = self._run(compilation(self.entry, None, self.options), "typed").typed
+        return self.typed
+
+    def compile(self, cc, until="cubin"):
+        """The Compilation for chip *cc*, run up to the stage *until* (stages run before are
+        not run again)."""
+        cc = parse_cc(cc)
+        c = self.chips.get(cc)
+        if c is None:
+            c = self.chips[cc] = self._from_typed(cc)
+        return self._run(c, until)
+
+    def output(self, output, cc):
+        """What a user asked for (a key of OUTPUTS) from a Compilation of its own: a stage
+        consumes the MLIR module of the one before, so a chip's Compilation that went on
+        has none left to print."""
+        return output_of(self._from_typed(cc, output), output)
+
+    def _from_typed(self, cc, output=None):
+        c = compilation(self.entry, cc, self.options, output)
+        c.typed, c.done = self.type(), "typed"
+        return c
+
+    def _run(self, c, until):
+        c.timings.clear()
+        run(c, until)
+        for figure, seconds in c.timings.items():
+            self.timings[figure] = self.timings.get(figure, 0.0) + seconds
+        return c
+
+
 # ---- shorthands used by the public API, the command line and tests -------------------------
 
 

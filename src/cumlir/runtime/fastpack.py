@@ -205,12 +205,12 @@ def _define(name, head, body, names):
 class Route:
     """The fast launch of one loaded kernel with arguments of one tuple of kinds and types."""
 
-    def __init__(self, kernel, context, fill, buffer, pointers, array_readers, builder):
+    def __init__(self, kernel, fill, buffer, pointers, array_readers, builder):
         self.kernel = kernel
         self.builder = builder
-        self.context = context
-        self.function = kernel._function
-        self.shared = kernel._shared
+        self.context = kernel.record.context
+        self.function = kernel.record.function
+        self.shared = kernel.record.shared
         self.fill = fill
         self.buffer, self.pointers = buffer, pointers
         self.params = ctypes.addressof(pointers) if pointers is not None else 0
@@ -293,24 +293,25 @@ class _NotFast(Exception):
     pass
 
 
-def build_route(kernel, context, kinds, argtypes, args):
-    """The Route launching *kernel* (a LoadedKernel in *context*) with arguments like
-    *args* (of exact types *kinds*, typed *argtypes*), or None where the general path
-    must take such arguments."""
-    if kernel.cooperative or kernel._raise_sites:
+def build_route(kernel, kinds, argtypes, args):
+    """The Route launching *kernel* (a LoadedKernel, read through its LaunchRecord) with
+    arguments like *args* (of exact types *kinds*, typed *argtypes*), or None where the
+    general path must take such arguments."""
+    record = kernel.record
+    if kernel.cooperative or record.raise_sites:
         return None
-    parameters = kernel._packer.parameters
-    builder = _Builder(context.ordinal)
-    for index, (parameter, kind, ty, value) in enumerate(zip(parameters, kinds, argtypes, args)):
+    packer = record.packer
+    builder = _Builder(record.context.ordinal)
+    for index, (parameter, kind, ty, value) in enumerate(zip(packer.parameters, kinds, argtypes, args)):
         if not builder.add(parameter, kind, ty, f"a{index}", value, index):
             return None
-    slots = kernel._packer.slots
+    slots = packer.slots
     buffer = (ctypes.c_uint8 * max(SLOT * slots, SLOT))()
     fill, size = builder.function(kinds, buffer)
     if size != SLOT * slots:
         return None
     try:
-        _, expected = kernel._packer.pack(args, _Packed())
+        _, expected = packer.pack(args, _Packed())
         if not fill(*args) or bytes(buffer) != bytes(expected):
             return None
     except Exception:  # a value the general path refuses: no route for it
@@ -319,4 +320,4 @@ def build_route(kernel, context, kinds, argtypes, args):
     if slots:
         base = ctypes.addressof(buffer)
         pointers = (ctypes.c_void_p * slots)(*[base + SLOT * i for i in range(slots)])
-    return Route(kernel, context, fill, buffer, pointers, builder.readers, builder)
+    return Route(kernel, fill, buffer, pointers, builder.readers, builder)

@@ -1,6 +1,7 @@
 """A compiled kernel loaded into a context, and its launch."""
 
 import ctypes
+from dataclasses import dataclass
 
 from . import driver as drv
 from . import nrt_stats
@@ -16,11 +17,24 @@ class KernelRuntimeError(RuntimeError):
         super().__init__(f"An exception was raised in thread={tid} block={ctaid}\n\t{msg}")
 
 
+@dataclass(frozen=True, eq=False)
+class LaunchRecord:
+    """What launching a loaded kernel takes, for launchers outside this module (the
+    dispatcher's, runtime/fastpack.py's routes): made once when the kernel is loaded."""
+
+    function: object  # the CUfunction
+    context: object  # the driver.Context the kernel is loaded in
+    shared: "SharedMemoryLimits"  # its static shared memory and the dynamic bytes it may be launched with
+    raise_sites: list  # debug mode: what each device exception code means (empty: it reports none)
+    packer: object  # the arguments.ArgumentPacker of its parameters
+
+
 class LoadedKernel:
     """A compiled kernel loaded into one context: launched with prebuilt argument packing.
 
     It receives the compiler's artefact (a cubin, the entry's name, its argument types and,
-    in debug mode, what each device exception code means) and never compiles."""
+    in debug mode, what each device exception code means) and never compiles. What other
+    launchers need of it is its ``record`` (a LaunchRecord)."""
 
     def __init__(self, context, compiled):
         from .arguments import ArgumentPacker
@@ -38,6 +52,7 @@ class LoadedKernel:
             attr = cu.CUfunction_attribute.CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT
             drv.check("cuFuncSetAttribute", cu.cuFuncSetAttribute(self._function, attr, carveout))
         self._context = context
+        self.record = LaunchRecord(self._function, context, self._shared, self._raise_sites, self._packer)
         self.cooperative = compiled.cooperative  # it synchronizes the grid
         self._resident = {}  # (threads per block, dynamic shared bytes) -> blocks resident at once
         nrt_stats.register(self, context, self._module)

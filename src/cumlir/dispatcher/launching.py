@@ -1,0 +1,178 @@
+"""Launching a kernel: the launchers of its configurations (``kernel[grid, block, ...]``),
+``kernel.forall(n)``, and the routes of the fast path (runtime/fastpack.py), made from
+what the loaded kernel publishes (its runtime.kernel.LaunchRecord)."""
+
+from ..runtime import warm_up
+from ..runtime.driver import driver
+from ..runtime.fastpack import build_route
+from ..runtime.launch import LaunchConfiguration
+from ..runtime.streams import stream_handle
+from .config_keys import plain
+
+
+class Launches:
+    """The launching side of one kernel: its configured launchers and its routes.
+
+    *table* (an OverloadTable) picks the kernel for a launch's arguments; *launchers*
+    is the dispatcher's own cache of launchers, which ``kernel[...]`` reads first."""
+
+    def __init__(self, dispatcher, table, launchers):
+        self.dispatcher = dispatcher
+        self.table = table
+        self.launchers = launchers  # launch configuration -> ConfiguredKernel
+        self.routes = {}  # argument kinds -> the fast path of the last launch with them (None: none)
+        self._route_cache = {}  # (argument kinds, types, loaded kernel) -> runtime.fastpack.Route or None
+
+    def configure(self, config):
+        """The launcher of a configuration not found as written in the launcher cache."""
+        if type(config) is tuple and len(config) in (3, 4) and plain(config[:2] + config[3:]):
+            # a stream object: keyed by its handle, so the cache keeps no stream alive
+            config = (config[0], config[1], stream_handle(config[2]), *config[3:])
+            launcher = self.launchers.get(config)
+            if launcher is not None and plain(config):
+                return launcher
+        parsed = LaunchConfiguration(config)
+        key = (parsed.griddim, parsed.blockdim, parsed.stream, parsed.sharedmem)
+        launcher = self.launchers.get(key)
+        if launcher is None:
+            if len(self.launchers) >= 1024:  # grids sized by the data: keep the cache small
+                self.launchers.clear()
+            launcher = self.launchers[key] = ConfiguredKernel(self, parsed)
+        if plain(config):
+            self.launchers[config] = launcher
+        return launcher
+
+    def prepare(self, kinds, argtypes, kernel, args):
+        """After a general launch: the fast path for later launches with arguments of these
+        kinds, made once per kinds, types and loaded kernel (runtime/fastpack.py)."""
+        key = (kinds, argtypes, kernel)
+        try:
+            route = self._route_cache[key]
+        except KeyError:
+            try:
+                route = build_route(kernel, kinds, argtypes, args)
+            except Exception:  # the launch is done: a route that cannot be made is only slower
+                route = None
+            self._route_cache[key] = route
+        self.routes[kinds] = route
+
+    def forget(self):
+        """Compiled signatures changed: the argument types may now pick other kernels."""
+        for route in self._route_cache.values():
+            if route is not None:
+                route.retire()
+        self.routes.clear()
+        self._route_cache.clear()
+
+    def forall(self, ntasks, tpb, stream, sharedmem):
+        """``kernel.forall(ntasks, tpb, stream, sharedmem)``'s launcher."""
+        return ForAll(self, ntasks, tpb, stream, sharedmem)
+
+    def call(self, args, config):
+        """Launch with the arguments *args* and a LaunchConfiguration, the general way."""
+        loaded_for(self, tuple(args), {})[0].launch(tuple(args), config)
+
+
+class ConfiguredKernel:
+    """``kernel[grid, block, stream, shared_bytes]``: launches with that configuration.
+
+    One per configuration and kernel (the dispatcher keeps them). A launch whose argument
+    kinds have a fast path (a Route, runtime/fastpack.py: made after the first launch with
+    them) fills the route's parameter buffer and calls cuLaunchKernel; anything else (new
+    kinds or types, another context, a value the route refuses) takes the general path:
+    typing, compiling if needed, the checks, NumPy arrays copied in and out."""
+
+    __slots__ = ("dispatcher", "config", "_launches", "_routes", "_checked", "_geometry", "_stream", "_sharedmem", "_custream", "_fast", "_last")
+
+    def __init__(self, launches, config):
+        self.dispatcher = launches.dispatcher
+        self.config = config
+        self._launches = launches
+        self._routes = launches.routes  # read by every launch: held here, not looked up through launches
+        self._checked = None  # the runtime Context the configuration was checked against
+        self._geometry = config.geometry()
+        self._stream = config.stream
+        self._sharedmem = config.sharedmem
+        self._custream = None
+        self._fast = {}  # Route -> its launch function with this configuration
+        self._last = _declined  # the launch function that launched last: tried first
+
+    def __call__(self, *args, **kwargs):
+        if kwargs:
+            return self._launch(args, kwargs)
+        if self._last(*args):  # it checks the arguments' kinds itself
+            return
+        route = self._routes.get(tuple(map(type, args)) if args else ())
+        if route is not None:
+            launch = self._fast.get(route) or self._fast_launch(route)
+            if launch(*args):
+                self._last = launch
+                return
+        self._launch(args, kwargs)
+
+    def _fast_launch(self, route):
+        """The route's launch function with this configuration, once the configuration has
+        been checked in the route's context (until then, one that declines every launch)."""
+        if route.context is not self._checked:
+            return _declined
+        launch = _declined
+        if not self._sharedmem or self._sharedmem <= route.shared.dynamic_allowed:
+            launch = route.launcher(self._geometry, self._custream, self._stream)
+        if len(self._fast) >= 64:  # routes of contexts and kinds seen before: keep a few
+            self._fast.clear()
+        self._fast[route] = launch
+        return launch
+
+    def _launch(self, args, kwargs):
+        kernel, argtypes = loaded_for(self._launches, args, kwargs)
+        kernel.launch(args, self.config)  # checks the configuration against the device
+        context = kernel.record.context
+        if self._checked is not context:
+            self._custream = driver().CUstream(self._stream)
+            self._checked = context
+            self._fast.clear()
+            self._last = _declined
+        self._launches.prepare(tuple(map(type, args)), argtypes, kernel, args)
+
+
+def _declined(*args):
+    return False
+
+
+class ForAll:
+    """``kernel.forall(ntasks, tpb, stream, sharedmem)``: launched with enough blocks of
+    *tpb* threads (0: the driver's suggestion for the kernel) to cover *ntasks* threads."""
+
+    def __init__(self, launches, ntasks, tpb, stream, sharedmem):
+        dispatcher = launches.dispatcher
+        for what, value in (("ntasks", ntasks), ("tpb", tpb), ("sharedmem", sharedmem)):
+            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                raise ValueError(f"{dispatcher.__name__}.forall: {what} must be a non-negative int, got {value!r}")
+        self.dispatcher, self.ntasks, self.tpb, self.stream, self.sharedmem = dispatcher, ntasks, tpb, stream, sharedmem
+        self._launches = launches
+
+    def __call__(self, *args, **kwargs):
+        if self.ntasks == 0:  # nothing to launch, as in Numba-CUDA
+            return
+        kernel = loaded_for(self._launches, args, kwargs)[0]
+        tpb = self.tpb or kernel.max_potential_block_size(self.sharedmem)
+        blocks = (self.ntasks + tpb - 1) // tpb
+        kernel.launch(args, LaunchConfiguration((blocks, tpb, self.stream, self.sharedmem)))
+
+
+def loaded_for(launches, args, kwargs):
+    """The loaded kernel for the launch arguments *args*, checked, and the types it was
+    picked for (the fast path is made for them): the general path of every launch."""
+    warm_up.start()  # a first launch: the driver and the linker load while numba types the arguments
+
+    dispatcher, table = launches.dispatcher, launches.table
+    if kwargs:
+        raise TypeError(f"kernel {dispatcher.__name__} takes positional arguments only")
+    expected = dispatcher.parameter_count
+    if len(args) != expected:
+        raise TypeError(f"kernel {dispatcher.__name__} takes {expected} arguments but {len(args)} were given")
+    overload = table.cached_overload(args)
+    if overload is not None:
+        return overload.loaded(), overload.argtypes
+    argtypes = table.argument_types(args)
+    return table.overload_for(argtypes).loaded(), argtypes

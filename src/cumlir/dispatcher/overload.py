@@ -1,0 +1,173 @@
+"""One kernel per tuple of argument types: compiled through the compiler's one KernelBuild
+(typed once, compiled per chip), its binaries read from and written to the on-disk cache,
+and loaded per context by the runtime."""
+
+import sys
+import time
+
+from .. import compile_stats
+from ..codegen.targets import parse_cc
+from ..compiler import KernelBuild, KernelEntry
+from ..linkable import LTOIR
+from ..linking import link_ptx
+from ..runtime.driver import current_context
+from ..runtime.kernel import LoadedKernel
+
+# CU_FUNC_ATTRIBUTE_* behind the resource queries of a loaded kernel
+_RESOURCES = {
+    "regs_per_thread": "CU_FUNC_ATTRIBUTE_NUM_REGS",
+    "shared_mem_per_block": "CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES",
+    "local_mem_per_thread": "CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES",
+    "const_mem_size": "CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES",
+    "max_threads_per_block": "CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK",
+}
+
+
+class KernelOverload:
+    """The kernel for one tuple of argument types: typed once, compiled per chip, loaded per
+    context by the runtime. *table* is the OverloadTable of its dispatcher."""
+
+    def __init__(self, table, argtypes, return_type=None, typed=True):
+        self.table = table
+        self.dispatcher = table.dispatcher
+        self.argtypes = tuple(argtypes)
+        self.return_type = return_type
+        self._build = None  # compiler.KernelBuild, made when the compiler is first needed
+        self._stats = {}  # compile_stats figure -> seconds, and the cache's verdict
+        self._binaries = {}  # chip -> what the runtime loads: a Compilation or cache.CachedKernel
+        self._loaded = {}  # context -> runtime.kernel.LoadedKernel
+        if typed:  # typing errors surface here: at decoration for eager signatures
+            self.build().type()
+
+    def __repr__(self):
+        return f"<cumlir kernel {self.dispatcher.__name__}{self.argtypes}>"
+
+    def build(self):
+        """The compiler's KernelBuild of this kernel: the one way into the compiler."""
+        if self._build is None:
+            self.table.settle()  # a kernel loaded by its plain types compiles under numba's
+            pyfunc = self.dispatcher.py_func
+            entry = KernelEntry(pyfunc, self.argtypes, pyfunc.__name__, self.return_type)
+            self._build = KernelBuild(entry, self.dispatcher.options, timings=self._stats)
+        return self._build
+
+    @property
+    def typed(self):
+        """The typed function (numba's frontend runs on first use)."""
+        return self.build().type()
+
+    @property
+    def compile_stats(self):
+        """Seconds spent in this process on each stage of this signature: ``frontend``,
+        ``lowering``, ``passes``, ``codegen``, ``link``, ``cache_read``, ``cache_write``,
+        ``load`` (those that ran), and ``cache``: "hit", "miss", "not cacheable" or "off"."""
+        return dict(self._stats)
+
+    def compilation(self, cc, until="cubin"):
+        """The Compilation for compute capability *cc*, run up to the stage *until*."""
+        return self.build().compile(cc, until)
+
+    def binary(self, cc):
+        """The cubin for *cc* with what its launch needs (``cubin``, ``symbol``,
+        ``cooperative`` ...): from this process, the on-disk cache, or compiled (and then
+        written to the cache)."""
+        cc = parse_cc(cc)
+        found = self._binaries.get(cc)
+        if found is None:
+            found = self._binaries[cc] = self._cached_or_compiled(cc)
+            self.table.keep(self)
+        return found
+
+    def from_cache(self, cc):
+        """Whether the on-disk cache holds this kernel for *cc* (then its binary for *cc*)."""
+        cache = self.table.disk_cache()
+        found = cache and self._read_cache(cache, cc)
+        if found:
+            self._binaries[cc] = found
+        return bool(found)
+
+    def _read_cache(self, cache, cc):
+        began = time.perf_counter()
+        found = cache.load(self.argtypes, cc)
+        self._stats["cache_read"] = time.perf_counter() - began
+        if found is not None:
+            self._stats["cache"] = "hit"
+        return found
+
+    def _cached_or_compiled(self, cc):
+        cache = self.table.disk_cache()
+        if cache is None:
+            self._stats["cache"] = "off"
+            return self.compilation(cc)
+        found = self._read_cache(cache, cc)
+        if found is not None:
+            return found
+        c = self.compilation(cc)
+        began = time.perf_counter()
+        cacheable = cache.save(self.argtypes, cc, c)
+        self._stats["cache_write"] = time.perf_counter() - began
+        self._stats["cache"] = "miss" if cacheable else "not cacheable"
+        return c
+
+    def output(self, output, cc=None):
+        """What the compiler makes for *output* (``ptx``, ``llvm``, ``mlir`` ...) for *cc*."""
+        cc = cc or current_cc()
+        if output in ("ptx", "ltoir", "cubin"):
+            c = self.compilation(cc, "cubin" if output == "cubin" else "codegen")
+            if output != "cubin" and c.code_format != output:
+                raise ValueError(f"this kernel compiles to {c.code_format} (lto={self.dispatcher.options.lto})")
+            return c.cubin if output == "cubin" else c.code
+        return self.build().output(output, cc)
+
+    def max_cooperative_grid_blocks(self, blockdim, dynsmem=0):
+        """The most blocks of *blockdim* threads (an int or a tuple) with *dynsmem* bytes of
+        dynamic shared memory that can be resident at once on the current device: the
+        largest grid a cooperative launch may have."""
+        return self.loaded().max_cooperative_grid_blocks(blockdim, dynsmem)
+
+    def lto_ptx(self, cc=None):
+        """The PTX nvJitLink's link-time optimiser makes from this kernel and its LTO-IR link items."""
+        c = self.compilation(cc or current_cc(), "codegen")
+        return link_ptx([LTOIR(c.code, name=f"{c.symbol}.ltoir"), *c.link], c.cc)
+
+    def resource(self, name):
+        """A resource the kernel loaded on the current device uses: ``regs_per_thread``,
+        ``shared_mem_per_block``, ``local_mem_per_thread``, ``const_mem_size`` or
+        ``max_threads_per_block`` (from cuFuncGetAttribute)."""
+        return self.loaded().function_attribute(_RESOURCES[name])
+
+    regs_per_thread = property(lambda self: self.resource("regs_per_thread"))
+    shared_mem_per_block = property(lambda self: self.resource("shared_mem_per_block"))
+    local_mem_per_thread = property(lambda self: self.resource("local_mem_per_thread"))
+    const_mem_size = property(lambda self: self.resource("const_mem_size"))
+    max_threads_per_block = property(lambda self: self.resource("max_threads_per_block"))
+
+    def loaded(self):
+        """The runtime's kernel in the current context (compiled and loaded on first use)."""
+        context = current_context()
+        kernel = self._loaded.get(context)
+        if kernel is None:
+            binary = self.binary(context.compute_capability)
+            began = time.perf_counter()
+            kernel = LoadedKernel(context, binary)
+            self._stats["load"] = time.perf_counter() - began
+            self._loaded[context] = kernel
+            report_stats(self, context.compute_capability)
+        return kernel
+
+    def loaded_in(self, context):
+        """The runtime's kernel in *context* if it was loaded there, else None."""
+        return self._loaded.get(context)
+
+
+def report_stats(overload, cc):
+    """With ``CUMLIR_COMPILE_STATS=1``: the figures of *overload* compiled for *cc*, on stderr."""
+    if compile_stats.requested():
+        shown = ", ".join(str(t) for t in overload.argtypes)
+        title = f"{overload.dispatcher.__name__}({shown}) for sm_{cc[0]}{cc[1]}"
+        print(compile_stats.table(title, overload._stats), file=sys.stderr)
+
+
+def current_cc():
+    """The compute capability of the current context's device."""
+    return current_context().compute_capability

@@ -1,0 +1,375 @@
+"""``Dispatcher``, what ``@cuda.jit`` returns: Numba-CUDA's dispatcher, delegating.
+
+Its kernels, one per tuple of argument types, are kept by an OverloadTable (table.py),
+made when something first compiles, launches or asks for them; launching goes through
+Launches (launching.py), made at the first launch configuration. Both are loaded on first
+use: decorating a function imports neither numba, MLIR nor the runtime.
+"""
+
+import dataclasses
+import functools
+import inspect
+import sys
+
+from ..options import Options
+from .. import refused
+from .config_keys import plain
+
+
+class Dispatcher:
+    def __init__(self, pyfunc, sigs=None, *, device=False, options=None):
+        if not inspect.isfunction(pyfunc):
+            raise TypeError(f"@cuda.jit decorates Python functions, not {type(pyfunc).__name__} objects")
+        self.py_func = pyfunc
+        self.parameter_count = len(inspect.signature(pyfunc).parameters)  # checked at every launch
+        functools.update_wrapper(self, pyfunc)
+        self.device = device
+        self.options = options or Options()
+        self._device_dispatcher = None
+        self._specialized = False
+        self._specializations = {}  # (cc, argument types) -> specialized Dispatcher
+        self._launchers = {}  # launch configuration -> ConfiguredKernel (see __getitem__)
+        self._launches = None  # launching.Launches, made at the first launch configuration
+        if sigs:
+            self._table.eager = True  # compiled signatures only: no compiling at launch
+        for sig in sigs or ():
+            self.compile(sig)
+
+    def __repr__(self):
+        kind = "device function" if self.device else "kernel"
+        return f"<cumlir {kind} {self.py_func.__qualname__}>"
+
+    @functools.cached_property
+    def _table(self):
+        """The kernels by argument types (table.OverloadTable): its module loads the compiler's."""
+        from .table import OverloadTable
+
+        return OverloadTable(self)
+
+    def _launching(self):
+        """The launchers and routes (launching.Launches): its module loads the runtime's."""
+        if self._launches is None:
+            from .launching import Launches
+
+            self._launches = Launches(self, self._table, self._launchers)
+        return self._launches
+
+    # ---- as a kernel -------------------------------------------------------------------
+
+    def __getitem__(self, config):
+        # a configuration written before gives the same launcher: its checks are done
+        try:
+            launcher = self._launchers.get(config)
+        except TypeError:  # lists in it
+            launcher = None
+        if launcher is not None and (
+            len(config) == 2 and type(config[0]) is int and type(config[1]) is int or plain(config)
+        ):
+            return launcher
+        return self._configure(config)
+
+    def _configure(self, config):
+        if self.device:
+            raise TypeError(f"{self.__name__} is a device function (device=True); only kernels are launched")
+        return self._launching().configure(config)
+
+    def _forget_routes(self):
+        """Compiled signatures changed: the argument types may now pick other kernels."""
+        if self._launches is not None:
+            self._launches.forget()
+
+    def __call__(self, *args, **kwargs):
+        if self.device:
+            raise TypeError(
+                f"device function {self.__name__}() can only be called from a kernel or another device function"
+            )
+        raise TypeError(
+            f"kernel {self.__name__} must be launched with a configuration: {self.__name__}[blocks, threads](...)"
+        )
+
+    def forall(self, ntasks, tpb=0, stream=0, sharedmem=0):
+        """A launch covering *ntasks* threads: ``kernel.forall(n)(*args)``. With ``tpb=0``
+        the block size is the one the driver suggests for the most resident threads."""
+        if self.device:
+            raise TypeError(f"{self.__name__} is a device function (device=True); only kernels are launched")
+        return self._launching().forall(ntasks, tpb, stream, sharedmem)
+
+    def max_cooperative_grid_blocks(self, blockdim, dynsmem=0):
+        """The most blocks of *blockdim* threads a cooperative launch of this kernel may have
+        on the current device; the kernel must have exactly one compiled signature (else ask
+        its overload: ``kernel.overloads[argtypes]``)."""
+        overloads = self._table.overloads
+        if len(overloads) != 1:
+            raise TypeError(
+                f"kernel {self.__name__} has {len(overloads)} compiled signatures; call "
+                "max_cooperative_grid_blocks on one of kernel.overloads, or compile one signature first"
+            )
+        return next(iter(overloads.values())).max_cooperative_grid_blocks(blockdim, dynsmem)
+
+    def compile(self, sig):
+        """Type for a signature (a string like "void(float32[:], int64)" or types): the
+        KernelOverload, or the DeviceFunction of a device function. A signature the
+        on-disk cache holds is not typed again."""
+        argtypes, return_type = self._table.parse_signature(sig)
+        if self.device:
+            return self.device_dispatcher.compile_device(argtypes)
+        overload, new = self._table.compile(argtypes, return_type)
+        if new:
+            self._forget_routes()
+        return overload
+
+    def overload_for(self, argtypes):
+        """The kernel for the launch argument types (unless signatures were fixed, a new
+        one, typed when it is compiled)."""
+        return self._table.overload_for(argtypes)
+
+    def cached_overload(self, args):
+        """The kernel for the launch arguments *args* found by their plain types, without
+        numba; None where numba must type them (see table.OverloadTable.cached_overload)."""
+        return self._table.cached_overload(args)
+
+    def disk_cache(self):
+        """The on-disk cache of this kernel's binaries (a cache.KernelCache), or None when off."""
+        return self._table.disk_cache()
+
+    def enable_caching(self):
+        """Use the on-disk cache for this kernel from now on, as ``cache=True`` does."""
+        self.options = dataclasses.replace(self.options, cache=True)
+        self._table.forget_disk_cache()
+
+    @property
+    def compile_stats(self):
+        """Argument types -> where the compile time of that signature went (see
+        ``KernelOverload.compile_stats``)."""
+        return {argtypes: overload.compile_stats for argtypes, overload in self._table.overloads.items()}
+
+    @property
+    def overloads(self):
+        """Argument types -> the KernelOverload typed for them."""
+        return dict(self._table.overloads)
+
+    @property
+    def signatures(self):
+        device = list(self._device_dispatcher._device_functions) if self._device_dispatcher else []
+        return list(self._table.overloads) + device
+
+    def inspect_ptx(self, signature=None, cc=None):
+        """The PTX of each compiled signature (or of *signature*), for *cc* or the current device."""
+        return self._inspect("ptx", signature, cc)
+
+    def inspect_llvm(self, signature=None, cc=None):
+        """The LLVM IR of each compiled signature (or of *signature*)."""
+        return self._inspect("llvm", signature, cc)
+
+    def inspect_asm(self, signature=None, cc=None):
+        """The PTX of each compiled signature (or of *signature*): Numba-CUDA's name for it."""
+        return self._inspect("ptx", signature, cc)
+
+    def inspect_types(self, file=None):
+        """Print the typed Numba IR of each compiled signature (every variable with its type)."""
+        for argtypes, overload in self._table.overloads.items():
+            print(f"{self.__name__} {argtypes}", file=file or sys.stdout)
+            print(overload.typed.dump(), file=file or sys.stdout)
+
+    def inspect_mlir(self, signature=None, cc=None):
+        """The MLIR of each compiled signature (or of *signature*), as lowered."""
+        return self._inspect("mlir", signature, cc)
+
+    def _inspect(self, output, signature, cc):
+        if signature is not None:
+            return self.compile(signature).output(output, cc)
+        return {argtypes: overload.output(output, cc) for argtypes, overload in self._table.overloads.items()}
+
+    def inspect_sass(self, signature=None):
+        """The SASS (nvdisasm's listing of the cubin for the current device) of each compiled
+        signature, or of *signature*. Needs nvdisasm (the nvidia-cuda-nvdisasm wheel)."""
+        return self._disassemble("sass", signature)
+
+    def inspect_lto_ptx(self, signature=None, cc=None):
+        """The PTX nvJitLink's link-time optimiser makes from the kernel's LTO-IR and the
+        LTO-IR it links, for each compiled signature (or *signature*); needs ``lto=True``."""
+        if self.device:
+            raise TypeError(f"{self.__name__} is a device function; inspect_lto_ptx shows kernels")
+        if not self.options.lto:
+            raise RuntimeError(f"{self.__name__} was not compiled with lto=True: it has no LTO-IR to link")
+        if signature is not None:
+            return self._table.overload_of(signature).lto_ptx(cc)
+        return {argtypes: overload.lto_ptx(cc) for argtypes, overload in self._table.overloads.items()}
+
+    def inspect_sass_cfg(self, signature=None):
+        """The control-flow graph of the SASS (Graphviz DOT), as inspect_sass."""
+        return self._disassemble("sass_cfg", signature)
+
+    def _disassemble(self, listing, signature):
+        from ..codegen import disassemble
+
+        disassembler = getattr(disassemble, listing)
+        if self.device:
+            raise TypeError(f"{self.__name__} is a device function; only kernels have SASS")
+        if signature is not None:
+            return disassembler(self._table.overload_of(signature).output("cubin"))
+        return {argtypes: disassembler(overload.output("cubin")) for argtypes, overload in self._table.overloads.items()}
+
+    def nrt_stats(self):
+        """The device runtime's counters (docs/nrt.md) of this kernel's compiled signatures
+        loaded in the current context: ``(alloc, free, mi_alloc, mi_free)``."""
+        from ..runtime import nrt_stats
+
+        return nrt_stats.read(self._table.loaded())
+
+    # ---- resources of the loaded kernel (Numba-CUDA's get_*) ----------------------------------
+
+    def get_regs_per_thread(self, signature=None):
+        """Registers each thread of the kernel uses on the current device: for *signature*, for
+        the one signature of a specialized kernel, else a dict over the compiled signatures."""
+        return self._resource("regs_per_thread", signature)
+
+    def get_shared_mem_per_block(self, signature=None):
+        """Bytes of static shared memory per block (as get_regs_per_thread)."""
+        return self._resource("shared_mem_per_block", signature)
+
+    def get_local_mem_per_thread(self, signature=None):
+        """Bytes of local memory per thread (as get_regs_per_thread)."""
+        return self._resource("local_mem_per_thread", signature)
+
+    def get_const_mem_size(self, signature=None):
+        """Bytes of constant memory the kernel uses (as get_regs_per_thread)."""
+        return self._resource("const_mem_size", signature)
+
+    def get_max_threads_per_block(self, signature=None):
+        """The largest block the kernel can be launched with on the current device (as
+        get_regs_per_thread)."""
+        return self._resource("max_threads_per_block", signature)
+
+    def _resource(self, name, signature):
+        if signature is not None:
+            return self._table.overload_of(signature).resource(name)
+        if self._specialized:
+            return next(iter(self._table.overloads.values())).resource(name)
+        return {argtypes: overload.resource(name) for argtypes, overload in self._table.overloads.items()}
+
+    # ---- Numba's dispatcher interface -------------------------------------------------------
+
+    def get_overload(self, signature):
+        """The compiled kernel (KernelOverload) of *signature*; for a device function, its
+        typed DeviceFunction."""
+        if self.device:
+            return self.device_dispatcher.get_overload(self._table.argtypes_of(signature))
+        return self._table.overload_of(signature)
+
+    @property
+    def nopython_signatures(self):
+        """The numba Signature of each compiled kernel (or typed device function)."""
+        from numba.core import types
+        from numba.core.typing import signature
+
+        if self.device:
+            return self.device_dispatcher.nopython_signatures
+        return [signature(types.void, *argtypes) for argtypes in self._table.overloads]
+
+    def get_call_template(self, args, kws):
+        """Numba's typing of a call from jitted code: (template, Python signature, argument
+        types, keywords), typing the device function for *args* first."""
+        if not self.device:
+            raise TypeError(f"kernel {self.__name__} cannot be called from device code; only device functions can")
+        return self.device_dispatcher.get_call_template(args, kws)
+
+    def typeof_pyval(self, value):
+        """The numba type a launch argument *value* is compiled for."""
+        return self._table.argument_types((value,))[0]
+
+    def fold_argument_types(self, args, kws):
+        """(Python signature, argument types): kernels take positional arguments only; a
+        device function's keywords and defaults are folded in, as numba does."""
+        if self.device:
+            return self.device_dispatcher.fold_argument_types(args, kws)
+        if kws:
+            raise TypeError(f"kernel {self.__name__} takes positional arguments only")
+        return inspect.signature(self.py_func), tuple(args)
+
+    @property
+    def is_compiling(self):
+        """How many signatures are being compiled now (0: none)."""
+        return self._table.compiling
+
+    def disable_compile(self, val=True):
+        """Stop (or, with False, resume) compiling new signatures at launch: arguments must
+        then suit a compiled signature."""
+        if val and not self._table.overloads:
+            raise ValueError(f"{self.__name__} has no compiled signature; compile one before disabling compilation")
+        self._table.eager = bool(val)
+        self._forget_routes()  # arguments a compiled signature accepted may now compile their own
+
+    def recompile(self):
+        """Compile every compiled signature afresh (after a global it reads has changed)."""
+        self._forget_routes()
+        self._table.recompile()
+
+    @property
+    def extensions(self):
+        """Numba-CUDA's argument handlers: cumlir accepts none (``extensions=`` is refused)."""
+        return None
+
+    def specialize(self, *args):
+        """A kernel compiled for the types of *args* (for the current device) that compiles
+        nothing more: launches must suit that signature."""
+        from ..runtime.driver import current_context
+
+        if self._specialized:
+            raise RuntimeError(f"{self.__name__} is already a specialized kernel")
+        if self.device:
+            raise TypeError(f"{self.__name__} is a device function; only kernels are specialized")
+        argtypes = self._table.argument_types(args)
+        key = (current_context().compute_capability, argtypes)
+        specialization = self._specializations.get(key)
+        if specialization is None:
+            specialization = Dispatcher(self.py_func, device=False, options=self.options)
+            specialization.compile(argtypes)
+            specialization.disable_compile()
+            specialization._specialized = True
+            self._specializations[key] = specialization
+        return specialization
+
+    @property
+    def specialized(self):
+        """Whether this kernel was made by ``specialize``."""
+        return self._specialized
+
+    def configure(self, griddim, blockdim, stream=0, sharedmem=0):
+        """The kernel with a launch configuration: ``kernel.configure(g, b)`` is ``kernel[g, b]``."""
+        return self[griddim, blockdim, stream, sharedmem]
+
+    def call(self, args, launch_config):
+        """Launch with the arguments *args* and *launch_config* (what ``configure`` or
+        ``kernel[...]`` returns, or a LaunchConfiguration)."""
+        self._launching().call(args, getattr(launch_config, "config", launch_config))
+
+    def dump(self, tab=""):
+        """Print the kernel and its compiled signatures."""
+        print(f"{tab}DUMP {type(self).__name__}[{self.__name__}]")
+        for argtypes in self._table.overloads:
+            print(f"{tab}  {self.__name__}({', '.join(str(t) for t in argtypes)})")
+        print(f"{tab}END DUMP {type(self).__name__}[{self.__name__}]")
+
+    # ---- as a device function ---------------------------------------------------------------
+
+    @property
+    def device_dispatcher(self):
+        """The DeviceDispatcher that types this function where jitted code calls it."""
+        if self._device_dispatcher is None:
+            from ..typing.frontend import DeviceDispatcher
+
+            self._device_dispatcher = DeviceDispatcher(self.py_func, self.options)
+        return self._device_dispatcher
+
+    def compile_device(self, argtypes, return_type=None):
+        return self.device_dispatcher.compile_device(argtypes, return_type)
+
+    @property
+    def _numba_type_(self):
+        return self.device_dispatcher._numba_type_
+
+
+# Numba-CUDA's dispatcher methods cumlir does not have raise NotImplementedError saying why
+for _name in refused.DISPATCHER:
+    setattr(Dispatcher, _name, refused.Refused(_name))
