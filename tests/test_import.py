@@ -25,3 +25,51 @@ def test_decorating_compiles_nothing():
         "print('mlir' in sys.modules, 'numba' in sys.modules)"
     )
     assert out == "False False"
+
+
+# What the public namespace and decorating load, listed so that an import added at these
+# lazy seams is a decision: add it here and say why in docs/architecture.md ("Import cost").
+NAMESPACE_MODULES = [
+    "cumlir",
+    "cumlir.cuda",
+    "cumlir.cuda.arrays",
+    "cumlir.cuda.compile_api",
+    "cumlir.cuda.decorators",
+    "cumlir.cuda.device_api",
+    "cumlir.cuda.foreign",
+    "cumlir.cuda.reduce_api",
+    "cumlir.cuda.stream_api",
+    "cumlir.cuda.ufunc_api",
+    "cumlir.linkable",
+    "cumlir.operations",
+    "cumlir.operations._api",
+    "cumlir.refused",
+    "cumlir.ufunc_geometry",
+]
+DECORATING_ADDS = [
+    "cumlir.backends",
+    "cumlir.dispatcher",
+    "cumlir.dispatcher.config_keys",
+    "cumlir.dispatcher.surface",
+    "cumlir.options",
+]
+# of the project's dependencies, the namespace loads NumPy alone (its arrays are everywhere in the API)
+DEPENDENCIES = ("numpy", "numba", "llvmlite", "mlir", "llvm", "cuda", "platformdirs", "filelock")
+
+
+def test_the_namespace_and_decorating_load_only_these_modules():
+    out = python_output(
+        "import sys\n"
+        "def ours(): return sorted(m for m in sys.modules if m.startswith('cumlir'))\n"
+        "from cumlir import cuda\n"
+        "namespace = ours()\n"
+        "@cuda.jit\n"
+        "def k(a):\n"
+        "    a[0] = 1\n"
+        f"loaded = sorted({{m.split('.')[0] for m in sys.modules}} & set({DEPENDENCIES!r}))\n"
+        "print(namespace, sorted(set(ours()) - set(namespace)), loaded, sep='\\n')"
+    )
+    namespace, decorating, dependencies = out.splitlines()
+    assert namespace == str(NAMESPACE_MODULES)
+    assert decorating == str(DECORATING_ADDS)
+    assert dependencies == "['numpy']"
