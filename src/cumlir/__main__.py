@@ -31,7 +31,7 @@ def _load_function(path, name):
 
 
 def main(argv=None):
-    from .compiler import OUTPUTS
+    from .stages import OUTPUTS
 
     parser = argparse.ArgumentParser(prog="python -m cumlir", description=__doc__.splitlines()[0])
     parser.add_argument("file", help="the Python file defining the kernel")

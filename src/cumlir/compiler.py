@@ -18,15 +18,20 @@ import time
 from dataclasses import dataclass, field
 
 from .codegen import backend_for, get_backend
+from .codegen.passes import pipeline
 from .codegen.targets import CODE_FORMATS, parse_cc
 from .compile_stats import FIGURE_OF_STAGE
+from .linkable import LTOIR, PTXSource, uses_nrt
+from .linking import link_cubin
+from .lowering.entry import add_entry
+from .lowering.exceptions import EXCEPTION_GLOBAL
+from .lowering.module import ModuleBuilder
+from .nrt import runtime as nrt_runtime
 from .options import Options
+from .stages import LIBRARY_OUTPUTS, OUTPUTS, STAGES, check_choice
+from .typing.context import typing_context
+from .typing.frontend import type_function as frontend_type_function
 
-STAGES = ("typed", "mlir", "optimized", "llvm", "codegen", "cubin")
-# what a user may ask for -> the stage that produces it (ptx and ltoir: the code formats of codegen)
-OUTPUTS = {"typed": "typed", "mlir": "mlir", "optimized": "optimized", "llvm": "llvm", "ptx": "codegen", "ltoir": "codegen", "cubin": "cubin"}
-# what cuda.compile gives to other languages' toolchains
-LIBRARY_OUTPUTS = ("ptx", "ltoir", "llvm")
 
 
 # ---- what is compiled: a kernel, or a device function behind a public wrapper -----------
@@ -71,8 +76,6 @@ class DeviceEntry:
         return self.callee.typed
 
     def lower(self, builder, typed):
-        from .lowering.entry import add_entry
-
         return add_entry(builder, self.callee, self.symbol, self.abi)
 
     def describe(self):
@@ -126,10 +129,6 @@ def _typed(c):
 
 
 def _mlir(c):
-    from .lowering.exceptions import EXCEPTION_GLOBAL
-    from .lowering.module import ModuleBuilder
-    from .typing.context import typing_context
-
     c.builder = ModuleBuilder(typing_context(), c.options)
     c.symbol = c.entry.lower(c.builder, c.typed)
     c.raise_sites = list(c.builder.raise_sites)
@@ -137,17 +136,13 @@ def _mlir(c):
     c.link = _unique([*c.options.link, *c.builder.link_items])
     c.builder.finish_runtime(_needs_nrt(c))
     if c.builder.uses_nrt and c.cc is not None:
-        from .nrt import runtime
-
-        c.link.append(runtime(c.cc, c.code_format))
+        c.link.append(nrt_runtime(c.cc, c.code_format))
     c.cooperative = c.builder.cooperative
 
 
 def _needs_nrt(c):
     """Whether the device runtime is linked (docs/nrt.md): NRT is on and the code allocates, or
     a link item is marked nrt=True; such an item with NRT off is refused."""
-    from .linkable import uses_nrt
-
     marked = [item for item in c.link if uses_nrt(item)]
     if marked and not c.options.nrt:
         raise ValueError(
@@ -158,16 +153,12 @@ def _needs_nrt(c):
 
 
 def _optimized(c):
-    from .codegen.passes import pipeline
-
     with c.builder.context:
         pipeline.set_target(c.module, c.cc, c.options)
         pipeline.run_stage(c.module, "optimized", c.options)
 
 
 def _llvm(c):
-    from .codegen.passes import pipeline
-
     with c.builder.context:
         pipeline.run_stage(c.module, "llvm", c.options)
         get_backend(c.options.backend).prepare(c.module, c.options)
@@ -181,9 +172,6 @@ def _codegen(c):
 
 
 def _cubin(c):
-    from .linkable import LTOIR, PTXSource
-    from .linking import link_cubin
-
     name = f"{c.symbol}.{c.code_format}"
     code = PTXSource(c.code, name=name) if c.code_format == "ptx" else LTOIR(c.code, name=name)
     c.cubin = link_cubin([code, *c.link], c.cc)
@@ -231,12 +219,6 @@ def output_of(c, output):
 
 def check_output(output):
     return check_choice("output", output, OUTPUTS)
-
-
-def check_choice(what, value, choices):
-    if value not in choices:
-        raise ValueError(f"unknown {what} {value!r}; choose one of {', '.join(map(repr, choices))}")
-    return value
 
 
 def _llvm_text(c):
@@ -307,9 +289,7 @@ class KernelBuild:
 
 def type_function(pyfunc, argtypes, return_type=None):
     """The typed stage alone: numba's frontend under cumlir's typing context."""
-    from .typing.frontend import type_function as frontend
-
-    return frontend(pyfunc, argtypes, return_type)
+    return frontend_type_function(pyfunc, argtypes, return_type)
 
 
 def check_kernel_result(where, return_type):

@@ -27,7 +27,7 @@ def compile(pyfunc, sig, debug=False, lineinfo=False, device=True, fastmath=Fals
 
 
 def _compile(where, pyfunc, sig, device, cc, abi, abi_info, output, settings, with_link=False):
-    from ..compiler import LIBRARY_OUTPUTS, check_choice
+    from ..stages import LIBRARY_OUTPUTS, check_choice
     from ..options import Options
     from ..typing.signatures import parse_signature
 

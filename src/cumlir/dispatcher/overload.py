@@ -7,7 +7,6 @@ import time
 
 from .. import compile_stats
 from ..codegen.targets import parse_cc
-from ..compiler import KernelBuild, KernelEntry
 from ..linkable import LTOIR
 from ..linking import link_ptx
 from ..runtime.driver import current_context
@@ -45,6 +44,9 @@ class KernelOverload:
     def build(self):
         """The compiler's KernelBuild of this kernel: the one way into the compiler."""
         if self._build is None:
+            # the compiler (numba, MLIR) loads here: a kernel from the disk cache never needs it
+            from ..compiler import KernelBuild, KernelEntry
+
             self.table.settle()  # a kernel loaded by its plain types compiles under numba's
             pyfunc = self.dispatcher.py_func
             entry = KernelEntry(pyfunc, self.argtypes, pyfunc.__name__, self.return_type)
