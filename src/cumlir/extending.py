@@ -15,14 +15,21 @@ import functools
 
 from numba.core import types
 from numba.core.errors import ForceLiteralArg  # noqa: F401
+
 # typing helpers numba.extending users import: asking for literal arguments, Python types as numba's
 from numba.core.extending import BoundLiteralArgs, SentryLiteralArgs, sentry_literal_args  # noqa: F401
+from numba.core.extending import is_jitted as numba_is_jitted
+from numba.core.extending import overload as numba_overload
+from numba.core.extending import overload_attribute as numba_overload_attribute
+from numba.core.extending import overload_method as numba_overload_method
+from numba.core.extending import type_callable as numba_type_callable
 from numba.core.typing.asnumbatype import as_numba_type  # noqa: F401
 from numba.core.typing.templates import AbstractTemplate, AttributeTemplate, signature  # noqa: F401
 
-from . import operations as _operations
-from .lowering.extension_registry import _reported, lowering_registry
 from . import models  # noqa: F401  (``from cumlir.extending import models``, as numba.extending users write)
+from . import operations as _operations
+from .dispatcher import Dispatcher
+from .lowering.extension_registry import _reported, lowering_registry
 from .models import register_model  # noqa: F401
 from .typing.extension_registry import typing_guard, typing_registry
 from .typing.target import TARGET_NAME
@@ -39,10 +46,6 @@ lower = lowering_registry.lower
 def is_jitted(function):
     """Whether *function* is compiled by cumlir (``@cuda.jit``) or by numba (``@njit``): numba's
     ``is_jitted``, knowing cumlir's dispatchers too."""
-    from numba.core.extending import is_jitted as numba_is_jitted
-
-    from .dispatcher import Dispatcher
-
     return isinstance(function, Dispatcher) or numba_is_jitted(function)
 
 
@@ -52,8 +55,6 @@ def is_jitted(function):
 def type_callable(func):
     """Numba's ``type_callable``: ``typing_func(context)`` returns a typer, called with the
     argument types, returning the result type or None."""
-    from numba.core.extending import type_callable as numba_type_callable
-
     def decorate(typing_func):
         @functools.wraps(typing_func)
         def guarded(context):
@@ -72,8 +73,6 @@ def type_callable(func):
 def overload(func, jit_options=None, strict=True, inline="never", prefer_literal=False, **kwargs):
     """Numba's ``@overload``: the decorated function receives the argument types and
     returns a Python implementation, compiled by cumlir as a device function."""
-    from numba.core.extending import overload as numba_overload
-
     kwargs.setdefault("target", TARGET_NAME)
 
     def decorate(overload_func):
@@ -85,8 +84,6 @@ def overload(func, jit_options=None, strict=True, inline="never", prefer_literal
 
 def overload_method(typ, attr, **kwargs):
     """Numba's ``@overload_method``: a method *attr* on values of *typ*."""
-    from numba.core.extending import overload_method as numba_overload_method
-
     kwargs.setdefault("target", TARGET_NAME)
 
     def decorate(overload_func):
@@ -101,8 +98,6 @@ def overload_method(typ, attr, **kwargs):
 
 def overload_attribute(typ, attr, **kwargs):
     """Numba's ``@overload_attribute``: a read-only attribute *attr* on values of *typ*."""
-    from numba.core.extending import overload_attribute as numba_overload_attribute
-
     kwargs.setdefault("target", TARGET_NAME)
 
     def decorate(overload_func):

@@ -6,6 +6,9 @@ sees through every call, else to PTX.
 """
 
 from .codegen import targets
+from .linkable import LTOIR, CUSource, as_linkable, load
+from .nrt import include_dir
+from .nvrtc import compile_source
 
 
 class LinkError(RuntimeError):
@@ -27,8 +30,6 @@ def link_cubin(items, cc):
 def link_ptx(items, cc):
     """The PTX nvJitLink's link-time optimiser makes for *cc* from the LTO-IR among *items*
     (CUDA C++ compiled to LTO-IR first); items of other kinds are left out."""
-    from .linkable import LTOIR, CUSource, as_linkable, load
-
     items = [item for item in (load(as_linkable(item)) for item in items) if isinstance(item, (LTOIR, CUSource))]
     if not any(isinstance(item, LTOIR) for item in items):
         raise ValueError("link_ptx needs LTO-IR to optimise (compile with lto=True)")
@@ -37,8 +38,6 @@ def link_ptx(items, cc):
 
 def _link(items, cc, ptx):
     from cuda.bindings import nvjitlink
-
-    from .linkable import LTOIR, as_linkable, load
 
     items = [load(as_linkable(item)) for item in items]
     lto = any(isinstance(item, LTOIR) for item in items)
@@ -69,11 +68,7 @@ def _link(items, cc, ptx):
 
 def _input(item, cc, lto):
     """(nvJitLink input type name, bytes) for one link item; CUDA C++ is compiled first."""
-    from .linkable import CUSource
-
     if isinstance(item, CUSource):
-        from .nvrtc import compile_source
-
         output = "ltoir" if lto else "ptx"
         code = compile_source(item.data, cc, name=item.name, output=output, options=_nrt_include(item))
         return ("LTOIR", code) if lto else ("PTX", code.encode())
@@ -84,8 +79,6 @@ def _nrt_include(item):
     """CUDA C++ marked nrt=True finds the runtime's header: ``#include <nrt.cuh>``."""
     if not item.nrt:
         return ()
-    from .nrt import include_dir
-
     return (f"-I{include_dir()}",)
 
 

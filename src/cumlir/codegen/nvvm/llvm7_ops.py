@@ -9,6 +9,7 @@ from ...marks import COUNTED_LOOP_COUNTER
 from ..passes import counted_loops
 from . import intrinsics_nvvm as intrinsics
 from . import llvm7_types
+from .llvm7_constants import float_literal, int_literal
 from .llvm7_errors import Llvm7Error
 
 PRINTERS = {}
@@ -69,8 +70,6 @@ def _fneg(p, op):
     ty = p.type_of(a)
     if ty.kind != "float":
         raise Llvm7Error(f"llvm.fneg of {ty.text} is not supported by the LLVM 7 printer")
-    from .llvm7_constants import float_literal
-
     p.define(op.results[0], f"fsub {fastmath(op)}{ty.text} {float_literal(-0.0, ty)}, {p.value(a)}")
 
 
@@ -262,8 +261,6 @@ def _switch(p, op):
     value = op.operands[0]
     ty = p.type_of(value)
     blocks = list(op.successors)
-    from .llvm7_constants import int_literal
-
     cases = " ".join(
         f"{ty.text} {int_literal(int(v), ty)}, label {p.target(op, i + 1, b)}"
         for i, (v, b) in enumerate(zip(op.attributes["case_values"], blocks[1:]))

@@ -11,10 +11,12 @@ then lets the code generator prepare the module (``Backend.prepare``) and make i
 """
 
 from mlir import ir, passmanager
+from mlir.dialects import llvm
 
 from ...marks import FUNCTION_FASTMATH, PARALLEL_LOOPS_MARK, UNCONTRACTED
 from .. import targets
 from . import counted_loops
+from .parallel_loops import distribute
 
 STAGES = {
     "optimized": "builtin.module(gpu.module(inline,canonicalize,cse,symbol-dce))",
@@ -122,8 +124,6 @@ def _parallel_loops(module):
     before inlining."""
     gpu_module = gpu_module_of(module)
     if PARALLEL_LOOPS_MARK in gpu_module.attributes:
-        from .parallel_loops import distribute
-
         pass_manager(PARALLEL_LOOPS).run(module.operation)
         distribute(gpu_module)
         pass_manager(LOOPS_TO_BLOCKS).run(module.operation)
@@ -186,6 +186,4 @@ def _flush_denormals(module):
 
 def llvm_ir_of(module):
     """LLVM IR text of the gpu.module after the "llvm" stage."""
-    from mlir.dialects import llvm
-
     return str(llvm.translate_module_to_llvmir(gpu_module_of(module)))
