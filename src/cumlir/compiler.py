@@ -14,6 +14,8 @@ list at a stage. Everything before ``cubin`` runs without a GPU; ``cubin`` needs
 nvJitLink, not a device. The runtime receives the cubin and only loads and launches it.
 """
 
+from __future__ import annotations
+
 import time
 from dataclasses import dataclass, field
 
@@ -43,7 +45,7 @@ class KernelEntry:
 
     pyfunc: object
     argtypes: tuple
-    name: str = None
+    name: str | None = None
     return_type: object = None  # as declared by a signature, if one was given
 
     def type(self):
@@ -90,16 +92,16 @@ class Compilation:
     cc: tuple
     options: Options = field(default_factory=Options)
     code_format: str = "ptx"  # what the codegen stage makes: "ptx" or "ltoir"
-    done: str = None  # the last stage run
+    done: str | None = None  # the last stage run
     typed: object = None  # typing.frontend.TypedFunction
     builder: object = None  # lowering.module.ModuleBuilder (its .module is the MLIR module)
-    symbol: str = None  # the entry's name in the generated code
+    symbol: str | None = None  # the entry's name in the generated code
     raise_sites: list = field(default_factory=list)  # debug mode: what each exception code means
-    exception_global: str = None  # debug mode: the global a raising thread writes its code to
+    exception_global: str | None = None  # debug mode: the global a raising thread writes its code to
     link: list = field(default_factory=list)  # every link item the code needs
     cooperative: bool = False  # the code synchronizes the grid: launch it cooperatively
     code: object = None  # PTX text or LTO-IR bytes
-    cubin: bytes = None
+    cubin: bytes | None = None
     timings: dict = field(default_factory=dict)  # compile_stats figure -> seconds spent in this process
 
     @property

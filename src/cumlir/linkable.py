@@ -4,6 +4,8 @@ Each kind holds bytes (or CUDA C++ text) and knows the nvJitLink input type it
 becomes. A path is read when the kernel is linked; its kind is guessed from its suffix.
 """
 
+from __future__ import annotations
+
 import os
 
 
@@ -13,8 +15,8 @@ class LinkableCode:
     ``nrt=True`` says the code calls cumlir's device runtime (``nrt.cuh``, docs/nrt.md):
     a kernel linking it gets the runtime linked too (and needs NRT switched on)."""
 
-    kind = None  # the nvJitLink InputType name
-    suffixes = ()
+    kind: str | None = None  # the nvJitLink InputType name
+    suffixes: tuple[str, ...] = ()
 
     def __init__(self, data, name=None, nrt=False):
         if not isinstance(data, (bytes, bytearray, str)):

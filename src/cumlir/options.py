@@ -5,6 +5,8 @@ keywords; every stage of the compiler, the linker and the loader reads that obje
 ``cache_key()`` covers every field that changes the generated code.
 """
 
+from __future__ import annotations
+
 import difflib
 import hashlib
 import os
@@ -40,16 +42,16 @@ class Options:
     lineinfo: bool = False
     fastmath: frozenset = frozenset()  # LLVM fast-math flags; {"fast"} for fastmath=True
     fma: bool = True  # contract a*b+c into one fma, as Numba-CUDA (libNVVM's default -fma=1) does
-    max_registers: int = None
+    max_registers: int | None = None
     launch_bounds: tuple = ()  # (max threads per block[, min blocks per SM[, max blocks per cluster]])
     inline: str = "never"
     forceinline: bool = False
     lto: bool = False
     link: tuple = ()  # LinkableCode objects (or lazily read paths)
     cache: bool = False
-    shared_memory_carveout: int = None  # percent of L1 given to shared memory; -1 the driver's default
-    backend: str = None  # a code generator of backends.REGISTRY; None: CUMLIR_BACKEND, else backends.DEFAULT
-    nrt: bool = None  # the device runtime (docs/nrt.md); None: CUMLIR_ENABLE_NRT or NUMBA_CUDA_ENABLE_NRT
+    shared_memory_carveout: int | None = None  # percent of L1 given to shared memory; -1 the driver's default
+    backend: str | None = None  # a code generator of backends.REGISTRY; None: CUMLIR_BACKEND, else backends.DEFAULT
+    nrt: bool | None = None  # the device runtime (docs/nrt.md); None: CUMLIR_ENABLE_NRT or NUMBA_CUDA_ENABLE_NRT
 
     def __post_init__(self):
         for name in ("debug", "opt", "lineinfo", "fma", "forceinline", "lto", "cache"):

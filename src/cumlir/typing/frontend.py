@@ -11,6 +11,8 @@ dispatchers (``@numba.njit`` functions) called from device code and the Python
 helpers of lowering rules are all DeviceDispatchers.
 """
 
+from __future__ import annotations
+
 import contextlib
 import inspect
 import io
@@ -247,7 +249,7 @@ target_extension.jit_registry[CumlirTarget] = _jit_for_overloads
 
 
 # numba CPU dispatcher -> the DeviceDispatcher compiling its Python function for the device
-_CPU_FUNCTIONS = weakref.WeakKeyDictionary()
+_CPU_FUNCTIONS: weakref.WeakKeyDictionary[object, DeviceDispatcher] = weakref.WeakKeyDictionary()
 
 
 def device_dispatcher_of(cpu_dispatcher):
@@ -276,7 +278,7 @@ def _device_options(targetoptions):
 
 # the Python implementations operations' rules compile (operations.Implementation, or a plain
 # function given to lower.call_python) -> the DeviceDispatcher compiling each
-_IMPLEMENTATIONS = {}
+_IMPLEMENTATIONS: dict[object, DeviceDispatcher] = {}
 
 
 def implementation_dispatcher(implementation):
