@@ -7,7 +7,7 @@ becomes. A path is read when the kernel is linked; its kind is guessed from its 
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeGuard
 
 if TYPE_CHECKING:
     from typing import TypeAlias
@@ -143,6 +143,6 @@ def load(item: LinkItem) -> LinkableCode:
     return item.load() if isinstance(item, _LazyPath) else item
 
 
-def uses_nrt(item: object) -> bool:
+def uses_nrt(item: object) -> TypeGuard[LinkableCode]:
     """Whether a link item is marked as calling the device runtime (a path never is)."""
     return getattr(item, "nrt", False) is True
