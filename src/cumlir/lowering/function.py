@@ -111,6 +111,9 @@ class MLIRLower(BuilderAPI):
         if not self.has_value(ty):
             return NO_VALUE
         if isinstance(pyval, operations.Register):  # cuda.laneid: typed as a value, read here
+            if pyval.read_rule is None:
+                message = f"cuda.{pyval.__name__} has no lowering (no @read rule is declared)"
+                raise errors.LoweringError(message, self.loc)
             return pyval.read_rule(self)
         rule = registry.find_constant(ty)
         if rule is None:
