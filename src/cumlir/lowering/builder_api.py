@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from mlir import ir
@@ -34,18 +34,18 @@ _temporary_ids = itertools.count()
 class TargetContext:
     """The ``context`` argument of attribute, cast and constant callbacks."""
 
-    def __init__(self, lower):
+    def __init__(self, lower: BuilderAPI) -> None:
         self._lower = lower
         self.typing_context = lower.typing_context
         self.data_model_manager = lower.dmm
 
-    def get_value_type(self, numba_type):
+    def get_value_type(self, numba_type: NumbaType) -> MLIRType:
         return self._lower.get_mlir_type(numba_type)
 
-    def get_data_type(self, numba_type):
+    def get_data_type(self, numba_type: NumbaType) -> MLIRType:
         return self.data_model_manager.lookup(numba_type).get_data_type()
 
-    def cast(self, builder, value, fromty, toty):
+    def cast(self, builder: Lower, value: Value, fromty: NumbaType, toty: NumbaType) -> Value:
         return builder.cast(value, fromty, toty)
 
 
@@ -56,10 +56,30 @@ class BuilderAPI:
         module: ModuleBuilder
         loc: nir.Loc | None
         refcounting: bool
+        typing_context: Any
+        dmm: Any
+        typemap: dict[str, NumbaType]
+        _values: dict[str, Any]
 
         def alloca_insertion_point(self) -> contextlib.AbstractContextManager[None]: ...
 
         def call_external(self, name: str, result_type: MLIRType | None, args: Sequence[Value]) -> Value | None: ...
+
+        def constant(self, ty: NumbaType, pyval: Any) -> Value: ...
+
+        def get_mlir_type(self, numba_type: NumbaType) -> MLIRType: ...
+
+        def get_numba_type(self, var: str | nir.Var) -> NumbaType: ...
+
+        def has_value(self, numba_type: NumbaType) -> bool: ...
+
+        def load_vars(self, vars: Iterable[str | nir.Var]) -> list[Value]: ...
+
+        def store_var(self, var: str | nir.Var, value: Value, value_type: NumbaType | None = None) -> None: ...
+
+        def call_function(
+            self, fn: Callable[..., Any], argtypes: Sequence[NumbaType], args: Sequence[Value]
+        ) -> tuple[Value, NumbaType]: ...
 
     @property
     def target_context(self) -> TargetContext:
@@ -69,7 +89,7 @@ class BuilderAPI:
         """Convert between MLIR types, integers taken as signed (see lowering_utilities.convert)."""
         return convert(value, target_mlir_type)
 
-    def lower_literal_if_needed(self, value, numba_type=None):
+    def lower_literal_if_needed(self, value: Any, numba_type: NumbaType | None = None) -> Value:
         """An MLIR value for *value*: MLIR values pass through, Python and NumPy scalars
         become constants of *numba_type* (or of the type numba gives them)."""
         if isinstance(value, ir.Value):
@@ -95,13 +115,13 @@ class BuilderAPI:
         the host); the caller ends the thread."""
         record_raise(self, exception_class, args, self.loc)
 
-    def incref(self, numba_type, value):
+    def incref(self, numba_type: NumbaType, value: Value) -> None:
         """Take a reference to every array *value* holds (NRT on; otherwise nothing): for
         extensions that keep an array beyond the statement that gave it (docs/nrt.md)."""
         if self.refcounting:
             refcount.incref(self, numba_type, value)
 
-    def decref(self, numba_type, value):
+    def decref(self, numba_type: NumbaType, value: Value) -> None:
         """Give back a reference taken with incref (or one a device function returned)."""
         if self.refcounting:
             refcount.decref(self, numba_type, value)
@@ -140,7 +160,9 @@ class BuilderAPI:
         (all its blocks resident at once). Recorded on the module, read by the compiler."""
         self.module.cooperative = True
 
-    def lower_overload_call(self, target, disp, args):
+    def lower_overload_call(
+        self, target: str | nir.Var | None, disp: Callable[..., Any], args: Sequence[str | nir.Var]
+    ) -> Value:
         """Call the ``@overload``-ed function (or jitted dispatcher) *disp* on the variables
         *args*, as user code calling it would, and store the result in *target*."""
         argtypes = [self.get_numba_type(a) for a in args]
@@ -152,7 +174,7 @@ class BuilderAPI:
     # ---- bridging values and variables ------------------------------------------------
 
     @contextlib.contextmanager
-    def bind_temporaries(self, values, numba_types):
+    def bind_temporaries(self, values: Sequence[Value], numba_types: Sequence[NumbaType]) -> Iterator[list[str]]:
         """Fresh variable names bound to *values* of *numba_types*, removed on exit.
         A value of None leaves its name unbound (a target for the callback to store into)."""
         names = []
@@ -169,12 +191,12 @@ class BuilderAPI:
                 self.typemap.pop(name, None)
                 self._values.pop(name, None)
 
-    def read_temporary(self, name):
+    def read_temporary(self, name: str) -> Value | None:
         """The value stored into the temporary *name*, or None if nothing was stored."""
         return self._values.get(name)
 
 
-def extension_error(callback, exc, loc):
+def extension_error(callback: object, exc: Exception, loc: nir.Loc | None) -> errors.LoweringError:
     """A LoweringError naming the extension *callback* that raised *exc* at the kernel line *loc*."""
     code = getattr(callback, "__code__", None)
     where = f" ({code.co_filename}:{code.co_firstlineno})" if code else ""

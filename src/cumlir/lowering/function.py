@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import operator
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from mlir import ir
@@ -92,20 +92,20 @@ class MLIRLower(BuilderAPI):
     def mlir_gpu_module(self) -> Any:
         return self.module.gpu_module
 
-    def get_numba_type(self, var):
+    def get_numba_type(self, var: str | nir.Var) -> NumbaType:
         return self.typemap[var if isinstance(var, str) else var.name]
 
     def get_mlir_type(self, numba_type: NumbaType) -> MLIRType:
         return self.dmm.value_type(numba_type)
 
-    def has_value(self, numba_type):
+    def has_value(self, numba_type: NumbaType) -> bool:
         return self.dmm.lookup(numba_type).has_value
 
-    def flat_types(self, numba_types):
+    def flat_types(self, numba_types: Iterable[NumbaType]) -> list[MLIRType]:
         """The MLIR types that carry values of *numba_types* as function arguments or results."""
         return [t for ty in numba_types if self.has_value(ty) for t in self.dmm.lookup(ty).flat_types()]
 
-    def load_var(self, var):
+    def load_var(self, var: str | nir.Var) -> Value:
         name = var if isinstance(var, str) else var.name
         try:
             return self._values[name]
@@ -114,10 +114,10 @@ class MLIRLower(BuilderAPI):
                 return NO_VALUE  # never materialised, so not carried into later blocks
             raise errors.LoweringError(f"variable '{name}' may be used before it is assigned", self.loc)
 
-    def load_vars(self, vars):
+    def load_vars(self, vars: Iterable[str | nir.Var]) -> list[Value]:
         return [self.load_var(v) for v in vars]
 
-    def store_var(self, var, value, value_type=None):
+    def store_var(self, var: str | nir.Var, value: Value, value_type: NumbaType | None = None) -> None:
         """Bind *var*; a value of another Numba type is first cast to the variable's type."""
         name = var if isinstance(var, str) else var.name
         ty = self.typemap[name]
@@ -193,7 +193,7 @@ class MLIRLower(BuilderAPI):
     def options(self) -> Options:
         return self._options or self.module.options
 
-    def poison(self, mlir_type):
+    def poison(self, mlir_type: MLIRType) -> Value:
         return ub.PoisonOp(mlir_type).result
 
     @contextlib.contextmanager
@@ -210,10 +210,10 @@ class MLIRLower(BuilderAPI):
         self._fresh = value
         return value
 
-    def is_fresh(self, value):
+    def is_fresh(self, value: Value) -> bool:
         return value is not None and value is self._fresh
 
-    def lower(self):
+    def lower(self) -> Any:
         """Emit the function into the module's gpu.module; returns the function op."""
         if self.kind == "device":
             returned_arrays.check(self.typed, self.refcounting)
