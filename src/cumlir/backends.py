@@ -8,15 +8,17 @@ checked without importing ``codegen``, and ``codegen.backend.get`` imports a pac
 a compilation first asks for it.
 """
 
-REGISTRY = {
+from __future__ import annotations
+
+REGISTRY: dict[str, str] = {
     "nvptx": "cumlir.codegen.nvptx",  # LLVM's NVPTX back end in process (the default)
     "nvvm": "cumlir.codegen.nvvm",  # libNVVM: PTX, and the only maker of LTO-IR
 }
 DEFAULT = "nvptx"  # unless CUMLIR_BACKEND names another (options.py)
 
 
-def check(name):
+def check(name: object) -> str:
     """*name* if a code generator is registered under it; raises ValueError otherwise."""
-    if name not in REGISTRY:
+    if name not in REGISTRY or not isinstance(name, str):
         raise ValueError(f"unknown backend {name!r}; choose one of {', '.join(REGISTRY)}")
     return name

@@ -14,8 +14,13 @@ list at a stage. Everything before ``cubin`` runs without a GPU; ``cubin`` needs
 nvJitLink, not a device. The runtime receives the cubin and only loads and launches it.
 """
 
+from __future__ import annotations
+
 import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from types import FunctionType
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from .codegen import backend_for, get_backend
 from .codegen.passes import pipeline
@@ -32,6 +37,14 @@ from .stages import LIBRARY_OUTPUTS, OUTPUTS, STAGES, check_choice
 from .typing.context import typing_context
 from .typing.frontend import type_function as frontend_type_function
 
+if TYPE_CHECKING:
+    from mlir import ir
+    from numba.core import types
+
+    from .codegen.targets import ComputeCapability
+    from .linkable import LinkItem
+    from .raise_sites import RaiseSite
+    from .typing.frontend import DeviceFunction, TypedFunction
 
 
 # ---- what is compiled: a kernel, or a device function behind a public wrapper -----------
@@ -41,12 +54,12 @@ from .typing.frontend import type_function as frontend_type_function
 class KernelEntry:
     """A Python function compiled as a kernel (its PTX ``.entry``)."""
 
-    pyfunc: object
-    argtypes: tuple
-    name: str = None
-    return_type: object = None  # as declared by a signature, if one was given
+    pyfunc: FunctionType
+    argtypes: tuple[types.Type, ...]
+    name: str | None = None
+    return_type: types.Type | None = None  # as declared by a signature, if one was given
 
-    def type(self):
+    def type(self) -> TypedFunction:
         code = self.pyfunc.__code__
         where = f"kernel {self.pyfunc.__name__} ({code.co_filename}:{code.co_firstlineno})"
         check_kernel_result(where, self.return_type)
@@ -56,10 +69,10 @@ class KernelEntry:
         check_kernel_result(where, typed.return_type)
         return typed
 
-    def lower(self, builder, typed):
+    def lower(self, builder: ModuleBuilder, typed: TypedFunction) -> str:
         return builder.add_kernel(typed, self.name)
 
-    def describe(self):
+    def describe(self) -> str:
         return f"kernel {self.pyfunc.__name__}"
 
 
@@ -68,69 +81,100 @@ class DeviceEntry:
     """A typed device function (a typing.frontend.DeviceFunction) exported as
     *symbol* with the "c" or "numba" ABI (see lowering/entry.py)."""
 
-    callee: object
+    callee: DeviceFunction
     symbol: str
     abi: str
 
-    def type(self):
+    def type(self) -> TypedFunction:
         return self.callee.typed
 
-    def lower(self, builder, typed):
+    def lower(self, builder: ModuleBuilder, typed: TypedFunction) -> str:
         return add_entry(builder, self.callee, self.symbol, self.abi)
 
-    def describe(self):
+    def describe(self) -> str:
         return f"device function {self.symbol}"
+
+
+class Entry(Protocol):
+    """What a Compilation compiles: a KernelEntry or a DeviceEntry."""
+
+    def type(self) -> TypedFunction: ...
+
+    def lower(self, builder: ModuleBuilder, typed: TypedFunction) -> str: ...
+
+    def describe(self) -> str: ...
+
+
+_T = TypeVar("_T")
+
+
+def _made(artefact: _T | None, what: str) -> _T:
+    """*artefact* of a compilation, which a stage made; AttributeError if there is none (as reading
+    an attribute of None would raise): the stage has not run, or, for the MLIR module, the codegen
+    stage consumed it."""
+    if artefact is None:
+        raise AttributeError(f"the compilation holds no {what}")
+    return artefact
+
+
+def _code(c: Compilation) -> str | bytes:
+    """The codegen stage's code (see _made)."""
+    if c.code is None:
+        raise AttributeError("the compilation holds no code")
+    return c.code
 
 
 @dataclass
 class Compilation:
     """One function compiled for one chip: each stage fills in the next artefact."""
 
-    entry: object  # KernelEntry or DeviceEntry
-    cc: tuple
+    entry: Entry | None  # None: a module lowered elsewhere (from_module)
+    cc: tuple[int, int] | None  # None: a compilation that stops at ``typed``
     options: Options = field(default_factory=Options)
     code_format: str = "ptx"  # what the codegen stage makes: "ptx" or "ltoir"
-    done: str = None  # the last stage run
-    typed: object = None  # typing.frontend.TypedFunction
-    builder: object = None  # lowering.module.ModuleBuilder (its .module is the MLIR module)
-    symbol: str = None  # the entry's name in the generated code
-    raise_sites: list = field(default_factory=list)  # debug mode: what each exception code means
-    exception_global: str = None  # debug mode: the global a raising thread writes its code to
-    link: list = field(default_factory=list)  # every link item the code needs
+    done: str | None = None  # the last stage run
+    typed: TypedFunction | None = None  # the typed stage's
+    builder: ModuleBuilder | None = None  # the mlir stage's (its .module is the MLIR module); None after codegen
+    symbol: str | None = None  # the entry's name in the generated code
+    raise_sites: list[RaiseSite] = field(default_factory=list)  # debug mode: what each exception code means
+    exception_global: str | None = None  # debug mode: the global a raising thread writes its code to
+    link: list[LinkItem] = field(default_factory=list)  # every link item the code needs
     cooperative: bool = False  # the code synchronizes the grid: launch it cooperatively
-    code: object = None  # PTX text or LTO-IR bytes
-    cubin: bytes = None
-    timings: dict = field(default_factory=dict)  # compile_stats figure -> seconds spent in this process
+    code: str | bytes | None = None  # PTX text or LTO-IR bytes
+    cubin: bytes | None = None
+    timings: dict[str, float] = field(default_factory=dict)  # compile_stats figure -> seconds spent in this process
 
     @property
-    def argtypes(self):
+    def argtypes(self) -> tuple[types.Type, ...]:
+        if not isinstance(self.entry, KernelEntry):
+            raise AttributeError(f"{self.entry!r} is not a kernel: it has no argument types")
         return self.entry.argtypes
 
     @property
-    def ptx(self):
+    def ptx(self) -> str | bytes | None:
         if self.code_format != "ptx":
             raise ValueError(f"this compilation made {self.code_format}, not PTX")
         return self.code
 
     @property
-    def return_type(self):
-        return self.typed.return_type
+    def return_type(self) -> types.Type:
+        return _made(self.typed, "typed function").return_type
 
     @property
-    def module(self):
-        return self.builder.module
+    def module(self) -> ir.Module:
+        return _made(self.builder, "MLIR module").module
 
 
 # ---- the stages ----------------------------------------------------------------------------
 
 
-def _typed(c):
-    c.typed = c.entry.type()
+def _typed(c: Compilation) -> None:
+    c.typed = _made(c.entry, "entry").type()
 
 
-def _mlir(c):
+def _mlir(c: Compilation) -> None:
     c.builder = ModuleBuilder(typing_context(), c.options)
-    c.symbol = c.entry.lower(c.builder, c.typed)
+    c.symbol = _made(c.entry, "entry").lower(c.builder, _made(c.typed, "typed function"))
     c.raise_sites = list(c.builder.raise_sites)
     c.exception_global = EXCEPTION_GLOBAL if c.raise_sites else None
     c.link = _unique([*c.options.link, *c.builder.link_items])
@@ -140,47 +184,56 @@ def _mlir(c):
     c.cooperative = c.builder.cooperative
 
 
-def _needs_nrt(c):
+def _needs_nrt(c: Compilation) -> bool:
     """Whether the device runtime is linked (docs/nrt.md): NRT is on and the code allocates, or
     a link item is marked nrt=True; such an item with NRT off is refused."""
     marked = [item for item in c.link if uses_nrt(item)]
     if marked and not c.options.nrt:
+        what = _made(c.entry, "entry").describe()
         raise ValueError(
-            f"{c.entry.describe()}: the link item {marked[0].name} is marked nrt=True, but NRT is off; "
+            f"{what}: the link item {marked[0].name} is marked nrt=True, but NRT is off; "
             "enable it with nrt=True or CUMLIR_ENABLE_NRT=1"
         )
     return bool(marked)
 
 
-def _optimized(c):
-    with c.builder.context:
+def _optimized(c: Compilation) -> None:
+    with _made(c.builder, "MLIR module").context:
         pipeline.set_target(c.module, c.cc, c.options)
         pipeline.run_stage(c.module, "optimized", c.options)
 
 
-def _llvm(c):
-    with c.builder.context:
+def _llvm(c: Compilation) -> None:
+    with _made(c.builder, "MLIR module").context:
         pipeline.run_stage(c.module, "llvm", c.options)
         get_backend(c.options.backend).prepare(c.module, c.options)
 
 
-def _codegen(c):
+def _codegen(c: Compilation) -> None:
     backend = backend_for(c.options.backend, c.code_format)
-    with c.builder.context:
-        c.code = backend.code(c.module, c.cc, c.options, c.code_format)
+    with _made(c.builder, "MLIR module").context:
+        c.code = backend.code(c.module, _made(c.cc, "chip"), c.options, c.code_format)
     c.builder = None  # the MLIR module was consumed: free it
 
 
-def _cubin(c):
+def _cubin(c: Compilation) -> None:
     name = f"{c.symbol}.{c.code_format}"
-    code = PTXSource(c.code, name=name) if c.code_format == "ptx" else LTOIR(c.code, name=name)
+    made = _code(c)
+    code = PTXSource(made, name=name) if c.code_format == "ptx" else LTOIR(made, name=name)
     c.cubin = link_cubin([code, *c.link], c.cc)
 
 
-_RUN = {"typed": _typed, "mlir": _mlir, "optimized": _optimized, "llvm": _llvm, "codegen": _codegen, "cubin": _cubin}
+_RUN: dict[str, Callable[[Compilation], None]] = {
+    "typed": _typed,
+    "mlir": _mlir,
+    "optimized": _optimized,
+    "llvm": _llvm,
+    "codegen": _codegen,
+    "cubin": _cubin,
+}
 
 
-def run(compilation, until):
+def run(compilation: Compilation, until: str) -> Compilation:
     """Run the stages after the last one done, up to and including *until* (a name of STAGES)."""
     if until not in _RUN:
         raise ValueError(f"unknown stage {until!r}; stages: {', '.join(STAGES)}")
@@ -195,40 +248,42 @@ def run(compilation, until):
     return compilation
 
 
-def compilation(entry, cc, options=None, output=None):
+def compilation(
+    entry: Entry | None, cc: ComputeCapability | None, options: Options | None = None, output: str | None = None
+) -> Compilation:
     """A Compilation of *entry* for *cc* that will make *output* (a key of OUTPUTS; None: a
     cubin, from LTO-IR with lto=True); *cc* may be None for a compilation that stops at ``typed``."""
     if output is not None:
         check_output(output)
     options = options or Options()
     code_format = output if output in CODE_FORMATS else ("ltoir" if options.lto else "ptx")
-    return Compilation(entry=entry, cc=cc and parse_cc(cc), options=options, code_format=code_format)
+    return Compilation(entry=entry, cc=parse_cc(cc) if cc else None, options=options, code_format=code_format)
 
 
-def output_of(c, output):
+def output_of(c: Compilation, output: str) -> str | bytes:
     """What a user asked for, from a compilation that ran up to its stage: text or bytes."""
     run(c, OUTPUTS[check_output(output)])
     if output == "typed":
-        return c.typed.dump()
+        return _made(c.typed, "typed function").dump()
     if output in ("mlir", "optimized"):
         return str(c.module)
     if output == "llvm":
         return _llvm_text(c)
-    return c.cubin if output == "cubin" else c.code
+    return _made(c.cubin, "cubin") if output == "cubin" else _code(c)
 
 
-def check_output(output):
+def check_output(output: str) -> str:
     return check_choice("output", output, OUTPUTS)
 
 
-def _llvm_text(c):
+def _llvm_text(c: Compilation) -> str:
     """LLVM IR of the module, as the options' code generator compiles it."""
-    with c.builder.context:
-        return get_backend(c.options.backend).llvm_ir(c.module, c.cc, c.options)
+    with _made(c.builder, "MLIR module").context:
+        return get_backend(c.options.backend).llvm_ir(c.module, _made(c.cc, "chip"), c.options)
 
 
-def _unique(items):
-    result = []
+def _unique(items: Iterable[_T]) -> list[_T]:
+    result: list[_T] = []
     for item in items:
         if item not in result:
             result.append(item)
@@ -246,37 +301,39 @@ class KernelBuild:
 
     entry: KernelEntry
     options: Options = field(default_factory=Options)
-    typed: object = None  # typing.frontend.TypedFunction, once typed
-    chips: dict = field(default_factory=dict)  # chip -> its Compilation
-    timings: dict = field(default_factory=dict)  # compile_stats figure -> seconds: the typing and every chip
+    typed: TypedFunction | None = None  # once typed
+    chips: dict[tuple[int, int], Compilation] = field(default_factory=dict)  # chip -> its Compilation
+    # compile_stats figure -> seconds: the typing and every chip
+    timings: dict[str, float] = field(default_factory=dict)
 
-    def type(self):
+    def type(self) -> TypedFunction:
         """The typed function: numba's frontend runs on the first call."""
         if self.typed is None:
-            self.typed = self._run(compilation(self.entry, None, self.options), "typed").typed
+            typed = self._run(compilation(self.entry, None, self.options), "typed").typed
+            self.typed = _made(typed, "typed function")
         return self.typed
 
-    def compile(self, cc, until="cubin"):
+    def compile(self, cc: ComputeCapability, until: str = "cubin") -> Compilation:
         """The Compilation for chip *cc*, run up to the stage *until* (stages run before are
         not run again)."""
-        cc = parse_cc(cc)
-        c = self.chips.get(cc)
+        chip = parse_cc(cc)
+        c = self.chips.get(chip)
         if c is None:
-            c = self.chips[cc] = self._from_typed(cc)
+            c = self.chips[chip] = self._from_typed(chip)
         return self._run(c, until)
 
-    def output(self, output, cc):
+    def output(self, output: str, cc: ComputeCapability) -> str | bytes:
         """What a user asked for (a key of OUTPUTS) from a Compilation of its own: a stage
         consumes the MLIR module of the one before, so a chip's Compilation that went on
         has none left to print."""
         return output_of(self._from_typed(cc, output), output)
 
-    def _from_typed(self, cc, output=None):
+    def _from_typed(self, cc: ComputeCapability, output: str | None = None) -> Compilation:
         c = compilation(self.entry, cc, self.options, output)
         c.typed, c.done = self.type(), "typed"
         return c
 
-    def _run(self, c, until):
+    def _run(self, c: Compilation, until: str) -> Compilation:
         c.timings.clear()
         run(c, until)
         for figure, seconds in c.timings.items():
@@ -287,18 +344,30 @@ class KernelBuild:
 # ---- shorthands used by the public API, the command line and tests -------------------------
 
 
-def type_function(pyfunc, argtypes, return_type=None):
+def type_function(
+    pyfunc: FunctionType, argtypes: Iterable[types.Type], return_type: types.Type | None = None
+) -> TypedFunction:
     """The typed stage alone: numba's frontend under cumlir's typing context."""
     return frontend_type_function(pyfunc, argtypes, return_type)
 
 
-def check_kernel_result(where, return_type):
+def check_kernel_result(where: str, return_type: types.Type | None) -> None:
     """A kernel returns nothing: raise TypeError naming *where* otherwise."""
     if return_type is not None and str(return_type) not in ("none", "void"):
         raise TypeError(f"{where}: a kernel must return None, but it returns {return_type}")
 
 
-def kernel(pyfunc, argtypes, cc, options=None, name=None, until="codegen", typed=None, return_type=None, output=None):
+def kernel(
+    pyfunc: FunctionType,
+    argtypes: Iterable[types.Type],
+    cc: ComputeCapability | None,
+    options: Options | None = None,
+    name: str | None = None,
+    until: str = "codegen",
+    typed: TypedFunction | None = None,
+    return_type: types.Type | None = None,
+    output: str | None = None,
+) -> Compilation:
     """Compile *pyfunc* as a kernel for *argtypes* up to the stage *until*; the Compilation."""
     entry = KernelEntry(pyfunc, tuple(argtypes), name or pyfunc.__name__, return_type)
     c = compilation(entry, cc, options, output)
@@ -307,25 +376,41 @@ def kernel(pyfunc, argtypes, cc, options=None, name=None, until="codegen", typed
     return run(c, until)
 
 
-def from_module(builder, cc, options=None):
+def from_module(builder: ModuleBuilder, cc: ComputeCapability, options: Options | None = None) -> Compilation:
     """A Compilation that starts from a module already lowered by *builder* (many kernels, say)."""
     c = compilation(None, cc, options or builder.options)
     c.builder, c.done = builder, "mlir"
     return c
 
 
-def kernel_ptx(typed, cc, name=None, options=None):
+def kernel_ptx(
+    typed: TypedFunction, cc: ComputeCapability, name: str | None = None, options: Options | None = None
+) -> Compilation:
     """The PTX of an already typed kernel (the stages after ``typed``)."""
     return kernel(typed.pyfunc, typed.args, cc, options, name, typed=typed)
 
 
-def emit(pyfunc, argtypes, output, cc, options=None):
+def emit(
+    pyfunc: FunctionType,
+    argtypes: Iterable[types.Type],
+    output: str,
+    cc: ComputeCapability | None,
+    options: Options | None = None,
+) -> str | bytes:
     """One stage's text for *pyfunc* compiled as a kernel (the command line's ``--emit``)."""
     c = compilation(KernelEntry(pyfunc, tuple(argtypes), pyfunc.__name__), cc, options, output)
     return output_of(c, output)
 
 
-def device_function(callee, symbol, cc, abi="c", output="ptx", options=None, with_link=False):
+def device_function(
+    callee: DeviceFunction,
+    symbol: str,
+    cc: ComputeCapability,
+    abi: str = "c",
+    output: str = "ptx",
+    options: Options | None = None,
+    with_link: bool = False,
+) -> str | bytes | tuple[str | bytes, list[LinkItem]]:
     """A typed device function exported as *symbol*: PTX, LTO-IR or LLVM IR (the compile API);
     with *with_link*, also the link items its code needs (``(code, items)``)."""
     check_choice("output", output, LIBRARY_OUTPUTS)

@@ -11,7 +11,11 @@ Two tiers share one set of registries (docs/extending.md):
 Numba's own decorators keep working when given ``target="cumlir"``; these default to it.
 """
 
+from __future__ import annotations
+
 import functools
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from numba.core import types
 from numba.core.errors import ForceLiteralArg  # noqa: F401
@@ -34,6 +38,10 @@ from .models import register_model  # noqa: F401
 from .typing.extension_registry import typing_guard, typing_registry
 from .typing.target import TARGET_NAME
 
+if TYPE_CHECKING:
+    from numba.core.decorators import _JITOptions
+    from numba.core.extending import _Inline
+
 lower_cast = lowering_registry.lower_cast
 lower_constant = lowering_registry.lower_constant
 lower_getattr = lowering_registry.lower_getattr
@@ -42,8 +50,10 @@ lower_setattr = lowering_registry.lower_setattr
 lower_setattr_generic = lowering_registry.lower_setattr_generic
 lower = lowering_registry.lower
 
+_F = TypeVar("_F", bound=Callable[..., Any])
 
-def is_jitted(function):
+
+def is_jitted(function: Callable[..., Any]) -> bool:
     """Whether *function* is compiled by cumlir (``@cuda.jit``) or by numba (``@njit``): numba's
     ``is_jitted``, knowing cumlir's dispatchers too."""
     return isinstance(function, Dispatcher) or numba_is_jitted(function)
@@ -52,10 +62,10 @@ def is_jitted(function):
 # ---- typing -------------------------------------------------------------------------
 
 
-def type_callable(func):
+def type_callable(func: Callable[..., Any] | str) -> Callable[[_F], _F]:
     """Numba's ``type_callable``: ``typing_func(context)`` returns a typer, called with the
     argument types, returning the result type or None."""
-    def decorate(typing_func):
+    def decorate(typing_func: _F) -> _F:
         @functools.wraps(typing_func)
         def guarded(context):
             typer = typing_guard(typing_func)(context)
@@ -70,23 +80,30 @@ def type_callable(func):
 # ---- high level: implementations written in Python -----------------------------------
 
 
-def overload(func, jit_options=None, strict=True, inline="never", prefer_literal=False, **kwargs):
+def overload(
+    func: Callable[..., Any],
+    jit_options: _JITOptions | None = None,
+    strict: bool = True,
+    inline: _Inline = "never",
+    prefer_literal: bool = False,
+    **kwargs: Any,
+) -> Callable[[_F], _F]:
     """Numba's ``@overload``: the decorated function receives the argument types and
     returns a Python implementation, compiled by cumlir as a device function."""
     kwargs.setdefault("target", TARGET_NAME)
 
-    def decorate(overload_func):
+    def decorate(overload_func: _F) -> _F:
         numba_overload(func, jit_options or {}, strict, inline, prefer_literal, **kwargs)(typing_guard(overload_func))
         return overload_func
 
     return decorate
 
 
-def overload_method(typ, attr, **kwargs):
+def overload_method(typ: types.Type | type[types.Type], attr: str, **kwargs: Any) -> Callable[[_F], _F]:
     """Numba's ``@overload_method``: a method *attr* on values of *typ*."""
     kwargs.setdefault("target", TARGET_NAME)
 
-    def decorate(overload_func):
+    def decorate(overload_func: _F) -> _F:
         guarded = typing_guard(overload_func)
         numba_overload_method(typ, attr, **kwargs)(guarded)
         # numba types the method as a call of the (guarded) overload function on (receiver, *args)
@@ -96,11 +113,11 @@ def overload_method(typ, attr, **kwargs):
     return decorate
 
 
-def overload_attribute(typ, attr, **kwargs):
+def overload_attribute(typ: types.Type | type[types.Type], attr: str, **kwargs: Any) -> Callable[[_F], _F]:
     """Numba's ``@overload_attribute``: a read-only attribute *attr* on values of *typ*."""
     kwargs.setdefault("target", TARGET_NAME)
 
-    def decorate(overload_func):
+    def decorate(overload_func: _F) -> _F:
         guarded = typing_guard(overload_func)
         numba_overload_attribute(typ, attr, **kwargs)(guarded)
 
@@ -125,7 +142,7 @@ def _call_overloaded(overload_func):
     return rule
 
 
-def register_jitable(*args, **kwargs):
+def register_jitable(*args: Any, **kwargs: Any) -> Any:  # the function, or a decorator giving it back
     """Make a Python function callable from kernels (compiled as a device function),
     while it stays an ordinary Python function outside them."""
 
@@ -155,10 +172,12 @@ class Intrinsic:
     ``sig.args``) and returns the result's MLIR value.
     """
 
-    def __init__(self, definition, prefer_literal=False):
+    __name__: str  # the definition's (functools.update_wrapper)
+
+    def __init__(self, definition: Callable[..., Any], prefer_literal: bool = False) -> None:
         functools.update_wrapper(self, definition)
         self._definition = definition
-        self._codegens = {}
+        self._codegens: dict[tuple[types.Type, ...], Callable[..., Any]] = {}
         intrinsic = self
 
         def generic(template, args, kws):
@@ -186,10 +205,10 @@ class Intrinsic:
         codegen = self._codegens[tuple(sig.args)]
         return _reported(codegen)(_run_codegen)(lower, codegen, sig, args)
 
-    def __call__(self, *args, **kwargs):
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
         raise NotImplementedError(f"{self.__name__} is an intrinsic: it can only be called from a kernel")
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<intrinsic {self.__name__}>"
 
 
@@ -197,12 +216,12 @@ def _run_codegen(lower, codegen, sig, args):
     return codegen(lower.target_context, lower, sig, list(args))
 
 
-def intrinsic(*args, **kwargs):
+def intrinsic(*args: Any, **kwargs: Any) -> Intrinsic | Callable[[Callable[..., Any]], Intrinsic]:
     """``@intrinsic`` or ``@intrinsic(prefer_literal=True)``: see Intrinsic."""
     if args and callable(args[0]) and not kwargs:
         return Intrinsic(args[0])
 
-    def decorate(definition):
+    def decorate(definition: Callable[..., Any]) -> Intrinsic:
         return Intrinsic(definition, **kwargs)
 
     return decorate
@@ -211,7 +230,7 @@ def intrinsic(*args, **kwargs):
 # ---- structs with named fields ---------------------------------------------------------
 
 
-def make_attribute_wrapper(typeclass, struct_attr, python_attr):
+def make_attribute_wrapper(typeclass: type[types.Type], struct_attr: str, python_attr: str) -> None:
     """Expose the member *struct_attr* of a StructModel type as the read-only attribute
     *python_attr* (Numba's helper of the same name)."""
     from mlir import ir

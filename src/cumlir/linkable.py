@@ -4,7 +4,16 @@ Each kind holds bytes (or CUDA C++ text) and knows the nvJitLink input type it
 becomes. A path is read when the kernel is linked; its kind is guessed from its suffix.
 """
 
+from __future__ import annotations
+
 import os
+from typing import TYPE_CHECKING, TypeGuard
+
+if TYPE_CHECKING:
+    from typing import TypeAlias
+
+    # a link item as the options hold it: code, or a path read when the kernel is linked
+    LinkItem: TypeAlias = "LinkableCode | _LazyPath"
 
 
 class LinkableCode:
@@ -13,10 +22,10 @@ class LinkableCode:
     ``nrt=True`` says the code calls cumlir's device runtime (``nrt.cuh``, docs/nrt.md):
     a kernel linking it gets the runtime linked too (and needs NRT switched on)."""
 
-    kind = None  # the nvJitLink InputType name
-    suffixes = ()
+    kind: str | None = None  # the nvJitLink InputType name
+    suffixes: tuple[str, ...] = ()
 
-    def __init__(self, data, name=None, nrt=False):
+    def __init__(self, data: bytes | bytearray | str, name: str | None = None, nrt: bool = False) -> None:
         if not isinstance(data, (bytes, bytearray, str)):
             raise TypeError(f"{type(self).__name__} holds bytes or text, not {type(data).__name__}")
         if not isinstance(nrt, bool):
@@ -25,23 +34,23 @@ class LinkableCode:
         self.name = name or f"<{type(self).__name__}>"
         self.nrt = nrt
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name}{' nrt' if self.nrt else ''}>"
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         return (
             type(self) is type(other) and self.data == other.data and self.name == other.name and self.nrt == other.nrt
         )
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         return hash((type(self), self.name))
 
     @property
-    def bytes(self):
+    def bytes(self) -> bytes:
         return self.data.encode() if isinstance(self.data, str) else bytes(self.data)
 
     @staticmethod
-    def from_path(path):
+    def from_path(path: str | os.PathLike[str]) -> LinkableCode:
         """The LinkableCode in the file *path*, its kind guessed from the suffix."""
         kind = _kind_of(path)
         mode = "r" if kind is CUSource else "rb"
@@ -90,7 +99,7 @@ KINDS = (PTXSource, CUSource, LTOIR, Cubin, Fatbin, Object, Archive)
 _BY_SUFFIX = {suffix: kind for kind in KINDS for suffix in kind.suffixes}
 
 
-def _kind_of(path):
+def _kind_of(path: str | os.PathLike[str]) -> type[LinkableCode]:
     suffix = os.path.splitext(os.fspath(path))[1].lower()
     kind = _BY_SUFFIX.get(suffix)
     if kind is None:
@@ -99,7 +108,7 @@ def _kind_of(path):
     return kind
 
 
-def as_linkable(item):
+def as_linkable(item: object) -> LinkItem:
     """A LinkableCode from a link item: a LinkableCode or a path."""
     if isinstance(item, (LinkableCode, _LazyPath)):
         return item
@@ -112,28 +121,28 @@ def as_linkable(item):
 class _LazyPath:
     """A path given as a link item: read when linked, so the file may be written later."""
 
-    def __init__(self, path):
+    def __init__(self, path: str) -> None:
         self.path = path
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         return isinstance(other, _LazyPath) and other.path == self.path
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         return hash(self.path)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return repr(self.path)
 
-    def load(self):
+    def load(self) -> LinkableCode:
         if not os.path.exists(self.path):
             raise FileNotFoundError(f"the link item {self.path!r} does not exist")
         return LinkableCode.from_path(self.path)
 
 
-def load(item):
+def load(item: LinkItem) -> LinkableCode:
     return item.load() if isinstance(item, _LazyPath) else item
 
 
-def uses_nrt(item):
+def uses_nrt(item: object) -> TypeGuard[LinkableCode]:
     """Whether a link item is marked as calling the device runtime (a path never is)."""
     return getattr(item, "nrt", False) is True

@@ -5,13 +5,20 @@ keywords; every stage of the compiler, the linker and the loader reads that obje
 ``cache_key()`` covers every field that changes the generated code.
 """
 
+from __future__ import annotations
+
 import difflib
 import hashlib
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
+from typing import TYPE_CHECKING, Any
 
 from . import backends
 from .linkable import as_linkable, load
+
+if TYPE_CHECKING:
+    from .linkable import LinkItem
 
 INLINE_MODES = ("never", "always")
 # LLVM's fast-math flags, as numba's ``fastmath={...}`` names them
@@ -38,20 +45,20 @@ class Options:
     debug: bool = False
     opt: bool = True
     lineinfo: bool = False
-    fastmath: frozenset = frozenset()  # LLVM fast-math flags; {"fast"} for fastmath=True
+    fastmath: frozenset[str] = frozenset()  # LLVM fast-math flags; {"fast"} for fastmath=True
     fma: bool = True  # contract a*b+c into one fma, as Numba-CUDA (libNVVM's default -fma=1) does
-    max_registers: int = None
-    launch_bounds: tuple = ()  # (max threads per block[, min blocks per SM[, max blocks per cluster]])
+    max_registers: int | None = None
+    launch_bounds: tuple[int, ...] = ()  # (max threads per block[, min blocks per SM[, max blocks per cluster]])
     inline: str = "never"
     forceinline: bool = False
     lto: bool = False
-    link: tuple = ()  # LinkableCode objects (or lazily read paths)
+    link: tuple[LinkItem, ...] = ()  # LinkableCode objects (or lazily read paths)
     cache: bool = False
-    shared_memory_carveout: int = None  # percent of L1 given to shared memory; -1 the driver's default
-    backend: str = None  # a code generator of backends.REGISTRY; None: CUMLIR_BACKEND, else backends.DEFAULT
-    nrt: bool = None  # the device runtime (docs/nrt.md); None: CUMLIR_ENABLE_NRT or NUMBA_CUDA_ENABLE_NRT
+    shared_memory_carveout: int | None = None  # percent of L1 given to shared memory; -1 the driver's default
+    backend: str | None = None  # a code generator of backends.REGISTRY; None: CUMLIR_BACKEND, else backends.DEFAULT
+    nrt: bool | None = None  # the device runtime (docs/nrt.md); None: CUMLIR_ENABLE_NRT or NUMBA_CUDA_ENABLE_NRT
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         for name in ("debug", "opt", "lineinfo", "fma", "forceinline", "lto", "cache"):
             _check_bool(name, getattr(self, name))
         object.__setattr__(self, "fastmath", _fastmath(self.fastmath))
@@ -65,7 +72,7 @@ class Options:
         object.__setattr__(self, "nrt", _nrt(self.nrt))
 
     @classmethod
-    def from_keywords(cls, where, keywords):
+    def from_keywords(cls, where: str, keywords: Mapping[str, Any]) -> Options:
         """Options from user keywords: unknown ones raise TypeError naming the closest known one."""
         known = {f.name for f in fields(cls)}
         for name, value in keywords.items():
@@ -87,26 +94,26 @@ class Options:
             chosen.pop("nrt", None)
         return cls(**chosen)
 
-    def replace(self, **changes):
+    def replace(self, **changes: Any) -> Options:
         return replace(self, **changes)
 
     @property
-    def fast(self):
+    def fast(self) -> bool:
         """Whether fastmath=True (every flag, flushing denormals, approximate routines)."""
         return "fast" in self.fastmath
 
     @property
-    def arithmetic_flags(self):
+    def arithmetic_flags(self) -> frozenset[str]:
         """The fast-math flags every floating-point operation gets: fastmath's, and
         ``contract`` unless fma=False."""
         return self.fastmath | {"contract"} if self.fma else self.fastmath
 
     @property
-    def approximate_functions(self):
+    def approximate_functions(self) -> bool:
         """Whether math functions may be approximate (fastmath=True, or the "afn" flag)."""
         return self.fast or "afn" in self.fastmath
 
-    def cache_key(self):
+    def cache_key(self) -> str:
         """A stable text over every field that changes the generated code (not cache or carveout)."""
         parts = []
         for f in fields(self):
@@ -126,7 +133,7 @@ class Options:
 _NUMBA_ONLY = {"device", "extensions", "boundscheck"}
 
 
-def _numba_only(where, keywords):
+def _numba_only(where: str, keywords: Mapping[str, Any]) -> None:
     if keywords.get("extensions"):
         raise NotImplementedError(f"{where}: extensions= (argument handlers) are not supported by cumlir")
     if keywords.get("boundscheck"):
@@ -138,12 +145,12 @@ def _numba_only(where, keywords):
 # -- checks of single fields ----------------------------------------------------------------
 
 
-def _check_bool(name, value):
+def _check_bool(name: str, value: object) -> None:
     if not isinstance(value, bool):
         raise TypeError(f"the option {name} must be True or False, got {value!r}")
 
 
-def _fastmath(value):
+def _fastmath(value: object) -> frozenset[str]:
     if value is True:
         return frozenset({"fast"})
     if value is False or value is None:
@@ -161,7 +168,7 @@ def _fastmath(value):
     raise TypeError(f"the option fastmath must be True, False or a set of LLVM fast-math flags, got {value!r}")
 
 
-def _max_registers(value):
+def _max_registers(value: object) -> int | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int):
@@ -172,7 +179,7 @@ def _max_registers(value):
     return value
 
 
-def _launch_bounds(value):
+def _launch_bounds(value: object) -> tuple[int, ...]:
     if value is None or value == ():
         return ()
     items = value if isinstance(value, tuple) else (value,)
@@ -183,7 +190,7 @@ def _launch_bounds(value):
     return items
 
 
-def _inline(value):
+def _inline(value: object) -> str:
     if isinstance(value, bool):  # Numba-CUDA's older spelling
         value = "always" if value else "never"
     if value not in INLINE_MODES:
@@ -194,7 +201,7 @@ def _inline(value):
 NRT_VARIABLES = ("CUMLIR_ENABLE_NRT", "NUMBA_CUDA_ENABLE_NRT")
 
 
-def _nrt(value):
+def _nrt(value: bool | None) -> bool:
     """nrt=None takes the environment's switch (cumlir's, else Numba-CUDA's)."""
     if value is None:
         for name in NRT_VARIABLES:
@@ -206,14 +213,14 @@ def _nrt(value):
     return value
 
 
-def _env_flag(name, setting):
+def _env_flag(name: str, setting: str) -> bool:
     try:
         return bool(int(setting))
     except ValueError:
         raise ValueError(f"the environment variable {name} must be 0 or 1, got {setting!r}") from None
 
 
-def _carveout(value):
+def _carveout(value: object) -> int | None:
     if value is None:
         return None
     if isinstance(value, str):
@@ -227,13 +234,13 @@ def _carveout(value):
     return value
 
 
-def _link_items(link):
+def _link_items(link: object) -> tuple[LinkItem, ...]:
     """Link items checked when the options are built: a bad path suffix is reported here."""
     items = link if isinstance(link, (list, tuple)) else [link]
     return tuple(as_linkable(item) for item in items)
 
 
-def link_digest(item):
+def link_digest(item: LinkItem) -> str:
     """The kind, name and contents of a link item (a path is read now), for cache keys."""
     code = load(item)
     nrt = ":nrt" if code.nrt else ""

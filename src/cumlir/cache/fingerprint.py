@@ -18,7 +18,7 @@ import types
 # modules whose objects are identified by their qualified names: what they mean is
 # covered by the versions in the cache key
 _LIBRARY_ROOTS = frozenset({"cumlir", "numba", "numpy", "math", "cmath", "operator", "builtins", "llvmlite", "cuda"})
-_SIMPLE = (type(None), bool, int, float, complex, str, bytes)
+_SIMPLE: tuple[type, ...] = (type(None), bool, int, float, complex, str, bytes)
 _GLOBAL_LOADS = frozenset({"LOAD_GLOBAL", "LOAD_NAME"})
 _ATTRIBUTE_LOADS = frozenset({"LOAD_ATTR", "LOAD_METHOD"})
 

@@ -8,17 +8,25 @@ package is imported when a compilation first asks for it (they import MLIR), so 
 this package costs nothing.
 """
 
+from __future__ import annotations
+
 import importlib
+from typing import TYPE_CHECKING
 
 from ..backends import REGISTRY, check
 
+if TYPE_CHECKING:
+    from .backend import Backend
 
-def get_backend(name):
-    """The code generator registered as *name* (a ``backend.Backend``)."""
+
+def get_backend(name: str | None) -> Backend:
+    """The code generator registered as *name* (a ``backend.Backend``); *name* is
+    ``Options.backend``, a registered name once the options are built (None is refused as
+    any unregistered name is)."""
     return importlib.import_module(REGISTRY[check(name)]).BACKEND
 
 
-def backend_for(name, code_format):
+def backend_for(name: str | None, code_format: str) -> Backend:
     """The code generator that makes *code_format* when the options ask for *name*: that one
     if it emits the format, else the first registered one that does (LTO-IR comes from
     libNVVM whichever code generator makes PTX)."""

@@ -21,7 +21,7 @@ class Backend:
     """A code generator. A subclass sets ``name`` and ``formats`` and defines ``code`` and
     ``llvm_ir``; ``prepare`` and ``keeps_line_tables`` have defaults."""
 
-    name: str = None  # its name in backends.REGISTRY, and Options.backend's value
+    name: str | None = None  # its name in backends.REGISTRY, and Options.backend's value
     formats: tuple[str, ...] = ("ptx",)  # the code formats it emits (of targets.CODE_FORMATS)
 
     def prepare(self, module: ir.Module, options: Options) -> None:

@@ -1,5 +1,13 @@
 """Compute capabilities: chip names, the PTX ISA version each needs, and the code formats made for them."""
 
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TypeAlias
+
+# a compute capability as users give it: (9, 0), "9.0", "90", "sm_90" or "compute_90"
+ComputeCapability: TypeAlias = "str | Sequence[int]"
+
 CODE_FORMATS = ("ptx", "ltoir")  # what code generation makes: PTX text, or LTO-IR for nvJitLink -lto
 
 # compute capability -> the lowest PTX ISA version that supports it (LLVM feature "+ptxNN")
@@ -19,7 +27,7 @@ _MIN_PTX = {
 SUPPORTED_CCS = tuple(sorted(_MIN_PTX))
 
 
-def parse_cc(cc):
+def parse_cc(cc: ComputeCapability) -> tuple[int, int]:
     """(major, minor) from a tuple, "9.0", "90", "sm_90" or "compute_90"."""
     if isinstance(cc, str):
         text = cc.strip().lower()
@@ -27,12 +35,12 @@ def parse_cc(cc):
             if text.startswith(prefix):
                 text = text[len(prefix) :]
         if "." in text:
-            major, minor = text.split(".", 1)
+            major_digits, minor_digits = text.split(".", 1)
         elif text.isdigit() and len(text) >= 2:
-            major, minor = text[:-1], text[-1]
+            major_digits, minor_digits = text[:-1], text[-1]
         else:
             raise ValueError(f"cannot read a compute capability from {cc!r}")
-        cc = (int(major), int(minor))
+        cc = (int(major_digits), int(minor_digits))
     try:
         major, minor = (int(x) for x in cc)
     except (TypeError, ValueError):
@@ -43,10 +51,10 @@ def parse_cc(cc):
     return major, minor
 
 
-def chip(cc):
+def chip(cc: ComputeCapability) -> str:
     major, minor = parse_cc(cc)
     return f"sm_{major}{minor}"
 
 
-def ptx_feature(cc):
+def ptx_feature(cc: ComputeCapability) -> str:
     return f"+ptx{_MIN_PTX[parse_cc(cc)]}"

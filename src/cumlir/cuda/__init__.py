@@ -62,6 +62,7 @@ from .stream_api import (
 )
 from ..linkable import Archive, Cubin, CUSource, Fatbin, LinkableCode, LTOIR, Object, PTXSource
 import importlib as _importlib
+import typing as _typing
 
 from .. import operations as _operations
 from .. import refused as _refused
@@ -152,7 +153,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name):
+def __getattr__(name: str) -> _typing.Any:
     # the intrinsic stubs (threadIdx, grid, shared, syncthreads, atomic, libdevice, ...) are the
     # stubs at the top of the areas of cumlir/operations, imported on first use so that
     # importing this module stays cheap; a new intrinsic needs no line here
@@ -177,7 +178,7 @@ def __getattr__(name):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def __dir__():
+def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_operations.cuda_names()))
 
 

@@ -1,10 +1,24 @@
 """Device, pinned and mapped arrays, and arrays shared with other libraries
 (CUDA Array Interface, DLPack). The runtime is imported when one is first made."""
 
+from __future__ import annotations
+
+import contextlib
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 
+if TYPE_CHECKING:
+    from numpy.typing import DTypeLike
 
-def to_device(obj, stream=0, copy=True, to=None):
+    from ..runtime.devicearray import DeviceNDArray
+    from ..runtime.hostmemory import ManagedNDArray, MappedNDArray
+
+# an array's shape or strides as given: an int for one axis, or a tuple
+Extents = int | tuple[int, ...]
+
+
+def to_device(obj: Any, stream: object = 0, copy: bool = True, to: DeviceNDArray | None = None) -> DeviceNDArray:
     """Copy a host array (or array-like) to a new device array, or into *to*.
 
     Device arrays and objects with ``__cuda_array_interface__`` are returned as
@@ -21,14 +35,16 @@ def to_device(obj, stream=0, copy=True, to=None):
     return da.from_host(obj, stream=stream, copy=copy)
 
 
-def device_array(shape, dtype=np.float64, strides=None, order="C", stream=0):
+def device_array(
+    shape: Extents, dtype: DTypeLike = np.float64, strides: Extents | None = None, order: str = "C", stream: object = 0
+) -> DeviceNDArray:
     """An uninitialised array in device memory."""
     from ..runtime.devicearray import device_array as allocate
 
     return allocate(shape, dtype, strides, order, stream)
 
 
-def device_array_like(ary, stream=0):
+def device_array_like(ary: Any, stream: object = 0) -> DeviceNDArray:
     """An uninitialised device array with the shape, dtype and axis order of *ary*."""
     from ..runtime.devicearray import device_array as allocate
     from ..runtime.layout import strides_like
@@ -36,35 +52,45 @@ def device_array_like(ary, stream=0):
     return allocate(ary.shape, ary.dtype, strides_like(ary), stream=stream)
 
 
-def pinned_array(shape, dtype=np.float64, strides=None, order="C"):
+def pinned_array(
+    shape: Extents, dtype: DTypeLike = np.float64, strides: Extents | None = None, order: str = "C"
+) -> np.ndarray:
     """A NumPy array in page-locked host memory (fast, asynchronous copies)."""
     from ..runtime.hostmemory import pinned_array as allocate
 
     return allocate(shape, dtype, strides, order)
 
 
-def pinned_array_like(ary):
+def pinned_array_like(ary: Any) -> np.ndarray:
     from ..runtime.hostmemory import pinned_array as allocate
     from ..runtime.layout import strides_like
 
     return allocate(ary.shape, ary.dtype, strides_like(ary))
 
 
-def mapped_array(shape, dtype=np.float64, strides=None, order="C", stream=0, portable=False, wc=False):
+def mapped_array(
+    shape: Extents,
+    dtype: DTypeLike = np.float64,
+    strides: Extents | None = None,
+    order: str = "C",
+    stream: object = 0,
+    portable: bool = False,
+    wc: bool = False,
+) -> MappedNDArray:
     """A host array mapped into the device: kernels read and write it in place."""
     from ..runtime.hostmemory import mapped_array as allocate
 
     return allocate(shape, dtype, strides, order, stream, portable, wc)
 
 
-def mapped_array_like(ary, stream=0, portable=False, wc=False):
+def mapped_array_like(ary: Any, stream: object = 0, portable: bool = False, wc: bool = False) -> MappedNDArray:
     from ..runtime.hostmemory import mapped_array as allocate
     from ..runtime.layout import strides_like
 
     return allocate(ary.shape, ary.dtype, strides_like(ary), stream=stream, portable=portable, wc=wc)
 
 
-def as_cuda_array(obj, sync=True):
+def as_cuda_array(obj: Any, sync: bool = True) -> DeviceNDArray:
     """A device array sharing the memory of *obj*, which has ``__cuda_array_interface__``.
 
     With *sync*, work queued on the stream *obj* reports is finished first."""
@@ -73,26 +99,33 @@ def as_cuda_array(obj, sync=True):
     return as_device_array(obj, sync=sync)
 
 
-def is_cuda_array(obj):
+def is_cuda_array(obj: object) -> bool:
     """Whether *obj* exposes the CUDA Array Interface."""
     return hasattr(obj, "__cuda_array_interface__")
 
 
-def from_dlpack(obj):
+def from_dlpack(obj: Any) -> DeviceNDArray:
     """A device array sharing the memory of *obj* (anything with ``__dlpack__`` on a CUDA device)."""
     from ..runtime.devicearray import from_dlpack as share
 
     return share(obj)
 
 
-def is_device_array(obj):
+def is_device_array(obj: object) -> bool:
     """Whether *obj* is a cumlir device array."""
     from ..runtime.devicearray import DeviceNDArray
 
     return isinstance(obj, DeviceNDArray)
 
 
-def managed_array(shape, dtype=np.float64, strides=None, order="C", stream=0, attach_global=True):
+def managed_array(
+    shape: Extents,
+    dtype: DTypeLike = np.float64,
+    strides: Extents | None = None,
+    order: str = "C",
+    stream: object = 0,
+    attach_global: bool = True,
+) -> ManagedNDArray:
     """A NumPy array in managed memory, which host code and kernels use at the same address.
     With *attach_global* False it is attached to the host (see cuMemAllocManaged)."""
     from ..runtime.hostmemory import managed_array as allocate
@@ -100,14 +133,16 @@ def managed_array(shape, dtype=np.float64, strides=None, order="C", stream=0, at
     return allocate(shape, dtype, strides, order, stream, attach_global)
 
 
-def pinned(*arrays):
+def pinned(*arrays: np.ndarray) -> contextlib.AbstractContextManager[None]:
     """``with cuda.pinned(a, b):`` page-locks the NumPy arrays' memory for the block."""
     from ..runtime.hostmemory import pinned as pin
 
     return pin(*arrays)
 
 
-def mapped(*arrays, stream=0):
+def mapped(
+    *arrays: np.ndarray, stream: object = 0
+) -> contextlib.AbstractContextManager[DeviceNDArray | list[DeviceNDArray]]:
     """``with cuda.mapped(a) as d_a:`` page-locks NumPy arrays and maps them into the device
     for the block; yields a device array over each (one, or a list for several)."""
     from ..runtime.hostmemory import mapped as map_arrays
@@ -115,7 +150,7 @@ def mapped(*arrays, stream=0):
     return map_arrays(*arrays, stream=stream)
 
 
-def from_cuda_array_interface(desc, owner=None, sync=True):
+def from_cuda_array_interface(desc: dict[str, Any], owner: object = None, sync: bool = True) -> DeviceNDArray:
     """A device array over the memory a ``__cuda_array_interface__`` dict *desc* describes,
     keeping *owner* alive; with *sync*, work queued on its stream is finished first."""
     from ..runtime.devicearray import from_cuda_array_interface as wrap
@@ -123,7 +158,7 @@ def from_cuda_array_interface(desc, owner=None, sync=True):
     return wrap(desc, owner=owner, sync=sync)
 
 
-def defer_cleanup():
+def defer_cleanup() -> contextlib.AbstractContextManager[None]:
     """``with cuda.defer_cleanup():`` holds back frees of device and host memory until the
     block ends (frees can synchronize the device)."""
     from ..runtime.cleanup import defer_cleanup as defer
@@ -131,19 +166,23 @@ def defer_cleanup():
     return defer()
 
 
-def prepare_shape_strides_dtype(shape, strides, dtype, order):
+def prepare_shape_strides_dtype(
+    shape: Extents, strides: Extents | None, dtype: DTypeLike, order: str
+) -> tuple[tuple[int, ...], tuple[int, ...], np.dtype]:
     """(shape, strides, dtype) of a new array, checked: an int shape or stride becomes a
     tuple, strides default to compact ones in *order*, dtype becomes a NumPy dtype."""
     from ..runtime.layout import allocation_strides, checked_dtype, normalize_shape
 
-    shape = normalize_shape(shape)
-    dtype = checked_dtype(dtype)
+    extents = normalize_shape(shape)
+    checked = checked_dtype(dtype)
     if isinstance(strides, int):
         strides = (strides,)
-    return shape, allocation_strides(shape, dtype.itemsize, strides, order), dtype
+    return extents, allocation_strides(extents, checked.itemsize, strides, order), checked
 
 
-def open_ipc_array(handle, shape, dtype, strides=None, offset=0):
+def open_ipc_array(
+    handle: bytes, shape: Extents, dtype: DTypeLike, strides: Extents | None = None, offset: int = 0
+) -> contextlib.AbstractContextManager[DeviceNDArray]:
     """``with cuda.open_ipc_array(handle, shape, dtype) as d:`` opens the CUDA IPC memory
     handle *handle* (its 64 bytes, from another process on this machine) as a device array
     for the block (compact C order unless *strides* are given)."""

@@ -4,13 +4,42 @@ Everything here works on a machine with no GPU and no driver when ``cc`` is give
 See docs/compiling.md for the two ABIs of device functions.
 """
 
+from __future__ import annotations
+
 import re
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, cast
+
+if TYPE_CHECKING:
+    from numba.core import types
+
+    from ..codegen.targets import ComputeCapability
+    from ..linkable import LinkableCode
+    from ..options import Options
+    from ..typing.frontend import DeviceDispatcher
+    from ..typing.signatures import SignatureLike
+
+    # what a compiled function's code is: PTX or LLVM IR text, or LTO-IR bytes
+    Code = str | bytes
 
 ABIS = ("c", "numba")
 _C_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
 
-def compile(pyfunc, sig, debug=False, lineinfo=False, device=True, fastmath=False, cc=None, opt=True, abi="c", abi_info=None, output="ptx", **options):
+def compile(
+    pyfunc: Callable[..., Any],
+    sig: SignatureLike,
+    debug: bool = False,
+    lineinfo: bool = False,
+    device: bool = True,
+    fastmath: bool | set[str] = False,
+    cc: ComputeCapability | None = None,
+    opt: bool = True,
+    abi: str = "c",
+    abi_info: dict[str, str] | None = None,
+    output: str = "ptx",
+    **options: Any,
+) -> tuple[Code, types.Type]:
     """Compile *pyfunc* for *sig*; returns ``(code, return_type)``.
 
     ``code`` is PTX text (``output="ptx"``), LTO-IR bytes (``"ltoir"``) or LLVM IR text
@@ -26,7 +55,18 @@ def compile(pyfunc, sig, debug=False, lineinfo=False, device=True, fastmath=Fals
     return _compile("cuda.compile", pyfunc, sig, device, cc, abi, abi_info, output, settings)
 
 
-def _compile(where, pyfunc, sig, device, cc, abi, abi_info, output, settings, with_link=False):
+def _compile(
+    where: str,
+    pyfunc: Callable[..., Any],
+    sig: SignatureLike,
+    device: bool,
+    cc: ComputeCapability | None,
+    abi: str,
+    abi_info: dict[str, str] | None,
+    output: str,
+    settings: dict[str, Any],
+    with_link: bool = False,
+) -> tuple[Any, types.Type]:  # (code, or (code, link items) with *with_link*; the return type)
     from ..stages import LIBRARY_OUTPUTS, check_choice
     from ..options import Options
     from ..typing.signatures import parse_signature
@@ -35,31 +75,70 @@ def _compile(where, pyfunc, sig, device, cc, abi, abi_info, output, settings, wi
     check_choice("output", output, LIBRARY_OUTPUTS)
     argtypes, return_type = parse_signature(sig)
     compile_options = Options.from_keywords(where, settings)
-    cc = _compute_capability(cc)
+    chip = _compute_capability(cc)
     if device:
-        return _device(pyfunc, argtypes, return_type, cc, compile_options, abi, abi_info, output, with_link)
-    return _kernel(pyfunc, argtypes, return_type, cc, compile_options, abi, output, with_link)
+        return _device(pyfunc, argtypes, return_type, chip, compile_options, abi, abi_info, output, with_link)
+    return _kernel(pyfunc, argtypes, return_type, chip, compile_options, abi, output, with_link)
 
 
-def compile_for_current_device(pyfunc, sig, debug=False, lineinfo=False, device=True, fastmath=False, opt=True, abi="c", abi_info=None, output="ptx", **options):
+def compile_for_current_device(
+    pyfunc: Callable[..., Any],
+    sig: SignatureLike,
+    debug: bool = False,
+    lineinfo: bool = False,
+    device: bool = True,
+    fastmath: bool | set[str] = False,
+    opt: bool = True,
+    abi: str = "c",
+    abi_info: dict[str, str] | None = None,
+    output: str = "ptx",
+    **options: Any,
+) -> tuple[Code, types.Type]:
     """``compile`` for the compute capability of the current device."""
     return compile(pyfunc, sig, debug=debug, lineinfo=lineinfo, device=device, fastmath=fastmath, cc=None, opt=opt, abi=abi, abi_info=abi_info, output=output, **options)
 
 
-def compile_ptx(pyfunc, sig, debug=False, lineinfo=False, device=False, fastmath=False, cc=None, opt=True, abi="numba", abi_info=None, **options):
+def compile_ptx(
+    pyfunc: Callable[..., Any],
+    sig: SignatureLike,
+    debug: bool = False,
+    lineinfo: bool = False,
+    device: bool = False,
+    fastmath: bool | set[str] = False,
+    cc: ComputeCapability | None = None,
+    opt: bool = True,
+    abi: str = "numba",
+    abi_info: dict[str, str] | None = None,
+    **options: Any,
+) -> tuple[str, types.Type]:
     """Compile *pyfunc* for *sig* into PTX; returns ``(ptx, return_type)``.
 
     As ``compile(..., output="ptx")``, but a kernel and Numba's ABI by default.
     """
-    return compile(pyfunc, sig, debug=debug, lineinfo=lineinfo, device=device, fastmath=fastmath, cc=cc, opt=opt, abi=abi, abi_info=abi_info, output="ptx", **options)
+    ptx, return_type = compile(
+        pyfunc, sig, debug=debug, lineinfo=lineinfo, device=device, fastmath=fastmath, cc=cc, opt=opt, abi=abi,
+        abi_info=abi_info, output="ptx", **options,
+    )
+    return cast(str, ptx), return_type  # PTX is text
 
 
-def compile_ptx_for_current_device(pyfunc, sig, debug=False, lineinfo=False, device=False, fastmath=False, opt=True, abi="numba", abi_info=None, **options):
+def compile_ptx_for_current_device(
+    pyfunc: Callable[..., Any],
+    sig: SignatureLike,
+    debug: bool = False,
+    lineinfo: bool = False,
+    device: bool = False,
+    fastmath: bool | set[str] = False,
+    opt: bool = True,
+    abi: str = "numba",
+    abi_info: dict[str, str] | None = None,
+    **options: Any,
+) -> tuple[str, types.Type]:
     """``compile_ptx`` for the compute capability of the current device."""
     return compile_ptx(pyfunc, sig, debug=debug, lineinfo=lineinfo, device=device, fastmath=fastmath, cc=None, opt=opt, abi=abi, abi_info=abi_info, **options)
 
 
-def _compute_capability(cc):
+def _compute_capability(cc: ComputeCapability | None) -> tuple[int, int]:
     from ..codegen.targets import parse_cc
 
     if cc is None:
@@ -69,11 +148,13 @@ def _compute_capability(cc):
     return parse_cc(cc)
 
 
-def _py_function(pyfunc):
+def _py_function(pyfunc: Callable[..., Any]) -> Any:
     return getattr(pyfunc, "py_func", pyfunc)
 
 
-def _symbol(pyfunc, argtypes, abi, abi_info):
+def _symbol(
+    pyfunc: Callable[..., Any], argtypes: tuple[types.Type, ...], abi: str, abi_info: dict[str, str] | None
+) -> str:
     """The name the compiled device function gets: ``abi_info["abi_name"]`` if given (with
     either ABI, so that a Numba-ABI function can be declared by a name of one's choosing),
     else the function's name (C ABI) or numba's mangled name (Numba ABI)."""
@@ -91,7 +172,17 @@ def _symbol(pyfunc, argtypes, abi, abi_info):
     return name
 
 
-def _device(pyfunc, argtypes, return_type, cc, options, abi, abi_info, output, with_link=False):
+def _device(
+    pyfunc: Callable[..., Any],
+    argtypes: tuple[types.Type, ...],
+    return_type: types.Type | None,
+    cc: tuple[int, int],
+    options: Options,
+    abi: str,
+    abi_info: dict[str, str] | None,
+    output: str,
+    with_link: bool = False,
+) -> tuple[Any, types.Type]:
     from ..compiler import device_function
 
     symbol = _symbol(pyfunc, argtypes, abi, abi_info)
@@ -100,7 +191,7 @@ def _device(pyfunc, argtypes, return_type, cc, options, abi, abi_info, output, w
     return code, callee.typed.return_type
 
 
-def _device_dispatcher(pyfunc, options):
+def _device_dispatcher(pyfunc: Callable[..., Any], options: Options) -> DeviceDispatcher:
     """The DeviceDispatcher typing *pyfunc* (a Python function or a @cuda.jit dispatcher)."""
     from ..typing.frontend import DeviceDispatcher
 
@@ -108,18 +199,41 @@ def _device_dispatcher(pyfunc, options):
     return dispatcher if dispatcher is not None else DeviceDispatcher(pyfunc, options)
 
 
-def _kernel(pyfunc, argtypes, return_type, cc, options, abi, output, with_link=False):
+def _kernel(
+    pyfunc: Callable[..., Any],
+    argtypes: tuple[types.Type, ...],
+    return_type: types.Type | None,
+    cc: tuple[int, int],
+    options: Options,
+    abi: str,
+    output: str,
+    with_link: bool = False,
+) -> tuple[Any, types.Type]:
     from ..compiler import kernel, output_of
 
     if abi != "numba":
         raise NotImplementedError(f"abi={abi!r} applies to device functions; kernels use abi='numba'")
-    pyfunc = _py_function(pyfunc)
-    c = kernel(pyfunc, argtypes, cc, options, until="typed", return_type=return_type, output=output)
+    function = _py_function(pyfunc)
+    c = kernel(function, argtypes, cc, options, until="typed", return_type=return_type, output=output)
     code = output_of(c, output)
-    return ((code, list(c.link)) if with_link else code), c.typed.return_type
+    return ((code, list(c.link)) if with_link else code), c.return_type
 
 
-def compile_all(pyfunc, sig, debug=None, lineinfo=False, device=True, fastmath=False, cc=None, opt=None, abi="c", abi_info=None, output="ltoir", forceinline=False, launch_bounds=None):
+def compile_all(
+    pyfunc: Callable[..., Any],
+    sig: SignatureLike,
+    debug: bool | None = None,
+    lineinfo: bool = False,
+    device: bool = True,
+    fastmath: bool | set[str] = False,
+    cc: ComputeCapability | None = None,
+    opt: bool | None = None,
+    abi: str = "c",
+    abi_info: dict[str, str] | None = None,
+    output: str = "ltoir",
+    forceinline: bool = False,
+    launch_bounds: int | tuple[int, ...] | None = None,
+) -> tuple[list[Code | LinkableCode], types.Type]:
     """``compile``, returning ``(codes, return_type)``: *codes* lists the function's code
     first, then that of every item it links (``declare_device(link=...)``, ``link=``):
     CUDA C++ compiled with NVRTC to the same *output*, other items as their LinkableCode
@@ -131,7 +245,9 @@ def compile_all(pyfunc, sig, debug=None, lineinfo=False, device=True, fastmath=F
         raise NotImplementedError(f"compile_all makes 'ptx' or 'ltoir', not {output!r}")
     if forceinline and output != "ltoir":
         raise ValueError("compile_all: forceinline=True needs output='ltoir'")
-    settings = dict(debug=bool(debug), lineinfo=lineinfo, fastmath=fastmath, opt=True if opt is None else opt)
+    settings: dict[str, Any] = dict(
+        debug=bool(debug), lineinfo=lineinfo, fastmath=fastmath, opt=True if opt is None else opt
+    )
     settings.update(forceinline=forceinline, launch_bounds=launch_bounds)
     (code, items), result = _compile("cuda.compile_all", pyfunc, sig, device, cc, abi, abi_info, output, settings, True)
     cc = _compute_capability(cc)

@@ -1,9 +1,32 @@
 """The decorators: ``@cuda.jit``, and ``cuda.declare_device`` (as in Numba-CUDA's module of that name)."""
 
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, overload
+
 from .foreign import declare_device  # noqa: F401  (Numba-CUDA's decorators module has it too)
 
+if TYPE_CHECKING:
+    from ..dispatcher import Dispatcher
+    from ..typing.signatures import SignatureLike
 
-def jit(func_or_sig=None, device=False, **options):
+
+@overload
+def jit(func_or_sig: Callable[..., Any], device: bool = False, **options: Any) -> Dispatcher: ...
+
+
+@overload
+def jit(
+    func_or_sig: SignatureLike | list[SignatureLike] | None = None, device: bool = False, **options: Any
+) -> Callable[[Callable[..., Any]], Dispatcher]: ...
+
+
+def jit(
+    func_or_sig: Callable[..., Any] | SignatureLike | list[SignatureLike] | None = None,
+    device: bool = False,
+    **options: Any,
+) -> Dispatcher | Callable[[Callable[..., Any]], Dispatcher]:
     """Compile a Python function into a CUDA kernel, or a device function with ``device=True``.
 
     Forms: ``@cuda.jit``, ``@cuda.jit(device=True)``, ``@cuda.jit("void(float32[:], int64)")``
@@ -30,7 +53,7 @@ def jit(func_or_sig=None, device=False, **options):
     if sigs is not None and not isinstance(sigs, list):
         sigs = [sigs]
 
-    def decorate(pyfunc):
+    def decorate(pyfunc: Callable[..., Any]) -> Dispatcher:
         return Dispatcher(pyfunc, sigs, device=device, options=compile_options)
 
     return decorate

@@ -2,51 +2,62 @@
 ``detect``; the profiler switches; the toolkit version (``runtime``). The driver is loaded
 on first use."""
 
+from __future__ import annotations
+
 import contextlib
 import threading
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
+
+if TYPE_CHECKING:
+    from ..runtime.driver import Context, Device
+    from ..runtime.nrt_stats import NRTStats
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
 
 
 class _ManagedDevice:
     """``gpus[i]``: device *i* (its attributes read through) and a context manager that
     makes its primary context current for the block: ``with cuda.gpus[1]: ...``."""
 
-    def __init__(self, device):
+    def __init__(self, device: Device) -> None:
         self._device = device
 
-    def __getattr__(self, name):
+    def __getattr__(self, name: str) -> Any:
         if name == "_device":  # not set yet (copying, unpickling): no recursion
             raise AttributeError(name)
         return getattr(self._device, name)
 
-    def __enter__(self):
+    def __enter__(self) -> _ManagedDevice:
         from ..runtime.driver import push_context
 
         push_context(self._device.id)
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         from ..runtime.driver import pop_context
 
         pop_context()
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         return self._device == getattr(other, "_device", other)
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         return hash(self._device)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<Managed Device {self._device.id}>"
 
 
 class _DeviceList:
     """``cuda.gpus``: the devices of this machine, indexable and iterable."""
 
-    _devices = None
+    _devices: list[_ManagedDevice] | None = None
     _lock = threading.Lock()
 
     @property
-    def _list(self):
+    def _list(self) -> list[_ManagedDevice]:
         if self._devices is None:
             from ..runtime import driver as drv
 
@@ -56,22 +67,22 @@ class _DeviceList:
                     self._devices = [_ManagedDevice(drv.device(i)) for i in range(count)]
         return self._devices
 
-    def __getitem__(self, index):
+    def __getitem__(self, index: Any) -> Any:  # a device for an index, a list of them for a slice
         if not isinstance(index, (int, slice)):
             index = int(index)
         return self._list[index]
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[_ManagedDevice]:
         return iter(self._list)
 
-    def __len__(self):
+    def __len__(self) -> int:
         return len(self._list)
 
-    def __str__(self):
+    def __str__(self) -> str:
         return ", ".join(str(device) for device in self._list)
 
     @property
-    def current(self):
+    def current(self) -> _ManagedDevice | None:
         """The device whose context is current on this thread, or None."""
         from ..runtime import driver as drv
 
@@ -86,19 +97,19 @@ class _DeviceList:
 gpus = _DeviceList()
 
 
-def list_devices():
+def list_devices() -> _DeviceList:
     """All devices of this machine (``cuda.gpus``)."""
     return gpus
 
 
-def select_device(device_id):
+def select_device(device_id: int) -> Device:
     """Make device *device_id* current on this thread (kernels and arrays go there); its Device."""
     from ..runtime.driver import select_device as select
 
     return select(device_id)
 
 
-def get_current_device():
+def get_current_device() -> Device:
     """The current device: ``id``, ``name``, ``compute_capability``, ``uuid``, and the driver's
     CU_DEVICE_ATTRIBUTE_X values as attributes ``X`` (``MULTIPROCESSOR_COUNT`` ...)."""
     from ..runtime.driver import current_context
@@ -106,7 +117,7 @@ def get_current_device():
     return current_context().device
 
 
-def current_context(devnum=None):
+def current_context(devnum: int | None = None) -> Context:
     """The context kernels run in (the current device's primary context): ``device``,
     ``get_memory_info()``, ``synchronize()``, ``compute_capability``. With *devnum*, device
     *devnum*'s context, made current first."""
@@ -117,19 +128,19 @@ def current_context(devnum=None):
     return context()
 
 
-def require_context(function):
+def require_context(function: Callable[_P, _R]) -> Callable[_P, _R]:
     """Decorate *function* so that a context is current whenever it runs."""
     import functools
 
     @functools.wraps(function)
-    def with_context(*args, **kwargs):
+    def with_context(*args: _P.args, **kwargs: _P.kwargs) -> _R:
         current_context()
         return function(*args, **kwargs)
 
     return with_context
 
 
-def close():
+def close() -> None:
     """Leave every context on this thread; in the main thread, also reset the devices used
     (all their memory and kernels are freed)."""
     from ..runtime.driver import close as close_all
@@ -137,14 +148,14 @@ def close():
     close_all()
 
 
-def synchronize():
+def synchronize() -> None:
     """Wait until all work queued on the current device has finished."""
     from ..runtime.driver import synchronize as sync
 
     sync()
 
 
-def nrt_stats():
+def nrt_stats() -> NRTStats:
     """The device runtime's counters (docs/nrt.md), summed over every kernel loaded in the
     current context: ``(alloc, free, mi_alloc, mi_free)``, after queued work has finished.
     Equal allocations and frees mean nothing leaked."""
@@ -154,7 +165,7 @@ def nrt_stats():
     return stats.context_stats(context())
 
 
-def set_heap_size(nbytes):
+def set_heap_size(nbytes: int) -> None:
     """Size the current context's device heap (CU_LIMIT_MALLOC_HEAP_SIZE, 8 MiB by default),
     where arrays made in device code are allocated; before the first kernel using it runs."""
     from ..runtime.nrt_stats import set_heap_size as set_size
@@ -162,30 +173,30 @@ def set_heap_size(nbytes):
     set_size(nbytes)
 
 
-def is_available():
+def is_available() -> bool:
     """Whether a CUDA GPU and driver can be used."""
     from ..runtime.driver import is_available as available
 
     return available()
 
 
-def is_float16_supported():
+def is_float16_supported() -> bool:
     """Whether kernels may use float16: always (every chip cumlir compiles for has it)."""
     return True
 
 
-def is_bfloat16_supported():
+def is_bfloat16_supported() -> bool:
     """Whether the current device computes in bfloat16 (compute capability 8.0 and up)."""
     return get_current_device().compute_capability >= (8, 0)
 
 
-def is_fp8_supported():
+def is_fp8_supported() -> bool:
     """Whether the current device has 8-bit float instructions (compute capability 8.9 and up).
     cumlir has no fp8 types yet; this reports the hardware, as Numba-CUDA does."""
     return get_current_device().compute_capability >= (8, 9)
 
 
-def cuda_error():
+def cuda_error() -> str | None:
     """None if the CUDA driver initialised, else the text of the error."""
     from ..runtime.driver import CudaSupportError, driver
 
@@ -196,7 +207,7 @@ def cuda_error():
     return None
 
 
-def detect():
+def detect() -> bool:
     """Print the devices found and whether cumlir can compile for each; whether any can."""
     from ..codegen.targets import SUPPORTED_CCS
 
@@ -227,7 +238,7 @@ def detect():
     return supported > 0
 
 
-def profile_start():
+def profile_start() -> None:
     """Start collecting profile data (for Nsight Systems / Nsight Compute) in the current context."""
     from ..runtime import driver as drv
 
@@ -235,7 +246,7 @@ def profile_start():
     drv.check("cuProfilerStart", drv.driver().cuProfilerStart())
 
 
-def profile_stop():
+def profile_stop() -> None:
     """Stop collecting profile data in the current context."""
     from ..runtime import driver as drv
 
@@ -244,7 +255,7 @@ def profile_stop():
 
 
 @contextlib.contextmanager
-def profiling():
+def profiling() -> Iterator[None]:
     """Collect profile data while the block runs."""
     profile_start()
     try:
@@ -260,23 +271,23 @@ SUPPORTED_TOOLKIT_MAJOR_VERSIONS = (13,)
 class _Runtime:
     """``cuda.runtime``: the CUDA toolkit version, read from NVRTC as Numba-CUDA does."""
 
-    def get_version(self):
+    def get_version(self) -> tuple[int, int]:
         """(major, minor) of the CUDA toolkit (its NVRTC library) cumlir uses."""
         from ..nvrtc import version
 
         return version()
 
-    def is_supported_version(self):
+    def is_supported_version(self) -> bool:
         """Whether that toolkit version is one cumlir is tested with."""
         return self.get_version()[0] in SUPPORTED_TOOLKIT_MAJOR_VERSIONS
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "<cumlir CUDA runtime (toolkit version from NVRTC)>"
 
 
 runtime = _Runtime()
 
 
-def is_supported_version():
+def is_supported_version() -> bool:
     """Whether the CUDA toolkit in use is a version cumlir is tested with."""
     return runtime.is_supported_version()

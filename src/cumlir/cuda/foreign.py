@@ -4,8 +4,26 @@ when a stub is declared. (Arrays over raw pointers, ``carray``/``farray``, are t
 intrinsic area operations/foreign.py.)
 """
 
+from __future__ import annotations
 
-def declare_device(name, sig, link=None, use_cooperative=False):
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import os
+    from collections.abc import Sequence
+    from typing import TypeAlias
+
+    from ..linkable import LinkableCode
+    from ..operations.externals import ExternalFunction
+    from ..typing.signatures import SignatureLike
+
+    # what link= takes: a path or a LinkableCode, or a sequence of them
+    LinkArgument: TypeAlias = str | os.PathLike[str] | LinkableCode | Sequence[str | os.PathLike[str] | LinkableCode]
+
+
+def declare_device(
+    name: str, sig: SignatureLike, link: LinkArgument | None = None, use_cooperative: bool = False
+) -> ExternalFunction:
     """A stub for the external device function *name* with signature *sig*, callable from kernels.
 
     The function follows Numba's ABI with C linkage: ``extern "C" __device__ int name(RET* result,

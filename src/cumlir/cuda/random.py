@@ -14,7 +14,10 @@ on the host, as Numba-CUDA does, by a numba ``njit`` function compiled on first 
 Importing this module loads neither numba, MLIR nor the driver.
 """
 
+from __future__ import annotations
+
 import math
+from collections.abc import Callable
 
 import numpy as np
 
@@ -222,7 +225,7 @@ def _seed_bits(seed):
     raise TypeError(f"the seed must be an integer (or a float in [0, 2**64)), got {seed!r}")
 
 
-_FILLER = []
+_FILLER: list[Callable[..., None]] = []  # the njit function, once compiled
 
 
 def _host_filler():

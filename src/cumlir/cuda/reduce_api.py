@@ -8,7 +8,16 @@ one partial; the second launch, one block, reduces the partials and combines ``i
 As in Numba-CUDA, ``init`` is always combined (so its default 0 takes part in a max).
 """
 
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
+
+if TYPE_CHECKING:
+    from ..dispatcher import Dispatcher
+    from ..runtime.devicearray import DeviceNDArray
 
 THREADS = 256  # a power of two: the tree halves it
 MAX_BLOCKS = 4096  # enough loads in flight to fill an H100's or H200's memory system
@@ -66,16 +75,17 @@ class Reduce:
     """``Reduce(binop)``: a callable reducing 1-d arrays with *binop*, compiled as a device
     function; kernels are compiled per dtype and kept by this object."""
 
-    def __init__(self, functor):
+    def __init__(self, functor: Callable[[Any, Any], Any]) -> None:
         from .. import cuda
 
         if not callable(functor):
             raise TypeError(f"cuda.reduce needs a binary function, not {type(functor).__name__}")
         self._functor = functor
         self._op = cuda.jit(device=True)(functor)
-        self._kernels = {}
-        self._buffers = {}  # (dtype, stream, context) -> partials
-        self._results = {}  # id(partials) -> (its first element, a host array of one element)
+        self._kernels: dict[np.dtype, Dispatcher] = {}
+        self._buffers: dict[tuple[np.dtype, int, int], DeviceNDArray] = {}  # (dtype, stream, context) -> partials
+        # id(partials) -> (its first element, a host array of one element)
+        self._results: dict[int, tuple[DeviceNDArray, np.ndarray]] = {}
         self.__name__ = getattr(functor, "__name__", "reduce")
         self.__doc__ = getattr(functor, "__doc__", None)
 
@@ -87,7 +97,9 @@ class Reduce:
             kernel = self._kernels[dtype] = _reduction_kernel(self._op, numpy_support.from_dtype(dtype))
         return kernel
 
-    def __call__(self, arr, size=None, res=None, init=0, stream=0):
+    def __call__(
+        self, arr: Any, size: int | None = None, res: DeviceNDArray | None = None, init: Any = 0, stream: object = 0
+    ) -> Any:
         """Reduce *arr* (a host or device 1-d array; its first *size* elements if given). With
         *res* (a device array) the result is written to ``res[0]`` and None returned; else the
         result is returned as a NumPy scalar."""

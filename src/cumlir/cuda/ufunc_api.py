@@ -1,7 +1,11 @@
 """GPU ufuncs: ``cuda.vectorize`` and ``cuda.guvectorize`` (Numba-CUDA's), NumPy-like objects
 calling kernels made by ``ufunc_kernels`` (see docs/ufuncs.md)."""
 
+from __future__ import annotations
+
+from collections.abc import Callable
 from types import FunctionType
+from typing import TYPE_CHECKING, Any, overload
 
 import numpy as np
 
@@ -9,6 +13,19 @@ from ..ufunc_geometry import ELEMENTS_PER_THREAD
 
 THREADS = 256  # per block; the kernels' grid-stride loops take any grid
 MAX_BLOCKS = 1 << 20
+
+if TYPE_CHECKING:
+    from typing import TypeAlias
+
+    from numba.core import types
+
+    from ..dispatcher import Dispatcher
+    from ..options import Options
+    from ..typing.signatures import SignatureLike
+    from .reduce_api import Reduce
+
+    # the signatures given to vectorize and guvectorize: one, or a list of them
+    Signatures: TypeAlias = SignatureLike | list[SignatureLike] | tuple[SignatureLike, ...]
 
 # numba's vectorize options that mean nothing for GPU ufuncs, accepted as Numba-CUDA does
 _IGNORED = ("nopython", "identity")
@@ -35,7 +52,19 @@ def _signature_list(sigs):
     return list(sigs) if isinstance(sigs, (list, tuple)) else [sigs]
 
 
-def vectorize(ftylist_or_function=(), target="cuda", **options):
+@overload
+def vectorize(ftylist_or_function: Callable[..., Any], target: str = "cuda", **options: Any) -> UFunc: ...
+
+
+@overload
+def vectorize(
+    ftylist_or_function: Signatures = (), target: str = "cuda", **options: Any
+) -> Callable[[Callable[..., Any]], UFunc]: ...
+
+
+def vectorize(
+    ftylist_or_function: Callable[..., Any] | Signatures = (), target: str = "cuda", **options: Any
+) -> UFunc | Callable[[Callable[..., Any]], UFunc]:
     """``@cuda.vectorize(["float32(float32, float32)", ...])``: a GPU ufunc of a scalar function,
     one kernel per signature; with no signatures (``@cuda.vectorize`` or ``cuda.vectorize()``)
     a kernel is compiled for each new tuple of input dtypes at the call."""
@@ -44,13 +73,15 @@ def vectorize(ftylist_or_function=(), target="cuda", **options):
     if isinstance(ftylist_or_function, FunctionType):
         return UFunc(ftylist_or_function, [], opts)
 
-    def decorate(pyfunc):
+    def decorate(pyfunc: Callable[..., Any]) -> UFunc:
         return UFunc(pyfunc, _signature_list(ftylist_or_function), opts)
 
     return decorate
 
 
-def guvectorize(ftylist, layout, target="cuda", **options):
+def guvectorize(
+    ftylist: Signatures, layout: str, target: str = "cuda", **options: Any
+) -> Callable[[Callable[..., Any]], GUFunc]:
     """``@cuda.guvectorize(["void(float64[:], float64[:], float64[:])"], "(n),(n)->()")``:
     a generalized GPU ufunc; outputs are the last arguments, written by the function."""
     _check_target(target, "guvectorize")
@@ -59,7 +90,7 @@ def guvectorize(ftylist, layout, target="cuda", **options):
     if not sigs:
         raise TypeError("guvectorize needs a list of signatures")
 
-    def decorate(pyfunc):
+    def decorate(pyfunc: Callable[..., Any]) -> GUFunc:
         return GUFunc(pyfunc, sigs, layout, opts)
 
     return decorate
@@ -83,26 +114,29 @@ class _GPUUfunc:
     signatures compiled so far (``self._loops``: input dtypes -> a tuple whose first member
     is the output dtypes)."""
 
-    def __init__(self, pyfunc, options):
+    nin: int
+    nout: int
+
+    def __init__(self, pyfunc: Callable[..., Any], options: Options) -> None:
         self.py_func = pyfunc
         self.__name__ = pyfunc.__name__
         self.__doc__ = pyfunc.__doc__
         self.options = options
-        self._loops = {}
-        self._kernels = {}  # the kernels' dispatchers, by signature (and loop rank)
+        self._loops: dict[tuple[np.dtype, ...], tuple[Any, ...]] = {}
+        self._kernels: dict[Any, Dispatcher] = {}  # the kernels' dispatchers, by signature (and loop rank)
 
     @property
-    def nargs(self):
+    def nargs(self) -> int:
         return self.nin + self.nout
 
     @property
-    def types(self):
+    def types(self) -> list[str]:
         from ..ufunc_kernels import type_code
 
         return ["".join(map(type_code, ins)) + "->" + "".join(map(type_code, loop[0])) for ins, loop in self._loops.items()]
 
     @property
-    def ntypes(self):
+    def ntypes(self) -> int:
         return len(self._loops)
 
 
@@ -111,16 +145,16 @@ class UFunc(_GPUUfunc):
 
     nout = 1
 
-    def __init__(self, pyfunc, signatures, options):
+    def __init__(self, pyfunc: Callable[..., Any], signatures: list[SignatureLike], options: Options) -> None:
         super().__init__(pyfunc, options)
         self.nin = pyfunc.__code__.co_argcount  # inspect costs milliseconds to import
         self._dynamic = not signatures
         # self._loops: input dtypes -> ((output dtype,), argument types, result type, core)
-        self._reducer = None  # the Reduce of reduce(), made on first use
+        self._reducer: Reduce | None = None  # the Reduce of reduce(), made on first use
         for sig in signatures:
             self._add(sig)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<cumlir GPU ufunc {self.__name__}>"
 
     def _add(self, sig):
@@ -149,7 +183,7 @@ class UFunc(_GPUUfunc):
             )
         return chosen
 
-    def kernel(self, input_dtypes):
+    def kernel(self, input_dtypes: tuple[np.dtype, ...]) -> Dispatcher:
         """The kernel of the signature *input_dtypes*: a cuda.jit dispatcher taking the inputs
         (arrays of any layout and element type, or scalars) and the output array."""
         dispatcher = self._kernels.get(input_dtypes)
@@ -161,7 +195,7 @@ class UFunc(_GPUUfunc):
             dispatcher = self._kernels[input_dtypes] = _compile_kernel(pyfunc, self.options)
         return dispatcher
 
-    def kernel_for(self, sig):
+    def kernel_for(self, sig: SignatureLike) -> tuple[Callable[..., Any], list[types.Array]]:
         """(the kernel's Python function, its argument types) of the scalar signature *sig*
         for 1-d C-contiguous operands (what ``python -m cumlir --emit`` compiles)."""
         from numba.core import types
@@ -196,7 +230,7 @@ class UFunc(_GPUUfunc):
             _launch(self.kernel(dtypes), (*args, out), shape[0], stream, ELEMENTS_PER_THREAD)
         return True
 
-    def reduce(self, arg, stream=0):
+    def reduce(self, arg: Any, stream: object = 0) -> Any:
         """The reduction of the 1-d array *arg* by this binary ufunc (Numba-CUDA's
         ``ufunc.reduce``): a tree of applications, so the function should be associative and
         commutative; a NumPy scalar."""
@@ -217,11 +251,11 @@ class UFunc(_GPUUfunc):
         partials = self._reducer._reduce(ua.on_device(array, stream), array.shape[0], zero, stream, use_init=False)
         return self._reducer._first(partials, stream)
 
-    def __call__(self, *args, out=None, stream=0):
+    def __call__(self, *args: Any, out: Any = None, stream: object = 0) -> Any:
         from ..runtime import ufunc_args as ua
 
         if len(args) == self.nin + 1 and out is None:
-            *args, out = args
+            args, out = args[:-1], args[-1]
         if len(args) != self.nin:
             raise TypeError(f"ufunc {self.__name__} takes {self.nin} inputs, got {len(args)}")
         if out is not None and self._launched_directly(args, out, stream):
@@ -278,7 +312,9 @@ class GUFunc(_GPUUfunc):
     """A generalized GPU ufunc: ``f(*inputs, [*outputs], out=None, stream=0)``; the leading
     (loop) axes of the operands broadcast, the trailing (core) axes follow the layout."""
 
-    def __init__(self, pyfunc, signatures, layout, options):
+    def __init__(
+        self, pyfunc: Callable[..., Any], signatures: list[SignatureLike], layout: str, options: Options
+    ) -> None:
         from ..ufunc_kernels import parse_layout
 
         super().__init__(pyfunc, options)
@@ -289,7 +325,7 @@ class GUFunc(_GPUUfunc):
         for sig in signatures:
             self._add(sig)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<cumlir generalized GPU ufunc {self.__name__} {self.layout}>"
 
     def _add(self, sig):
@@ -318,7 +354,7 @@ class GUFunc(_GPUUfunc):
         dtypes = tuple(uk.to_dtype(t.dtype if isinstance(t, types.Array) else t) for t in argtypes)
         self._loops[dtypes[: self.nin]] = (dtypes[self.nin :], tuple(appended), DeviceDispatcher(self.py_func, self.options))
 
-    def kernel(self, input_dtypes, nloop):
+    def kernel(self, input_dtypes: tuple[np.dtype, ...], nloop: int) -> Dispatcher:
         key = (input_dtypes, nloop)
         dispatcher = self._kernels.get(key)
         if dispatcher is None:
@@ -329,7 +365,7 @@ class GUFunc(_GPUUfunc):
             dispatcher = self._kernels[key] = _compile_kernel(pyfunc, self.options)
         return dispatcher
 
-    def kernel_for(self, sig):
+    def kernel_for(self, sig: SignatureLike) -> tuple[Callable[..., Any], list[types.Array]]:
         """(the kernel's Python function, its argument types) of the signature *sig* (one of
         this gufunc's) with one loop axis (what ``python -m cumlir --emit`` compiles)."""
         from numba.core import types
@@ -347,7 +383,7 @@ class GUFunc(_GPUUfunc):
         ]
         return self.kernel(dtypes[: self.nin], 1).py_func, arrays
 
-    def __call__(self, *args, out=None, stream=0):
+    def __call__(self, *args: Any, out: Any = None, stream: object = 0) -> Any:
         from .. import ufunc_kernels as uk
         from ..runtime import ufunc_args as ua
 
@@ -368,7 +404,8 @@ class GUFunc(_GPUUfunc):
                 f"signatures: {', '.join(self.types)}"
             )
         output_dtypes, appended, _ = self._loops[input_dtypes]
-        sizes, loop_shapes = {}, []
+        sizes: dict[str, int] = {}  # core dimension name -> its size
+        loop_shapes: list[tuple[int, ...]] = []
         for k, (op, core) in enumerate(zip(operands, self._core_in)):
             loop_shapes.append(_bind_core(self.__name__, k, op.shape, core, sizes))
         out_ops = [ua.operand(o, self.nin + k) for k, o in enumerate(outs)]

@@ -8,8 +8,12 @@ keeps the variable -> value map, inserts casts between Numba types and reports
 errors at the source line that caused them.
 """
 
+from __future__ import annotations
+
 import contextlib
 import operator
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
 
 from mlir import ir
 from mlir.dialects import arith, cf, func, gpu, llvm, ub
@@ -26,6 +30,30 @@ from .exceptions import end_thread, record_raise
 from .printing import lower_print
 from .registry import registry
 
+if TYPE_CHECKING:
+    from ..operations._builder import Lower, MLIRType, ModuleBuilder, NumbaType, Value
+    from ..options import Options
+    from ..typing.frontend import DeviceFunction, TypedFunction
+
+    class _Module(ModuleBuilder, Protocol):
+        """What an MLIRLower uses of the module it builds into (module.ModuleBuilder, which
+        imports this module: named by this protocol, not imported)."""
+
+        options: Options
+        typing_context: Any
+        gpu_module: Any  # the gpu.module op
+
+        def device_callee(self, key: object) -> DeviceFunction | None: ...
+
+        def emit_device_call(
+            self, lower: MLIRLower, callee: DeviceFunction, sig: Signature, args: Sequence[Value]
+        ) -> Value: ...
+
+        def call_python(
+            self, lower: MLIRLower, pyfunc: Callable[..., Any], sig: Signature, args: Sequence[Value]
+        ) -> Value: ...
+
+
 # The value of a variable whose type has no runtime representation.
 NO_VALUE = None
 
@@ -33,7 +61,11 @@ NO_VALUE = None
 class MLIRLower(BuilderAPI):
     """Builds one function; ``kind`` is "kernel" (a gpu.func) or "device" (a func.func)."""
 
-    def __init__(self, module, typed, kind, symbol, options=None):
+    module: _Module
+
+    def __init__(
+        self, module: _Module, typed: TypedFunction, kind: str, symbol: str, options: Options | None = None
+    ) -> None:
         self.module = module
         self._options = options  # a device function's own, where they differ from the module's
         self.typed = typed
@@ -44,36 +76,36 @@ class MLIRLower(BuilderAPI):
         self.symbol = symbol
         self.dmm = default_manager
         self.typing_context = module.typing_context
-        self._values = {}
-        self._args = []
-        self._blocks = {}
-        self._live_in = {}
-        self.loc = None
+        self._values: dict[str, Any] = {}  # variable name -> its value
+        self._args: list[Value] = []
+        self._blocks: dict[int, Any] = {}  # Numba IR block label -> its MLIR block
+        self._live_in: dict[int, list[str]] = {}
+        self.loc: nir.Loc | None = None
         # with NRT on, every variable holding arrays owns a reference (refcount.py, docs/nrt.md)
         self.refcounting = bool(module.options.nrt)
-        self._fresh = None  # the last value an expression made with a reference of its own
-        self.refcount_calls = []  # (helper, call op, memref): what refcount.prune looks at
+        self._fresh: Value | None = None  # the last value an expression made with a reference of its own
+        self.refcount_calls: list[tuple[Any, ...]] = []  # (helper, call op, memref): what refcount.prune looks at
 
     # ---- the public builder interface used by lowering rules ------------------------
 
     @property
-    def mlir_gpu_module(self):
+    def mlir_gpu_module(self) -> Any:
         return self.module.gpu_module
 
-    def get_numba_type(self, var):
+    def get_numba_type(self, var: str | nir.Var) -> NumbaType:
         return self.typemap[var if isinstance(var, str) else var.name]
 
-    def get_mlir_type(self, numba_type):
+    def get_mlir_type(self, numba_type: NumbaType) -> MLIRType:
         return self.dmm.value_type(numba_type)
 
-    def has_value(self, numba_type):
+    def has_value(self, numba_type: NumbaType) -> bool:
         return self.dmm.lookup(numba_type).has_value
 
-    def flat_types(self, numba_types):
+    def flat_types(self, numba_types: Iterable[NumbaType]) -> list[MLIRType]:
         """The MLIR types that carry values of *numba_types* as function arguments or results."""
         return [t for ty in numba_types if self.has_value(ty) for t in self.dmm.lookup(ty).flat_types()]
 
-    def load_var(self, var):
+    def load_var(self, var: str | nir.Var) -> Value:
         name = var if isinstance(var, str) else var.name
         try:
             return self._values[name]
@@ -82,10 +114,10 @@ class MLIRLower(BuilderAPI):
                 return NO_VALUE  # never materialised, so not carried into later blocks
             raise errors.LoweringError(f"variable '{name}' may be used before it is assigned", self.loc)
 
-    def load_vars(self, vars):
+    def load_vars(self, vars: Iterable[str | nir.Var]) -> list[Value]:
         return [self.load_var(v) for v in vars]
 
-    def store_var(self, var, value, value_type=None):
+    def store_var(self, var: str | nir.Var, value: Value, value_type: NumbaType | None = None) -> None:
         """Bind *var*; a value of another Numba type is first cast to the variable's type."""
         name = var if isinstance(var, str) else var.name
         ty = self.typemap[name]
@@ -93,7 +125,7 @@ class MLIRLower(BuilderAPI):
             value = self.cast(value, value_type, ty)
         self._values[name] = value
 
-    def cast(self, value, fromty, toty):
+    def cast(self, value: Value, fromty: NumbaType, toty: NumbaType) -> Value:
         """Convert *value* from Numba type *fromty* to *toty* (the lower_cast rules)."""
         if fromty == toty:
             return value
@@ -106,18 +138,21 @@ class MLIRLower(BuilderAPI):
             return value
         raise errors.LoweringError(f"cannot convert a value of type {fromty} to {toty}", self.loc)
 
-    def constant(self, ty, pyval):
+    def constant(self, ty: NumbaType, pyval: Any) -> Value:
         """An MLIR value of Numba type *ty* holding the Python value *pyval*."""
         if not self.has_value(ty):
             return NO_VALUE
         if isinstance(pyval, operations.Register):  # cuda.laneid: typed as a value, read here
+            if pyval.read_rule is None:
+                message = f"cuda.{pyval.__name__} has no lowering (no @read rule is declared)"
+                raise errors.LoweringError(message, self.loc)
             return pyval.read_rule(self)
         rule = registry.find_constant(ty)
         if rule is None:
             raise errors.LoweringError(f"constants of type {ty} are not supported ({pyval!r})", self.loc)
         return rule(self, ty, pyval)
 
-    def call(self, key, sig, args):
+    def call(self, key: Any, sig: Signature, args: Sequence[Value]) -> Value | None:
         """Lower a call of operation *key* with signature *sig* on already-cast *args*."""
         callee = self.module.device_callee(key)
         if callee is not None:
@@ -127,7 +162,9 @@ class MLIRLower(BuilderAPI):
             raise errors.LoweringError(_no_lowering_message(key, sig), self.loc)
         return rule(self, sig, args)
 
-    def call_function(self, fn, argtypes, args):
+    def call_function(
+        self, fn: Callable[..., Any], argtypes: Sequence[NumbaType], args: Sequence[Value]
+    ) -> tuple[Value, NumbaType]:
         """Type ``fn(*args)`` for the Numba *argtypes* as user code would be, and lower it.
 
         Returns (value, result type). For rules that apply Python operations to parts
@@ -140,11 +177,11 @@ class MLIRLower(BuilderAPI):
         values = [self.cast(v, t, u) for v, t, u in zip(args, argtypes, sig.args)]
         return self.call(fnty.get_impl_key(sig), sig, values), sig.return_type
 
-    def call_python(self, pyfunc, sig, args):
+    def call_python(self, pyfunc: Callable[..., Any], sig: Signature, args: Sequence[Value]) -> Value:
         """Lower a call by compiling the Python function *pyfunc* (see ModuleBuilder.call_python)."""
         return self.module.call_python(self, pyfunc, sig, args)
 
-    def call_external(self, name, result_type, args):
+    def call_external(self, name: str, result_type: MLIRType | None, args: Sequence[Value]) -> Value | None:
         """Call an external function, declared on first use (libdevice routines); a
         *result_type* of None calls a function returning nothing."""
         results = [] if result_type is None else [result_type]
@@ -153,30 +190,30 @@ class MLIRLower(BuilderAPI):
         return call.result if results else None
 
     @property
-    def options(self):
+    def options(self) -> Options:
         return self._options or self.module.options
 
-    def poison(self, mlir_type):
+    def poison(self, mlir_type: MLIRType) -> Value:
         return ub.PoisonOp(mlir_type).result
 
     @contextlib.contextmanager
-    def alloca_insertion_point(self):
+    def alloca_insertion_point(self) -> Iterator[None]:
         """Insert at the start of the entry block, where allocas can be promoted to registers."""
         with ir.InsertionPoint.at_block_begin(self._entry):
             yield
 
     # ---- building the function -------------------------------------------------------
 
-    def mark_fresh(self, value):
+    def mark_fresh(self, value: Value) -> Value:
         """*value* comes with a reference of its own (a new array, a device function's result):
         the variable it is assigned to takes no other."""
         self._fresh = value
         return value
 
-    def is_fresh(self, value):
+    def is_fresh(self, value: Value) -> bool:
         return value is not None and value is self._fresh
 
-    def lower(self):
+    def lower(self) -> Any:
         """Emit the function into the module's gpu.module; returns the function op."""
         if self.kind == "device":
             returned_arrays.check(self.typed, self.refcounting)
@@ -536,7 +573,7 @@ class MLIRLower(BuilderAPI):
 
     # ---- aggregates ------------------------------------------------------------------
 
-    def make_struct(self, ty, values):
+    def make_struct(self, ty: NumbaType, values: Sequence[Value]) -> Value:
         if getattr(self.dmm.lookup(ty), "held_apart", False):
             return tuple(values)
         struct = self.poison(self.get_mlir_type(ty))
@@ -545,7 +582,7 @@ class MLIRLower(BuilderAPI):
                 struct = llvm.insertvalue(struct, value, ir.DenseI64ArrayAttr.get([i]))
         return struct
 
-    def extract(self, struct, ty, index):
+    def extract(self, struct: Value, ty: NumbaType, index: int) -> Value:
         model = self.dmm.lookup(ty)
         member_type = model.member_types()[index]
         if not self.has_value(member_type):
@@ -636,3 +673,12 @@ def _zero_or_poison(lower, mlir_type):
     if isinstance(mlir_type, (ir.IntegerType, ir.FloatType)) or str(mlir_type).startswith("!llvm."):
         return llvm.mlir_zero(mlir_type)
     return lower.poison(mlir_type)  # memrefs have no zero value
+
+
+if TYPE_CHECKING:
+
+    def _rules_get_an_mlir_lower(lower: MLIRLower) -> Lower:
+        """What the type checker holds together: every rule is given an MLIRLower as its
+        ``lower``, so MLIRLower (with BuilderAPI mixed in) implements the builder protocol,
+        ``operations._builder.Lower``, method for method."""
+        return lower

@@ -12,6 +12,8 @@ operation module loads neither numba nor MLIR; modules whose name starts with ``
 helpers the operation modules share.
 """
 
+from __future__ import annotations
+
 import importlib
 import os
 import sys
@@ -58,7 +60,7 @@ def discover(package, path):
     return modules
 
 
-_listed = {}  # folder -> (its modification time, the module names in it)
+_listed: dict[str, tuple[int, set[str]]] = {}  # folder -> (its modification time, the module names in it)
 
 
 def _module_names(path):
@@ -108,7 +110,7 @@ def declarations():
     return list(_declarations)
 
 
-_stubs = {}  # full name ("shared.array") -> stub, for the declarations seen so far
+_stubs: dict[str, Stub] = {}  # full name ("shared.array") -> stub, for the declarations seen so far
 _stubs_seen = 0
 
 

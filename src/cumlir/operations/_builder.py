@@ -3,7 +3,7 @@
 Every rule of an operation module receives the builder lowering one function as its first
 argument, ``lower``. This protocol is all a rule may use of it; ``MLIRLower``
 (``lowering/function.py`` with ``lowering/builder_api.py``) implements it, and the type
-checker holds the two together (``lowering/builder_api.py`` states that it does).
+checker holds the two together (``lowering/function.py`` states that it does).
 MLIR values and types and numba types are named in annotations only, so importing this
 module loads neither.
 """
@@ -21,6 +21,11 @@ if TYPE_CHECKING:
     from numba.core import types
     from numba.core.typing.templates import Signature
 
+    from ..linkable import LinkItem
+    from ..options import Options
+
+    # a numba value while it is lowered: an MLIR value; None (lowering.function.NO_VALUE) for a type
+    # with no runtime representation, a tuple of MLIR values for an aggregate held apart (models.py)
     Value: TypeAlias = ir.Value
     MLIRType: TypeAlias = ir.Type
     NumbaType: TypeAlias = types.Type
@@ -33,11 +38,11 @@ class ModuleBuilder(Protocol):
 
     cooperative: bool
 
-    def add_link_items(self, items: Sequence[object]) -> None: ...
+    def add_link_items(self, items: Sequence[LinkItem]) -> None: ...
 
-    def constant_array(self, data: Any, memref_type: MLIRType) -> str: ...
+    def constant_array(self, data: Any, memref_type: MLIRType) -> str: ...  # its symbol
 
-    def string_constant(self, text: str) -> Value: ...
+    def string_constant(self, text: str) -> str: ...  # its symbol
 
     def declare_function(self, name: str, arg_types: Sequence[MLIRType], result_types: Sequence[MLIRType]) -> str: ...
 
@@ -46,13 +51,15 @@ class Lower(Protocol):
     """The builder of one function, as a rule ``rule(lower, sig, args)`` sees it."""
 
     dmm: Any  # models.DataModelManager: the data model of each numba type
-    module: ModuleBuilder
     typing_context: Any
     loc: Any  # numba's source location of the statement being lowered
     symbol: str
 
     @property
-    def options(self) -> Any: ...  # options.Options
+    def module(self) -> ModuleBuilder: ...  # read-only: a rule changes the module, never which one it is
+
+    @property
+    def options(self) -> Options: ...
 
     def get_mlir_type(self, numba_type: NumbaType) -> MLIRType: ...
 
@@ -102,6 +109,9 @@ class Lower(Protocol):
 
     @property
     def mlir_gpu_module(self) -> Any: ...  # the gpu.module op
+
+    @property
+    def target_context(self) -> Any: ...  # the ``context`` argument of extensions' callbacks (extending.py)
 
 
 # the shapes of the rules the records of _api.py hold

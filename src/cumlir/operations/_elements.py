@@ -5,6 +5,10 @@ Shared by the array rules (arrays.py), views (arrayviews.py), assignment to view
 (fill.py), iteration (iterators.py), atomics and the builder's ``element_pointer``.
 """
 
+from __future__ import annotations
+
+from collections.abc import Callable
+
 from ._api import nvvm_ops
 from ._modules import arith, errors, ir, llvm, memref, nvvm, scf, types
 
@@ -95,7 +99,7 @@ def element_pointer(lower, array_type, array, index_type, index):
 # element types whose elements are not a plain load and store: the name of a type class in
 # cumlir.types -> (load, store) with load(lower, dtype, target, indices) and
 # store(lower, dtype, value, target, indices)
-ELEMENT_ACCESS = {}
+ELEMENT_ACCESS: dict[str, tuple[Callable[..., object], Callable[..., None]]] = {}
 
 
 def _element_access(dtype):

@@ -10,7 +10,11 @@ the memref's allocated pointer is the MemInfo, its aligned pointer the data
 (lowering/refcount.py, docs/nrt.md). With NRT off these are refused at their line.
 """
 
+from __future__ import annotations
+
 import inspect
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -82,7 +86,7 @@ def _result(name, bound):
     return _arange_type(args["start"], args.get("stop"), args.get("step"), args.get("dtype"))
 
 
-_CONSTRUCTORS = {
+_CONSTRUCTORS: dict[Callable[..., Any], tuple[str, Callable[..., None]]] = {
     np.empty: ("empty", _empty),
     np.zeros: ("zeros", _empty),
     np.ones: ("ones", _empty),

@@ -10,10 +10,14 @@ compute in float32 and round back. Integer arguments were already converted to t
 signature's float type by the cast rules.
 """
 
+from __future__ import annotations
+
 import math
 import sys
+from collections.abc import Callable
+from typing import Any
 
-from . import declare
+from . import Operation, declare
 from ._modules import arith, ir, llvm, mlir_math, templates, types
 
 # ---- typing -------------------------------------------------------------------------------
@@ -56,12 +60,18 @@ _TYPING = {
     "modf": "modf",
 }
 
+
+def _cases(kind: str, name: str) -> Callable[[], list[Any]]:
+    """The cases of the math function *name*, made when numba asks for them."""
+    return lambda: _signatures(kind, name)
+
+
 # the declarations of each math function, by name
-functions = {}
+functions: dict[str, Operation] = {}
 for _kind, _names in _TYPING.items():
     for _name in _names.split():
         functions[_name] = declare(getattr(math, _name), f"math.{_name}")
-        functions[_name].cases(lambda kind=_kind, name=_name: _signatures(kind, name))
+        functions[_name].cases(_cases(_kind, _name))
 
 
 def _lower(fn, *patterns):

@@ -11,6 +11,8 @@ all view one zero-length external global, which PTX places in the launch's
 dynamic shared memory (``extern __shared__`` in CUDA C++).
 """
 
+from __future__ import annotations
+
 import math
 import weakref
 
@@ -121,7 +123,7 @@ def _const_array_like_type(ndarray):
 # ---- lowering -------------------------------------------------------------------------------
 
 # static shared bytes allocated so far by each function of each module being built
-_static_shared = weakref.WeakKeyDictionary()
+_static_shared: weakref.WeakKeyDictionary[object, dict[str, int]] = weakref.WeakKeyDictionary()
 
 
 def _i64_attr(value):

@@ -18,8 +18,11 @@ record one pointer; a tuple its members' parameters. Each parameter occupies an
 8-byte slot of one buffer.
 """
 
+from __future__ import annotations
+
 import ctypes
 import struct
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -31,6 +34,9 @@ from .layout import array_layout, cai_dtype, contiguous_strides, element_strides
 from .plain_types import PlainArray, PlainNumber
 from . import readers
 from .readers import device_of
+
+if TYPE_CHECKING:
+    from numba.core import types
 
 SLOT = 8
 
@@ -50,7 +56,8 @@ def _array_type(dtype, shape, strides, readonly, index):
     return types.Array(element, len(shape), layout, readonly=readonly)
 
 
-_HOST_TYPES = {}  # (dtype, ndim, C and F contiguity, writeable) -> the Numba type of such NumPy arrays
+# (dtype, ndim, C and F contiguity, writeable) -> the Numba type of such NumPy arrays
+_HOST_TYPES: dict[tuple[np.dtype, int, bool, bool, bool], types.Array] = {}
 
 
 def _host_array_type(value, index):

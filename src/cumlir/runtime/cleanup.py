@@ -2,6 +2,8 @@
 block ends: a free (cuMemFree, cuMemFreeHost) can synchronize the device, which the
 block keeps out of code that must stay asynchronous."""
 
+from __future__ import annotations
+
 import contextlib
 import threading
 
@@ -9,7 +11,7 @@ from . import driver as drv
 
 _lock = threading.Lock()
 _depth = 0
-_pending = []  # (driver function name, handle) freed when the outermost block ends
+_pending: list[tuple[str, object]] = []  # (driver function name, handle) freed when the outermost block ends
 
 
 def release(function, handle):

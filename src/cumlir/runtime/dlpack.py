@@ -8,6 +8,8 @@ calls the tensor's deleter when it no longer needs the memory. A capsule that is
 never consumed calls the deleter itself when it is destroyed.
 """
 
+from __future__ import annotations
+
 import ctypes
 
 import numpy as np
@@ -139,7 +141,7 @@ _api.PyCapsule_SetName.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
 _NAME_BUFFERS = {name: ctypes.create_string_buffer(name) for name in (*_USED, *_USED.values())}
 
 # what an exported tensor keeps alive, by the address of its managed struct; the deleter drops it
-_exported = {}
+_exported: dict[int, tuple[object, ...]] = {}
 
 
 def _release(address):

@@ -1,8 +1,11 @@
 """The CUDA driver (loaded on first use, errors turned into CudaDriverError), the devices,
 and their primary contexts: the one current on a thread is where kernels run."""
 
+from __future__ import annotations
+
 import collections
 import threading
+from collections.abc import Callable
 
 _lock = threading.RLock()  # current_context() initialises the driver while holding it
 _driver = None
@@ -56,7 +59,7 @@ def _describe(cu, err):
 # Errors a kernel leaves in its context (a trap, a bad address): reported by whatever call
 # comes next, so functions here may add what is known of the kernels that ran (error_hints)
 KERNEL_FAULTS = frozenset((700, 710, 715, 719))  # illegal address, assert, illegal instruction, launch failed
-error_hints = []  # functions of a CUresult code giving a sentence, or None
+error_hints: list[Callable[[int], str | None]] = []  # functions of a CUresult code giving a sentence, or None
 
 
 def check(call, result):
@@ -194,9 +197,9 @@ class Context:
             check("cuCtxSetCurrent", cu.cuCtxSetCurrent(self.handle))
 
 
-_devices = {}  # ordinal -> Device
-_contexts = {}  # device ordinal -> its primary Context
-_by_handle = {}  # int(CUcontext) -> Context
+_devices: dict[int, Device] = {}  # ordinal -> Device
+_contexts: dict[int, Context] = {}  # device ordinal -> its primary Context
+_by_handle: dict[int, Context] = {}  # int(CUcontext) -> Context
 
 
 def device_count():

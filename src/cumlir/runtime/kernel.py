@@ -1,10 +1,22 @@
 """A compiled kernel loaded into a context, and its launch."""
 
+from __future__ import annotations
+
 import ctypes
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
 
 from . import driver as drv
 from . import nrt_stats
+
+if TYPE_CHECKING:
+    from numba.core import types
+
+    from ..options import Options
+    from ..raise_sites import RaiseSite
+    from .arguments import ArgumentPacker
+    from .launch import LaunchConfiguration
 
 
 class KernelRuntimeError(RuntimeError):
@@ -12,7 +24,9 @@ class KernelRuntimeError(RuntimeError):
     and its block's *ctaid*. (With debug=True cumlir, like Numba-CUDA, raises the device's
     exception class itself, its message naming the thread.)"""
 
-    def __init__(self, msg, tid=None, ctaid=None):
+    def __init__(
+        self, msg: str, tid: tuple[int, int, int] | None = None, ctaid: tuple[int, int, int] | None = None
+    ) -> None:
         self.msg, self.tid, self.ctaid = msg, tid, ctaid
         super().__init__(f"An exception was raised in thread={tid} block={ctaid}\n\t{msg}")
 
@@ -22,11 +36,37 @@ class LaunchRecord:
     """What launching a loaded kernel takes, for launchers outside this module (the
     dispatcher's, runtime/fastpack.py's routes): made once when the kernel is loaded."""
 
-    function: object  # the CUfunction
-    context: object  # the driver.Context the kernel is loaded in
-    shared: "SharedMemoryLimits"  # its static shared memory and the dynamic bytes it may be launched with
-    raise_sites: list  # debug mode: what each device exception code means (empty: it reports none)
-    packer: object  # the arguments.ArgumentPacker of its parameters
+    function: Any  # the CUfunction
+    context: drv.Context  # the context the kernel is loaded in
+    shared: SharedMemoryLimits  # its static shared memory and the dynamic bytes it may be launched with
+    raise_sites: Sequence[RaiseSite]  # debug mode: what each device exception code means (empty: it reports none)
+    packer: ArgumentPacker  # of its parameters
+
+
+class CompiledKernel(Protocol):
+    """What loading a kernel reads of the compiler's artefact: a ``compiler.Compilation`` run up
+    to ``cubin``, or a ``cache.CachedKernel`` read from the disk cache."""
+
+    @property
+    def cubin(self) -> bytes: ...
+
+    @property
+    def symbol(self) -> str: ...
+
+    @property
+    def argtypes(self) -> Sequence[types.Type]: ...
+
+    @property
+    def raise_sites(self) -> Sequence[RaiseSite]: ...
+
+    @property
+    def exception_global(self) -> str | None: ...
+
+    @property
+    def options(self) -> Options: ...
+
+    @property
+    def cooperative(self) -> bool: ...
 
 
 class LoadedKernel:
@@ -36,7 +76,9 @@ class LoadedKernel:
     in debug mode, what each device exception code means) and never compiles. What other
     launchers need of it is its ``record`` (a LaunchRecord)."""
 
-    def __init__(self, context, compiled):
+    uses_runtime: bool  # it links the device runtime (set by nrt_stats.register)
+
+    def __init__(self, context: drv.Context, compiled: CompiledKernel) -> None:
         from .arguments import ArgumentPacker
 
         cu = drv.driver()
@@ -54,22 +96,23 @@ class LoadedKernel:
         self._context = context
         self.record = LaunchRecord(self._function, context, self._shared, self._raise_sites, self._packer)
         self.cooperative = compiled.cooperative  # it synchronizes the grid
-        self._resident = {}  # (threads per block, dynamic shared bytes) -> blocks resident at once
+        # (threads per block, dynamic shared bytes) -> blocks resident at once
+        self._resident: dict[tuple[int, int], int] = {}
         nrt_stats.register(self, context, self._module)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<cumlir loaded kernel {self.name}>"
 
-    def attribute(self, attr):
+    def attribute(self, attr: Any) -> int:
         """A CU_FUNC_ATTRIBUTE_* value of the loaded kernel (registers, shared bytes ...)."""
         cu = drv.driver()
         return drv.check("cuFuncGetAttribute", cu.cuFuncGetAttribute(attr, self._function))
 
-    def function_attribute(self, name):
+    def function_attribute(self, name: str) -> int:
         """The CU_FUNC_ATTRIBUTE_* value named *name* (e.g. "CU_FUNC_ATTRIBUTE_NUM_REGS")."""
         return self.attribute(getattr(drv.driver().CUfunction_attribute, name))
 
-    def max_cooperative_grid_blocks(self, blockdim, dynsmem=0):
+    def max_cooperative_grid_blocks(self, blockdim: int | Sequence[int], dynsmem: int = 0) -> int:
         """How many blocks of *blockdim* threads (an int or a tuple) with *dynsmem* bytes of
         dynamic shared memory can be resident at once: the most a cooperative launch may have."""
         threads = _threads(blockdim)
@@ -85,7 +128,7 @@ class LoadedKernel:
             blocks = self._resident[key] = per_sm * sms
         return blocks
 
-    def max_potential_block_size(self, dynsmem=0):
+    def max_potential_block_size(self, dynsmem: int = 0) -> int:
         """The block size the driver suggests for the most resident threads (``forall``)."""
         cu = drv.driver()
         _, size = drv.check(
@@ -93,7 +136,7 @@ class LoadedKernel:
         )
         return size
 
-    def launch(self, args, config):
+    def launch(self, args: Sequence[object], config: LaunchConfiguration) -> None:
         from .arguments import HostArrayStaging
 
         context = drv.current_context()
@@ -160,7 +203,11 @@ class SharedMemoryLimits:
     Above 48 KiB a kernel must opt in to more dynamic shared memory (up to the device's
     opt-in maximum) before it is launched with it; the opt-in is done once, when asked for."""
 
-    def __init__(self, context, function):
+    static: int  # bytes of static shared memory
+    dynamic_allowed: int  # the dynamic shared bytes it may be launched with now
+    device_limit: int  # the device's opt-in maximum of shared bytes per block
+
+    def __init__(self, context: drv.Context, function: Any) -> None:
         cu = drv.driver()
         attr = cu.CUfunction_attribute
         self._function = function
@@ -170,7 +217,7 @@ class SharedMemoryLimits:
         )
         self.device_limit = context.attribute(cu.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)
 
-    def allow_dynamic(self, nbytes):
+    def allow_dynamic(self, nbytes: int) -> None:
         if self.static + nbytes > self.device_limit:
             raise ValueError(
                 f"the kernel uses {self.static} bytes of static shared memory and was launched with {nbytes} bytes "
@@ -183,7 +230,7 @@ class SharedMemoryLimits:
         self.dynamic_allowed = nbytes
 
 
-def _threads(blockdim):
+def _threads(blockdim: int | Sequence[int]) -> int:
     if isinstance(blockdim, int):
         return blockdim
     threads = 1

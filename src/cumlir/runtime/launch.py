@@ -1,14 +1,22 @@
 """``kernel[grid, block, stream, dynamic_shared_bytes](*args)``: the configuration, checked
 when written and against the device it is launched on."""
 
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
 from .streams import check_stream_context, stream_handle
 
+if TYPE_CHECKING:
+    from .driver import Context
 
-def _dim3(value, what):
+
+def _dim3(value: object, what: str) -> tuple[int, ...]:
     if isinstance(value, bool):
         raise TypeError(f"the {what} must be an int or a tuple of 1 to 3 ints, not a bool")
     if isinstance(value, int) or hasattr(value, "__index__") and not isinstance(value, (tuple, list)):
-        dims = (int(value.__index__()),)
+        dims: tuple[int, ...] = (int(value.__index__()),)
     elif isinstance(value, (tuple, list)) and 1 <= len(value) <= 3:
         try:
             dims = tuple(int(v.__index__()) for v in value)
@@ -24,7 +32,7 @@ def _dim3(value, what):
 class LaunchConfiguration:
     """The parts of ``kernel[grid, block, stream, dynamic_shared_bytes]``, checked."""
 
-    def __init__(self, config):
+    def __init__(self, config: object) -> None:
         if not isinstance(config, tuple) or not 2 <= len(config) <= 4:
             raise TypeError(
                 "a launch configuration is [blocks, threads], [blocks, threads, stream] or "
@@ -38,18 +46,18 @@ class LaunchConfiguration:
             raise TypeError(f"dynamic shared memory must be a non-negative int of bytes, got {sharedmem!r}")
         self.sharedmem = sharedmem
 
-    def geometry(self):
+    def geometry(self) -> tuple[int, ...]:
         """The grid, block and dynamic shared memory as cuLaunchKernel takes them."""
         return (*self.griddim, *self.blockdim, self.sharedmem)
 
-    def check(self, context):
+    def check(self, context: Context) -> None:
         """Refuse, before a launch in *context*, a block or grid beyond the device's limits
         and a stream of another context."""
         check_dimensions(context, self.griddim, self.blockdim)
         check_stream_context(self.stream, context)
 
 
-def check_dimensions(context, griddim, blockdim):
+def check_dimensions(context: Context, griddim: Sequence[int], blockdim: Sequence[int]) -> None:
     threads = blockdim[0] * blockdim[1] * blockdim[2]
     if threads > context.max_threads_per_block:
         raise ValueError(

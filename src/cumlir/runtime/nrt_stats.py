@@ -5,16 +5,27 @@ Every loaded kernel module that links the runtime holds its own counters (the ru
 over the modules of one context.
 """
 
+from __future__ import annotations
+
 import ctypes
 import weakref
-from collections import namedtuple
+from typing import NamedTuple
 
 from ..nrt import STATS_FIELDS, STATS_GLOBAL
 from . import driver as drv
 
-NRTStats = namedtuple("NRTStats", STATS_FIELDS)
-_modules = weakref.WeakKeyDictionary()  # loaded kernel -> (context, device pointer of the counters)
-_last_launched = []  # the name of the last kernel launched that links the runtime
+
+class NRTStats(NamedTuple):
+    """The runtime's counters, in the order of its global's words (``nrt.STATS_FIELDS``)."""
+
+    alloc: int
+    free: int
+    mi_alloc: int
+    mi_free: int
+
+
+_modules: weakref.WeakKeyDictionary[object, tuple[drv.Context, object]] = weakref.WeakKeyDictionary()
+_last_launched: list[str] = []  # the name of the last kernel launched that links the runtime
 
 
 def register(kernel, context, module):

@@ -9,6 +9,8 @@ compiled. Any other argument (tuples, records, vectors, pointers) has no plain t
 launch types it with numba.
 """
 
+from __future__ import annotations
+
 import numpy as np
 
 from .arg_hints import ArgHint
@@ -74,7 +76,7 @@ class PlainArray(PlainType):
 
 
 _NUMBER_TYPES = {dtype: PlainNumber(dtype) for dtype in _NUMBERS}
-_ARRAY_TYPES = {}  # (dtype, ndim, layout, readonly) -> PlainArray
+_ARRAY_TYPES: dict[tuple[np.dtype, int, str, bool], PlainArray] = {}  # (dtype, ndim, layout, readonly) -> PlainArray
 
 
 def _array(dtype, shape, strides, readonly):

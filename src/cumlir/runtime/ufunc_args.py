@@ -2,6 +2,8 @@
 a scalar), NumPy broadcasting, and device views that repeat an operand along broadcast axes
 (stride 0), so that kernels read every operand in place, whatever its strides."""
 
+from __future__ import annotations
+
 from dataclasses import dataclass
 
 import numpy as np
@@ -55,7 +57,7 @@ def direct_type(cls):
     return known
 
 
-_DIRECT_TYPES = {}
+_DIRECT_TYPES: dict[type, bool] = {}
 
 
 def broadcast_shape(shapes, what="operands"):

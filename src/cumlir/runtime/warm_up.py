@@ -3,11 +3,13 @@ another thread at the first launch: the driver (cuInit, and the primary context 
 machine's only GPU) and the nvJitLink library. Both then load while numba types the
 arguments, MLIR is imported and the kernel compiles, instead of one after the other."""
 
+from __future__ import annotations
+
 import threading
 
 from . import driver as drv
 
-_started = []  # the warming thread, once started
+_started: list[threading.Thread] = []  # the warming thread, once started
 _lock = threading.Lock()
 
 

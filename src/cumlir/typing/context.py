@@ -1,7 +1,11 @@
 """The typing context for the CUDA target: numba's builtins plus cumlir's declarations."""
 
+from __future__ import annotations
+
 import operator
+from collections.abc import Callable
 from types import BuiltinFunctionType, ModuleType
+from typing import Any, ClassVar
 
 from numba.core import types
 from numba.core.dispatcher import Dispatcher as CPUDispatcher
@@ -35,9 +39,9 @@ _PURE_OPERATORS = frozenset(
 class CUDATypingContext(BaseContext):
     # How a numba CPU dispatcher (an @njit function) called from device code becomes a device
     # function: set by typing.frontend, which holds the device dispatchers and builds on this module
-    device_dispatcher_of = None
+    device_dispatcher_of: ClassVar[Callable[[CPUDispatcher], Any] | None] = None
     # How an operations.Implementation called from another becomes a device function: the same
-    implementation_dispatcher = None
+    implementation_dispatcher: ClassVar[Callable[[Implementation], Any] | None] = None
 
     def init(self):
         self._named_stubs = set()  # the called stubs whose types this context holds
@@ -114,8 +118,8 @@ class CUDATypingContext(BaseContext):
         self._value_types = {}
         super().refresh()
 
-    _scalar_operators = {}
-    _value_types = {}
+    _scalar_operators: dict[tuple[Any, tuple[types.Type, ...]], Any] = {}  # -> its Signature, or None
+    _value_types: dict[object, types.Type] = {}
 
     def load_additional_registries(self):
         # every operation module fills the registry

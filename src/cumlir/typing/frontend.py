@@ -11,11 +11,14 @@ dispatchers (``@numba.njit`` functions) called from device code and the Python
 helpers of lowering rules are all DeviceDispatchers.
 """
 
+from __future__ import annotations
+
 import contextlib
 import inspect
 import io
 import weakref
 from dataclasses import dataclass, field
+from types import FunctionType
 
 from numba.core import (
     bytecode,
@@ -28,7 +31,7 @@ from numba.core import (
 )
 from numba.core import ir as numba_ir
 from numba.core import typing as numba_typing
-from numba.core.typing.templates import fold_arguments, signature
+from numba.core.typing.templates import Signature, fold_arguments, signature
 
 from ..options import Options
 from .context import CUDATypingContext, typing_context
@@ -40,19 +43,19 @@ from .target import CumlirTarget, TargetInfo, target_override
 class TypedFunction:
     """The frontend's result: a function's Numba IR with a type for every variable."""
 
-    pyfunc: object
-    func_ir: object
-    args: tuple
-    return_type: object
-    typemap: dict
-    calltypes: dict
+    pyfunc: FunctionType
+    func_ir: numba_ir.FunctionIR
+    args: tuple[types.Type, ...]
+    return_type: types.Type
+    typemap: dict[str, types.Type]
+    calltypes: dict[numba_ir.Inst, Signature]
     name: str = field(default="")
 
     @property
-    def signature(self):
+    def signature(self) -> Signature:
         return signature(self.return_type, *self.args)
 
-    def dump(self):
+    def dump(self) -> str:
         """The typed IR as text: each statement, then each variable's type."""
         out = io.StringIO()
         with contextlib.redirect_stdout(out):
@@ -247,7 +250,7 @@ target_extension.jit_registry[CumlirTarget] = _jit_for_overloads
 
 
 # numba CPU dispatcher -> the DeviceDispatcher compiling its Python function for the device
-_CPU_FUNCTIONS = weakref.WeakKeyDictionary()
+_CPU_FUNCTIONS: weakref.WeakKeyDictionary[object, DeviceDispatcher] = weakref.WeakKeyDictionary()
 
 
 def device_dispatcher_of(cpu_dispatcher):
@@ -276,7 +279,7 @@ def _device_options(targetoptions):
 
 # the Python implementations operations' rules compile (operations.Implementation, or a plain
 # function given to lower.call_python) -> the DeviceDispatcher compiling each
-_IMPLEMENTATIONS = {}
+_IMPLEMENTATIONS: dict[object, DeviceDispatcher] = {}
 
 
 def implementation_dispatcher(implementation):

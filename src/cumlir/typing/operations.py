@@ -4,6 +4,8 @@ generic function an AbstractTemplate, an attribute's typer an AttributeTemplate,
 every stub that is read rather than called (``cuda.shared``, ``threadIdx``) the one numba
 type :class:`StubNamespace`."""
 
+from __future__ import annotations
+
 from numba.core import types, utils
 from numba.core.typing.templates import (
     AbstractTemplate,
@@ -33,7 +35,7 @@ class StubNamespace(types.Dummy):
         return self.stub.__name__
 
 
-_types = {}  # declaration -> its numba type
+_types: dict[operations.Operation | operations.Attribute, types.Type] = {}  # declaration -> its numba type
 _installed = 0  # how many of operations.declarations() are installed
 
 
@@ -122,7 +124,7 @@ def install():
     _installed = len(declarations)
 
 
-_when_named = {}  # called stub -> its numba type, None until first looked up
+_when_named: dict[operations.Stub, types.Type | None] = {}  # called stub -> its numba type, None until first looked up
 
 
 def _called_stub(decl):

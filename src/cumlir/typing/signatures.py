@@ -1,5 +1,9 @@
 """Signatures given by users: parsing, and which compiled signature accepts which arguments."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from numba.core import sigutils, types
 from numba.core.typing.templates import Signature
 
@@ -8,8 +12,15 @@ from ..operations.vectors import constructors
 from ..types import VectorType, matches_record, vector_types
 from .context import typing_context
 
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import TypeAlias
 
-def parse_signature(sig):
+    # a signature as users give it: "void(float32[:], int64)", a numba Signature, a type or a sequence of types
+    SignatureLike: TypeAlias = "str | Signature | types.Type | Sequence[types.Type]"
+
+
+def parse_signature(sig: SignatureLike) -> tuple[tuple[types.Type, ...], types.Type | None]:
     """(argument types, return type or None) from "void(float32[:], int64)", a Signature or types."""
     if isinstance(sig, (list, tuple)) and all(isinstance(t, types.Type) for t in sig):
         return tuple(sig), None

@@ -17,8 +17,8 @@ class CumlirTarget(_te.GPU):
 
 if TARGET_NAME not in _te.target_registry:
     _te.target_registry[TARGET_NAME] = CumlirTarget
-else:  # a reload of this module: keep the class numba already knows
-    CumlirTarget = _te.target_registry[TARGET_NAME]  # noqa: F811
+else:  # a reload of this module: keep the class numba already knows (its registry refuses another)
+    CumlirTarget = _te.target_registry[TARGET_NAME]  # type: ignore[misc]  # noqa: F811
 
 
 class TargetInfo:

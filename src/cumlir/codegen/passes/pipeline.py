@@ -10,6 +10,8 @@ Each transforms the module in place; the order is the compiler's (compiler.py), 
 then lets the code generator prepare the module (``Backend.prepare``) and make its code.
 """
 
+from __future__ import annotations
+
 from mlir import ir, passmanager
 from mlir.dialects import llvm
 
@@ -34,7 +36,7 @@ LOOPS_TO_BLOCKS = "builtin.module(gpu.module(convert-scf-to-cf))"
 
 NVPTX_DATA_LAYOUT = "e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64"
 
-_pass_managers = {}
+_pass_managers: dict[str, passmanager.PassManager] = {}
 
 
 def pass_manager(pipeline):
