@@ -13,8 +13,8 @@ def add(a, b):
 
 
 def main(n=2**28):
-    import cupy as cp
     import cuda.compute
+    import cupy as cp
     from cuda.compute import OpKind
 
     from cumlir.interop.cccl import raw_op
@@ -25,7 +25,7 @@ def main(n=2**28):
     for label, op in (("cumlir LTO-IR add", raw_op(add, [np.int32, np.int32])), ("OpKind.PLUS", OpKind.PLUS)):
         out = cp.zeros(1, np.int32)
         reducer = cuda.compute.make_reduce_into(d_in=d_in, d_out=out, op=op, h_init=init)
-        arguments = dict(d_in=d_in, d_out=out, num_items=n, op=op, h_init=init)
+        arguments = {"d_in": d_in, "d_out": out, "num_items": n, "op": op, "h_init": init}
         scratch = cp.empty(reducer(temp_storage=None, **arguments), np.uint8)
 
         def run():

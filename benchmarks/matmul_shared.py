@@ -11,9 +11,8 @@ import sys
 
 import numpy as np
 
-from cumlir import cuda
-
 from benchmarks.kernels import matmul as suite_matmul
+from cumlir import cuda
 
 TILE = suite_matmul.TILE
 SIZES = (2048, 4096)

@@ -9,7 +9,6 @@ each the median wall time of calls synchronized one by one, the libraries taking
     source .gpu/prelude.sh && python3 benchmarks/ufunc.py
 """
 
-import numpy as np
 from timing import interleaved_ms, median_ms, numba_cuda
 
 N = 2**28

@@ -12,8 +12,8 @@ def checked_add(a, b):
 
 
 def main():
-    import cupy as cp
     import cuda.compute
+    import cupy as cp
 
     from cumlir.interop.cccl import raw_op
 

@@ -142,7 +142,7 @@ class Kernel:
     def __call__(self, *args):
         global _current
         params = []
-        for value, ty in zip(args, self.argtypes):
+        for value in args:
             params += _array_params(value) if isinstance(value, np.ndarray) else [int(value)]
         function = ctypes.CFUNCTYPE(None, *[ctypes.c_int64] * len(params))(self._address)
         runtime = _current = Runtime()

@@ -39,10 +39,10 @@ def numba_type(name):
 
 def result_signature(op, left, right):
     """Numba's typing of ``left <op> right`` for the named scalar types."""
+    from numba.core.errors import TypingError
+
     from cumlir.typing.context import typing_context
     from cumlir.typing.target import target_override
-
-    from numba.core.errors import TypingError
 
     ctx = typing_context()
     with target_override():

@@ -118,8 +118,7 @@ def test_unsupported_python_is_named_with_its_line(kernel, message):
 
 
 def _counting_generator(n):
-    for i in range(n):
-        yield i
+    yield from range(n)
 
 
 def test_generator_is_refused_with_its_line():

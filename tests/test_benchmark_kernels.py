@@ -101,10 +101,9 @@ class _DeviceFloat32:
 def test_float4_view_is_launched_as_the_declared_float4_array():
     import struct
 
+    from benchmarks.kernels import copy_float4
     from cumlir.runtime import arguments
     from cumlir.typing.signatures import accepts, parse_signature
-
-    from benchmarks.kernels import copy_float4
 
     declared, _ = parse_signature(copy_float4.KERNELS[0][1])
     views = [copy_float4.Float4View(_DeviceFloat32(address, 4 * 1000)) for address in (0x10000, 0x20000)]

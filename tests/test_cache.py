@@ -407,7 +407,7 @@ def _write_repeatedly(path, writer, rounds):
     every entry read meanwhile must be whole. Returns how many reads found one."""
     key = {"k": 1}
     whole = 0
-    for r in range(rounds):
+    for _ in range(rounds):
         try:
             os.remove(path)
         except FileNotFoundError:

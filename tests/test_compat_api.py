@@ -322,8 +322,9 @@ def test_device_function_dispatcher_interface():
 
 
 def test_types_module_is_cumlirs():
-    import cumlir.types
     from numba.core import types
+
+    import cumlir.types
 
     assert cuda.types is cumlir.types
     assert cuda.types.float32 is types.float32 and cuda.types.Array is types.Array

@@ -9,8 +9,8 @@ from numba.core import types
 from numba.core.errors import TypingError
 
 from cumlir import cuda, linking
-from cumlir.linkable import LTOIR, Archive, Cubin, CUSource, Fatbin, LinkableCode, Object, PTXSource
 from cumlir.codegen import targets
+from cumlir.linkable import LTOIR, Archive, Cubin, CUSource, Fatbin, LinkableCode, Object, PTXSource
 
 from . import support
 from .cases import foreign_operators

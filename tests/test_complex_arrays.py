@@ -5,7 +5,6 @@ against NumPy)."""
 
 import numpy as np
 import pytest
-
 from numba import complex64, complex128
 
 from cumlir import cuda

@@ -10,7 +10,15 @@ import pytest
 from cumlir import cuda
 
 from . import support
-from .cases.loop_kernels import branchy, constant_trips, grid_stride_copy, grid_stride_sum, row_scale, row_sums, shared_histogram
+from .cases.loop_kernels import (
+    branchy,
+    constant_trips,
+    grid_stride_copy,
+    grid_stride_sum,
+    row_scale,
+    row_sums,
+    shared_histogram,
+)
 
 
 def _most_loads_in_one_block(ptx):

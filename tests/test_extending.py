@@ -11,7 +11,8 @@ from cumlir import cuda, extending, types
 from cumlir.codegen import targets
 
 from . import support
-from .cases import extending_docs, extension_kernels as ek
+from .cases import extending_docs
+from .cases import extension_kernels as ek
 
 ARCHS = [(8, 0), (9, 0)]
 F32 = types.float32[::1]

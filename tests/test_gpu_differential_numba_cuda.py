@@ -15,7 +15,6 @@ numba-cuda does not compile (``max(uint8, bool)``) are skipped."""
 
 import numpy as np
 import pytest
-
 from numba.core.errors import TypingError
 
 from cumlir import cuda

@@ -4,8 +4,6 @@ decorator, compared with NumPy."""
 import numpy as np
 import pytest
 
-from cumlir import cuda
-
 from .cases import extension_kernels as ek
 from .support import poisoned
 

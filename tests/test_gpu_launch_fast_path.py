@@ -223,7 +223,7 @@ def test_numpy_arrays_between_fast_launches(rng):
 def test_scalars_and_tuples(rng):
     ints = [int(v) for v in rng.integers(-1000, 1000, 8)]
     floats = [float(v) for v in rng.standard_normal(8)]
-    for round_ in range(3):
+    for _ in range(3):
         out = cuda.to_device(poisoned(2, np.float64))
         many_scalars[1, 1](out, *ints, *floats)
         got = out.copy_to_host()

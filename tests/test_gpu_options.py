@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from cumlir import cuda
+from cumlir.runtime.driver import CudaDriverError
 
 pytestmark = pytest.mark.gpu
 
@@ -60,7 +61,7 @@ def test_max_registers_limits_the_loaded_kernel(rng):
 def test_launch_bounds_limit_the_block(rng):
     kernel = _run(cuda.jit(launch_bounds=128)(_fma), rng)
     assert _attribute(kernel, "CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK") == 128
-    with pytest.raises(Exception):
+    with pytest.raises(CudaDriverError):  # the driver refuses the launch
         _run(kernel, rng, threads=256)
 
 

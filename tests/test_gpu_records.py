@@ -6,8 +6,8 @@ import pytest
 
 from cumlir import cuda
 
-from .cases import record_kernels as R
 from . import support
+from .cases import record_kernels as R
 
 pytestmark = pytest.mark.gpu
 

@@ -5,8 +5,8 @@ must write exactly the bytes the general packer writes for the same values, with
 typing the arguments again; anything else must go the general way with its checks."""
 
 import collections
-import itertools
 import ctypes
+import itertools
 import os
 import subprocess
 import sys

@@ -13,8 +13,8 @@ from numba.core.errors import LoweringError, TypingError
 from cumlir import compiler, cuda
 from cumlir.codegen import targets
 
-from .cases import memory_kernels as mk
 from . import support
+from .cases import memory_kernels as mk
 from .test_codegen import ARCHS, _module_ptx
 
 DTYPES = [np.int32, np.uint64, np.float32, np.float64]

@@ -346,7 +346,7 @@ def test_constants_are_spelled_exactly():
     from cumlir.codegen.nvvm import llvm7_constants, llvm7_types
 
     f32, f64 = llvm7_types.parse("f32"), llvm7_types.parse("f64")
-    assert llvm7_constants.float_literal(0.1, f32) == "0x%016X" % np.float64(np.float32(0.1)).view(np.uint64)
+    assert llvm7_constants.float_literal(0.1, f32) == f"0x{int(np.float64(np.float32(0.1)).view(np.uint64)):016X}"
     assert llvm7_constants.float_literal(float("inf"), f64) == "0x7FF0000000000000"
     assert llvm7_constants.int_literal(2**64 - 1, llvm7_types.parse("i64")) == "-1"
     assert llvm7_constants.float_literal(1.0, llvm7_types.parse("f16")) == "0xH3C00"

@@ -64,7 +64,7 @@ def test_the_documented_area_types_and_behaves_as_a_stub(example_area):
     with pytest.raises(TypingError, match="cuda.example_intrinsic needs a 32- or 64-bit integer, got float32"):
         cuda.compile_ptx(on_floats, "void(float32[:], float32[:])", cc=(9, 0))
     stub = cuda.example_intrinsic
-    assert stub is getattr(sys.modules[f"cumlir.operations.{AREA}"], "example_intrinsic")
+    assert stub is sys.modules[f"cumlir.operations.{AREA}"].example_intrinsic
     with pytest.raises(RuntimeError, match="cuda.example_intrinsic can only be used inside"):
         stub(1)
     assert pickle.loads(pickle.dumps(stub)) is stub

@@ -16,8 +16,8 @@ from cumlir.models import default_manager
 from cumlir.runtime import arguments
 from cumlir.typing.context import typing_context
 
-from .cases import record_kernels as R
 from . import support
+from .cases import record_kernels as R
 from .test_codegen import ARCHS, _module_ptx
 
 

@@ -13,13 +13,12 @@ from cumlir.codegen import targets
 from cumlir.mlir_context import mlir_context
 from cumlir.models import default_manager
 from cumlir.runtime import arguments
-from cumlir.typing.signatures import accepts, parse_signature
 from cumlir.types import matches_record, vector_types
+from cumlir.typing.signatures import accepts, parse_signature
 
 from . import support
 from .cases import vector_kernels as K
 from .test_codegen import ARCHS
-
 
 # CUDA's vector types (vector_types.h): C name -> (size, alignment); long is 64-bit
 CUDA_LAYOUT = {

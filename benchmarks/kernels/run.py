@@ -146,7 +146,7 @@ def run_kernel(name, args, cupy, timer, cc, ncuda, numba_problem):
         result.status["numba-cuda"] = f"n/a: {numba_problem}"
     else:
         attempt("numba-cuda", numba_launch)
-    del inputs
+    inputs.clear()  # the arrays go back to CuPy's pool, which is emptied for the next kernel
     cupy.get_default_memory_pool().free_all_blocks()
     return result
 

@@ -9,7 +9,6 @@ import numpy as np
 
 from cumlir import cuda
 
-
 # ---- element access over 1-d to 4-d arrays -------------------------------------------------
 
 

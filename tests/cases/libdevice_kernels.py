@@ -36,7 +36,7 @@ def inputs_of(name):
 def every_routine():
     """(kernel, signature): one kernel calling every routine once, reading its arguments
     from one array per type and storing every result into one array per type."""
-    lines, used = [], {k: 0 for k in DTYPES}
+    lines, used = [], dict.fromkeys(DTYPES, 0)
     for name in ROUTINES:
         ins, outs = inputs_of(name)
         call = f"cuda.libdevice.{name}({', '.join(f'a{k}[{j}]' for j, k in enumerate(ins))})"

@@ -206,14 +206,14 @@ def run_ufunc_case(case, rng):
 def all_kernels():
     """(kernel, argument type names) for every case above: what the PTX test compiles."""
     found = []
-    for label, expression, types_, name, binary in math_cases():
+    for _label, expression, types_, name, _binary in math_cases():
         found.append((_kernel(expression, name), types_))
-    for label, name, t in cmath_cases():
+    for _label, name, t in cmath_cases():
         fn = getattr(cmath, name)
         probe = fn(1 + 1j)
         out = {bool: "bool", float: "float32" if t == "complex64" else "float64"}.get(type(probe), t)
         found.append((_kernel(f"cmath.{name}(a[i])", f"c_{name}"), (t, t, out)))
-    for label, name, argtypes in ufunc_cases():
+    for _label, name, argtypes in ufunc_cases():
         t = argtypes[0]
         with np.errstate(all="ignore"):
             out = getattr(np, name)(*(np.ones(1, t) for _ in argtypes)).dtype

@@ -174,7 +174,7 @@ def installed_version(distribution):
     return None
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _listing(folder):
     try:
         return tuple(sorted(os.listdir(folder)))

@@ -4,8 +4,13 @@ Importing this module is cheap: numba, MLIR and the CUDA driver are loaded only
 when a kernel is compiled or launched.
 """
 
+import importlib as _importlib
+import typing as _typing
+
+from .. import operations as _operations
+from .. import refused as _refused
+from ..linkable import LTOIR, Archive, Cubin, CUSource, Fatbin, LinkableCode, Object, PTXSource
 from .arrays import (
-    prepare_shape_strides_dtype,
     as_cuda_array,
     defer_cleanup,
     device_array,
@@ -21,9 +26,11 @@ from .arrays import (
     pinned,
     pinned_array,
     pinned_array_like,
+    prepare_shape_strides_dtype,
     to_device,
 )
 from .compile_api import compile, compile_all, compile_for_current_device, compile_ptx, compile_ptx_for_current_device
+from .decorators import jit
 from .device_api import (
     close,
     cuda_error,
@@ -48,9 +55,7 @@ from .device_api import (
     synchronize,
 )
 from .foreign import declare_device
-from .decorators import jit
 from .reduce_api import Reduce, reduce
-from .ufunc_api import guvectorize, vectorize
 from .stream_api import (
     default_stream,
     event,
@@ -60,12 +65,7 @@ from .stream_api import (
     per_thread_default_stream,
     stream,
 )
-from ..linkable import Archive, Cubin, CUSource, Fatbin, LinkableCode, LTOIR, Object, PTXSource
-import importlib as _importlib
-import typing as _typing
-
-from .. import operations as _operations
-from .. import refused as _refused
+from .ufunc_api import guvectorize, vectorize
 
 HAS_NUMBA = True  # cumlir's frontend is numba
 implementation = "NVIDIA"  # not the simulator

@@ -67,8 +67,8 @@ def _compile(
     settings: dict[str, Any],
     with_link: bool = False,
 ) -> tuple[Any, types.Type]:  # (code, or (code, link items) with *with_link*; the return type)
-    from ..stages import LIBRARY_OUTPUTS, check_choice
     from ..options import Options
+    from ..stages import LIBRARY_OUTPUTS, check_choice
     from ..typing.signatures import parse_signature
 
     check_choice("abi", abi, ABIS)
@@ -245,9 +245,12 @@ def compile_all(
         raise NotImplementedError(f"compile_all makes 'ptx' or 'ltoir', not {output!r}")
     if forceinline and output != "ltoir":
         raise ValueError("compile_all: forceinline=True needs output='ltoir'")
-    settings: dict[str, Any] = dict(
-        debug=bool(debug), lineinfo=lineinfo, fastmath=fastmath, opt=True if opt is None else opt
-    )
+    settings: dict[str, Any] = {
+        "debug": bool(debug),
+        "lineinfo": lineinfo,
+        "fastmath": fastmath,
+        "opt": True if opt is None else opt,
+    }
     settings.update(forceinline=forceinline, launch_bounds=launch_bounds)
     (code, items), result = _compile("cuda.compile_all", pyfunc, sig, device, cc, abi, abi_info, output, settings, True)
     cc = _compute_capability(cc)

@@ -221,7 +221,7 @@ def detect() -> bool:
         status = "[SUPPORTED]" if usable else "[NOT SUPPORTED: cumlir has no target for this compute capability]"
         print(f"id {device.id} {device.name:>20} {status:>40}")
         rows = [
-            ("Compute Capability", "%d.%d" % tuple(cc)),
+            ("Compute Capability", f"{cc[0]}.{cc[1]}"),
             ("PCI Device ID", device.PCI_DEVICE_ID),
             ("PCI Bus ID", device.PCI_BUS_ID),
             ("UUID", device.uuid),

@@ -27,7 +27,7 @@ from .decorators import jit
 
 __all__ = [
     "xoroshiro128p_dtype",
-    "xoroshiro128p_type",
+    "xoroshiro128p_type",  # noqa: F822 (made by the module's __getattr__: it needs numba)
     "init_xoroshiro128p_state",
     "rotl",
     "xoroshiro128p_next",

@@ -11,8 +11,8 @@ import functools
 import inspect
 import sys
 
-from ..options import Options
 from .. import refused
+from ..options import Options
 from .config_keys import plain
 
 

@@ -112,7 +112,7 @@ class MLIRLower(BuilderAPI):
         except KeyError:
             if name in self.typemap and not self.has_value(self.typemap[name]):
                 return NO_VALUE  # never materialised, so not carried into later blocks
-            raise errors.LoweringError(f"variable '{name}' may be used before it is assigned", self.loc)
+            raise errors.LoweringError(f"variable '{name}' may be used before it is assigned", self.loc) from None
 
     def load_vars(self, vars: Iterable[str | nir.Var]) -> list[Value]:
         return [self.load_var(v) for v in vars]

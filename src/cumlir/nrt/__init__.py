@@ -30,7 +30,7 @@ def source():
         return f.read()
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def runtime(cc, code_format="ptx"):
     """The runtime compiled for compute capability *cc* as a link item: PTX, or LTO-IR
     (*code_format* "ltoir") for links optimised as a whole. Compiled once per chip and format."""

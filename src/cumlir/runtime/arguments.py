@@ -27,12 +27,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from . import driver as drv
+from . import readers
 from .arg_hints import ArgHint
 from .devicearray import DeviceNDArray, import_dlpack
 from .hostmemory import mapped_pointer
 from .layout import array_layout, cai_dtype, contiguous_strides, element_strides
 from .plain_types import PlainArray, PlainNumber
-from . import readers
 from .readers import device_of
 
 if TYPE_CHECKING:

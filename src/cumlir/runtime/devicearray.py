@@ -13,6 +13,7 @@ import numpy as np
 
 from . import dlpack, ipc
 from . import driver as drv
+from .cleanup import release
 from .layout import (
     allocation_strides,
     byte_extent,
@@ -25,7 +26,6 @@ from .layout import (
     transposed,
     view_geometry,
 )
-from .cleanup import release
 from .streams import Stream, stream_handle
 
 

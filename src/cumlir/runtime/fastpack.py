@@ -28,7 +28,7 @@ import threading
 import numpy as np
 
 from . import driver as drv
-from . import nrt_stats
+from . import nrt_stats, readers
 from .arguments import (
     SLOT,
     _ArrayParameter,
@@ -37,7 +37,6 @@ from .arguments import (
     _ScalarParameter,
     _TupleParameter,
 )
-from . import readers
 from .readers import make_reader
 
 # the kinds whose values are scalars typed by their kind alone

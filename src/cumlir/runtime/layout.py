@@ -225,7 +225,7 @@ class _Geometry:
             "data": (_FAKE_BASE, True),
             "shape": tuple(shape),
             "strides": tuple(strides),
-            "typestr": "|V%d" % dtype.itemsize,
+            "typestr": f"|V{dtype.itemsize}",
             "version": 3,
         }
 

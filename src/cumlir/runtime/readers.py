@@ -143,7 +143,7 @@ def _cupy_producer(exported):
     return _cupy_stream(current, default)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _cupy_current_stream():
     """The handle of CuPy's current stream, read as CuPy's own interface reads it."""
     try:
@@ -157,7 +157,7 @@ def _cupy_current_stream():
         return lambda: get().ptr
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _cupy_stream(current, default):
     def producer(value):
         return current() or default

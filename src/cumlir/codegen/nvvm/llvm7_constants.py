@@ -74,10 +74,10 @@ def zero(ty):
 def float_literal(value, ty):
     """LLVM's exact hexadecimal spelling: half as 0xH...; float and double as the double's bits."""
     if ty.bits == 16:
-        return "0xH%04X" % int(np.array(value, dtype=np.float16).view(np.uint16))
+        return f"0xH{int(np.array(value, dtype=np.float16).view(np.uint16)):04X}"
     if ty.bits == 32:
         value = float(np.float32(value))
-    return "0x%016X" % struct.unpack("<Q", struct.pack("<d", value))[0]
+    return f"0x{struct.unpack('<Q', struct.pack('<d', value))[0]:016X}"
 
 
 def int_literal(value, ty):
@@ -130,7 +130,7 @@ def _spell(flat, ty):
 
 
 def string_literal(data):
-    return 'c"' + "".join(chr(b) if 32 <= b < 127 and b not in (34, 92) else "\\%02X" % b for b in data) + '"'
+    return 'c"' + "".join(chr(b) if 32 <= b < 127 and b not in (34, 92) else f"\\{b:02X}" for b in data) + '"'
 
 
 class _Folding:

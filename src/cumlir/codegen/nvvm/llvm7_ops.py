@@ -280,7 +280,7 @@ def _unreachable(p, op):
 
 # -- inline PTX --------------------------------------------------------------------------
 def _quoted(text):
-    return '"' + "".join(c if 32 <= ord(c) < 127 and c not in '"\\' else "\\%02X" % ord(c) for c in text) + '"'
+    return '"' + "".join(c if 32 <= ord(c) < 127 and c not in '"\\' else f"\\{ord(c):02X}" for c in text) + '"'
 
 
 def _asm_call(p, op, template, constraints, side_effects):

@@ -66,7 +66,7 @@ class _Space:
     def __init__(self, loop):
         rank = len(loop.regions[0].blocks[0].arguments)
         self.lower, upper, self.step = (list(loop.operands[k * rank : (k + 1) * rank]) for k in range(3))
-        self.trips = [arith.ceildivui(arith.subi(u, l), s) for l, u, s in zip(self.lower, upper, self.step)]
+        self.trips = [arith.ceildivui(arith.subi(u, low), s) for low, u, s in zip(self.lower, upper, self.step)]
         self.total = self.trips[0]
         for trip in self.trips[1:]:
             self.total = arith.muli(self.total, trip)
@@ -79,7 +79,7 @@ class _Space:
                 flat = arith.divui(flat, self.trips[axis])
             else:
                 positions[axis] = flat
-        return [arith.addi(l, arith.muli(p, s)) for l, p, s in zip(self.lower, positions, self.step)]
+        return [arith.addi(low, arith.muli(p, s)) for low, p, s in zip(self.lower, positions, self.step)]
 
 
 def _grid_stride(loop):
