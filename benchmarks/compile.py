@@ -211,7 +211,9 @@ def first_kernel_ms(module, launch, cache_dir=None):
     first import; with *cache_dir*, through an on-disk cache there (warmed by one run first)."""
     import os
 
-    numba_preamble = "import numpy as np\nnp.row_stack = getattr(np, 'row_stack', np.vstack)\n" if module == "numba" else ""
+    numba_preamble = (
+        "import numpy as np\nnp.row_stack = getattr(np, 'row_stack', np.vstack)\n" if module == "numba" else ""
+    )
     options = "cache=True" if cache_dir else ""
     body = _LAUNCH.format(options=options) if launch else _COMPILE
     source = numba_preamble + _FIRST_KERNEL.format(module=module, body=body)
@@ -246,7 +248,11 @@ def main():
 
     theirs = numba_cuda()
     rows = [
-        (f"from ... import cuda{after}", import_ms("cumlir", first), import_ms("numba", first) if theirs is not None else None)
+        (
+            f"from ... import cuda{after}",
+            import_ms("cumlir", first),
+            import_ms("numba", first) if theirs is not None else None,
+        )
         for after, first in (("", False), (" (NumPy loaded)", True))
     ]
     rows.append(_row("first kernel, fresh process", lambda m: first_kernel_ms(m, launch), theirs))

@@ -151,7 +151,9 @@ def measure():
     floors = [floor for _, floor, _ in rows.values()]
     print(f"launch overhead, host µs per launch ({cuda.get_current_device().name}); median of {BATCHES} batches")
     print(f"{'':>26} {'cumlir':>9} {'floor':>7} {'/ floor':>8} {'numba-cuda':>11} {'cumlir / numba':>15}")
-    print(f"{'floor: cuLaunchKernel':>26} {statistics.median(floors):9.2f} {'':>7} {1.0:8.2f}   (floors beside the cases: {min(floors):.2f}-{max(floors):.2f})")
+    print(
+        f"{'floor: cuLaunchKernel':>26} {statistics.median(floors):9.2f} {'':>7} {1.0:8.2f}   (floors beside the cases: {min(floors):.2f}-{max(floors):.2f})"
+    )
     for label, (mine, floor, other) in rows.items():
         numba_part = f"{other:11.2f} {mine / other:15.3f}" if other is not None else f"{'—':>11} {'—':>15}"
         print(f"{label:>26} {mine:9.2f} {floor:7.2f} {mine / floor:8.2f} {numba_part}")

@@ -43,9 +43,12 @@ def main():
     except ImportError:
         sys.exit("this benchmark needs CuPy (the anchor and the CUDA events come from it)")
     rng = np.random.default_rng(0)
-    print(f"float32 square matmul, median of {RUNS} runs after {WARMUP} warm-up runs "
-          f"({cuda.get_current_device().name})")
-    print(f"{'n':>6} {'cumlir ms':>10} {'TFLOP/s':>8} {'cupy ms':>10} {'TFLOP/s':>8} {'cumlir/cupy':>12} {'rel. diff':>10}")
+    print(
+        f"float32 square matmul, median of {RUNS} runs after {WARMUP} warm-up runs ({cuda.get_current_device().name})"
+    )
+    print(
+        f"{'n':>6} {'cumlir ms':>10} {'TFLOP/s':>8} {'cupy ms':>10} {'TFLOP/s':>8} {'cumlir/cupy':>12} {'rel. diff':>10}"
+    )
     for n in SIZES:
         a = cupy.asarray(rng.standard_normal((n, n), dtype=np.float32))
         b = cupy.asarray(rng.standard_normal((n, n), dtype=np.float32))
@@ -56,8 +59,10 @@ def main():
         reference = cupy.matmul(a, b)
         diff = float(cupy.abs(c - reference).max() / cupy.abs(reference).max())
         flops = 2.0 * n**3
-        print(f"{n:>6} {ours:>10.3f} {flops / ours / 1e9:>8.2f} {theirs:>10.3f} {flops / theirs / 1e9:>8.2f} "
-              f"{ours / theirs:>11.2f}x {diff:>10.1e}")
+        print(
+            f"{n:>6} {ours:>10.3f} {flops / ours / 1e9:>8.2f} {theirs:>10.3f} {flops / theirs / 1e9:>8.2f} "
+            f"{ours / theirs:>11.2f}x {diff:>10.1e}"
+        )
 
 
 if __name__ == "__main__":

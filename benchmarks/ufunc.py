@@ -45,7 +45,10 @@ def elementwise(n):
     ours = cuda.vectorize(["float32(float32, float32, float32)"])(fma3)
     kernel = cp.ElementwiseKernel("float32 x, float32 y, float32 z", "float32 o", "o = x * y + z", "fma3_cupy")
 
-    runs = {"cumlir cuda.vectorize": lambda: ours(x, y, z, out=out), "CuPy ElementwiseKernel": lambda: kernel(x, y, z, out)}
+    runs = {
+        "cumlir cuda.vectorize": lambda: ours(x, y, z, out=out),
+        "CuPy ElementwiseKernel": lambda: kernel(x, y, z, out),
+    }
     theirs, why = _numba_cuda_vectorize()
     if theirs is not None:
         runs["numba-cuda vectorize"] = lambda: theirs(x, y, z, out=out)
@@ -154,11 +157,15 @@ def sweep(n):
                 ours = cuda.vectorize(["float32(float32, float32, float32)"])(fma3)
                 mine = median_ms(lambda: ours(x, y, z, out=out), repeats=40)
                 theirs = median_ms(lambda: kernel(x, y, z, out), repeats=40)
-                print(f"  vectorize {threads:4d} threads, at most {blocks:10d} blocks {mine:8.3f}  CuPy {theirs:8.3f}  ratio {theirs / mine:6.3f}")
+                print(
+                    f"  vectorize {threads:4d} threads, at most {blocks:10d} blocks {mine:8.3f}  CuPy {theirs:8.3f}  ratio {theirs / mine:6.3f}"
+                )
         for blocks in (2048, 4096, 8192):
             reduce_api.MAX_BLOCKS = blocks
             total = cuda.reduce(add)
-            print(f"  reduce at most {blocks:5d} blocks {median_ms(lambda: total(x)):8.3f}  cupy.sum {median_ms(lambda: float(x.sum())):8.3f}")
+            print(
+                f"  reduce at most {blocks:5d} blocks {median_ms(lambda: total(x)):8.3f}  cupy.sum {median_ms(lambda: float(x.sum())):8.3f}"
+            )
     finally:
         ufunc_api.THREADS, ufunc_api.MAX_BLOCKS, reduce_api.MAX_BLOCKS = kept
 

@@ -90,15 +90,10 @@ def main(before, after):
         for line in lines:
             text = _text(folder, line)
             stripped.setdefault(folder, {})[line] = None if text is None else without_line_tables(text)
-    same_code = {
-        line
-        for line, text in stripped.get(after, {}).items()
-        if text is not None and text in stripped.get(before, {}).values()
-    }
-    matched = {
-        line for line, text in stripped.get(before, {}).items() if text is not None and text in
-        {t for t in stripped.get(after, {}).values()}
-    }
+    before_texts = set(stripped.get(before, {}).values()) - {None}
+    after_texts = set(stripped.get(after, {}).values()) - {None}
+    same_code = {line for line, text in stripped.get(after, {}).items() if text in before_texts}
+    matched = {line for line, text in stripped.get(before, {}).items() if text in after_texts}
     print(f"{len(same_code)} after differ from one before only in their line tables")
     for line in sorted(old - new - matched):
         print("only before:", line)

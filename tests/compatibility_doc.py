@@ -55,7 +55,13 @@ def render(names, other_work):
     for name in sorted(names["cuda"], key=str.lower):
         status, why = _status(cuda, name, refused.NAMESPACE, other_work)
         lines.append(f"| `{name}` | {status} | {why} |")
-    lines += ["", "## The kernel dispatcher (`kernel.<name>`)", "", "| name | status | why, and what to use instead |", "|---|---|---|"]
+    lines += [
+        "",
+        "## The kernel dispatcher (`kernel.<name>`)",
+        "",
+        "| name | status | why, and what to use instead |",
+        "|---|---|---|",
+    ]
     for name in sorted(names["dispatcher"], key=str.lower):
         status, why = _status(Dispatcher, name, refused.DISPATCHER, None)
         lines.append(f"| `{name}` | {status} | {why} |")

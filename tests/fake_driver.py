@@ -115,7 +115,14 @@ class FakeDriver:
         pointers = (ctypes.c_void_p * self.slots).from_address(params) if self.slots else ()
         data = b"".join(ctypes.string_at(p, 8) for p in pointers)
         self.launches.append(
-            {"kernel": f[1], "grid": (gx, gy, gz), "block": (bx, by, bz), "shared": shared, "stream": int(stream), "params": data}
+            {
+                "kernel": f[1],
+                "grid": (gx, gy, gz),
+                "block": (bx, by, bz),
+                "shared": shared,
+                "stream": int(stream),
+                "params": data,
+            }
         )
         return (0,)
 

@@ -64,7 +64,9 @@ def test_kernel_returning_a_value_is_an_error(sig):
     def k(a):
         return a[0]
 
-    with pytest.raises(TypeError, match=r"kernel k \(.*test_api.py:\d+\): a kernel must return None, but it returns float32"):
+    with pytest.raises(
+        TypeError, match=r"kernel k \(.*test_api.py:\d+\): a kernel must return None, but it returns float32"
+    ):
         cuda.compile_ptx(k, sig, cc=(9, 0))
 
 
@@ -108,8 +110,14 @@ def _with_context_manager(a):
     [
         (_with_dict, r"dictionaries are not supported in device code(.|\n)*d = \{1: 2\}"),
         (_with_try, r"try/except is not supported in device code(.|\n)*test_api.py"),
-        (_reading_a_global_list, r"the global _GLOBAL_LIST is a list, which device code cannot read(.|\n)*_GLOBAL_LIST\[0\]"),
-        (_with_context_manager, r"'with \(context manager\) as \(variable\):' construct is not supported in device code(.|\n)*test_api.py"),
+        (
+            _reading_a_global_list,
+            r"the global _GLOBAL_LIST is a list, which device code cannot read(.|\n)*_GLOBAL_LIST\[0\]",
+        ),
+        (
+            _with_context_manager,
+            r"'with \(context manager\) as \(variable\):' construct is not supported in device code(.|\n)*test_api.py",
+        ),
     ],
 )
 def test_unsupported_python_is_named_with_its_line(kernel, message):
@@ -188,4 +196,7 @@ def test_numba_cuda_names_for_host_code():
     assert ".visible .entry scale(" in only and only == scale.inspect_ptx(cc=(9, 0))[next(iter(ptx))]
     out = io.StringIO()
     scale.inspect_types(file=out)
-    assert "scale (Array(float32, 1, 'A', False, aligned=True), float32)" in out.getvalue() and "x: float32" in out.getvalue()
+    assert (
+        "scale (Array(float32, 1, 'A', False, aligned=True), float32)" in out.getvalue()
+        and "x: float32" in out.getvalue()
+    )

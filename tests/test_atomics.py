@@ -211,7 +211,11 @@ def _kernel_read_only():
 @pytest.mark.parametrize(
     "kernel,sig,message",
     [
-        (_kernel_2d_int_index, (types.int32[:, :],), r"cuda\.atomic\.add on the 2-D array .* needs a tuple of 2 integers"),
+        (
+            _kernel_2d_int_index,
+            (types.int32[:, :],),
+            r"cuda\.atomic\.add on the 2-D array .* needs a tuple of 2 integers",
+        ),
         (_kernel_1d_pair_index, (types.int32[:],), r"cuda\.atomic\.max on the 1-D array .* needs an integer"),
         (_kernel_float_index, (types.float32[:],), r"cuda\.atomic\.sub .* as its index, got float64"),
         (_kernel_array_value, (types.int32[:],), r"cuda\.atomic\.exch: val must be a number"),

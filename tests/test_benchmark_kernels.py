@@ -58,7 +58,19 @@ def test_check_accepts_emulation_and_rejects_wrong_outputs(name):
 def test_every_module_names_its_parts():
     for name in suite.NAMES:
         module = suite.load(name)
-        for part in ("KERNELS", "CUDA_SOURCE", "METRIC", "OUTPUTS", "NUMBA_CUDA", "setup", "launch", "launch_twin", "work", "check", "emulate"):
+        for part in (
+            "KERNELS",
+            "CUDA_SOURCE",
+            "METRIC",
+            "OUTPUTS",
+            "NUMBA_CUDA",
+            "setup",
+            "launch",
+            "launch_twin",
+            "work",
+            "check",
+            "emulate",
+        ):
             assert hasattr(module, part), f"benchmarks/kernels/{name}.py has no {part}"
 
 
@@ -67,7 +79,10 @@ def test_suite_runs_quick_with_every_check_passing():
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT / "src"), str(ROOT), os.environ.get("PYTHONPATH", "")]))
     result = subprocess.run(
         [sys.executable, str(ROOT / "benchmarks" / "kernels" / "run.py"), "--quick"],
-        capture_output=True, text=True, env=env, timeout=900,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=900,
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "all checks passed" in result.stdout, result.stdout
@@ -95,7 +110,13 @@ class _DeviceFloat32:
 
     def __init__(self, address, size):
         self.size = size
-        self.__cuda_array_interface__ = {"shape": (size,), "strides": None, "typestr": "<f4", "data": (address, False), "version": 3}
+        self.__cuda_array_interface__ = {
+            "shape": (size,),
+            "strides": None,
+            "typestr": "<f4",
+            "data": (address, False),
+            "version": 3,
+        }
 
 
 def test_float4_view_is_launched_as_the_declared_float4_array():

@@ -34,8 +34,20 @@ NUMBA_CUDA_NAMES = (
 for _m in hc.MODES:
     NUMBA_CUDA_NAMES.append(f"float32_to_bfloat16_{_m}")
     NUMBA_CUDA_NAMES.append(f"float2bfloat16_{_m}")
-    for _c, _t in (("short", "int16"), ("ushort", "uint16"), ("int", "int32"), ("uint", "uint32"), ("ll", "int64"), ("ull", "uint64")):
-        NUMBA_CUDA_NAMES += [f"{_t}_to_bfloat16_{_m}", f"bfloat16_to_{_t}_{_m}", f"{_c}2bfloat16_{_m}", f"bfloat162{_c}_{_m}"]
+    for _c, _t in (
+        ("short", "int16"),
+        ("ushort", "uint16"),
+        ("int", "int32"),
+        ("uint", "uint32"),
+        ("ll", "int64"),
+        ("ull", "uint64"),
+    ):
+        NUMBA_CUDA_NAMES += [
+            f"{_t}_to_bfloat16_{_m}",
+            f"bfloat16_to_{_t}_{_m}",
+            f"{_c}2bfloat16_{_m}",
+            f"bfloat162{_c}_{_m}",
+        ]
 
 
 def test_the_namespace_has_numba_cuda_names():
@@ -202,7 +214,9 @@ def test_nvvm_back_end_compiles_bfloat16_from_sm_100():
     kernel, sig = hc.every_intrinsic("bf16")
     ptx, _ = cuda.compile_ptx(kernel, sig, cc=(10, 0), backend="nvvm")
     support.ptxas(ptx, "sm_100")
-    ptx, _ = cuda.compile_ptx(_operators, "void(uint16[:], uint16[:], uint16[:, :], boolean[:, :])", cc=(10, 0), backend="nvvm")
+    ptx, _ = cuda.compile_ptx(
+        _operators, "void(uint16[:], uint16[:], uint16[:, :], boolean[:, :])", cc=(10, 0), backend="nvvm"
+    )
     assert re.search(r"add(\.rn)?\.bf16", ptx)
     support.ptxas(ptx, "sm_100")
 
@@ -270,7 +284,9 @@ def test_operators_on_gpu():
     out = np.full((n, 6), 0x5A5A, np.uint16)
     flags = np.ones((n, 6), bool)
     # bfloat16 needs the nvptx code generator below sm_100 (whatever CUMLIR_BACKEND says)
-    cuda.jit(_operators, backend="nvptx")[(n + 127) // 128, 128](hc.from_host("bf16", a), hc.from_host("bf16", b), out, flags)
+    cuda.jit(_operators, backend="nvptx")[(n + 127) // 128, 128](
+        hc.from_host("bf16", a), hc.from_host("bf16", b), out, flags
+    )
     with np.errstate(all="ignore"):
         expected = [hc.reference("bf16", name)("bf16", [a, b]) for name in ("hadd", "hsub", "hmul", "hdiv")]
         expected += [-a, hc.reference("bf16", "hadd")("bf16", [a, b])]

@@ -458,7 +458,11 @@ def test_a_hit_in_a_fresh_process_imports_no_mlir(tmp_path, cache_dir):
 
     def fresh():
         out = subprocess.run(
-            [sys.executable, "-c", _FRESH.format(folder=str(tmp_path))], env=env, capture_output=True, text=True, check=True
+            [sys.executable, "-c", _FRESH.format(folder=str(tmp_path))],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
         )
         return json.loads(out.stdout.strip().splitlines()[-1])
 
@@ -526,7 +530,9 @@ print(json.dumps({{
 def test_a_hit_in_a_fresh_process_launches_without_numba(tmp_path, cache_dir):
     (tmp_path / "kernels.py").write_text(MIXED)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([SRC, os.environ.get("PYTHONPATH", "")])}
-    script = _FAKE_LAUNCHES.format(folder=str(tmp_path), root=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    script = _FAKE_LAUNCHES.format(
+        folder=str(tmp_path), root=os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    )
 
     def fresh():
         done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True)
@@ -537,7 +543,10 @@ def test_a_hit_in_a_fresh_process_launches_without_numba(tmp_path, cache_dir):
     assert cold["cache"] == ["miss"] and cold["numba"] and cold["mlir"]
     warm = fresh()
     assert warm["cache"] == ["hit"] and not warm["numba"] and not warm["mlir"]
-    assert cold["general"] == warm["general"] == 1, (cold["general"], warm["general"])  # the later launches took the fast path the first one made
+    assert cold["general"] == warm["general"] == 1, (
+        cold["general"],
+        warm["general"],
+    )  # the later launches took the fast path the first one made
     assert warm["params"] == warm["expected"] and cold["params"] == cold["expected"]
     assert warm["signatures"] == cold["signatures"]  # numba's types once asked for
 

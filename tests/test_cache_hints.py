@@ -74,7 +74,11 @@ def test_tuple_indices_and_pointers(backend):
         return cuda.ldcg(p, i + 1)
 
     ptx, result = cuda.compile_ptx(
-        through_pointer, (types.CPointer(types.float32), types.int64, types.float64), device=True, cc=(9, 0), backend=backend
+        through_pointer,
+        (types.CPointer(types.float32), types.int64, types.float64),
+        device=True,
+        cc=(9, 0),
+        backend=backend,
     )
     assert result == types.float32
     assert "st.global.cs.b32" in ptx and "ld.global.cg.b32" in ptx
@@ -119,11 +123,19 @@ def test_gpu_loads_and_stores_move_the_values(dtype, rng):
     for name in LOADS:
         out = cuda.to_device(support.poisoned(n, dtype))
         cuda.jit(_load_kernel(name))[8, 128](cuda.to_device(values), out)
-        np.testing.assert_array_equal(out.copy_to_host().view(f"u{np.dtype(dtype).itemsize}"), values.view(f"u{np.dtype(dtype).itemsize}"), err_msg=name)
+        np.testing.assert_array_equal(
+            out.copy_to_host().view(f"u{np.dtype(dtype).itemsize}"),
+            values.view(f"u{np.dtype(dtype).itemsize}"),
+            err_msg=name,
+        )
     for name in STORES:
         out = cuda.to_device(support.poisoned(n, dtype))
         cuda.jit(_store_kernel(name))[8, 128](cuda.to_device(values), out)
-        np.testing.assert_array_equal(out.copy_to_host().view(f"u{np.dtype(dtype).itemsize}"), values.view(f"u{np.dtype(dtype).itemsize}"), err_msg=name)
+        np.testing.assert_array_equal(
+            out.copy_to_host().view(f"u{np.dtype(dtype).itemsize}"),
+            values.view(f"u{np.dtype(dtype).itemsize}"),
+            err_msg=name,
+        )
 
 
 @pytest.mark.gpu

@@ -27,7 +27,7 @@ def test_ptx_has_an_entry():
     [
         ("typed", "c: array(float32, 1d, A)"),
         ("mlir", "gpu.func @vector_add("),
-        ("optimized", "#nvvm.target<O = 3, chip = \"sm_80\""),
+        ("optimized", '#nvvm.target<O = 3, chip = "sm_80"'),
         ("llvm", "define ptx_kernel void @vector_add("),
         ("ptx", ".target sm_80"),
     ],

@@ -202,7 +202,11 @@ def _llvm_dialect(pyfunc, sig, inliner):
 def test_kernels_calling_nothing_compile_the_same_without_the_inliner():
     from benchmarks.kernels import suite
 
-    kernels = [(fn, sig) for name in ("matmul", "histogram", "stencil", "reduce_warp", "vadd", "math_loop", "black_scholes") for fn, sig in suite.load(name).KERNELS]
+    kernels = [
+        (fn, sig)
+        for name in ("matmul", "histogram", "stencil", "reduce_warp", "vadd", "math_loop", "black_scholes")
+        for fn, sig in suite.load(name).KERNELS
+    ]
     for fn, sig in kernels:
         assert _llvm_dialect(fn, sig, inliner=True) == _llvm_dialect(fn, sig, inliner=False), fn.__name__
 

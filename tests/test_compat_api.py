@@ -14,11 +14,24 @@ def test_scalar_type_aliases_are_numbas():
     from numba.core import types
 
     expected = {
-        "b1": types.boolean, "bool": types.boolean, "i1": types.int8, "i2": types.int16, "i4": types.int32,
-        "i8": types.int64, "u1": types.uint8, "u2": types.uint16, "u4": types.uint32, "u8": types.uint64,
-        "f4": types.float32, "f8": types.float64, "c8": types.complex64, "c16": types.complex128,
-        "ffi": types.ffi, "ffi_forced_object": types.ffi_forced_object,
-        "optional": types.Optional, "deferred_type": types.DeferredType,
+        "b1": types.boolean,
+        "bool": types.boolean,
+        "i1": types.int8,
+        "i2": types.int16,
+        "i4": types.int32,
+        "i8": types.int64,
+        "u1": types.uint8,
+        "u2": types.uint16,
+        "u4": types.uint32,
+        "u8": types.uint64,
+        "f4": types.float32,
+        "f8": types.float64,
+        "c8": types.complex64,
+        "c16": types.complex128,
+        "ffi": types.ffi,
+        "ffi_forced_object": types.ffi_forced_object,
+        "optional": types.Optional,
+        "deferred_type": types.DeferredType,
     }
     for name, ty in expected.items():
         assert getattr(cuda, name) is ty, name
@@ -221,7 +234,9 @@ def test_inspect_sass_without_nvdisasm(monkeypatch):
     kernel = _kernel()
     kernel.compile("void(float32[::1], float32)")
     monkeypatch.setattr(pathfinder, "find_nvidia_binary_utility", lambda name: None)
-    monkeypatch.setattr(kernel.compile("void(float32[::1], float32)").__class__, "output", lambda self, what, cc=None: b"")
+    monkeypatch.setattr(
+        kernel.compile("void(float32[::1], float32)").__class__, "output", lambda self, what, cc=None: b""
+    )
     with pytest.raises(RuntimeError, match="nvdisasm was not found"):
         kernel.inspect_sass("void(float32[::1], float32)")
 
@@ -260,7 +275,9 @@ def test_ipc_handles_pickle_as_their_bytes():
 
     from cumlir.runtime.devicearray import IpcArrayHandle
 
-    handle = cuda.IpcHandle(object(), bytes(range(64)), 4096, {"pci_domain_id": 0, "pci_bus_id": 3, "pci_device_id": 0}, 128)
+    handle = cuda.IpcHandle(
+        object(), bytes(range(64)), 4096, {"pci_domain_id": 0, "pci_bus_id": 3, "pci_device_id": 0}, 128
+    )
     copy = pickle.loads(pickle.dumps(handle))
     assert type(copy) is cuda.IpcHandle and copy.base is None  # the exporter's memory stays behind
     assert (copy.handle, copy.size, copy.source_info, copy.offset) == (handle.handle, 4096, handle.source_info, 128)

@@ -41,7 +41,9 @@ def test_c_abi_symbol_and_ptxas(pyfunc, sig, name, cc):
     support.ptxas(ptx, targets.chip(cc))
 
 
-@pytest.mark.parametrize("op", foreign_operators.SCALAR_OPERATORS, ids=[op[2] for op in foreign_operators.SCALAR_OPERATORS])
+@pytest.mark.parametrize(
+    "op", foreign_operators.SCALAR_OPERATORS, ids=[op[2] for op in foreign_operators.SCALAR_OPERATORS]
+)
 def test_c_abi_returns_the_result(op):
     pyfunc, sig, name, _, arg_cs, return_type = op
     ptx, restype = cuda.compile(pyfunc, sig, cc=(9, 0), abi_info={"abi_name": name})
@@ -65,7 +67,9 @@ def test_void_operator_has_no_result():
 
 
 def test_declared_return_type_converts_the_result():
-    ptx, restype = cuda.compile(foreign_operators.add, "float64(int32, int32)", cc=(9, 0), abi_info={"abi_name": "add_f64"})
+    ptx, restype = cuda.compile(
+        foreign_operators.add, "float64(int32, int32)", cc=(9, 0), abi_info={"abi_name": "add_f64"}
+    )
     assert restype == types.float64
     assert "cvt.rn.f64.s32" in ptx or "cvt.rn.f64.s64" in ptx
 
@@ -102,7 +106,9 @@ def _multiply(x, y):
 
 @pytest.mark.parametrize("output", ["ptx", "ltoir"])
 def test_numba_abi_function_named_by_abi_name_links_into_a_kernel(output):
-    code, _ = cuda.compile(_multiply, "float32(float32, float32)", abi="numba", abi_info={"abi_name": "my_mul"}, output=output, cc=(9, 0))
+    code, _ = cuda.compile(
+        _multiply, "float32(float32, float32)", abi="numba", abi_info={"abi_name": "my_mul"}, output=output, cc=(9, 0)
+    )
     item = PTXSource(code.encode(), name="mul.ptx") if output == "ptx" else LTOIR(code, name="mul.ltoir")
     multiply = cuda.declare_device("my_mul", "float32(float32, float32)", link=[item])
 
@@ -137,7 +143,9 @@ def test_compile_ptx_kernel_still_works():
 
 
 def test_llvm_output_has_nvptx_layout_and_triple():
-    ir, restype = cuda.compile(foreign_operators.clamp, (types.float64,) * 3, cc=(9, 0), output="llvm", abi_info={"abi_name": "clamp_f64"})
+    ir, restype = cuda.compile(
+        foreign_operators.clamp, (types.float64,) * 3, cc=(9, 0), output="llvm", abi_info={"abi_name": "clamp_f64"}
+    )
     assert 'target triple = "nvptx64-nvidia-cuda"' in ir
     assert 'target datalayout = "e-' in ir
     assert re.search(r"define double @clamp_f64\(double", ir)
@@ -146,7 +154,9 @@ def test_llvm_output_has_nvptx_layout_and_triple():
 
 @pytest.mark.parametrize("cc", ARCHS, ids=ARCH_IDS)
 def test_ltoir_links_with_lto(cc):
-    ltoir, _ = cuda.compile(foreign_operators.add, "int32(int32, int32)", cc=cc, output="ltoir", abi_info={"abi_name": "add_i32"})
+    ltoir, _ = cuda.compile(
+        foreign_operators.add, "int32(int32, int32)", cc=cc, output="ltoir", abi_info={"abi_name": "add_i32"}
+    )
     assert isinstance(ltoir, bytes) and ltoir
     source = foreign_operators.scalar_caller("add_i32", "int", ["int", "int"])
     cubin = linking.link_cubin([LTOIR(ltoir, "add.ltoir"), CUSource(source, "caller.cu")], cc)
@@ -161,10 +171,16 @@ def test_cxx_kernels_link_cumlir_operators(cc):
     items = []
     for pyfunc, sig, name, ret_c, arg_cs, _ in foreign_operators.SCALAR_OPERATORS:
         ptx, _ = cuda.compile(pyfunc, sig, cc=cc, abi_info={"abi_name": name})
-        items += [PTXSource(ptx, f"{name}.ptx"), CUSource(foreign_operators.scalar_caller(name, ret_c, arg_cs), f"call_{name}.cu")]
+        items += [
+            PTXSource(ptx, f"{name}.ptx"),
+            CUSource(foreign_operators.scalar_caller(name, ret_c, arg_cs), f"call_{name}.cu"),
+        ]
     for pyfunc, sig, name, element_c, _ in foreign_operators.VOID_OPERATORS:
         ptx, _ = cuda.compile(pyfunc, sig, cc=cc, abi_info={"abi_name": name})
-        items += [PTXSource(ptx, f"{name}.ptx"), CUSource(foreign_operators.void_caller(name, element_c), f"call_{name}.cu")]
+        items += [
+            PTXSource(ptx, f"{name}.ptx"),
+            CUSource(foreign_operators.void_caller(name, element_c), f"call_{name}.cu"),
+        ]
     cubin = linking.link_cubin(items, cc)
     assert cubin[:4] == b"\x7fELF"
     for op in foreign_operators.SCALAR_OPERATORS + foreign_operators.VOID_OPERATORS:
@@ -241,7 +257,15 @@ def test_declare_device_errors():
 
 @pytest.mark.parametrize(
     "suffix, kind",
-    [(".cu", CUSource), (".ptx", PTXSource), (".ltoir", LTOIR), (".cubin", Cubin), (".fatbin", Fatbin), (".o", Object), (".a", Archive)],
+    [
+        (".cu", CUSource),
+        (".ptx", PTXSource),
+        (".ltoir", LTOIR),
+        (".cubin", Cubin),
+        (".fatbin", Fatbin),
+        (".o", Object),
+        (".a", Archive),
+    ],
 )
 def test_from_path_guesses_the_kind(tmp_path, suffix, kind):
     path = tmp_path / f"code{suffix}"
@@ -381,7 +405,9 @@ _NEG_PTX_ITEM_NAME = "negate.ptx"
 def _linking_function():
     from cumlir.linkable import CUSource, PTXSource
 
-    negate_ptx, _ = cuda.compile_ptx(lambda x: -x, "int32(int32)", device=True, cc=(9, 0), abi="c", abi_info={"abi_name": "negate"})
+    negate_ptx, _ = cuda.compile_ptx(
+        lambda x: -x, "int32(int32)", device=True, cc=(9, 0), abi="c", abi_info={"abi_name": "negate"}
+    )
     triple = cuda.declare_device("triple", "int32(int32)", link=[CUSource(_TRIPLE_CU, "triple.cu")])
     negate_item = PTXSource(negate_ptx, _NEG_PTX_ITEM_NAME)
     negate = cuda.declare_device("negate", "int32(int32)", link=[negate_item])

@@ -87,12 +87,16 @@ def test_complex_constructors_type_their_class():
 
     from cumlir import compiler
 
-    typed = compiler.type_function(from_parts, (types.float64[:], types.int32[:], types.complex64[:], types.complex128[:]))
+    typed = compiler.type_function(
+        from_parts, (types.float64[:], types.int32[:], types.complex64[:], types.complex128[:])
+    )
     made = {str(t) for t in typed.calltypes.values() if t is not None and "complex" in str(t.return_type)}
     assert "(float64, int32) -> complex64" in made
     assert any(t.startswith("(float64, ") and t.endswith("-> complex128") for t in made), made
     with pytest.raises(Exception, match="complex64"):
-        cuda.compile_ptx(lambda a, out: out.__setitem__(0, complex64(a[0], a[0], a[0])), "void(float32[:], complex64[:])", cc=(9, 0))
+        cuda.compile_ptx(
+            lambda a, out: out.__setitem__(0, complex64(a[0], a[0], a[0])), "void(float32[:], complex64[:])", cc=(9, 0)
+        )
 
 
 @pytest.mark.gpu

@@ -34,7 +34,9 @@ def _has_four_loads_in_flight(fn, sig, backend):
 
 
 @pytest.mark.parametrize(
-    "sig", ["void(int64[::1], int64[::1])", "void(float32[:], float64[::1])"], ids=["grid-stride int64", "grid-stride float32 any layout"]
+    "sig",
+    ["void(int64[::1], int64[::1])", "void(float32[:], float64[::1])"],
+    ids=["grid-stride int64", "grid-stride float32 any layout"],
 )
 def test_a_loop_with_a_runtime_step_has_four_loads_in_flight(sig, backend):
     _has_four_loads_in_flight(grid_stride_sum, sig, backend)
@@ -63,7 +65,7 @@ def test_the_counter_and_the_back_edge_are_marked_in_llvm_ir(backend, opt):
 def test_a_loop_llvm_counts_itself_is_left_to_it(backend):
     ptx, _ = cuda.compile_ptx(constant_trips, "void(float64[::1], float64[::1])", cc=(9, 0), backend=backend)
     assert "fma.rn.f64" in ptx or "mul.f64" in ptx
-    assert ".pragma \"nounroll\"" not in ptx and "bra" not in ptx.split("ld.global", 1)[1].split("st.global")[0]
+    assert '.pragma "nounroll"' not in ptx and "bra" not in ptx.split("ld.global", 1)[1].split("st.global")[0]
 
 
 def _llvm_ir(fn, argtypes, backend):
@@ -108,7 +110,15 @@ def _far_stepping(indent):
     loop, or inside it): 2**40 paths lead back from the step to blockDim."""
     doublings = [f"{indent}step = cuda.blockDim.x"] + [f"{indent}step = step + step"] * 40
     before, inside = (doublings, []) if indent == "    " else ([], doublings)
-    lines = ["def far_stepping(out):", *before, "    i = cuda.threadIdx.x", "    while i < out.shape[0]:", "        out[i] = 1", *inside, "        i += step"]
+    lines = [
+        "def far_stepping(out):",
+        *before,
+        "    i = cuda.threadIdx.x",
+        "    while i < out.shape[0]:",
+        "        out[i] = 1",
+        *inside,
+        "        i += step",
+    ]
     namespace = {"cuda": cuda}
     exec(compile("\n".join(lines) + "\n", "<far_stepping>", "exec"), namespace)
     return namespace["far_stepping"]
@@ -127,7 +137,9 @@ def test_a_loop_of_several_blocks_compiles_unchanged(backend):
 
 
 def test_marked_loops_keep_their_line_tables(backend):
-    ptx, _ = cuda.compile_ptx(grid_stride_sum, "void(int64[::1], int64[::1])", cc=(9, 0), backend=backend, lineinfo=True)
+    ptx, _ = cuda.compile_ptx(
+        grid_stride_sum, "void(int64[::1], int64[::1])", cc=(9, 0), backend=backend, lineinfo=True
+    )
     assert _most_loads_in_one_block(ptx) >= 4
     assert re.search(r"^\s*\.loc\s+\d+ \d+ \d+", ptx, flags=re.M), "no line table entries"
     support.ptxas(ptx, "sm_90")

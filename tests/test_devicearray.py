@@ -159,8 +159,12 @@ def test_cuda_array_interface_of_views():
     dev = fake_device_array((10, 4), np.int16)
     cai = dev.__cuda_array_interface__
     assert cai == {
-        "shape": (10, 4), "strides": None, "data": (dev.device_pointer, False),
-        "typestr": "<i2", "stream": None, "version": 3,
+        "shape": (10, 4),
+        "strides": None,
+        "data": (dev.device_pointer, False),
+        "typestr": "<i2",
+        "stream": None,
+        "version": 3,
     }
     assert dev[::2].__cuda_array_interface__["strides"] == (16, 2)
     assert cuda.is_cuda_array(dev) and not cuda.is_cuda_array(np.zeros(3))
@@ -169,7 +173,11 @@ def test_cuda_array_interface_of_views():
 def test_cuda_array_interface_import_shares_the_pointer():
     class Producer:
         __cuda_array_interface__ = {
-            "shape": (3, 5), "strides": (8, 24), "typestr": "<f8", "data": (0x5000, True), "version": 3,
+            "shape": (3, 5),
+            "strides": (8, 24),
+            "typestr": "<f8",
+            "data": (0x5000, True),
+            "version": 3,
         }
 
     dev = cuda.as_cuda_array(Producer())
@@ -215,7 +223,11 @@ def test_bad_arguments_raise_before_touching_the_gpu():
 def test_masked_cuda_array_interface_is_refused():
     class Masked:
         __cuda_array_interface__ = {
-            "shape": (3,), "typestr": "<f4", "data": (0x5000, False), "version": 3, "mask": object(),
+            "shape": (3,),
+            "typestr": "<f4",
+            "data": (0x5000, False),
+            "version": 3,
+            "mask": object(),
         }
 
     with pytest.raises(NotImplementedError, match="mask"):

@@ -23,7 +23,11 @@ def _entries(left):
             expression = differential_cases.UNARY[name].format(a="a[i]")
         else:
             expression = differential_cases.expression_for(name, right_literal=literal)
-        argtypes = (differential_cases.array_type(left), differential_cases.array_type(right), differential_cases.array_type(str(result)))
+        argtypes = (
+            differential_cases.array_type(left),
+            differential_cases.array_type(right),
+            differential_cases.array_type(str(result)),
+        )
         yield differential_cases.make_kernel(expression), argtypes
 
 

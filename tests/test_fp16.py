@@ -28,7 +28,10 @@ NUMBA_CUDA_NAMES = (
     "__float2half_ru __float2half_rz __half2float __half2char_rz __half2uchar_rz "
     "__short_as_half __ushort_as_half __half_as_short __half_as_ushort"
 ).split() + [
-    f"__{a}2{b}_{m}" for c in ("int", "ll", "short", "uint", "ull", "ushort") for a, b in ((c, "half"), ("half", c)) for m in hc.MODES
+    f"__{a}2{b}_{m}"
+    for c in ("int", "ll", "short", "uint", "ull", "ushort")
+    for a, b in ((c, "half"), ("half", c))
+    for m in hc.MODES
 ]
 
 
@@ -103,7 +106,13 @@ def test_operators_and_scalar_arguments(backend):
     sig = "void(float16[:], float16[:], float16, float16[:, :], boolean[:, :])"
     ptx, _ = cuda.compile_ptx(_operators, sig, cc=(7, 5), backend=backend)
     # without a rounding modifier (contractible, the default) or with .rn (fma=False, nvvm)
-    for instruction in ("add.rn.f16|add.f16", "sub.rn.f16|sub.f16", "mul.rn.f16|mul.f16", "setp.ge.f16", "ld.param.b16"):
+    for instruction in (
+        "add.rn.f16|add.f16",
+        "sub.rn.f16|sub.f16",
+        "mul.rn.f16|mul.f16",
+        "setp.ge.f16",
+        "ld.param.b16",
+    ):
         assert any(form in ptx for form in instruction.split("|")), instruction
     support.ptxas(ptx, "sm_75")
 

@@ -190,7 +190,15 @@ def test_kept_operator_typings_are_numbas_for_every_literal():
     from cumlir.typing.context import typing_context
 
     ctx = typing_context()
-    operators = (operator.add, operator.lt, operator.lshift, operator.truediv, operator.pow, operator.floordiv, operator.mod)
+    operators = (
+        operator.add,
+        operator.lt,
+        operator.lshift,
+        operator.truediv,
+        operator.pow,
+        operator.floordiv,
+        operator.mod,
+    )
     scalars = (types.uint8, types.uint64, types.int32, types.boolean, types.float32)
     for op in operators:
         function = ctx.resolve_value_type(op)

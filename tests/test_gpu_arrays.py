@@ -130,7 +130,10 @@ def test_reshape_and_view(rng):
 def test_views_passed_to_device_functions(order, rng):
     a = np.asarray(rng.standard_normal((6, 5)), order=order)
     _compare_program(
-        array_kernels.views_through_device_function, [a], [np.full(3, np.nan)], array_kernels.host_views_through_device_function
+        array_kernels.views_through_device_function,
+        [a],
+        [np.full(3, np.nan)],
+        array_kernels.host_views_through_device_function,
     )
 
 

@@ -129,7 +129,9 @@ def test_shared_block_reductions(op, dtype, rng):
     start = target.copy()
     old = poisoned(N, dtype)
     _launch(_block_scatter(op, dtype), target, keys, vals, old)
-    np.testing.assert_array_equal(target, _expected(op, start, keys, vals), err_msg=f"shared cuda.atomic.{op} on {dtype}")
+    np.testing.assert_array_equal(
+        target, _expected(op, start, keys, vals), err_msg=f"shared cuda.atomic.{op} on {dtype}"
+    )
     if np.dtype(dtype).kind == "f":
         assert not np.isnan(old).any(), "old values left unwritten"
 
@@ -350,7 +352,9 @@ def test_cas_counter(dtype, form):
     assert counter.ravel()[-1 if form == "cas2d" else 0] == N
     if form == "shared":
         for b in range(N // THREADS):
-            np.testing.assert_array_equal(np.sort(old[b * THREADS : (b + 1) * THREADS]), np.arange(THREADS, dtype=dtype))
+            np.testing.assert_array_equal(
+                np.sort(old[b * THREADS : (b + 1) * THREADS]), np.arange(THREADS, dtype=dtype)
+            )
     else:
         np.testing.assert_array_equal(np.sort(old), np.arange(N, dtype=dtype))
 

@@ -171,7 +171,10 @@ def test_cached_kernels_run_in_a_fresh_process_without_mlir(tmp_path):
 def test_compile_stats_are_printed_per_signature(tmp_path):
     _write_kernels(tmp_path)
     env = {"CUMLIR_CACHE_DIR": str(tmp_path / "cache"), "CUMLIR_COMPILE_STATS": "1"}
-    for verdict, figures in (("miss", ("frontend", "lowering", "MLIR passes", "codegen", "link", "load")), ("hit", ("cache read", "load"))):
+    for verdict, figures in (
+        ("miss", ("frontend", "lowering", "MLIR passes", "codegen", "link", "load")),
+        ("hit", ("cache read", "load")),
+    ):
         report, stderr = _fresh(tmp_path, env)
         _check_results(report)
         tables = stderr.split("cumlir compile stats: ")[1:]

@@ -19,7 +19,10 @@ def test_reduce_int32(rng):
     values = rng.integers(-1000, 1000, N, dtype=np.int32)
     out = cp.full(1, 0x5A5A5A5A, np.int32)
     compute.reduce_into(
-        d_in=cp.asarray(values), d_out=out, op=raw_op(ops.add, ["int32", "int32"]), num_items=N,
+        d_in=cp.asarray(values),
+        d_out=out,
+        op=raw_op(ops.add, ["int32", "int32"]),
+        num_items=N,
         h_init=np.array([7], np.int32),
     )
     assert int(out.get()[0]) == int(values.astype(np.int64).sum()) + 7
@@ -30,7 +33,10 @@ def test_reduce_uint64_max_compares_unsigned(rng):
     values[rng.integers(0, N, 5)] |= np.uint64(2**63)  # large values that read as negative if signed
     out = cp.zeros(1, np.uint64)
     compute.reduce_into(
-        d_in=cp.asarray(values), d_out=out, op=raw_op(ops.unsigned_max, ["uint64", "uint64"]), num_items=N,
+        d_in=cp.asarray(values),
+        d_out=out,
+        op=raw_op(ops.unsigned_max, ["uint64", "uint64"]),
+        num_items=N,
         h_init=np.array([0], np.uint64),
     )
     assert out.get()[0] == values.max()
@@ -40,7 +46,10 @@ def test_reduce_float32(rng):
     values = rng.standard_normal(N).astype(np.float32)
     out = cp.full(1, np.nan, np.float32)
     compute.reduce_into(
-        d_in=cp.asarray(values), d_out=out, op=raw_op(ops.add, ["float32", "float32"]), num_items=N,
+        d_in=cp.asarray(values),
+        d_out=out,
+        op=raw_op(ops.add, ["float32", "float32"]),
+        num_items=N,
         h_init=np.array([0], np.float32),
     )
     np.testing.assert_allclose(out.get()[0], values.astype(np.float64).sum(), rtol=1e-4, atol=1e-2)
@@ -60,8 +69,11 @@ def test_reduce_records(operator, rng):
     init["value"] = -np.inf
     out = cuda.to_device(np.full(1, 0x5A, np.uint8).view(np.uint8).repeat(ops.PAIR.itemsize).view(ops.PAIR))
     compute.reduce_into(
-        d_in=cuda.to_device(pairs), d_out=out, op=raw_op(operator, [ops.PAIR, ops.PAIR], ops.PAIR),
-        num_items=len(pairs), h_init=init,
+        d_in=cuda.to_device(pairs),
+        d_out=out,
+        op=raw_op(operator, [ops.PAIR, ops.PAIR], ops.PAIR),
+        num_items=len(pairs),
+        h_init=init,
     )
     result = out.copy_to_host()[0]
     assert result["value"] == pairs["value"].max()
@@ -75,7 +87,10 @@ def test_inclusive_scan_int32(rng):
     values = rng.integers(-100, 100, N, dtype=np.int32)
     out = cp.full(N, 0x5A5A5A5A, np.int32)
     compute.inclusive_scan(
-        d_in=cp.asarray(values), d_out=out, op=raw_op(ops.add, ["int32", "int32"]), num_items=N,
+        d_in=cp.asarray(values),
+        d_out=out,
+        op=raw_op(ops.add, ["int32", "int32"]),
+        num_items=N,
         init_value=np.array([0], np.int32),
     )
     np.testing.assert_array_equal(out.get(), np.cumsum(values.astype(np.int64)).astype(np.int32))
@@ -90,7 +105,10 @@ def test_unary_and_binary_transforms(rng):
     b = rng.integers(0, 2**64 - 1, N, dtype=np.uint64, endpoint=True)
     total = cp.zeros(N, np.uint64)
     compute.binary_transform(
-        d_in1=cp.asarray(a), d_in2=cp.asarray(b), d_out=total, op=raw_op(ops.unsigned_max, ["uint64", "uint64"]),
+        d_in1=cp.asarray(a),
+        d_in2=cp.asarray(b),
+        d_out=total,
+        op=raw_op(ops.unsigned_max, ["uint64", "uint64"]),
         num_items=N,
     )
     np.testing.assert_array_equal(total.get(), np.maximum(a, b))

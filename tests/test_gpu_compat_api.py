@@ -223,7 +223,12 @@ def test_external_and_default_streams(rng):
     handle = _direct(cu.cuStreamCreate(0))
     try:
         values = rng.integers(-1000, 1000, 4096).astype(np.int64)
-        for stream in (cuda.external_stream(int(handle)), cuda.legacy_default_stream(), cuda.per_thread_default_stream(), cuda.default_stream()):
+        for stream in (
+            cuda.external_stream(int(handle)),
+            cuda.legacy_default_stream(),
+            cuda.per_thread_default_stream(),
+            cuda.default_stream(),
+        ):
             source = cuda.to_device(values)
             out = cuda.to_device(support.poisoned(values.size, np.int64))
             _copy_plus_one[values.size // 128, 128, stream](source, out)

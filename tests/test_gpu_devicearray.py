@@ -160,7 +160,11 @@ def test_slices_are_views_usable_as_kernel_arguments(rng):
 def test_2d_views_transposes_and_reshapes(rng):
     host = random_array(rng, (40, 60), "float64")
     dev = cuda.to_device(host)
-    for view, expected_in in ((dev[5:, ::3], host[5:, ::3]), (dev.T, host.T), (dev[::-2, 10:20].T, host[::-2, 10:20].T)):
+    for view, expected_in in (
+        (dev[5:, ::3], host[5:, ::3]),
+        (dev.T, host.T),
+        (dev[::-2, 10:20].T, host[::-2, 10:20].T),
+    ):
         out = cuda.to_device(np.full(view.shape, np.nan))
         launch_2d(affine_2d, view, out)
         i, j = np.indices(view.shape)

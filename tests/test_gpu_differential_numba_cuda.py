@@ -25,7 +25,25 @@ from .cases import differential_cases
 # compares with numba-cuda itself, on the inputs where its results are defined
 pytestmark = [pytest.mark.gpu, pytest.mark.numba_cuda_differs]
 
-SUBTLE = {"floordiv", "mod", "pow", "lshift", "rshift", "truediv", "divmod_q", "divmod_r", "max", "min", "neg", "invert", "abs", "round", "int", "bool", "chained"}
+SUBTLE = {
+    "floordiv",
+    "mod",
+    "pow",
+    "lshift",
+    "rshift",
+    "truediv",
+    "divmod_q",
+    "divmod_r",
+    "max",
+    "min",
+    "neg",
+    "invert",
+    "abs",
+    "round",
+    "int",
+    "bool",
+    "chained",
+}
 REAL = {"bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64"}
 
 CASES = [

@@ -230,7 +230,9 @@ def test_scalars_and_tuples(rng):
         assert got[0] == sum(ints)
         f = floats
         # the GPU may contract a * b + c into one rounding: a few ulps apart at most
-        np.testing.assert_allclose(got[1], f[0] * f[1] + f[2] - f[3] + f[4] * f[5] + f[6] - f[7], rtol=1e-13, atol=1e-13)
+        np.testing.assert_allclose(
+            got[1], f[0] * f[1] + f[2] - f[3] + f[4] * f[5] + f[6] - f[7], rtol=1e-13, atol=1e-13
+        )
         t = (float(rng.standard_normal()), float(rng.standard_normal()), int(rng.integers(-9, 9)))
         tout = cuda.to_device(poisoned(1, np.float64))
         from_tuple[1, 1](t, tout)

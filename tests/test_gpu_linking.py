@@ -38,7 +38,9 @@ def _launch(cubin, name, arrays, n):
         block = 128
         drv.check(
             "cuLaunchKernel",
-            cu.cuLaunchKernel(function, (n + block - 1) // block, 1, 1, block, 1, 1, 0, 0, ctypes.addressof(pointers), 0),
+            cu.cuLaunchKernel(
+                function, (n + block - 1) // block, 1, 1, block, 1, 1, 0, 0, ctypes.addressof(pointers), 0
+            ),
         )
         drv.check("cuCtxSynchronize", cu.cuCtxSynchronize())
     finally:
@@ -110,7 +112,9 @@ OUTPUTS = ["ptx", "ltoir"]
 
 
 @pytest.mark.parametrize("output", OUTPUTS)
-@pytest.mark.parametrize("op", foreign_operators.SCALAR_OPERATORS, ids=[op[2] for op in foreign_operators.SCALAR_OPERATORS])
+@pytest.mark.parametrize(
+    "op", foreign_operators.SCALAR_OPERATORS, ids=[op[2] for op in foreign_operators.SCALAR_OPERATORS]
+)
 def test_cxx_kernel_calls_cumlir_operator(rng, op, output):
     pyfunc, sig, name, ret_c, arg_cs, _ = op
     inputs, expected = _scalar_inputs(rng, name)
@@ -129,7 +133,9 @@ def test_cxx_kernel_calls_void_pointer_operator(rng, op, output):
     pyfunc, sig, name, element_c, dtype = op
     a, b, expected = _void_inputs(rng, name)
     operator = _operator_code(pyfunc, sig, name, output)
-    cubin = linking.link_cubin([operator, CUSource(foreign_operators.void_caller(name, element_c), f"call_{name}.cu")], _cc())
+    cubin = linking.link_cubin(
+        [operator, CUSource(foreign_operators.void_caller(name, element_c), f"call_{name}.cu")], _cc()
+    )
     poison = np.zeros(N, dtype) if dtype.names else support.poisoned(N, dtype)
     if dtype.names:
         poison["key"], poison["value"] = 0x5A, np.nan
@@ -142,7 +148,9 @@ def test_ltoir_operator_is_inlined():
     from cuda import pathfinder
 
     operator = _operator_code(foreign_operators.add, "int32(int32, int32)", "add_i32", "ltoir")
-    cubin = linking.link_cubin([operator, CUSource(foreign_operators.scalar_caller("add_i32", "int", ["int", "int"]), "c.cu")], _cc())
+    cubin = linking.link_cubin(
+        [operator, CUSource(foreign_operators.scalar_caller("add_i32", "int", ["int", "int"]), "c.cu")], _cc()
+    )
     exe = pathfinder.find_nvidia_binary_utility("nvdisasm")
     if not exe:
         pytest.skip("nvdisasm is not installed")

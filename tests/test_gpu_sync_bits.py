@@ -12,6 +12,7 @@ from .support import boundary_values, poisoned, random_values
 
 pytestmark = pytest.mark.gpu
 
+
 @pytest.fixture
 def jit(backend):
     return lambda fn: cuda.jit(backend=backend)(fn)
@@ -84,7 +85,13 @@ def test_bit_ops(dtype, jit, rng):
     info = np.iinfo(dtype)
     x = np.concatenate([x, np.array([0, info.max, info.min, 1 if info.min == 0 else -1], dtype=dtype)])
     n = x.size
-    outs = [poisoned(n, dtype), poisoned(n, dtype), poisoned(n, np.uint32), poisoned(n, sk.brev_dtype(dtype)), poisoned(n, np.int64)]
+    outs = [
+        poisoned(n, dtype),
+        poisoned(n, dtype),
+        poisoned(n, np.uint32),
+        poisoned(n, sk.brev_dtype(dtype)),
+        poisoned(n, np.int64),
+    ]
     jit(sk.bit_ops)[_blocks_of(n, 128), 128](x, *outs)
     values = [int(v) for v in x]
     references = [
@@ -97,7 +104,9 @@ def test_bit_ops(dtype, jit, rng):
     for out, (name, reference) in zip(outs, references):
         expected = np.array([reference(v) for v in values], dtype=out.dtype)
         bad = np.nonzero(out != expected)[0]
-        assert not bad.size, f"{name}({dtype}): {bad.size} wrong, e.g. x={values[bad[0]]} gave {out[bad[0]]}, expected {expected[bad[0]]}"
+        assert not bad.size, (
+            f"{name}({dtype}): {bad.size} wrong, e.g. x={values[bad[0]]} gave {out[bad[0]]}, expected {expected[bad[0]]}"
+        )
 
 
 # ---- floating point -----------------------------------------------------------------------
@@ -126,7 +135,9 @@ def test_fma_rounds_once_and_cbrt(dtype, jit, rng):
 
     expected = np.array([sk.fma_of(x, y, z, dtype) for x, y, z in zip(a, b, c)], dtype=dtype)
     bad = np.nonzero(fma.view(f"u{fma.itemsize}") != expected.view(f"u{fma.itemsize}"))[0]
-    assert not bad.size, f"fma: {bad.size} wrong, e.g. {a[bad[0]]!r}*{b[bad[0]]!r}+{c[bad[0]]!r} gave {fma[bad[0]]!r}, expected {expected[bad[0]]!r}"
+    assert not bad.size, (
+        f"fma: {bad.size} wrong, e.g. {a[bad[0]]!r}*{b[bad[0]]!r}+{c[bad[0]]!r} gave {fma[bad[0]]!r}, expected {expected[bad[0]]!r}"
+    )
 
     # against the cube root computed in float64 (NumPy's float32 cbrt is not correctly rounded
     # itself), in units of the last place of the result's type

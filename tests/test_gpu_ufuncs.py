@@ -93,7 +93,22 @@ def test_vectorize_out_host_device_and_in_place(rng):
 # sizes around multiples of the four iterations a thread runs together, for grids of one
 # thread to several blocks: the kernel's first loop, then the rest one at a time
 GRIDS = [(1, 1), (1, 32), (3, 32), (2, 256)]
-SIZES = [(1,), (3,), (4,), (5,), (127,), (128,), (129,), (1023,), (1024,), (1025,), (6143,), (6145,), (33, 31), (3, 8, 65)]
+SIZES = [
+    (1,),
+    (3,),
+    (4,),
+    (5,),
+    (127,),
+    (128,),
+    (129,),
+    (1023,),
+    (1024,),
+    (1025,),
+    (6143,),
+    (6145,),
+    (33, 31),
+    (3, 8, 65),
+]
 
 
 @pytest.mark.parametrize("shape", SIZES, ids=lambda s: "x".join(map(str, s)))

@@ -62,7 +62,9 @@ def test_shuffles(dtype, block, mask_kind, rng):
         expected = values[np.minimum(base + source, n - 1)]
         got, want = wk.bits(out), wk.bits(expected)
         bad = np.nonzero(defined & (got != want))[0]
-        assert not bad.size, f"{kind}: lanes {lane[bad[:5]]} of threads {bad[:5]} got {out[bad[:5]]}, expected {expected[bad[:5]]}"
+        assert not bad.size, (
+            f"{kind}: lanes {lane[bad[:5]]} of threads {bad[:5]} got {out[bad[:5]]}, expected {expected[bad[:5]]}"
+        )
         assert (got[~part] == untouched[~part]).all(), f"{kind}: a lane outside the mask wrote"
 
 
@@ -139,7 +141,9 @@ def test_lane_registers_and_masks(block, k):
     assert ((active & ~existing) == 0).all() and ((active & own) == own).all()
     first_k = existing & np.uint32((1 << k) - 1)
     inside = lane < k
-    assert ((active_k[inside] & ~first_k[inside]) == 0).all() and ((active_k[inside] & own[inside]) == own[inside]).all()
+    assert ((active_k[inside] & ~first_k[inside]) == 0).all() and (
+        (active_k[inside] & own[inside]) == own[inside]
+    ).all()
     assert (active_k[~inside] == poisoned(1, "uint32")[0]).all()
 
 

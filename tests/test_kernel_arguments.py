@@ -63,7 +63,10 @@ def test_kernel_parameters_follow_the_abi(name, backend):
         (np.complex128(3j), types.complex128),
         (ctypes.c_void_p(0x1000), types.voidptr),
         ((1.5, 2.5), types.UniTuple(types.float64, 2)),
-        ((1, 2.5, (True, 3j)), types.Tuple((types.int64, types.float64, types.Tuple((types.boolean, types.complex128))))),
+        (
+            (1, 2.5, (True, 3j)),
+            types.Tuple((types.int64, types.float64, types.Tuple((types.boolean, types.complex128)))),
+        ),
         ((), types.Tuple(())),
         (K.Window(1.0, 2.0), types.NamedUniTuple(types.float64, 2, K.Window)),
         (np.zeros(3, K.POINT)[1], numpy_support.from_dtype(K.POINT)),
@@ -94,7 +97,13 @@ class _DeviceBuffer:
     """A foreign device array: only its __cuda_array_interface__."""
 
     def __init__(self, pointer, n, typestr):
-        self.__cuda_array_interface__ = {"version": 3, "shape": (n,), "typestr": typestr, "data": (pointer, False), "strides": None}
+        self.__cuda_array_interface__ = {
+            "version": 3,
+            "shape": (n,),
+            "typestr": typestr,
+            "data": (pointer, False),
+            "strides": None,
+        }
 
 
 def _pack(argtypes, args):
@@ -209,7 +218,9 @@ def test_eager_signatures_accept_these_arguments(declared, actual, ok):
 def test_an_eager_kernel_names_the_argument_its_signature_refuses():
     kernel, sig = ENTRIES["typed_pointer"]
     eager = cuda.jit(sig)(kernel)
-    assert eager.overload_for((types.int64, types.int64, types.float32)) is eager.overload_for((types.voidptr, types.int32, types.float32))
+    assert eager.overload_for((types.int64, types.int64, types.float32)) is eager.overload_for(
+        (types.voidptr, types.int32, types.float32)
+    )
     with pytest.raises(TypeError, match=r"argument 0: a float64 cannot be passed as float32\*"):
         eager.overload_for((types.float64, types.int64, types.float32))
     with pytest.raises(TypeError, match=r"argument 2: a complex128 cannot be passed as float32"):
@@ -304,7 +315,9 @@ def test_tuples_on_the_gpu(rng):
             expected = a * scale + k + (100.0 if flag else -100.0) + z.real * z.imag
             np.testing.assert_allclose(out, expected, rtol=1e-13, atol=1e-13)
 
-        _run_both("nested_tuple", lambda: ((cuda.to_device(a), (k, scale), flag, z), poisoned(n, np.float64)), check_nested, n)
+        _run_both(
+            "nested_tuple", lambda: ((cuda.to_device(a), (k, scale), flag, z), poisoned(n, np.float64)), check_nested, n
+        )
 
 
 @pytest.mark.gpu
@@ -319,7 +332,9 @@ def test_namedtuples_on_the_gpu(rng):
         np.testing.assert_allclose(out[: n - 7], expected, rtol=1e-13, atol=1e-13)
         assert np.isnan(out[n - 7 :]).all()  # beyond p.n: untouched
 
-    _run_both("named_tuple", lambda: (K.Params(a, cuda.to_device(b), alpha, n - 7), window, poisoned(n, np.float64)), check, n)
+    _run_both(
+        "named_tuple", lambda: (K.Params(a, cuda.to_device(b), alpha, n - 7), window, poisoned(n, np.float64)), check, n
+    )
 
 
 @pytest.mark.gpu

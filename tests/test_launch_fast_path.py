@@ -142,9 +142,26 @@ def test_no_arguments(fake, general):
 
 
 SCALARS = [
-    1, -(2**63), 2**63 - 1, 2.5, True, False, 1.5 - 2j, np.float32(-0.75), np.float16(3.5), np.int8(-7), np.uint8(250),
-    np.int16(-300), np.uint16(65000), np.int32(-(2**31)), np.uint32(2**32 - 1), np.uint64(2**64 - 1), np.bool_(True),
-    np.complex64(1 - 1j), np.complex128(2j), np.float64(-1e300),
+    1,
+    -(2**63),
+    2**63 - 1,
+    2.5,
+    True,
+    False,
+    1.5 - 2j,
+    np.float32(-0.75),
+    np.float16(3.5),
+    np.int8(-7),
+    np.uint8(250),
+    np.int16(-300),
+    np.uint16(65000),
+    np.int32(-(2**31)),
+    np.uint32(2**32 - 1),
+    np.uint64(2**64 - 1),
+    np.bool_(True),
+    np.complex64(1 - 1j),
+    np.complex128(2j),
+    np.float64(-1e300),
 ]
 
 
@@ -154,7 +171,24 @@ def test_scalars(fake, general, value):
 
 
 def test_sixteen_scalars_of_mixed_types(fake, general):
-    values = [1, 2.0, np.float32(3), np.int16(4), True, 6, 7.5, np.uint64(8), 9, 10.25, np.int8(-11), 12, 13.0, 14, 15, 16]
+    values = [
+        1,
+        2.0,
+        np.float32(3),
+        np.int16(4),
+        True,
+        6,
+        7.5,
+        np.uint64(8),
+        9,
+        10.25,
+        np.int8(-11),
+        12,
+        13.0,
+        14,
+        15,
+        16,
+    ]
     launch = _twice(fake, general, sixteen, (1, 1), *values)
     other = [v * 2 if not isinstance(v, bool) else not v for v in values]
     fake.slots = 16
@@ -164,7 +198,11 @@ def test_sixteen_scalars_of_mixed_types(fake, general):
 
 def test_eager_scalar_conversions(fake, general):
     # an int for complex64, a float for int32 (truncated, as the general path converts it)
-    for values in ([7, 2.5, 1, 3], [np.int64(-3), 1, 0.0, 1.5 + 2j], [2.9, np.float64(0.1), np.bool_(False), np.complex128(1j)]):
+    for values in (
+        [7, 2.5, 1, 3],
+        [np.int64(-3), 1, 0.0, 1.5 + 2j],
+        [2.9, np.float64(0.1), np.bool_(False), np.complex128(1j)],
+    ):
         _twice(fake, general, eager_scalars, (1, 1), *values)
 
 
@@ -194,7 +232,8 @@ def _three(make, dtype=np.float32, n=50):
 
 
 @pytest.mark.parametrize(
-    "make", [FakeCupyArray, FakeTensor, FakeNumbaArray, InterfaceOnly, lambda h: cuda.to_device(h)],
+    "make",
+    [FakeCupyArray, FakeTensor, FakeNumbaArray, InterfaceOnly, lambda h: cuda.to_device(h)],
     ids=["cupy", "torch", "numba", "interface", "cumlir"],
 )
 def test_three_arrays(fake, general, make):
@@ -208,10 +247,18 @@ def test_three_arrays(fake, general, make):
     assert launch["params"] == _general_bytes(three, others)
 
 
-@pytest.mark.parametrize("make", [FakeCupyArray, FakeTensor, FakeNumbaArray, InterfaceOnly], ids=["cupy", "torch", "numba", "interface"])
+@pytest.mark.parametrize(
+    "make", [FakeCupyArray, FakeTensor, FakeNumbaArray, InterfaceOnly], ids=["cupy", "torch", "numba", "interface"]
+)
 @pytest.mark.parametrize(
     "shape,key",
-    [((5, 7), np.s_[:, :]), ((5, 7), np.s_[::2, 1:]), ((1, 7), np.s_[:, :]), ((0, 3), np.s_[:, :]), ((5, 1), np.s_[::-1, :])],
+    [
+        ((5, 7), np.s_[:, :]),
+        ((5, 7), np.s_[::2, 1:]),
+        ((1, 7), np.s_[:, :]),
+        ((0, 3), np.s_[:, :]),
+        ((5, 1), np.s_[::-1, :]),
+    ],
 )
 def test_layouts_of_foreign_arrays(fake, general, make, shape, key):
     for order in "CF":
@@ -339,7 +386,9 @@ def test_an_array_of_another_device_is_refused(fake, general, make):
     _twice(fake, general, three, (1, 32), *args)
     count = len(fake.launches)
     elsewhere = make(np.zeros(50, np.float32), 1)
-    with pytest.raises(ValueError, match="argument 2: the .* is on CUDA device 1, but the kernel is launched on device 0"):
+    with pytest.raises(
+        ValueError, match="argument 2: the .* is on CUDA device 1, but the kernel is launched on device 0"
+    ):
         three[1, 32](args[0], args[1], elsewhere)
     assert len(fake.launches) == count
 
@@ -482,7 +531,9 @@ def test_numpy_array_types_kept_by_flags_agree_with_their_layouts(monkeypatch):
         for order in "CF":
             base = np.zeros(tuple(2 * s + 1 for s in shape), order=order)
             for steps in itertools.product([1, 2, -1], repeat=len(shape)):
-                view = base[tuple(slice(None, None, st) if st < 0 else slice(0, 2 * s + 1, st) for s, st in zip(shape, steps))]
+                view = base[
+                    tuple(slice(None, None, st) if st < 0 else slice(0, 2 * s + 1, st) for s, st in zip(shape, steps))
+                ]
                 for v in (view, view[tuple(slice(0, s) for s in shape)], view.T):
                     for writeable in (True, False):
                         w = v.view()
@@ -528,7 +579,11 @@ def test_every_stream_kind_launches_on_its_handle(fake, general, make):
 
 @pytest.mark.parametrize("stream,handle", [(None, 0), (0, 0), ("legacy", 1), ("per_thread", 2), ("default", 0)])
 def test_the_default_streams(fake, stream, handle):
-    made = {"legacy": cuda.legacy_default_stream, "per_thread": cuda.per_thread_default_stream, "default": cuda.default_stream}
+    made = {
+        "legacy": cuda.legacy_default_stream,
+        "per_thread": cuda.per_thread_default_stream,
+        "default": cuda.default_stream,
+    }
     stream = made[stream]() if stream in made else stream
     fake.slots = 0
     nothing[1, 1, stream]()

@@ -201,7 +201,7 @@ def test_typing_errors_name_the_problem_and_line(kernel, message):
     with pytest.raises(TypingError, match=message) as info:
         compiler.type_function(kernel, argtypes)
     line, text = _first_line_of(kernel)
-    assert f"test_memory.py\", line {line}" in str(info.value) or f"test_memory.py ({line})" in str(info.value)
+    assert f'test_memory.py", line {line}' in str(info.value) or f"test_memory.py ({line})" in str(info.value)
     assert text in str(info.value)
 
 
@@ -213,7 +213,9 @@ def too_much_static_shared(out):
 
 
 def test_static_shared_memory_over_48_kib_is_a_compile_error():
-    with pytest.raises(LoweringError, match="49156 bytes of static shared memory in one function is more than the 49152") as info:
+    with pytest.raises(
+        LoweringError, match="49156 bytes of static shared memory in one function is more than the 49152"
+    ) as info:
         _ptx(too_much_static_shared, (_array(np.float64),))
     lines, start = inspect.getsourcelines(too_much_static_shared)
     assert f"line {start + 3}" in str(info.value)
@@ -329,7 +331,9 @@ def _calls_sum(out):
 
 
 @pytest.mark.parametrize("nrt", [False, True])
-@pytest.mark.parametrize("caller, callee", [(_calls_view, "_returns_local_view"), (_calls_tuple, "_returns_local_in_tuple")])
+@pytest.mark.parametrize(
+    "caller, callee", [(_calls_view, "_returns_local_view"), (_calls_tuple, "_returns_local_in_tuple")]
+)
 def test_a_device_function_cannot_return_its_local_array(caller, callee, nrt):
     from cumlir.options import Options
 

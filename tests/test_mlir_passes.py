@@ -79,7 +79,9 @@ def _filecheck(output, checks, source, prefix="CHECK"):
     # the matcher writes its diagnostics to the sys.stderr of its making, and a line of
     # progress to stdout for CHECK-DAG
     with contextlib.redirect_stderr(report), contextlib.redirect_stdout(io.StringIO()):
-        matcher = Matcher(options, FInput("<output>", output), Parser(options, io.StringIO(checks), *pattern_for_opts(options)))
+        matcher = Matcher(
+            options, FInput("<output>", output), Parser(options, io.StringIO(checks), *pattern_for_opts(options))
+        )
         failed = matcher.run()
     if failed:
         pytest.fail(f"{report.getvalue()}\nthe pass's output:\n{output}", pytrace=False)
@@ -178,7 +180,9 @@ def _long_loop(size):
     return LONG_LOOP.replace("PADDING", "\n".join(lines)).replace("%vLAST", f"%v{padding}")
 
 
-@pytest.mark.parametrize("size, prefix", [(counted_loops.LARGEST_BODY, "MARKED"), (counted_loops.LARGEST_BODY + 1, "LEFT")])
+@pytest.mark.parametrize(
+    "size, prefix", [(counted_loops.LARGEST_BODY, "MARKED"), (counted_loops.LARGEST_BODY + 1, "LEFT")]
+)
 def test_a_body_over_the_size_limit_is_left_alone(context, size, prefix):
     # four copies of a large body cost more than the loads they keep in flight
     text = _long_loop(size)

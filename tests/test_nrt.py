@@ -61,10 +61,7 @@ def test_external_code_including_the_header_compiles():
 
 # ---- the switch and the link policy ------------------------------------------------------------
 
-EXTERN_CU = (
-    "#include <nrt.cuh>\n"
-    'extern "C" __device__ int twice(int* result, int x) { *result = 2 * x; return 0; }\n'
-)
+EXTERN_CU = '#include <nrt.cuh>\nextern "C" __device__ int twice(int* result, int x) { *result = 2 * x; return 0; }\n'
 
 
 def _link_names(kernel, argtypes, **options):
@@ -171,7 +168,9 @@ def test_item_marked_nrt_with_nrt_off_is_refused(no_nrt_environment):
 def test_kernel_option_nrt_false_wins_over_the_environment(no_nrt_environment):
     no_nrt_environment.setenv("CUMLIR_ENABLE_NRT", "1")
     assert _link_names(_allocates, _array_args()) == [nrt.RUNTIME_NAME]
-    with pytest.raises(Exception, match="np.empty in device code needs NRT; enable it with nrt=True or CUMLIR_ENABLE_NRT=1"):
+    with pytest.raises(
+        Exception, match="np.empty in device code needs NRT; enable it with nrt=True or CUMLIR_ENABLE_NRT=1"
+    ):
         _link_names(_allocates, _array_args(), nrt=False)
 
 
@@ -225,7 +224,9 @@ def test_cases_link_into_cubins_on_every_back_end(case, backend):
     from cumlir.options import Options
 
     argtypes = (_types.float64[:, ::1], _types.float64[:, ::1], _types.int64)
-    c = compiler.kernel(nrt_kernels.per_thread(case), argtypes, (9, 0), Options(nrt=True, backend=backend), until="cubin")
+    c = compiler.kernel(
+        nrt_kernels.per_thread(case), argtypes, (9, 0), Options(nrt=True, backend=backend), until="cubin"
+    )
     assert [item.name for item in c.link] == [nrt.RUNTIME_NAME]
     assert c.cubin[:4] == b"\x7fELF"
     assert nrt.ALLOCATE in c.code
@@ -279,7 +280,9 @@ def test_refusal_names_the_function_and_line(no_nrt_environment):
         a = np.arange(n)
         out[0] = a[0]
 
-    message = _lowering_error(allocating_kernel, (_types.float64[::1], _types.int64), "np.arange in device code needs NRT")
+    message = _lowering_error(
+        allocating_kernel, (_types.float64[::1], _types.int64), "np.arange in device code needs NRT"
+    )
     assert "allocating_kernel" in message and "a = np.arange(n)" in message
 
 
@@ -305,6 +308,7 @@ def test_bad_constructor_arguments_are_typing_errors(source, match):
 
 
 # ---- CUDA C++ handing arrays to cumlir's code ---------------------------------------------------
+
 
 def adopts_squares(out, n):
     a = cuda_nrt_array(make_squares(n), n, np.float64)
@@ -405,7 +409,9 @@ def test_redundant_reference_pairs_are_pruned(monkeypatch):
     from cumlir.options import Options
 
     def count_calls():
-        c = compiler.kernel(nrt_kernels.single(nrt_kernels.iteration), CASE_SIGNATURE, (9, 0), Options(nrt=True), until="mlir")
+        c = compiler.kernel(
+            nrt_kernels.single(nrt_kernels.iteration), CASE_SIGNATURE, (9, 0), Options(nrt=True), until="mlir"
+        )
         text = str(c.module)
         return text.count("call @cumlir_nrt_incref"), text.count("call @cumlir_nrt_decref")
 
@@ -434,7 +440,9 @@ def test_shared_and_constant_arrays_are_not_owned(backend):
         t[0] = v[1] + a[0]
         out[0] = t[0] + u[0]
 
-    c = compiler.kernel(k, (_types.float64[::1], _types.int64), (9, 0), Options(nrt=True, backend=backend), until="llvm")
+    c = compiler.kernel(
+        k, (_types.float64[::1], _types.int64), (9, 0), Options(nrt=True, backend=backend), until="llvm"
+    )
     text = str(c.module)
     assert "3735928559" not in text  # MLIR's dummy allocated pointer of globals (0xdeadbeef)
     compiler.run(c, "cubin")

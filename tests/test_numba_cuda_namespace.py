@@ -86,7 +86,11 @@ def test_every_namespace_name_is_implemented_or_refused(numba_cuda_names):
 
 
 def test_every_dispatcher_name_is_implemented_or_refused(numba_cuda_names):
-    missing = [name for name in numba_cuda_names["dispatcher"] if _status(Dispatcher, name, refused.DISPATCHER, "the dispatcher") is None]
+    missing = [
+        name
+        for name in numba_cuda_names["dispatcher"]
+        if _status(Dispatcher, name, refused.DISPATCHER, "the dispatcher") is None
+    ]
     assert not missing, f"CUDADispatcher attributes neither in cumlir's Dispatcher nor refused: {missing}"
 
 

@@ -87,7 +87,7 @@ def test_kernels_are_annotated_and_kept_alive():
     text = _print(LOAD_STORE + "llvm.func @helper(%x: i32) -> i32 { llvm.return %x : i32 }")
     assert f'target datalayout = "{llvm7.NVVM_DATA_LAYOUT}"' in text
     assert 'target triple = "nvptx64-nvidia-cuda"' in text
-    assert '@llvm.used = appending global [1 x i8*] [i8* bitcast (void (i8 addrspace(1)*, i64)* @k to i8*)]' in text
+    assert "@llvm.used = appending global [1 x i8*] [i8* bitcast (void (i8 addrspace(1)*, i64)* @k to i8*)]" in text
     assert re.search(r'!\{void \(i8 addrspace\(1\)\*, i64\)\* @k, !"kernel", i32 1\}', text)
     assert "@helper" not in text.split("@llvm.used")[1]
     version = ", ".join(f"i32 {v}" for v in libnvvm._nvvm().ir_version())
@@ -350,7 +350,10 @@ def test_constants_are_spelled_exactly():
     assert llvm7_constants.float_literal(float("inf"), f64) == "0x7FF0000000000000"
     assert llvm7_constants.int_literal(2**64 - 1, llvm7_types.parse("i64")) == "-1"
     assert llvm7_constants.float_literal(1.0, llvm7_types.parse("f16")) == "0xH3C00"
-    assert llvm7_types.parse("!llvm.struct<(ptr<3>, array<2 x vector<4xf32>>)>").text == "{ i8 addrspace(3)*, [2 x <4 x float>] }"
+    assert (
+        llvm7_types.parse("!llvm.struct<(ptr<3>, array<2 x vector<4xf32>>)>").text
+        == "{ i8 addrspace(3)*, [2 x <4 x float>] }"
+    )
 
 
 def _lines(a, out):

@@ -111,7 +111,9 @@ def test_cuda_namespace_gives_every_stub_and_no_stub_hides_a_function():
 
 def test_every_cuda_stub_pickles_by_name():
     names = cumlir.operations.cuda_names()
-    assert {"threadIdx", "grid", "gridsize", "syncthreads", "shared", "local", "const", "carray", "farray"} <= set(names)
+    assert {"threadIdx", "grid", "gridsize", "syncthreads", "shared", "local", "const", "carray", "farray"} <= set(
+        names
+    )
     for stub in [*names.values(), cuda.shared.array, cuda.local.array, cuda.const.array_like]:
         assert pickle.loads(pickle.dumps(stub)) is stub
 

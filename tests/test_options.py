@@ -67,7 +67,11 @@ def test_lineinfo(backend):
 
 
 def test_fastmath(backend):
-    plain, contract, fast = _ptx(backend, fma=False), _ptx(backend, fma=False, fastmath={"contract"}), _ptx(backend, fastmath=True)
+    plain, contract, fast = (
+        _ptx(backend, fma=False),
+        _ptx(backend, fma=False, fastmath={"contract"}),
+        _ptx(backend, fastmath=True),
+    )
     assert "fma.rn.f32" not in plain and ".ftz" not in plain
     assert "fma.rn.f32" in contract and ".ftz" not in contract  # contraction alone
     assert "fma.rn.ftz.f32" in fast  # everything, denormals flushed too
@@ -201,7 +205,9 @@ def test_bad_options_are_refused_at_decoration(keywords, error, message):
 
 
 def test_bad_options_are_refused_by_compile():
-    with pytest.raises(TypeError, match="cuda.compile: unknown keyword argument 'forceinlin'; did you mean 'forceinline'"):
+    with pytest.raises(
+        TypeError, match="cuda.compile: unknown keyword argument 'forceinlin'; did you mean 'forceinline'"
+    ):
         cuda.compile(_fma, SIG, device=False, abi="numba", cc=(9, 0), forceinlin=True)
     with pytest.raises(ValueError, match="between 1 and 255"):
         cuda.compile_ptx(_fma, SIG, cc=(9, 0), max_registers=1000)

@@ -120,7 +120,10 @@ def test_conversion_helpers_type_as_in_numba_cuda():
 
 def _kernels():
     states = rk.state_array_type()
-    kernels = {name: (kernel, (states, types.Array(support.numba_type(dtype), 2, "C"))) for name, (dtype, kernel) in rk.DRAWS.items()}
+    kernels = {
+        name: (kernel, (states, types.Array(support.numba_type(dtype), 2, "C")))
+        for name, (dtype, kernel) in rk.DRAWS.items()
+    }
     kernels["xoroshiro128p_jump"] = (rk.jump_each, (states,))
     kernels["init_xoroshiro128p_state"] = (rk.seed_each, (states, types.int64[::1]))
     u64 = types.uint64[::1]

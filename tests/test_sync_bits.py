@@ -180,14 +180,19 @@ def test_bad_arguments_name_the_intrinsic_and_line(fn, argtype, name):
     message = str(info.value)
     assert name in message
     line = fn.__code__.co_firstlineno
-    assert f"test_sync_bits.py\", line {line}" in message or f"({line})" in message
+    assert f'test_sync_bits.py", line {line}' in message or f"({line})" in message
 
 
 # ---- the GPU tests' host references -------------------------------------------------------
 
 
 def test_the_bit_references():
-    assert [sk.popc_of(-1, "int8"), sk.clz_of(-1, "int16"), sk.clz_of(0, "uint64"), sk.clz_of(1, "int32")] == [8, 0, 64, 31]
+    assert [sk.popc_of(-1, "int8"), sk.clz_of(-1, "int16"), sk.clz_of(0, "uint64"), sk.clz_of(1, "int32")] == [
+        8,
+        0,
+        64,
+        31,
+    ]
     assert [sk.ffs_of(0, "int32"), sk.ffs_of(-(2**63), "int64"), sk.ffs_of(12, "uint8")] == [0, 64, 3]
     assert sk.brev_of(-1, "int8") == 0xFFFFFFFF  # sign-extended to uint32 first
     assert sk.brev_of(1, "uint16") == 1 << 31

@@ -62,7 +62,9 @@ def read_globaltimer():
     return cuda.globaltimer()
 
 
-@pytest.mark.parametrize("reader, numba_type", [(read_clock, types.uint32), (read_clock64, types.uint64), (read_globaltimer, types.uint64)])
+@pytest.mark.parametrize(
+    "reader, numba_type", [(read_clock, types.uint32), (read_clock64, types.uint64), (read_globaltimer, types.uint64)]
+)
 def test_types(reader, numba_type):
     _, result = cuda.compile_ptx(reader, (), device=True, cc=(9, 0))
     assert result == numba_type

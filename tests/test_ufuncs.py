@@ -310,7 +310,7 @@ def test_package_level_spelling():
     assert dot.types == ["ii->i"]
 
 
-CLI_SOURCE = '''
+CLI_SOURCE = """
 from cumlir import cuda
 
 @cuda.vectorize(["float32(float32, float32)"])
@@ -323,7 +323,7 @@ def dot(a, b, out):
     for i in range(a.shape[0]):
         acc += a[i] * b[i]
     out[0] = acc
-'''
+"""
 
 
 @pytest.mark.parametrize(
@@ -413,7 +413,9 @@ def emulated_device(monkeypatch):
     from cumlir.runtime import devicearray
 
     monkeypatch.setattr(devicearray, "DeviceMemory", _HostMemory)
-    monkeypatch.setattr(devicearray, "_copy", lambda kind, dst, src, n, stream: __import__("ctypes").memmove(dst, src, n))
+    monkeypatch.setattr(
+        devicearray, "_copy", lambda kind, dst, src, n, stream: __import__("ctypes").memmove(dst, src, n)
+    )
     monkeypatch.setattr(ufuncs, "_launch", _emulated_launch)
 
 
@@ -462,7 +464,9 @@ def test_emulated_guvectorize(emulated_device):
 def test_ufunc_kernels_with_options(backend, options):
     ufunc = cuda.vectorize(["int64(int64, int64)"], **options)(cases.checked_quotient)
     arr = _array("int64", 2, "A")
-    ptx, _ = cuda.compile_ptx(ufunc.kernel((D("int64"),) * 2).py_func, (arr, arr, arr), cc=(9, 0), backend=backend, **options)
+    ptx, _ = cuda.compile_ptx(
+        ufunc.kernel((D("int64"),) * 2).py_func, (arr, arr, arr), cc=(9, 0), backend=backend, **options
+    )
     support.ptxas(ptx, "sm_90")
     if "lineinfo" in options or "debug" in options:
         assert ".loc" in ptx
@@ -470,5 +474,7 @@ def test_ufunc_kernels_with_options(backend, options):
         cases.matmul.py_func
     )
     g = _array("float64", 3, "A")
-    ptx, _ = cuda.compile_ptx(gufunc.kernel((D("float64"),) * 2, 1).py_func, (g, g, g), cc=(9, 0), backend=backend, **options)
+    ptx, _ = cuda.compile_ptx(
+        gufunc.kernel((D("float64"),) * 2, 1).py_func, (g, g, g), cc=(9, 0), backend=backend, **options
+    )
     support.ptxas(ptx, "sm_90")

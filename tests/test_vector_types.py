@@ -79,7 +79,9 @@ def _check_models():
     assert str(default_manager.value_type(vector_types["uint8x3"])) == "!llvm.struct<(i8, i8, i8)>"
     # arrays of vectors are byte-strided, as arrays of records
     assert str(default_manager.value_type(vector_types["float64x2"][::1])) == "memref<?xi8, strided<[16], offset: ?>>"
-    assert str(default_manager.value_type(vector_types["int16x3"][:, :])) == "memref<?x?xi8, strided<[?, ?], offset: ?>>"
+    assert (
+        str(default_manager.value_type(vector_types["int16x3"][:, :])) == "memref<?x?xi8, strided<[?, ?], offset: ?>>"
+    )
 
 
 # ---- typing -------------------------------------------------------------------------------------
@@ -294,7 +296,9 @@ def test_whole_vectors_are_loaded_and_stored_at_once(backend, name, suffix, coun
 
 
 def test_whole_vector_accesses_do_not_depend_on_optimization(backend):
-    ptx, _ = cuda.compile_ptx(K.grid_stride_copy, "void(float4[::1], float4[::1])", cc=(9, 0), backend=backend, opt=False)
+    ptx, _ = cuda.compile_ptx(
+        K.grid_stride_copy, "void(float4[::1], float4[::1])", cc=(9, 0), backend=backend, opt=False
+    )
     support.ptxas(ptx, "sm_90")
     assert re.search(r"\bld(\.global)?\.v4\.(f32|b32)", ptx) and re.search(r"\bst(\.global)?\.v4\.(f32|b32)", ptx)
 

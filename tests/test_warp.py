@@ -27,9 +27,12 @@ def _calling(stub, arity):
     return lambda a, b, c: stub(a, b, c)
 
 
-_shfl, _shfl_up, _shfl_down, _shfl_xor = (_calling(getattr(cuda, n), 3) for n in ("shfl_sync", "shfl_up_sync", "shfl_down_sync", "shfl_xor_sync"))
+_shfl, _shfl_up, _shfl_down, _shfl_xor = (
+    _calling(getattr(cuda, n), 3) for n in ("shfl_sync", "shfl_up_sync", "shfl_down_sync", "shfl_xor_sync")
+)
 _all, _any, _eq, _ballot, _match_any, _match_all = (
-    _calling(getattr(cuda, n), 2) for n in ("all_sync", "any_sync", "eq_sync", "ballot_sync", "match_any_sync", "match_all_sync")
+    _calling(getattr(cuda, n), 2)
+    for n in ("all_sync", "any_sync", "eq_sync", "ballot_sync", "match_any_sync", "match_all_sync")
 )
 SHUFFLES = {"shfl_sync": _shfl, "shfl_up_sync": _shfl_up, "shfl_down_sync": _shfl_down, "shfl_xor_sync": _shfl_xor}
 
@@ -156,6 +159,14 @@ def test_warp_reduction_and_scan_in_ptx(dtype, cc, backend):
 
 
 def test_the_llvm7_printer_names_the_warp_intrinsics():
-    text, _ = cuda.compile(wk.votes, "void(bool[:], uint32[:], boolean[:], boolean[:], boolean[:], int32[:])", device=False, abi="numba", output="llvm", backend="nvvm", cc=(8, 0))
+    text, _ = cuda.compile(
+        wk.votes,
+        "void(bool[:], uint32[:], boolean[:], boolean[:], boolean[:], int32[:])",
+        device=False,
+        abi="numba",
+        output="llvm",
+        backend="nvvm",
+        cc=(8, 0),
+    )
     for name in ("vote.all.sync", "vote.any.sync", "vote.uni.sync", "vote.ballot.sync"):
         assert f"@llvm.nvvm.{name}(i32" in text

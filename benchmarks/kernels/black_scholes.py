@@ -34,7 +34,9 @@ def black_scholes(s, k, t, call, put, r, v):
         put[i] = discounted * (ONE - nd2) - si * (ONE - nd1)
 
 
-KERNELS = [(black_scholes, "void(float32[::1], float32[::1], float32[::1], float32[::1], float32[::1], float32, float32)")]
+KERNELS = [
+    (black_scholes, "void(float32[::1], float32[::1], float32[::1], float32[::1], float32[::1], float32, float32)")
+]
 
 CUDA_SOURCE = r"""
 extern "C" __global__ void black_scholes(const float* s, const float* k, const float* t, float* call, float* put,

@@ -76,4 +76,6 @@ def check(inputs, outputs):
     # libdevice's sin and exp are within 2 ulps; 16 roundings of terms below the magnitudes
     magnitude = (np.abs(products) + roots).sum(axis=0)
     error = np.abs(outputs["out"] - expected)
-    assert np.all(error <= 32 * 2.0**-52 * magnitude), f"math_loop: largest error {np.max(error / magnitude):.3g} of the terms"
+    assert np.all(error <= 32 * 2.0**-52 * magnitude), (
+        f"math_loop: largest error {np.max(error / magnitude):.3g} of the terms"
+    )

@@ -48,7 +48,9 @@ class Gate:
         self._tools = tools
         flags = getattr(driver, "CU_MEMHOSTALLOC_DEVICEMAP", 2) | getattr(driver, "CU_MEMHOSTALLOC_PORTABLE", 1)
         self._host = int(_check(driver.cuMemHostAlloc(8, flags), "cuMemHostAlloc"))
-        self._device = ctypes.c_void_p(int(_check(driver.cuMemHostGetDevicePointer(self._host, 0), "cuMemHostGetDevicePointer")))
+        self._device = ctypes.c_void_p(
+            int(_check(driver.cuMemHostGetDevicePointer(self._host, 0), "cuMemHostGetDevicePointer"))
+        )
         self._flags = (ctypes.c_int32 * 2).from_address(self._host)
         self.gave_up = False
 

@@ -41,7 +41,12 @@ def nbody(x, y, z, m, ax, ay, az, eps2):
         az[i] = fz
 
 
-KERNELS = [(nbody, "void(float32[::1], float32[::1], float32[::1], float32[::1], float32[::1], float32[::1], float32[::1], float32)")]
+KERNELS = [
+    (
+        nbody,
+        "void(float32[::1], float32[::1], float32[::1], float32[::1], float32[::1], float32[::1], float32[::1], float32)",
+    )
+]
 
 CUDA_SOURCE = r"""
 extern "C" __global__ void nbody(const float* x, const float* y, const float* z, const float* m,

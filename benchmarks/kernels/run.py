@@ -36,10 +36,16 @@ CEILINGS = {"GB/s": "copy", "GFLOP/s": "fp32 FMA", "Gop/s fp64": "fp64 FMA"}
 def parse_args(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="small sizes and few repeats (a smoke test)")
-    parser.add_argument("--only", action="append", choices=suite.NAMES, metavar="NAME", help="run only this kernel (repeatable)")
+    parser.add_argument(
+        "--only", action="append", choices=suite.NAMES, metavar="NAME", help="run only this kernel (repeatable)"
+    )
     parser.add_argument("--markdown", metavar="FILE", help="write the table as markdown")
     parser.add_argument("--chart", metavar="FILE", help="draw the ratios as a bar chart (PNG, needs matplotlib)")
-    parser.add_argument("--backend", choices=tuple(backends.REGISTRY), help=f"cumlir's code generator (default: CUMLIR_BACKEND or {backends.DEFAULT})")
+    parser.add_argument(
+        "--backend",
+        choices=tuple(backends.REGISTRY),
+        help=f"cumlir's code generator (default: CUMLIR_BACKEND or {backends.DEFAULT})",
+    )
     parser.add_argument("--repeats", type=int, help="timed samples per kernel (default 25, 3 with --quick)")
     parser.add_argument("--batch", type=int, help="back-to-back launches per sample (default 10, 2 with --quick)")
     args = parser.parse_args(argv)
@@ -81,7 +87,9 @@ class Result:
 
 
 def host_copy(inputs):
-    return {k: v.get() if hasattr(v, "get") and hasattr(v, "__cuda_array_interface__") else v for k, v in inputs.items()}
+    return {
+        k: v.get() if hasattr(v, "get") and hasattr(v, "__cuda_array_interface__") else v for k, v in inputs.items()
+    }
 
 
 def fill_outputs(module, inputs):
@@ -170,29 +178,44 @@ def geomean(values):
 
 
 def table(results, ceilings):
-    head = ["kernel", "cumlir ms", "C++ ms", "numba-cuda ms", "vs C++", "vs numba-cuda", "achieved", "of ceiling", "checks"]
+    head = [
+        "kernel",
+        "cumlir ms",
+        "C++ ms",
+        "numba-cuda ms",
+        "vs C++",
+        "vs numba-cuda",
+        "achieved",
+        "of ceiling",
+        "checks",
+    ]
     rows = []
     for r in results:
         achieved, fraction = throughput(r, ceilings)
         checks = ", ".join(f"{v} {s}" for v, s in r.status.items() if s != "ok") or "ok"
-        rows.append([
-            r.name,
-            _fmt(r.ms.get("cumlir"), ".4f"),
-            _fmt(r.ms.get("C++"), ".4f"),
-            _fmt(r.ms.get("numba-cuda"), ".4f", "n/a" if r.status.get("numba-cuda", "").startswith("n/a") else "—"),
-            _fmt(r.ratio("C++"), ".3f") + ("×" if r.ratio("C++") else ""),
-            _fmt(r.ratio("numba-cuda"), ".3f") + ("×" if r.ratio("numba-cuda") else ""),
-            f"{achieved:,.0f} {r.metric}" if achieved is not None else "—",
-            _fmt(fraction and 100 * fraction, ".0f") + ("%" if fraction else ""),
-            checks,
-        ])
+        rows.append(
+            [
+                r.name,
+                _fmt(r.ms.get("cumlir"), ".4f"),
+                _fmt(r.ms.get("C++"), ".4f"),
+                _fmt(r.ms.get("numba-cuda"), ".4f", "n/a" if r.status.get("numba-cuda", "").startswith("n/a") else "—"),
+                _fmt(r.ratio("C++"), ".3f") + ("×" if r.ratio("C++") else ""),
+                _fmt(r.ratio("numba-cuda"), ".3f") + ("×" if r.ratio("numba-cuda") else ""),
+                f"{achieved:,.0f} {r.metric}" if achieved is not None else "—",
+                _fmt(fraction and 100 * fraction, ".0f") + ("%" if fraction else ""),
+                checks,
+            ]
+        )
     means = [geomean(r.ratio(v) for r in results) for v in ("C++", "numba-cuda")]
     rows.append(["geomean", "", "", "", *(_fmt(m, ".3f") + ("×" if m else "") for m in means), "", "", ""])
     return head, rows
 
 
 def markdown(head, rows):
-    lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---" if i == 0 else "---:" for i in range(len(head) - 1)) + "|---|"]
+    lines = [
+        "| " + " | ".join(head) + " |",
+        "|" + "|".join("---" if i == 0 else "---:" for i in range(len(head) - 1)) + "|---|",
+    ]
     lines += ["| " + " | ".join(row) + " |" for row in rows]
     return "\n".join(lines)
 
@@ -200,7 +223,13 @@ def markdown(head, rows):
 def plain(head, rows):
     widths = [max(len(str(x)) for x in column) for column in zip(head, *rows)]
     widths[-1] = 0
-    return "\n".join("  ".join(str(x).ljust(w) if i in (0, len(head) - 1) else str(x).rjust(w) for i, (x, w) in enumerate(zip(line, widths))) for line in [head, *rows])
+    return "\n".join(
+        "  ".join(
+            str(x).ljust(w) if i in (0, len(head) - 1) else str(x).rjust(w)
+            for i, (x, w) in enumerate(zip(line, widths))
+        )
+        for line in [head, *rows]
+    )
 
 
 def chart(results, path, title):
@@ -252,7 +281,9 @@ def main(argv=None):
     }
     backend = os.environ.get("CUMLIR_BACKEND") or backends.DEFAULT
     print(f"{gpu} (sm_{cc[0]}{cc[1]}), cumlir backend {backend}, numba-cuda: {'yes' if ncuda else numba_problem}")
-    print(f"median of {args.repeats} samples of {args.batch} back-to-back launches, after a warm-up{' (quick sizes)' if args.quick else ''}")
+    print(
+        f"median of {args.repeats} samples of {args.batch} back-to-back launches, after a warm-up{' (quick sizes)' if args.quick else ''}"
+    )
     print("ceilings: " + ", ".join(f"{k} {v:,.0f} {'GB/s' if k == 'copy' else 'GFLOP/s'}" for k, v in ceilings.items()))
     results = []
     for name in args.only or suite.NAMES:
@@ -263,7 +294,9 @@ def main(argv=None):
     print()
     print(plain(head, rows))
     if timer.ungated:
-        print(f"\nwarning: {timer.ungated} samples were not gated (a launch waited for the device): they include launch overhead")
+        print(
+            f"\nwarning: {timer.ungated} samples were not gated (a launch waited for the device): they include launch overhead"
+        )
     failed = [(r.name, v, r.status[v]) for r in results for v in r.failed()]
     if args.markdown:
         header = [
@@ -272,7 +305,9 @@ def main(argv=None):
             "",
             f"Device time per launch: median of {args.repeats} samples of {args.batch} back-to-back launches after a warm-up. "
             "Ratios are the other's time over cumlir's (higher: cumlir faster). "
-            "Ceilings: " + ", ".join(f"{k} {v:,.0f} {'GB/s' if k == 'copy' else 'GFLOP/s'}" for k, v in ceilings.items()) + ".",
+            "Ceilings: "
+            + ", ".join(f"{k} {v:,.0f} {'GB/s' if k == 'copy' else 'GFLOP/s'}" for k, v in ceilings.items())
+            + ".",
             "",
         ]
         Path(args.markdown).write_text("\n".join(header) + markdown(head, rows) + "\n")

@@ -62,4 +62,6 @@ def check(inputs, outputs):
     expected = ax + inputs["y"]
     scale = np.maximum(np.abs(ax), np.abs(inputs["y"]))
     error = np.abs(outputs["out"] - expected)
-    assert np.all(error <= 2**-22 * scale), f"saxpy: largest error {np.max(error / np.maximum(scale, 1e-30)):.3g} of the operands"
+    assert np.all(error <= 2**-22 * scale), (
+        f"saxpy: largest error {np.max(error / np.maximum(scale, 1e-30)):.3g} of the operands"
+    )

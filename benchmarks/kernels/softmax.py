@@ -89,7 +89,10 @@ extern "C" __global__ void softmax(const float* x, float* out, int cols) {
 
 def setup(xp, rng, quick=False):
     rows, cols = (64, 1000) if quick else (32768, 2048)
-    return {"x": xp.asarray(rng.standard_normal((rows, cols), dtype=np.float32) * 4), "out": xp.empty((rows, cols), np.float32)}
+    return {
+        "x": xp.asarray(rng.standard_normal((rows, cols), dtype=np.float32) * 4),
+        "out": xp.empty((rows, cols), np.float32),
+    }
 
 
 def launch(cuda, kernels, inputs):

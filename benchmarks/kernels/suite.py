@@ -47,7 +47,9 @@ def rebound(function, cuda):
     """*function* with the global name ``cuda`` bound to *cuda* (the rest of its
     module's globals unchanged), for a jit other than cumlir's to compile."""
     namespace = dict(function.__globals__, cuda=cuda)
-    copy = types.FunctionType(function.__code__, namespace, function.__name__, function.__defaults__, function.__closure__)
+    copy = types.FunctionType(
+        function.__code__, namespace, function.__name__, function.__defaults__, function.__closure__
+    )
     copy.__qualname__ = function.__qualname__
     return copy
 

@@ -58,7 +58,9 @@ class Twin:
         from cuda.bindings import driver
 
         if name not in self._functions:
-            self._functions[name] = _check(driver.cuModuleGetFunction(self._module, name.encode()), f"cuModuleGetFunction({name})")
+            self._functions[name] = _check(
+                driver.cuModuleGetFunction(self._module, name.encode()), f"cuModuleGetFunction({name})"
+            )
         return self._functions[name]
 
     def __call__(self, name, grid, block, *args, shared=0, stream=0):

@@ -37,7 +37,12 @@ def main(argv=None):
     parser.add_argument("file", help="the Python file defining the kernel")
     parser.add_argument("function", help="the kernel's (or GPU ufunc's) name in that file")
     parser.add_argument("--sig", required=True, help='argument types, e.g. "void(float32[:], int64)"')
-    parser.add_argument("--emit", choices=list(OUTPUTS), default="ptx", help="what to print: the result of a stage, ptx and ltoir being the formats of the codegen stage (default: ptx)")
+    parser.add_argument(
+        "--emit",
+        choices=list(OUTPUTS),
+        default="ptx",
+        help="what to print: the result of a stage, ptx and ltoir being the formats of the codegen stage (default: ptx)",
+    )
     parser.add_argument("--cc", default="9.0", help="compute capability, e.g. 9.0 or 8.0 (default: 9.0)")
     args = parser.parse_args(argv)
 

@@ -4,7 +4,14 @@
 import os
 
 # compiler stage -> the figure it adds to
-FIGURE_OF_STAGE = {"typed": "frontend", "mlir": "lowering", "optimized": "passes", "llvm": "passes", "codegen": "codegen", "cubin": "link"}
+FIGURE_OF_STAGE = {
+    "typed": "frontend",
+    "mlir": "lowering",
+    "optimized": "passes",
+    "llvm": "passes",
+    "codegen": "codegen",
+    "cubin": "link",
+}
 # the figures in pipeline order, with the label printed for each
 LABELS = {
     "frontend": "frontend (typing)",

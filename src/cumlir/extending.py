@@ -65,6 +65,7 @@ def is_jitted(function: Callable[..., Any]) -> bool:
 def type_callable(func: Callable[..., Any] | str) -> Callable[[_F], _F]:
     """Numba's ``type_callable``: ``typing_func(context)`` returns a typer, called with the
     argument types, returning the result type or None."""
+
     def decorate(typing_func: _F) -> _F:
         @functools.wraps(typing_func)
         def guarded(context):

@@ -104,7 +104,9 @@ def _kind_of(path: str | os.PathLike[str]) -> type[LinkableCode]:
     kind = _BY_SUFFIX.get(suffix)
     if kind is None:
         known = ", ".join(sorted(_BY_SUFFIX))
-        raise ValueError(f"cannot tell what kind of code {os.fspath(path)!r} holds from its suffix; known suffixes: {known}")
+        raise ValueError(
+            f"cannot tell what kind of code {os.fspath(path)!r} holds from its suffix; known suffixes: {known}"
+        )
     return kind
 
 

@@ -29,7 +29,9 @@ def compile_source(source, cc, name="source.cu", output="ptx", options=()):
         if result != nvrtc.nvrtcResult.NVRTC_SUCCESS:
             raise NVRTCError(f"NVRTC could not compile {name}:\n{_log(nvrtc, prog)}")
         get_size, get = (
-            (nvrtc.nvrtcGetPTXSize, nvrtc.nvrtcGetPTX) if output == "ptx" else (nvrtc.nvrtcGetLTOIRSize, nvrtc.nvrtcGetLTOIR)
+            (nvrtc.nvrtcGetPTXSize, nvrtc.nvrtcGetPTX)
+            if output == "ptx"
+            else (nvrtc.nvrtcGetLTOIRSize, nvrtc.nvrtcGetLTOIR)
         )
         buffer = b" " * _check(nvrtc, get_size(prog), name)
         _check(nvrtc, get(prog, buffer), name)

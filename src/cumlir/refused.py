@@ -33,22 +33,34 @@ NAMESPACE = {
     "cache_hints": _internal("its loads and stores are cuda.ldca, cuda.ldcg, ..., cuda.stwt"),
     "cext": _internal("cumlir has no C extension"),
     "cgutils": _internal("cumlir lowers to MLIR, not llvmlite; see cumlir.extending"),
-    "cloudpickle": _internal("the copy of cloudpickle Numba-CUDA serializes functions with; nothing in it is for users"),
+    "cloudpickle": _internal(
+        "the copy of cloudpickle Numba-CUDA serializes functions with; nothing in it is for users"
+    ),
     "codegen": _internal("cumlir's code generators are selected with the backend= option of cuda.jit"),
     "compiler": _internal("compile with cuda.compile, cuda.compile_ptx or the dispatcher's inspect_* methods"),
     "core": _internal("Numba-CUDA's copy of numba.core; cumlir uses numba's own numba.core"),
-    "cpython": _internal("Numba-CUDA's copies of numba's implementations of Python's builtins; cumlir types and lowers those itself"),
+    "cpython": _internal(
+        "Numba-CUDA's copies of numba's implementations of Python's builtins; cumlir types and lowers those itself"
+    ),
     "cuda_paths": _internal("cumlir finds the CUDA libraries of the pip wheels with cuda-pathfinder"),
-    "cudadrv": _internal("use cuda.current_context(), cuda.get_current_device() and cuda.gpus; the driver itself is cuda.bindings.driver"),
+    "cudadrv": _internal(
+        "use cuda.current_context(), cuda.get_current_device() and cuda.gpus; the driver itself is cuda.bindings.driver"
+    ),
     "datamodel": _internal("see cumlir.extending for data models"),
     "debuginfo": _internal("line tables come from cuda.jit(lineinfo=True) or debug=True"),
     "descriptor": _internal("cumlir has its own typing context"),
     "device_init": _internal("its names are cumlir.cuda's"),
     "deviceufunc": _internal("use cuda.vectorize and cuda.guvectorize"),
     "devices": _internal("use cuda.gpus, cuda.select_device and cuda.current_context()"),
-    "dispatcher": _internal("@cuda.jit returns cumlir's dispatcher; its methods are documented in docs/compatibility.md"),
-    "driver": _internal("use cuda.current_context(), cuda.get_current_device(); the driver itself is cuda.bindings.driver"),
-    "errors": _internal("cuda.KernelRuntimeError and cuda.CudaSupportError are in cumlir.cuda; typing errors are numba.core.errors"),
+    "dispatcher": _internal(
+        "@cuda.jit returns cumlir's dispatcher; its methods are documented in docs/compatibility.md"
+    ),
+    "driver": _internal(
+        "use cuda.current_context(), cuda.get_current_device(); the driver itself is cuda.bindings.driver"
+    ),
+    "errors": _internal(
+        "cuda.KernelRuntimeError and cuda.CudaSupportError are in cumlir.cuda; typing errors are numba.core.errors"
+    ),
     "extending": _internal("cumlir's extension API is the module cumlir.extending"),
     "flags": _internal("compile options are the keywords of cuda.jit"),
     "initialize": _internal("cumlir initialises the driver on first use"),
@@ -109,8 +121,7 @@ NAMESPACE = {
     ),
     "dim3": "the instance of Numba-CUDA's Dim3 type; see Dim3: read the components (cuda.threadIdx.x)",
     "GridGroup": (
-        "Numba-CUDA's numba type of cuda.cg.this_grid(); in cumlir that value's type is "
-        "cuda.cg.grid_group.numba_type"
+        "Numba-CUDA's numba type of cuda.cg.this_grid(); in cumlir that value's type is cuda.cg.grid_group.numba_type"
     ),
     "grid_group": "the instance of Numba-CUDA's GridGroup type; in cumlir it is cuda.cg.grid_group.numba_type",
     # constants of Numba-CUDA's configuration

@@ -52,7 +52,6 @@ class Bfloat16(_types.Number):
 bfloat16 = Bfloat16()
 
 
-
 # ---- CUDA's vector types ------------------------------------------------------------------
 #
 # The numba types of CUDA's vector types (``float32x4``, ``int32x2``, ...).

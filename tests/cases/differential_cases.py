@@ -207,7 +207,9 @@ def boundary(name):
         real = support.boundary_values(part)
         return (real[:, None] + 1j * np.array([0.0, -1.5, np.inf, np.nan])[None, :]).ravel().astype(name)
     if name == "float16":
-        return np.array([0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 3.0, 65504.0, -65504.0, 6.1e-5, np.inf, -np.inf, np.nan], np.float16)
+        return np.array(
+            [0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 3.0, 65504.0, -65504.0, 6.1e-5, np.inf, -np.inf, np.nan], np.float16
+        )
     return support.boundary_values(name)
 
 
@@ -303,7 +305,14 @@ def binary_reference(name, sig, a, b):
         return np.array(out, dtype=tr), 0
     with np.errstate(all="ignore"):
         if name in ("eq", "ne", "lt", "le", "gt", "ge"):
-            return {"eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal, "gt": np.greater, "ge": np.greater_equal}[name](x, y), 0
+            return {
+                "eq": np.equal,
+                "ne": np.not_equal,
+                "lt": np.less,
+                "le": np.less_equal,
+                "gt": np.greater,
+                "ge": np.greater_equal,
+            }[name](x, y), 0
         if name in ("and", "or", "xor"):
             return {"and": np.logical_and, "or": np.logical_or, "xor": np.logical_xor}[name](x, y), 0
         if tr.kind == "c":
@@ -472,7 +481,9 @@ def run_case(case, rng):
     out = support.poisoned(len(a), support.dtype_of(result))
     kernel = compiled(expression)
     kernel[(len(a) + 127) // 128, 128](a, b, out)
-    compare(out, expected.astype(out.dtype) if expected.dtype != out.dtype else expected, rtol, f"{case_id(case)} {sig}")
+    compare(
+        out, expected.astype(out.dtype) if expected.dtype != out.dtype else expected, rtol, f"{case_id(case)} {sig}"
+    )
 
 
 def binary_reference_for(name, sig, result, a, b):

@@ -31,7 +31,7 @@ class Format:
 
     def __init__(self, digits, emin, emax):
         self.digits, self.emin = digits, emin
-        self.max = Fraction(2 ** digits - 1, 2 ** (digits - 1)) * Fraction(2) ** emax
+        self.max = Fraction(2**digits - 1, 2 ** (digits - 1)) * Fraction(2) ** emax
 
     def ulp(self, magnitude):
         """The spacing of the format at the Fraction *magnitude* (> 0)."""
@@ -192,7 +192,14 @@ APPROXIMATE = {
 }
 ULPS = 1
 
-_COMPARE = {"eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal, "gt": np.greater, "ge": np.greater_equal}
+_COMPARE = {
+    "eq": np.equal,
+    "ne": np.not_equal,
+    "lt": np.less,
+    "le": np.less_equal,
+    "gt": np.greater,
+    "ge": np.greater_equal,
+}
 
 
 def _compare(op, unordered):
@@ -504,7 +511,9 @@ def _poisoned(n, dtype):
         return np.full(n, np.nan, dtype)
     if dtype.kind == "b":
         return np.ones(n, dtype)
-    return np.full(n, 0x5A5A5A5A5A5A5A5A & ((1 << (8 * dtype.itemsize)) - 1), dtype=dtype.str.replace("i", "u")).view(dtype)
+    return np.full(n, 0x5A5A5A5A5A5A5A5A & ((1 << (8 * dtype.itemsize)) - 1), dtype=dtype.str.replace("i", "u")).view(
+        dtype
+    )
 
 
 def run_case(kind, name, rng, n=4096, backend="nvptx"):
@@ -533,4 +542,6 @@ def run_case(kind, name, rng, n=4096, backend="nvptx"):
     else:
         bad = np.nonzero(out != expected)[0]
         inputs = [np.asarray(c)[bad[:3]] for c in columns]
-        assert len(bad) == 0, f"{kind}.{name}: {len(bad)} differ, e.g. inputs {inputs} got {out[bad[:3]]} expected {expected[bad[:3]]}"
+        assert len(bad) == 0, (
+            f"{kind}.{name}: {len(bad)} differ, e.g. inputs {inputs} got {out[bad[:3]]} expected {expected[bad[:3]]}"
+        )

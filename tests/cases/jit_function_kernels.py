@@ -126,7 +126,10 @@ def integers(a, b, out):
 
 def integers_ref(a, b):
     return np.array(
-        [business_logic(x, y, i) + calls_another(x, 3) + jitable_calls_njit(y, x) for i, (x, y) in enumerate(zip(a, b))],
+        [
+            business_logic(x, y, i) + calls_another(x, 3) + jitable_calls_njit(y, x)
+            for i, (x, y) in enumerate(zip(a, b))
+        ],
         dtype=np.int64,
     )
 

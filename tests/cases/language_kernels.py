@@ -59,9 +59,7 @@ def tuples(a, out):
 
 
 def tuples_ref(a):
-    return [
-        x + 2 * 1.5 + 1.5 + 3 + math.hypot(x, 1.0) + math.atan2(1.0, x) for x in a.tolist()
-    ]
+    return [x + 2 * 1.5 + 1.5 + 3 + math.hypot(x, 1.0) + math.atan2(1.0, x) for x in a.tolist()]
 
 
 def named(a, out):
@@ -129,13 +127,13 @@ def device_calls(a, out):
     i = cuda.grid(1)
     if i < out.size:
         x = a[i]
-        out[i] = shifted(x) + shifted(x, 1) + shifted(x, by=2) + clamp_add(x, -1.0, 1.0) + calls_plain(x) + kernel_style(x)
+        out[i] = (
+            shifted(x) + shifted(x, 1) + shifted(x, by=2) + clamp_add(x, -1.0, 1.0) + calls_plain(x) + kernel_style(x)
+        )
 
 
 def device_calls_ref(a):
-    return [
-        (x + 10) + (x + 1) + (x + 2) + min(max(x + 0.5, -1.0), 1.0) + (x * x - 1 + 1) + x / 2 for x in a.tolist()
-    ]
+    return [(x + 10) + (x + 1) + (x + 2) + min(max(x + 0.5, -1.0), 1.0) + (x * x - 1 + 1) + x / 2 for x in a.tolist()]
 
 
 def ternary_and_closure(a, out):

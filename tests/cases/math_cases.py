@@ -17,7 +17,9 @@ if sys.version_info >= (3, 11):
     UNARY_HALF.append("exp2")
 BINARY = "atan2 hypot copysign fmod nextafter remainder pow".split()
 PREDICATES = "isinf isnan isfinite".split()
-CMATH = "exp log log10 sqrt sin cos tan sinh cosh tanh asin acos atan asinh acosh atanh phase isnan isinf isfinite".split()
+CMATH = (
+    "exp log log10 sqrt sin cos tan sinh cosh tanh asin acos atan asinh acosh atanh phase isnan isinf isfinite".split()
+)
 UFUNCS_UNARY = (
     "sin cos tan arcsin arccos arctan sinh cosh tanh arcsinh arccosh arctanh exp expm1 log log2 log10 log1p "
     "sqrt floor ceil trunc fabs deg2rad rad2deg negative absolute sign square reciprocal rint isnan isinf isfinite"
@@ -47,12 +49,37 @@ def _domain_values(name, dtype, rng, n=300):
 
 # NumPy's ufuncs follow C99 (log(0) = -inf, atanh(1) = inf) where Python's math raises
 _NUMPY = {
-    "acos": np.arccos, "acosh": np.arccosh, "asin": np.arcsin, "asinh": np.arcsinh, "atan": np.arctan,
-    "atanh": np.arctanh, "cosh": np.cosh, "sinh": np.sinh, "tanh": np.tanh, "tan": np.tan, "sin": np.sin,
-    "cos": np.cos, "exp": np.exp, "exp2": np.exp2, "expm1": np.expm1, "log": np.log, "log2": np.log2,
-    "log10": np.log10, "log1p": np.log1p, "sqrt": np.sqrt, "fabs": np.fabs, "ceil": np.ceil, "floor": np.floor,
-    "trunc": np.trunc, "degrees": np.degrees, "radians": np.radians, "atan2": np.arctan2, "hypot": np.hypot,
-    "copysign": np.copysign, "fmod": np.fmod, "pow": np.power,
+    "acos": np.arccos,
+    "acosh": np.arccosh,
+    "asin": np.arcsin,
+    "asinh": np.arcsinh,
+    "atan": np.arctan,
+    "atanh": np.arctanh,
+    "cosh": np.cosh,
+    "sinh": np.sinh,
+    "tanh": np.tanh,
+    "tan": np.tan,
+    "sin": np.sin,
+    "cos": np.cos,
+    "exp": np.exp,
+    "exp2": np.exp2,
+    "expm1": np.expm1,
+    "log": np.log,
+    "log2": np.log2,
+    "log10": np.log10,
+    "log1p": np.log1p,
+    "sqrt": np.sqrt,
+    "fabs": np.fabs,
+    "ceil": np.ceil,
+    "floor": np.floor,
+    "trunc": np.trunc,
+    "degrees": np.degrees,
+    "radians": np.radians,
+    "atan2": np.arctan2,
+    "hypot": np.hypot,
+    "copysign": np.copysign,
+    "fmod": np.fmod,
+    "pow": np.power,
 }
 
 

@@ -29,7 +29,9 @@ POINT_ALIGNED = np.dtype([("x", np.float32), ("y", np.int16), ("z", np.float64)]
 
 INNER = np.dtype([("a", np.int32), ("b", np.float64)], align=True)
 OUTER = np.dtype([("tag", np.int16), ("inner", INNER), ("w", np.float32)], align=True)
-OUTER_PACKED = np.dtype([("tag", np.int8), ("inner", np.dtype([("a", np.int32), ("b", np.float64)])), ("w", np.float32)])
+OUTER_PACKED = np.dtype(
+    [("tag", np.int8), ("inner", np.dtype([("a", np.int32), ("b", np.float64)])), ("w", np.float32)]
+)
 
 WITH_ARRAY = np.dtype([("n", np.int32), ("v", np.float32, (3,)), ("m", np.int64, (2, 2))], align=True)
 # packed, 48 bytes: in an array every record and both sub-arrays sit at multiples of their elements

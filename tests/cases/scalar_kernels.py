@@ -45,10 +45,7 @@ def conversion_kernel(target):
     """A kernel computing ``out[i] = np.<target>(a[i])`` (``bool(a[i])`` for bool)."""
     call = "bool" if target == "bool" else f"np.{target}"
     source = (
-        f"def convert_to_{target}(a, out):\n"
-        "    i = cuda.grid(1)\n"
-        "    if i < out.size:\n"
-        f"        out[i] = {call}(a[i])\n"
+        f"def convert_to_{target}(a, out):\n    i = cuda.grid(1)\n    if i < out.size:\n        out[i] = {call}(a[i])\n"
     )
     import numpy as np
 

@@ -11,7 +11,20 @@ import numpy as np
 from cumlir import cuda
 
 WARP = 32
-DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "float32", "float64"]
+DTYPES = [
+    "bool",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "float16",
+    "float32",
+    "float64",
+]
 SUM_DTYPES = ["int32", "int64", "uint32", "uint64", "float32", "float64"]
 
 

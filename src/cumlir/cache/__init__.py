@@ -20,7 +20,16 @@ import sys
 from .fingerprint import Unhashable, function_fingerprint
 from .store import CacheWarning, directory_for, entries_like, log_debug, read, write
 
-__all__ = ["CacheWarning", "CachedKernel", "KernelCache", "Unhashable", "enabled", "flag", "function_fingerprint", "versions"]
+__all__ = [
+    "CacheWarning",
+    "CachedKernel",
+    "KernelCache",
+    "Unhashable",
+    "enabled",
+    "flag",
+    "function_fingerprint",
+    "versions",
+]
 
 # the libraries whose versions change the code: the frontend, MLIR and LLVM, the toolkit
 _DISTRIBUTIONS = (
@@ -132,7 +141,9 @@ class KernelCache:
             "cc": cc and list(cc),
             "versions": versions(),
         }
-        slot = hashlib.sha256(repr((fn.__code__.co_filename, fn.__qualname__, types, options)).encode()).hexdigest()[:24]
+        slot = hashlib.sha256(repr((fn.__code__.co_filename, fn.__qualname__, types, options)).encode()).hexdigest()[
+            :24
+        ]
         name = re.sub(r"[^A-Za-z0-9_]+", "_", f"{fn.__module__}.{fn.__qualname__}")[:80]
         chip = f"sm{cc[0]}{cc[1]}" if cc else "any"
         return os.path.join(directory_for(fn.__code__.co_filename), f"{name}-{slot}.{chip}.cumlir"), key

@@ -74,7 +74,11 @@ class _Describer:
             if isinstance(const, types.CodeType):  # a nested function or comprehension
                 parts.append(self.code(const, globals_))
             else:
-                parts.append(self.value(const, f"a constant of {code.co_qualname if hasattr(code, 'co_qualname') else code.co_name}"))
+                parts.append(
+                    self.value(
+                        const, f"a constant of {code.co_qualname if hasattr(code, 'co_qualname') else code.co_name}"
+                    )
+                )
         for name, value in _globals_read(code, globals_):
             parts.append(f"{name}={self.value(value, f'the global {name!r} read by {code.co_name}')}")
         return _digest(parts)

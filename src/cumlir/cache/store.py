@@ -69,7 +69,11 @@ def read(path, key, ignore=()):
     except OSError as e:
         log_debug("cannot read the cache entry %s: %s", path, e)
         return None
-    if len(data) < _HEADER or data[: len(MAGIC)] != MAGIC or hashlib.sha256(data[_HEADER:]).digest() != data[len(MAGIC) : _HEADER]:
+    if (
+        len(data) < _HEADER
+        or data[: len(MAGIC)] != MAGIC
+        or hashlib.sha256(data[_HEADER:]).digest() != data[len(MAGIC) : _HEADER]
+    ):
         log_debug("the cache entry %s is truncated or corrupted: ignored", path)
         return None
     try:

@@ -95,7 +95,20 @@ def compile_for_current_device(
     **options: Any,
 ) -> tuple[Code, types.Type]:
     """``compile`` for the compute capability of the current device."""
-    return compile(pyfunc, sig, debug=debug, lineinfo=lineinfo, device=device, fastmath=fastmath, cc=None, opt=opt, abi=abi, abi_info=abi_info, output=output, **options)
+    return compile(
+        pyfunc,
+        sig,
+        debug=debug,
+        lineinfo=lineinfo,
+        device=device,
+        fastmath=fastmath,
+        cc=None,
+        opt=opt,
+        abi=abi,
+        abi_info=abi_info,
+        output=output,
+        **options,
+    )
 
 
 def compile_ptx(
@@ -116,8 +129,18 @@ def compile_ptx(
     As ``compile(..., output="ptx")``, but a kernel and Numba's ABI by default.
     """
     ptx, return_type = compile(
-        pyfunc, sig, debug=debug, lineinfo=lineinfo, device=device, fastmath=fastmath, cc=cc, opt=opt, abi=abi,
-        abi_info=abi_info, output="ptx", **options,
+        pyfunc,
+        sig,
+        debug=debug,
+        lineinfo=lineinfo,
+        device=device,
+        fastmath=fastmath,
+        cc=cc,
+        opt=opt,
+        abi=abi,
+        abi_info=abi_info,
+        output="ptx",
+        **options,
     )
     return cast(str, ptx), return_type  # PTX is text
 
@@ -135,7 +158,19 @@ def compile_ptx_for_current_device(
     **options: Any,
 ) -> tuple[str, types.Type]:
     """``compile_ptx`` for the compute capability of the current device."""
-    return compile_ptx(pyfunc, sig, debug=debug, lineinfo=lineinfo, device=device, fastmath=fastmath, cc=None, opt=opt, abi=abi, abi_info=abi_info, **options)
+    return compile_ptx(
+        pyfunc,
+        sig,
+        debug=debug,
+        lineinfo=lineinfo,
+        device=device,
+        fastmath=fastmath,
+        cc=None,
+        opt=opt,
+        abi=abi,
+        abi_info=abi_info,
+        **options,
+    )
 
 
 def _compute_capability(cc: ComputeCapability | None) -> tuple[int, int]:
@@ -168,7 +203,9 @@ def _symbol(
         return numba_abi_name(_py_function(pyfunc), argtypes)
     name = abi_info.get("abi_name", _py_function(pyfunc).__name__)
     if not isinstance(name, str) or not _C_IDENTIFIER.match(name):
-        raise ValueError(f"abi_name {name!r} is not a C identifier (letters, digits and '_', not starting with a digit)")
+        raise ValueError(
+            f"abi_name {name!r} is not a C identifier (letters, digits and '_', not starting with a digit)"
+        )
     return name
 
 

@@ -133,7 +133,9 @@ class _GPUUfunc:
     def types(self) -> list[str]:
         from ..ufunc_kernels import type_code
 
-        return ["".join(map(type_code, ins)) + "->" + "".join(map(type_code, loop[0])) for ins, loop in self._loops.items()]
+        return [
+            "".join(map(type_code, ins)) + "->" + "".join(map(type_code, loop[0])) for ins, loop in self._loops.items()
+        ]
 
     @property
     def ntypes(self) -> int:
@@ -162,7 +164,9 @@ class UFunc(_GPUUfunc):
 
         argtypes, return_type = uk.parse_signature(sig)
         if len(argtypes) != self.nin:
-            raise TypeError(f"{self.__name__} takes {self.nin} arguments, but the signature {sig!r} has {len(argtypes)}")
+            raise TypeError(
+                f"{self.__name__} takes {self.nin} arguments, but the signature {sig!r} has {len(argtypes)}"
+            )
         core, result = uk.device_function(self.py_func, argtypes, return_type)
         ins = tuple(uk.to_dtype(t) for t in argtypes)
         self._loops[ins] = ((uk.to_dtype(result),), tuple(argtypes), result, core)
@@ -307,7 +311,6 @@ def _output_shape(out, shape):
     return out_shape
 
 
-
 class GUFunc(_GPUUfunc):
     """A generalized GPU ufunc: ``f(*inputs, [*outputs], out=None, stream=0)``; the leading
     (loop) axes of the operands broadcast, the trailing (core) axes follow the layout."""
@@ -337,7 +340,9 @@ class GUFunc(_GPUUfunc):
         argtypes, _ = uk.parse_signature(sig)
         cores = self._core_in + self._core_out
         if len(argtypes) != len(cores):
-            raise TypeError(f"the signature {sig!r} has {len(argtypes)} arguments, the layout {self.layout!r} {len(cores)}")
+            raise TypeError(
+                f"the signature {sig!r} has {len(argtypes)} arguments, the layout {self.layout!r} {len(cores)}"
+            )
         appended, passed = [], []
         for k, (ty, core) in enumerate(zip(argtypes, cores)):
             ndim = ty.ndim if isinstance(ty, types.Array) else 0
@@ -352,7 +357,11 @@ class GUFunc(_GPUUfunc):
             passed.append(types.Array(ty.dtype, ndim, "A") if ndim else ty)
         uk.device_function_checked(self.py_func, passed)
         dtypes = tuple(uk.to_dtype(t.dtype if isinstance(t, types.Array) else t) for t in argtypes)
-        self._loops[dtypes[: self.nin]] = (dtypes[self.nin :], tuple(appended), DeviceDispatcher(self.py_func, self.options))
+        self._loops[dtypes[: self.nin]] = (
+            dtypes[self.nin :],
+            tuple(appended),
+            DeviceDispatcher(self.py_func, self.options),
+        )
 
     def kernel(self, input_dtypes: tuple[np.dtype, ...], nloop: int) -> Dispatcher:
         key = (input_dtypes, nloop)
@@ -416,7 +425,9 @@ class GUFunc(_GPUUfunc):
         loop = ua.broadcast_shape(loop_shapes, "the loop dimensions of the operands")
         for k, op in enumerate(out_ops):
             if tuple(op.shape[: len(loop)]) != loop or len(op.shape) != len(loop) + len(self._core_out[k]):
-                raise ValueError(f"{self.__name__}: output {k} has shape {op.shape}, but the loop dimensions are {loop}")
+                raise ValueError(
+                    f"{self.__name__}: output {k} has shape {op.shape}, but the loop dimensions are {loop}"
+                )
         kernel_args = []
         for k, (op, dtype, core) in enumerate(zip(operands, input_dtypes, self._core_in)):
             if op.kind == "device" and op.dtype != dtype:
@@ -432,7 +443,9 @@ class GUFunc(_GPUUfunc):
             shape = loop + tuple(sizes[name] for name in core)
             if out_ops:
                 if out_ops[k].dtype != dtype:
-                    raise TypeError(f"{self.__name__}: output {k} has dtype {out_ops[k].dtype}; this signature writes {dtype}")
+                    raise TypeError(
+                        f"{self.__name__}: output {k} has dtype {out_ops[k].dtype}; this signature writes {dtype}"
+                    )
                 device_out, host_out = ua.output(outs[k], shape, dtype, stream, self.nin + k)
             else:
                 device_out, host_out = ua.output(None, shape, dtype, stream, self.nin + k)
@@ -456,7 +469,9 @@ def _bind_core(name, index, shape, core, sizes):
     """Bind the core dimension names of argument *index* to the trailing extents of *shape*;
     its loop dimensions (the leading extents)."""
     if len(shape) < len(core):
-        raise ValueError(f"{name}: argument {index} has {len(shape)} axes, its layout needs at least {len(core)} core axes")
+        raise ValueError(
+            f"{name}: argument {index} has {len(shape)} axes, its layout needs at least {len(core)} core axes"
+        )
     loop_part = tuple(shape[: len(shape) - len(core)])
     for dim, extent in zip(core, shape[len(shape) - len(core) :]):
         if sizes.setdefault(dim, extent) != extent:

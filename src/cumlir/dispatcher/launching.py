@@ -82,7 +82,19 @@ class ConfiguredKernel:
     kinds or types, another context, a value the route refuses) takes the general path:
     typing, compiling if needed, the checks, NumPy arrays copied in and out."""
 
-    __slots__ = ("dispatcher", "config", "_launches", "_routes", "_checked", "_geometry", "_stream", "_sharedmem", "_custream", "_fast", "_last")
+    __slots__ = (
+        "dispatcher",
+        "config",
+        "_launches",
+        "_routes",
+        "_checked",
+        "_geometry",
+        "_stream",
+        "_sharedmem",
+        "_custream",
+        "_fast",
+        "_last",
+    )
 
     def __init__(self, launches, config):
         self.dispatcher = launches.dispatcher

@@ -208,7 +208,9 @@ class Dispatcher:
             raise TypeError(f"{self.__name__} is a device function; only kernels have SASS")
         if signature is not None:
             return disassembler(self._table.overload_of(signature).output("cubin"))
-        return {argtypes: disassembler(overload.output("cubin")) for argtypes, overload in self._table.overloads.items()}
+        return {
+            argtypes: disassembler(overload.output("cubin")) for argtypes, overload in self._table.overloads.items()
+        }
 
     def nrt_stats(self):
         """The device runtime's counters (docs/nrt.md) of this kernel's compiled signatures

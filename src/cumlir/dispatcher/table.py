@@ -122,7 +122,9 @@ class OverloadTable:
             return self.overloads[argtypes]
         except KeyError:
             known = ", ".join(str(a) for a in self.overloads) or "none"
-            raise KeyError(f"{self.dispatcher.__name__} has no compiled signature {argtypes}; compiled: {known}") from None
+            raise KeyError(
+                f"{self.dispatcher.__name__} has no compiled signature {argtypes}; compiled: {known}"
+            ) from None
 
     def loaded(self):
         """The kernels loaded in the current context."""
@@ -134,7 +136,9 @@ class OverloadTable:
         """The on-disk cache of this kernel's binaries (a cache.KernelCache), or None when off."""
         if self._disk_cache is None:
             dispatcher = self.dispatcher
-            self._disk_cache = cache.enabled(dispatcher.options) and cache.KernelCache(dispatcher.py_func, dispatcher.options)
+            self._disk_cache = cache.enabled(dispatcher.options) and cache.KernelCache(
+                dispatcher.py_func, dispatcher.options
+            )
         return self._disk_cache or None
 
     def forget_disk_cache(self):

@@ -51,7 +51,9 @@ def compile_raw_op(pyfunc, argument_types, result_type=None, name=None, cc=None,
     symbol = name or _symbol(pyfunc, argtypes, result_type)
     wrapper = _wrapper(pyfunc, symbol, len(argtypes), fields)
     signature = types.void(*(types.CPointer(t) for t in (*argtypes, result_type)))
-    code, _ = cuda.compile(wrapper, signature, device=True, abi="c", abi_info={"abi_name": symbol}, output=output, cc=cc)
+    code, _ = cuda.compile(
+        wrapper, signature, device=True, abi="c", abi_info={"abi_name": symbol}, output=output, cc=cc
+    )
     return code, symbol
 
 

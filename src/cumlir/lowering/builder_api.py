@@ -101,7 +101,9 @@ class BuilderAPI:
     def alloca(self, ty: MLIRType, count: int = 1) -> Value:
         """A stack slot for *count* values of the MLIR type *ty*, in the entry block; an LLVM pointer."""
         with self.alloca_insertion_point(), ir.Location.unknown():
-            size = llvm.ConstantOp(ir.IntegerType.get_signless(64), ir.IntegerAttr.get(ir.IntegerType.get_signless(64), count))
+            size = llvm.ConstantOp(
+                ir.IntegerType.get_signless(64), ir.IntegerAttr.get(ir.IntegerType.get_signless(64), count)
+            )
             return llvm.alloca(llvm.PointerType.get(), size, ty)
 
     def element_pointer(self, array_type: NumbaType, array: Value, index_type: NumbaType, index: Value) -> Value:

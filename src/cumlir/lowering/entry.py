@@ -91,4 +91,3 @@ def numba_abi_name(pyfunc, argtypes):
     """The Itanium-style mangled name numba gives a device function (module.qualname, argument types)."""
     qualified = f"{pyfunc.__module__}.{pyfunc.__qualname__}"
     return itanium_mangler.mangle(qualified, tuple(argtypes), abi_tags=("v1",))
-

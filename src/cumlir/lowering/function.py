@@ -274,7 +274,9 @@ class MLIRLower(BuilderAPI):
         for label in blocks:
             if label in dead:
                 continue
-            names = sorted(n for n in live[label] | self._deleted_on_entry(blocks[label]) if self.has_value(self.typemap[n]))
+            names = sorted(
+                n for n in live[label] | self._deleted_on_entry(blocks[label]) if self.has_value(self.typemap[n])
+            )
             self._live_in[label] = names
             argtypes = [t for n in names for t in self.dmm.lookup(self.typemap[n]).flat_types()]
             locs = [ir.Location.unknown()] * len(argtypes)
@@ -309,7 +311,9 @@ class MLIRLower(BuilderAPI):
         arrays own nothing there (a later ``del`` gives nothing back)."""
         types_ = self.flat_types([numba_type])
         if self.refcounting and refcount.holds_arrays(self.dmm, numba_type):
-            return [refcount.null_memref(t) if isinstance(t, ir.MemRefType) else _zero_or_poison(self, t) for t in types_]
+            return [
+                refcount.null_memref(t) if isinstance(t, ir.MemRefType) else _zero_or_poison(self, t) for t in types_
+            ]
         return [_zero_or_poison(self, t) if self.refcounting else self.poison(t) for t in types_]
 
     def _lower_block(self, label, block):
@@ -386,7 +390,9 @@ class MLIRLower(BuilderAPI):
         rule = registry.find_setattr(sig.args[0], stmt.attr)
         if rule is None:
             raise errors.LoweringError(f"no lowering for assigning to {sig.args[0]}.{stmt.attr}", stmt.loc)
-        args = [self.cast(self.load_var(v), self.typemap[v.name], t) for v, t in zip((stmt.target, stmt.value), sig.args)]
+        args = [
+            self.cast(self.load_var(v), self.typemap[v.name], t) for v, t in zip((stmt.target, stmt.value), sig.args)
+        ]
         rule(self, sig, args, stmt.attr)
 
     def _branch(self, stmt):
@@ -557,9 +563,7 @@ class MLIRLower(BuilderAPI):
         return self.extract(self.load_var(expr.value), pair_type, index), member_type
 
     def _build_tuple(self, expr, result_type):
-        values = [
-            self.cast(self.load_var(v), self.typemap[v.name], t) for v, t in zip(expr.items, result_type.types)
-        ]
+        values = [self.cast(self.load_var(v), self.typemap[v.name], t) for v, t in zip(expr.items, result_type.types)]
         return self.make_struct(result_type, values), result_type
 
     def _exhaust_iter(self, expr, result_type):

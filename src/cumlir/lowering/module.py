@@ -186,14 +186,14 @@ class ModuleBuilder:
         declared = self._externals.get(name)
         if declared is None:
             with ir.Location.unknown(), ir.InsertionPoint.at_block_begin(self.body):
-                declared = func.FuncOp(name, ir.FunctionType.get(list(arg_types), list(result_types)), visibility="private")
+                declared = func.FuncOp(
+                    name, ir.FunctionType.get(list(arg_types), list(result_types)), visibility="private"
+                )
             self._externals[name] = declared
             self._names.add(name)
         return name
 
-    def call_python(
-        self, lower: MLIRLower, pyfunc: Callable[..., Any], sig: Signature, args: Sequence[Value]
-    ) -> Value:
+    def call_python(self, lower: MLIRLower, pyfunc: Callable[..., Any], sig: Signature, args: Sequence[Value]) -> Value:
         """Lower a call as if to *pyfunc*, compiled by cumlir as a device function for sig.args.
 
         Semantics that are easiest to state in Python (CPython's complex division,

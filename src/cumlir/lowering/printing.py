@@ -67,6 +67,3 @@ def _vprintf(lower, text, values):
             field = llvm.getelementptr(llvm.PointerType.get(), buffer, [], [0, index], record, 0)
             llvm.store(value, field)
     lower.call_external("vprintf", i32, [_string(lower, text), buffer])
-
-
-

@@ -111,9 +111,9 @@ def owned_arrays(dmm, fe_type, value):
     if isinstance(model, ArrayModel):
         return [value]
     if isinstance(model, CompositeModel) or (isinstance(model, StructModel) and model.held_apart):
-        parts = model.part_models() if isinstance(model, CompositeModel) else [
-            dmm.lookup(t) for t in model.member_types()
-        ]
+        parts = (
+            model.part_models() if isinstance(model, CompositeModel) else [dmm.lookup(t) for t in model.member_types()]
+        )
         return [
             memref
             for part, member in zip(parts, value)

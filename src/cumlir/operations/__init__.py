@@ -45,8 +45,28 @@ from ._api import declarations as _declarations
 from ._api import nvvm as _nvvm
 
 __all__ = [
-    "Attribute", "Conversion", "Implementation", "InstanceCalls", "Method", "Namespace", "Operation", "Register", "Stub",
-    "attribute", "calls_of", "cast", "constant", "declare", "implementation", "lazy", "method", "named_type", "nvvm_ops", "resolve", "resolve_key", "discover",
+    "Attribute",
+    "Conversion",
+    "Implementation",
+    "InstanceCalls",
+    "Method",
+    "Namespace",
+    "Operation",
+    "Register",
+    "Stub",
+    "attribute",
+    "calls_of",
+    "cast",
+    "constant",
+    "declare",
+    "implementation",
+    "lazy",
+    "method",
+    "named_type",
+    "nvvm_ops",
+    "resolve",
+    "resolve_key",
+    "discover",
 ]
 
 

@@ -407,7 +407,9 @@ class Namespace(Stub):
 
     def __getattr__(self, attr):
         if attr in self.__dict__.get("_attributes", ()):
-            raise RuntimeError(f"cuda.{self.__name__}.{attr} can only be read inside a function compiled with @cuda.jit")
+            raise RuntimeError(
+                f"cuda.{self.__name__}.{attr} can only be read inside a function compiled with @cuda.jit"
+            )
         raise AttributeError(attr)
 
 

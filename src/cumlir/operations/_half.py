@@ -179,7 +179,9 @@ class HalfIntrinsics:
         (``signature()`` gives it, once numba is loaded) and its lowering rule."""
         for attr in names:
             self._signatures[attr] = signature
-            stub = self.namespace.function(attr, f"{self.namespace.__name__}.{attr}: CUDA's {names[-1]} on {self.type_name}")
+            stub = self.namespace.function(
+                attr, f"{self.namespace.__name__}.{attr}: CUDA's {names[-1]} on {self.type_name}"
+            )
             stub.cases(lambda: [signature()])
             stub.lower(rule)
 

@@ -122,6 +122,7 @@ for _function, (_name, _stub) in _CONSTRUCTORS.items():
 
 # ---- lowering -------------------------------------------------------------------------------
 
+
 def _i64():
     return ir.IntegerType.get_signless(64)
 
@@ -159,7 +160,8 @@ def _shape_sizes(lower_, shape_type, shape):
     if isinstance(shape_type, types.Integer):
         return [lower_.cast(shape, shape_type, types.int64)]
     return [
-        lower_.cast(lower_.extract(shape, shape_type, k), member, types.int64) for k, member in enumerate(shape_type.types)
+        lower_.cast(lower_.extract(shape, shape_type, k), member, types.int64)
+        for k, member in enumerate(shape_type.types)
     ]
 
 
@@ -256,7 +258,9 @@ def np_arange(lower_, sig, args):
         bounds.append((lower_.constant(types.int64, 1), types.int64))
     bound_types = [types.unliteral(t) for _, t in bounds]
     floating = any(isinstance(t, types.Float) for t in bound_types)
-    common = types.float64 if floating else max([t for t in bound_types if isinstance(t, types.Integer)] + [types.int64])
+    common = (
+        types.float64 if floating else max([t for t in bound_types if isinstance(t, types.Integer)] + [types.int64])
+    )
     values = [lower_.cast(v, t, common) for v, t in bounds]
     length_of = _arange_length_float if floating else _arange_length_int
     length = lower_.call_python(length_of, templates.signature(types.int64, common, common, common), values)
@@ -264,4 +268,3 @@ def np_arange(lower_, sig, args):
     fill_sig = templates.signature(types.none, sig.return_type, common, common)
     lower_.call_python(_arange_fill, fill_sig, [array, values[0], values[2]])
     return lower_.mark_fresh(array)
-

@@ -95,7 +95,9 @@ def array_complex_part(lower, ty, array, attr):
         return arrayviews.complex_part(lower, ty, array, attr == "imag")
     if attr == "real":
         return array  # numba types the real part of a real array as the array itself
-    raise errors.UnsupportedError(f"the imaginary part of a {ty.dtype} array is a new array of zeros, which kernels cannot allocate", lower.loc)
+    raise errors.UnsupportedError(
+        f"the imaginary part of a {ty.dtype} array is a new array of zeros, which kernels cannot allocate", lower.loc
+    )
 
 
 @attribute("Array", "shape").lower
@@ -193,6 +195,8 @@ def array_constant(lower, ty, pyval):
     symbol = lower.module.constant_array(flat, global_type)
     value = memref.get_global(global_type, symbol)
     shape = list(data.shape)
-    view = memref.reinterpret_cast(ir.MemRefType.get(shape, element, layout, space), value, [], [], [], [0], shape, strides)
+    view = memref.reinterpret_cast(
+        ir.MemRefType.get(shape, element, layout, space), value, [], [], [], [0], shape, strides
+    )
     generic = memref.memory_space_cast(ir.MemRefType.get(shape, element, layout), view)
     return lower.unowned(memref.cast(lower.get_mlir_type(ty), generic))

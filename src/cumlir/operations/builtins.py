@@ -105,9 +105,7 @@ for _a in ("float32", "float64"):
 @declare(round).lower("Float")
 def round_to_int(lower, sig, args):
     # round half to even, as Python's round()
-    nearest = lower.call_external(
-        "__nv_rint" if sig.args[0].bitwidth == 64 else "__nv_rintf", args[0].type, [args[0]]
-    )
+    nearest = lower.call_external("__nv_rint" if sig.args[0].bitwidth == 64 else "__nv_rintf", args[0].type, [args[0]])
     return lower.cast(nearest, sig.args[0], sig.return_type)
 
 

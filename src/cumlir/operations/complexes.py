@@ -214,5 +214,3 @@ def complex_abs(z):
 @declare(abs).lower("Complex")
 def complex_absolute(lower, sig, args):
     return lower.call_python(complex_abs, sig, args)
-
-

@@ -38,7 +38,9 @@ class Operation:
 
 
 elementwise = Operation("elementwise", "elementwise(fn, *inputs, out): out[i...] = fn(inputs[i...]) everywhere.")
-gufunc_loop = Operation("gufunc_loop", "gufunc_loop(fn, nloop, *operands): fn on the core-axis views at every loop position.")
+gufunc_loop = Operation(
+    "gufunc_loop", "gufunc_loop(fn, nloop, *operands): fn on the core-axis views at every loop position."
+)
 _elementwise = declare(elementwise, "cumlir.elementwise")
 _gufunc_loop = declare(gufunc_loop, "cumlir.gufunc_loop")
 
@@ -89,7 +91,9 @@ def _elementwise_lowering(lower, sig, args):
         ir.ArrayAttr.get([ir.AffineMapAttr.get(m) for m in maps]),
         ir.ArrayAttr.get([parallel] * ndim),
     )
-    block_types = [v.type.element_type if isinstance(t, types.Array) else v.type for v, t in zip(operands, operand_types)]
+    block_types = [
+        v.type.element_type if isinstance(t, types.Array) else v.type for v, t in zip(operands, operand_types)
+    ]
     block = op.regions[0].blocks.append(*block_types)
     with ir.InsertionPoint(block):
         values = []
@@ -156,4 +160,3 @@ def _gufunc_lowering(lower, sig, args):
         lower.call_function(fnty.dispatcher, value_types, values)
         scf.ReduceOp([], 0)
     _mark(lower)
-

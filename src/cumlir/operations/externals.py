@@ -59,7 +59,9 @@ def _argument(lower, ty, value):
     model = lower.dmm.lookup(ty)
     data = model.as_data(value)
     if isinstance(data.type, ir.MemRefType):
-        raise errors.UnsupportedError(f"arrays ({ty}) cannot be passed to external functions; pass a pointer", lower.loc)
+        raise errors.UnsupportedError(
+            f"arrays ({ty}) cannot be passed to external functions; pass a pointer", lower.loc
+        )
     return data
 
 

@@ -45,8 +45,7 @@ for _register in (threadIdx, blockIdx, blockDim, gridDim):
 
 grid = Stub(
     "grid",
-    "grid(ndim): the thread's absolute position in the grid; an int64 for ndim=1, "
-    "else a tuple of ndim int64.",
+    "grid(ndim): the thread's absolute position in the grid; an int64 for ndim=1, else a tuple of ndim int64.",
 )
 gridsize = Stub(
     "gridsize",

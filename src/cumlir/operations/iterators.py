@@ -108,8 +108,10 @@ def iterator_iterates_itself(lower, sig, args):
 def make_enumerate(lower, sig, args):
     ty = sig.return_type
     source = lower.call("getiter", templates.signature(ty.source_type, sig.args[0]), [args[0]])
-    start = lower.cast(args[1], sig.args[1], types.int64) if len(args) > 1 else arith.constant(
-        ir.IntegerType.get_signless(64), 0
+    start = (
+        lower.cast(args[1], sig.args[1], types.int64)
+        if len(args) > 1
+        else arith.constant(ir.IntegerType.get_signless(64), 0)
     )
     return (_new_counter(lower, start), source)
 

@@ -50,7 +50,8 @@ def _signatures(kind, name):
 
 _TYPING = {
     "unary": "acos acosh asin asinh atan atanh cosh degrees erf erfc expm1 gamma lgamma log1p radians sinh tan",
-    "unary_half": "sin cos ceil floor sqrt log log2 log10 exp fabs trunc tanh" + (" exp2" if sys.version_info >= (3, 11) else ""),
+    "unary_half": "sin cos ceil floor sqrt log log2 log10 exp fabs trunc tanh"
+    + (" exp2" if sys.version_info >= (3, 11) else ""),
     "binary_int_too": "atan2 hypot",
     "binary_float": "copysign fmod nextafter remainder",
     "predicate": "isinf isnan isfinite",

@@ -51,7 +51,9 @@ def _shape(name, shape):
     if not isinstance(shape, (types.Integer, types.BaseTuple)) or not all(
         isinstance(e, types.IntegerLiteral) for e in extents
     ):
-        raise errors.TypingError(f"{name}: the shape must be an int or a tuple of ints known at compile time, got {shape}")
+        raise errors.TypingError(
+            f"{name}: the shape must be an int or a tuple of ints known at compile time, got {shape}"
+        )
     values = tuple(e.literal_value for e in extents)
     for extent in values:
         if extent < 0:
@@ -188,7 +190,10 @@ def _dynamic_shared_buffer(lower, alignment):
 
 def _raise_alignment(module, alignment):
     for op in module.body.operations:
-        if op.operation.name == "memref.global" and ir.StringAttr(op.attributes["sym_name"]).value == DYNAMIC_SHARED_SYMBOL:
+        if (
+            op.operation.name == "memref.global"
+            and ir.StringAttr(op.attributes["sym_name"]).value == DYNAMIC_SHARED_SYMBOL
+        ):
             if ir.IntegerAttr(op.attributes["alignment"]).value < alignment:
                 op.attributes["alignment"] = _i64_attr(alignment)
             return
@@ -198,7 +203,9 @@ def _dynamic_shared_array(lower, sig, element, alignment, size):
     buffer = _dynamic_shared_buffer(lower, alignment)
     index = ir.IndexType.get()
     space = _i64_attr(SHARED_MEMORY)
-    i8_buffer = memref.cast(ir.MemRefType.get([ir.ShapedType.get_dynamic_size()], buffer.type.element_type, memory_space=space), buffer)
+    i8_buffer = memref.cast(
+        ir.MemRefType.get([ir.ShapedType.get_dynamic_size()], buffer.type.element_type, memory_space=space), buffer
+    )
     # the launch's dynamic shared bytes, in whole elements
     nbytes = arith.index_castui(index, nvvm.read_ptx_sreg_dynamic_smem_size(ir.IntegerType.get_signless(32)))
     length = arith.divui(nbytes, arith.constant(index, size))

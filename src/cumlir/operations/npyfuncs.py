@@ -152,7 +152,9 @@ def _into_new_array(lower, ufunc, sig, args):
     """With NRT on, a ufunc without its output array makes one (a temporary, freed when the
     variable holding it dies): the inputs' broadcast shape, NumPy's result type."""
     out_type = sig.return_type
-    out = arraycreation.allocate(lower, out_type, _broadcast_sizes(sig.args, args, out_type.ndim), f"np.{ufunc.__name__}")
+    out = arraycreation.allocate(
+        lower, out_type, _broadcast_sizes(sig.args, args, out_type.ndim), f"np.{ufunc.__name__}"
+    )
     _store_into(lower, ufunc, sig.args, args, out_type, out)
     return lower.mark_fresh(out)
 
@@ -267,16 +269,32 @@ def scalar_where(lower, sig, args):
 # ---- array operators: the ufuncs NumPy gives them -----------------------------------------
 
 _OPERATORS = {
-    operator.add: np.add, operator.sub: np.subtract, operator.mul: np.multiply,
-    operator.truediv: np.true_divide, operator.floordiv: np.floor_divide, operator.mod: np.remainder,
-    operator.pow: np.power, operator.lt: np.less, operator.le: np.less_equal, operator.gt: np.greater,
-    operator.ge: np.greater_equal, operator.eq: np.equal, operator.ne: np.not_equal,
-    operator.and_: np.bitwise_and, operator.or_: np.bitwise_or, operator.xor: np.bitwise_xor,
-    operator.neg: np.negative, operator.invert: np.invert,
+    operator.add: np.add,
+    operator.sub: np.subtract,
+    operator.mul: np.multiply,
+    operator.truediv: np.true_divide,
+    operator.floordiv: np.floor_divide,
+    operator.mod: np.remainder,
+    operator.pow: np.power,
+    operator.lt: np.less,
+    operator.le: np.less_equal,
+    operator.gt: np.greater,
+    operator.ge: np.greater_equal,
+    operator.eq: np.equal,
+    operator.ne: np.not_equal,
+    operator.and_: np.bitwise_and,
+    operator.or_: np.bitwise_or,
+    operator.xor: np.bitwise_xor,
+    operator.neg: np.negative,
+    operator.invert: np.invert,
 }
 _INPLACE = {
-    operator.iadd: np.add, operator.isub: np.subtract, operator.imul: np.multiply,
-    operator.itruediv: np.true_divide, operator.ifloordiv: np.floor_divide, operator.imod: np.remainder,
+    operator.iadd: np.add,
+    operator.isub: np.subtract,
+    operator.imul: np.multiply,
+    operator.itruediv: np.true_divide,
+    operator.ifloordiv: np.floor_divide,
+    operator.imod: np.remainder,
 }
 
 

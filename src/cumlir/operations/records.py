@@ -210,7 +210,7 @@ def _read_nested_array(lower, ty, pointer, align):
             f"the sub-array field {ty} is not aligned to its elements in a packed record (its offset, or "
             "the record's size, is not a multiple of the element size): align the record (align=True) "
             "or pad it",
-            lower.loc
+            lower.loc,
         )
     sizes = [arith.constant(_i64(), n) for n in ty.shape]
     strides = [arith.constant(_i64(), s * unit // itemsize) for s in ty.strides]

@@ -7,7 +7,6 @@ the way CPython's ``slice.indices`` does: negative bounds count from the end, an
 bounds past either end are clamped.
 """
 
-
 from ._api import constant, declare
 from ._modules import arith, ir, types
 

@@ -114,7 +114,10 @@ nvvm_ops(
         "nvvm.memory.barrier": (
             "scope",
             0,
-            {f"#nvvm.mem_scope<{s}>": f"llvm.nvvm.membar.{m}" for s, m in (("cta", "cta"), ("gpu", "gl"), ("sys", "sys"))},
+            {
+                f"#nvvm.mem_scope<{s}>": f"llvm.nvvm.membar.{m}"
+                for s, m in (("cta", "cta"), ("gpu", "gl"), ("sys", "sys"))
+            },
         )
     }
 )

@@ -52,8 +52,11 @@ class VectorConstructor(Stub):
     def __init__(self, base, n):
         name = f"{base}x{n}"
         lanes = ", ".join("xyzw"[:n])
-        super().__init__(name, f"{name}({lanes}): a CUDA vector of {n} {base} lanes, from scalars and "
-                         f"smaller {base} vectors whose lanes add up to {n}.")
+        super().__init__(
+            name,
+            f"{name}({lanes}): a CUDA vector of {n} {base} lanes, from scalars and "
+            f"smaller {base} vectors whose lanes add up to {n}.",
+        )
         self.base = base
         self.count = n
         self.aliases = _aliases(base, n)
@@ -84,9 +87,7 @@ def _constructor_typing(stub):
                 raise errors.TypingError(f"cuda.{stub.__name__}: argument {position} is a {ty}, not a number or vector")
         if lanes != stub.count:
             given = ", ".join(str(a) for a in args) or "nothing"
-            raise errors.TypingError(
-                f"cuda.{stub.__name__} needs {stub.count} lanes, got {lanes} (from {given})"
-            )
+            raise errors.TypingError(f"cuda.{stub.__name__} needs {stub.count} lanes, got {lanes} (from {given})")
         return templates.signature(result, *formal)
 
     return typer

@@ -25,7 +25,7 @@ nvvm_ops(  # the LLVM 7 printer spells nvvm.shfl/vote/match.sync by their kind (
         "llvm.nvvm.match.any.sync.i64",
         "llvm.nvvm.match.all.sync.i32p",
         "llvm.nvvm.match.all.sync.i64p",
-    ]
+    ],
 )
 
 
@@ -82,7 +82,9 @@ def _value(name, ty):
     ty = types.unliteral(ty)
     if isinstance(ty, (types.Integer, types.Boolean)) or ty in (types.float16, types.float32, types.float64):
         return ty
-    raise errors.TypingError(f"cuda.{name}: the value must be an integer, boolean or float (16, 32 or 64 bits), got {ty}")
+    raise errors.TypingError(
+        f"cuda.{name}: the value must be an integer, boolean or float (16, 32 or 64 bits), got {ty}"
+    )
 
 
 def _width(ty):
@@ -101,7 +103,9 @@ def _from_bits(bits, ty):
     if _width(ty) < 32:
         bits = arith.trunci(_i(_width(ty)), bits)
     if isinstance(ty, types.Float):
-        bits = arith.bitcast(ir.F16Type.get() if ty.bitwidth == 16 else ir.F32Type.get() if ty.bitwidth == 32 else ir.F64Type.get(), bits)
+        bits = arith.bitcast(
+            ir.F16Type.get() if ty.bitwidth == 16 else ir.F32Type.get() if ty.bitwidth == 32 else ir.F64Type.get(), bits
+        )
     return bits
 
 
@@ -197,7 +201,8 @@ for _name, (_kind, _result) in _VOTES.items():
 # ---- match --------------------------------------------------------------------------------
 
 match_any_sync = Stub(
-    "match_any_sync", "match_any_sync(mask, value): the mask of the lanes in mask whose value equals this lane's (int32)."
+    "match_any_sync",
+    "match_any_sync(mask, value): the mask of the lanes in mask whose value equals this lane's (int32).",
 )
 match_all_sync = Stub(
     "match_all_sync",

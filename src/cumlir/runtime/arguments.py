@@ -224,7 +224,9 @@ class _ArrayParameter:
         elements = element_strides(strides, unit)
         if elements is None:
             s = next(s for s in strides if s % unit)
-            raise ValueError(f"argument {self.index}: a byte stride of {s} is not a multiple of the item size {itemsize}")
+            raise ValueError(
+                f"argument {self.index}: a byte stride of {s} is not a multiple of the item size {itemsize}"
+            )
         if self._alignment > 1:
             _check_alignment(self.index, self.type.dtype, pointer, strides)
         values = (pointer, 0, *shape, *elements)
@@ -246,7 +248,9 @@ class _ComplexParameter:
         try:
             value = complex(value)
         except (TypeError, ValueError):
-            raise TypeError(f"argument {self.index}: expected a complex number for {self.type}, got {value!r}") from None
+            raise TypeError(
+                f"argument {self.index}: expected a complex number for {self.type}, got {value!r}"
+            ) from None
         struct.pack_into(self._format[0], buffer, offset, value.real)
         struct.pack_into(self._format[1], buffer, offset + SLOT, value.imag)
 
@@ -306,7 +310,9 @@ class _TupleParameter:
 
     def pack(self, value, buffer, offset, launch):
         if not isinstance(value, tuple) or len(value) != len(self.members):
-            raise TypeError(f"argument {self.index}: expected a tuple of {len(self.members)} values ({self.type}), got {value!r}")
+            raise TypeError(
+                f"argument {self.index}: expected a tuple of {len(self.members)} values ({self.type}), got {value!r}"
+            )
         for member, item in zip(self.members, value):
             member.pack(item, buffer, offset, launch)
             offset += SLOT * member.slots

@@ -218,7 +218,9 @@ class DeviceNDArray:
         last = self.shape[-1] * self.dtype.itemsize
         if last % dtype.itemsize:
             raise ValueError(f"the last axis of {last} bytes is not a multiple of the new item size {dtype.itemsize}")
-        return self._view(self.shape[:-1] + (last // dtype.itemsize,), self.strides[:-1] + (dtype.itemsize,), dtype=dtype)
+        return self._view(
+            self.shape[:-1] + (last // dtype.itemsize,), self.strides[:-1] + (dtype.itemsize,), dtype=dtype
+        )
 
     # ---- copies ----
 
@@ -315,8 +317,15 @@ class DeviceNDArray:
         consumer = 1 if stream is None else int(stream)
         order_streams(stream_handle(self.stream), consumer)
         return dlpack.export(
-            source.gpu_data, source._pointer, source.shape, source.strides, source.dtype, ordinal, versioned,
-            readonly=source._readonly, copied=bool(copy),
+            source.gpu_data,
+            source._pointer,
+            source.shape,
+            source.strides,
+            source.dtype,
+            ordinal,
+            versioned,
+            readonly=source._readonly,
+            copied=bool(copy),
         )
 
 
@@ -397,10 +406,16 @@ def import_dlpack(obj, consumer):
     context = drv.current_context()
     imported = dlpack.import_capsule(obj, consumer)
     if imported.device[1] != context.ordinal:
-        raise BufferError(f"the tensor is on CUDA device {imported.device[1]}, not the current device {context.ordinal}")
+        raise BufferError(
+            f"the tensor is on CUDA device {imported.device[1]}, not the current device {context.ordinal}"
+        )
     return DeviceNDArray(
-        imported.shape, imported.strides, imported.dtype, gpu_data=imported,
-        pointer=imported.pointer, readonly=imported.readonly,
+        imported.shape,
+        imported.strides,
+        imported.dtype,
+        gpu_data=imported,
+        pointer=imported.pointer,
+        readonly=imported.readonly,
     )
 
 

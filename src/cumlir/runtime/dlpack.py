@@ -23,7 +23,16 @@ CPU = 1
 CUDA = 2
 CUDA_HOST = 3
 CUDA_MANAGED = 13
-_DEVICE_NAMES = {1: "CPU", 2: "CUDA", 3: "CUDA host", 4: "OpenCL", 7: "Vulkan", 8: "Metal", 10: "ROCm", 13: "CUDA managed"}
+_DEVICE_NAMES = {
+    1: "CPU",
+    2: "CUDA",
+    3: "CUDA host",
+    4: "OpenCL",
+    7: "Vulkan",
+    8: "Metal",
+    10: "ROCm",
+    13: "CUDA managed",
+}
 _CUDA_READABLE = (CUDA, CUDA_MANAGED)
 
 READ_ONLY = 1  # DLPACK_FLAG_BITMASK_READ_ONLY

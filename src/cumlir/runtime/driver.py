@@ -110,9 +110,13 @@ class Device:
         return check("cuDeviceGetAttribute", driver().cuDeviceGetAttribute(attr, self.handle))
 
     def __getattr__(self, name):
-        code = None if name.startswith("_") else getattr(driver().CUdevice_attribute, f"CU_DEVICE_ATTRIBUTE_{name}", None)
+        code = (
+            None if name.startswith("_") else getattr(driver().CUdevice_attribute, f"CU_DEVICE_ATTRIBUTE_{name}", None)
+        )
         if code is None:
-            raise AttributeError(f"a CUDA device has no attribute {name!r} (nor is CU_DEVICE_ATTRIBUTE_{name} a device attribute)")
+            raise AttributeError(
+                f"a CUDA device has no attribute {name!r} (nor is CU_DEVICE_ATTRIBUTE_{name} a device attribute)"
+            )
         value = self.attribute(code)
         setattr(self, name, value)  # attributes do not change: later reads are plain reads
         return value

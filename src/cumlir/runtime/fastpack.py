@@ -132,7 +132,9 @@ class _Builder:
         self.names[f"{name}_kinds"] = kinds
         members = [f"{name}_{k}" for k in range(len(kinds))]
         self.lines.append(f"    if _tuple(_map(_type, {name})) != {name}_kinds: return False")
-        self.lines.append(f"    {', '.join(members)}{',' if len(members) == 1 else ''} = {name}" if members else "    pass")
+        self.lines.append(
+            f"    {', '.join(members)}{',' if len(members) == 1 else ''} = {name}" if members else "    pass"
+        )
         for member, k, t, v, m in zip(parameter.members, kinds, member_types, value, members):
             if isinstance(member, _ArrayParameter) or not self.add(member, k, t, m, v, index):
                 return False
@@ -236,9 +238,19 @@ class Route:
         (a value that does not fit, another context current, another launch filling)."""
         names = {f"_g{k}": value for k, value in enumerate(geometry[:6])}
         names.update(
-            _shared=geometry[6], _custream=custream, _stream=stream, _params=self.params, _function=self.function,
-            _launch=self.launch, _current=self.current, _context=self.context.launch_handle, _fail=self.fail,
-            _wait=self.wait, _acquire=self.lock.acquire, _release=self.lock.release, _live=self.live,
+            _shared=geometry[6],
+            _custream=custream,
+            _stream=stream,
+            _params=self.params,
+            _function=self.function,
+            _launch=self.launch,
+            _current=self.current,
+            _context=self.context.launch_handle,
+            _fail=self.fail,
+            _wait=self.wait,
+            _acquire=self.lock.acquire,
+            _release=self.lock.release,
+            _live=self.live,
         )
         names["_skip"] = frozenset((None, stream, 1) if stream == 0 else (None, stream))
         for k, (producer, _) in enumerate(self.waits):

@@ -207,8 +207,13 @@ def mapped(*arrays, stream=0):
             registrations.append(registration)
             views.append(
                 DeviceNDArray(
-                    array.shape, array.strides, array.dtype, stream=stream, gpu_data=array,
-                    pointer=registration.device_pointer, readonly=not array.flags.writeable,
+                    array.shape,
+                    array.strides,
+                    array.dtype,
+                    stream=stream,
+                    gpu_data=array,
+                    pointer=registration.device_pointer,
+                    readonly=not array.flags.writeable,
                 )
             )
         yield views[0] if len(views) == 1 else views

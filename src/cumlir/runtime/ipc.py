@@ -44,7 +44,10 @@ class IpcMemoryHandle:
         for ordinal in range(drv.device_count()):
             if drv.device(ordinal).get_device_identity() == self.source_info:
                 return bool(
-                    drv.check("cuDeviceCanAccessPeer", cu.cuDeviceCanAccessPeer(context.device.handle, drv.device(ordinal).handle))
+                    drv.check(
+                        "cuDeviceCanAccessPeer",
+                        cu.cuDeviceCanAccessPeer(context.device.handle, drv.device(ordinal).handle),
+                    )
                 )
         raise RuntimeError(f"the device {self.source_info} the memory was exported from is not visible in this process")
 
@@ -63,7 +66,9 @@ class IpcMemoryHandle:
         cu = drv.driver()
         buffer = ctypes.create_string_buffer(self.handle, HANDLE_SIZE)
         flag = int(cu.CUipcMem_flags.CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS)
-        pointer = drv.check("cuIpcOpenMemHandle", cu.cuIpcOpenMemHandle(cu.CUipcMemHandle(ctypes.addressof(buffer)), flag))
+        pointer = drv.check(
+            "cuIpcOpenMemHandle", cu.cuIpcOpenMemHandle(cu.CUipcMemHandle(ctypes.addressof(buffer)), flag)
+        )
         self._opened = int(pointer)
         return self._opened + self.offset
 

@@ -83,7 +83,9 @@ class LoadedKernel:
 
         cu = drv.driver()
         self._module = drv.check("cuModuleLoadData", cu.cuModuleLoadData(compiled.cubin))
-        self._function = drv.check("cuModuleGetFunction", cu.cuModuleGetFunction(self._module, compiled.symbol.encode()))
+        self._function = drv.check(
+            "cuModuleGetFunction", cu.cuModuleGetFunction(self._module, compiled.symbol.encode())
+        )
         self.name = compiled.symbol
         self._packer = ArgumentPacker(compiled.argtypes)
         self._raise_sites = compiled.raise_sites
@@ -188,7 +190,9 @@ class LoadedKernel:
         """Debug mode: wait for the kernel, and raise what a thread raised (then clear it)."""
         cu = drv.driver()
         drv.check("cuStreamSynchronize", cu.cuStreamSynchronize(stream))
-        pointer, size = drv.check("cuModuleGetGlobal", cu.cuModuleGetGlobal(self._module, self._exception_global.encode()))
+        pointer, size = drv.check(
+            "cuModuleGetGlobal", cu.cuModuleGetGlobal(self._module, self._exception_global.encode())
+        )
         record = (ctypes.c_int64 * 2)()
         drv.check("cuMemcpyDtoH", cu.cuMemcpyDtoH(ctypes.addressof(record), pointer, 16))
         code, thread = record[0], record[1]
@@ -211,11 +215,15 @@ class SharedMemoryLimits:
         cu = drv.driver()
         attr = cu.CUfunction_attribute
         self._function = function
-        self.static = drv.check("cuFuncGetAttribute", cu.cuFuncGetAttribute(attr.CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, function))
+        self.static = drv.check(
+            "cuFuncGetAttribute", cu.cuFuncGetAttribute(attr.CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, function)
+        )
         self.dynamic_allowed = drv.check(
             "cuFuncGetAttribute", cu.cuFuncGetAttribute(attr.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, function)
         )
-        self.device_limit = context.attribute(cu.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)
+        self.device_limit = context.attribute(
+            cu.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN
+        )
 
     def allow_dynamic(self, nbytes: int) -> None:
         if self.static + nbytes > self.device_limit:

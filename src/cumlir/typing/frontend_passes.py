@@ -127,4 +127,17 @@ def _strip_phis(state):
 
 
 # The frontend stages, in the order numba's nopython pipeline runs them.
-STAGES = (_bytecode, _interpret, _check_names, _check_constructs, _postprocess, _inline_closures, _fold_constants, _rewrite, _unroll_literals, _ssa, _infer_types, _strip_phis)
+STAGES = (
+    _bytecode,
+    _interpret,
+    _check_names,
+    _check_constructs,
+    _postprocess,
+    _inline_closures,
+    _fold_constants,
+    _rewrite,
+    _unroll_literals,
+    _ssa,
+    _infer_types,
+    _strip_phis,
+)

@@ -88,7 +88,9 @@ def modern_ir(mlir_module):
 def compile_module(mlir_module, cc, options, output):
     """PTX text (as bytes) or LTO-IR of a module after the pipeline's "llvm" stage, through libNVVM."""
     if output not in targets.CODE_FORMATS:
-        raise ValueError(f"unknown output {output!r} for the nvvm path; choose one of {', '.join(targets.CODE_FORMATS)}")
+        raise ValueError(
+            f"unknown output {output!r} for the nvvm path; choose one of {', '.join(targets.CODE_FORMATS)}"
+        )
     text = llvm_ir(mlir_module, cc, options)
     result = compile_ir(text, nvvm_options(cc, options, output), link_libdevice="@__nv_" in text)
     return result.rstrip(b"\0") if output == "ptx" else result

@@ -29,7 +29,13 @@ NVVM_IR_VERSION = (2, 0, 3, 2)  # libNVVM 13's nvvm.ir_version(), for printing w
 _KERNEL_ATTRIBUTES = ("gpu.kernel", "nvvm.kernel")
 # launch bounds carried by MLIR function attributes -> nvvm.annotations keys
 _LAUNCH_BOUNDS = {"nvvm.maxntid": "maxntid", "nvvm.reqntid": "reqntid"}
-_LAUNCH_SCALARS = {"nvvm.minctasm": "minctasm", "nvvm.maxnreg": "maxnreg", "nvvm.cluster_max_blocks": "cluster_max_blocks"}
+_LAUNCH_SCALARS = {
+    "nvvm.minctasm": "minctasm",
+    "nvvm.maxnreg": "maxnreg",
+    "nvvm.cluster_max_blocks": "cluster_max_blocks",
+}
+
+
 def print_module(gpu_module, ir_version=NVVM_IR_VERSION, line_tables=False):
     """LLVM 7 text of the ``gpu.module`` (or ``builtin.module``) *gpu_module* after the "llvm" stage;
     with *line_tables*, each instruction carries its Python source line."""
@@ -107,9 +113,7 @@ class ModulePrinter:
         lines = []
         if self.kernels:
             refs = ", ".join(f"i8* bitcast ({fn.text}* @{sym} to i8*)" for sym, fn, _ in self.kernels)
-            lines.append(
-                f"@llvm.used = appending global [{len(self.kernels)} x i8*] [{refs}], section \"llvm.metadata\""
-            )
+            lines.append(f'@llvm.used = appending global [{len(self.kernels)} x i8*] [{refs}], section "llvm.metadata"')
         annotations = []
         for sym, fn, extra in self.kernels:
             annotations.append(self.node(f'!{{{fn.text}* @{sym}, !"kernel", i32 1}}'))
@@ -239,9 +243,7 @@ class FunctionPrinter:
                     # entry per predecessor block, so this edge gets a block of its own
                     label = f"{pred}.e{index}"
                     self.edge_labels[(terminator, index)] = label
-                    self.edge_blocks.setdefault(pred, []).extend(
-                        [f"{label}:", f"  br label %{self.labels[succ]}"]
-                    )
+                    self.edge_blocks.setdefault(pred, []).extend([f"{label}:", f"  br label %{self.labels[succ]}"])
                 seen.add(succ)
                 self.incoming.setdefault(succ, []).append((label, operands))
 

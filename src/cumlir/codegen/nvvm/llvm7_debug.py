@@ -64,5 +64,7 @@ class LineTables:
         key = (scope, line, column)
         node = self.locations.get(key)
         if node is None:
-            node = self.locations[key] = self.module.node(f"!DILocation(line: {line}, column: {column}, scope: {scope})")
+            node = self.locations[key] = self.module.node(
+                f"!DILocation(line: {line}, column: {column}, scope: {scope})"
+            )
         return f", !dbg {node}"

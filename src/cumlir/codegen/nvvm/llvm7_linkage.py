@@ -21,4 +21,3 @@ def linkage_of(op):
         symbol = str(op.attributes["sym_name"]).strip('"')
         raise Llvm7Error(f"the LLVM 7 printer does not support linkage {name!r} (on @{symbol})")
     return name
-

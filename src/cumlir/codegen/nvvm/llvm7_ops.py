@@ -16,7 +16,24 @@ PRINTERS = {}
 
 _INT_MIN = -(2**31)  # GEP index slot taken by the next dynamic operand
 ICMP = ("eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge")
-FCMP = ("false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord", "ueq", "ugt", "uge", "ult", "ule", "une", "uno", "true")
+FCMP = (
+    "false",
+    "oeq",
+    "ogt",
+    "oge",
+    "olt",
+    "ole",
+    "one",
+    "ord",
+    "ueq",
+    "ugt",
+    "uge",
+    "ult",
+    "ule",
+    "une",
+    "uno",
+    "true",
+)
 _FASTMATH = ("nnan", "ninf", "nsz", "arcp", "contract", "afn", "reassoc")
 
 
@@ -364,7 +381,9 @@ def _by_attribute(p, op):
     attribute, operands, names = intrinsics.BY_ATTRIBUTE[op.name]
     value = str(op.attributes[attribute]) if attribute in op.attributes else None
     if value not in names or len(op.operands) != operands:
-        raise Llvm7Error(f"the LLVM 7 printer does not support {op.name} with {attribute} {value} and {len(op.operands)} operands")
+        raise Llvm7Error(
+            f"the LLVM 7 printer does not support {op.name} with {attribute} {value} and {len(op.operands)} operands"
+        )
     _intrinsic_call(p, op, names[value], list(op.operands))
 
 

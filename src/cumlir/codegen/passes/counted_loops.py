@@ -39,13 +39,23 @@ _SIGNED_LESS = 2  # llvm.icmp predicate slt (LLVM cannot count ``<=`` against a 
 # ``x.shape[1] - 1``, a step such as ``cuda.blockDim.x``): arithmetic, and the thread's
 # launch coordinates
 _PURE = frozenset(
-    [f"llvm.{name}" for name in ("extractvalue", "add", "sub", "mul", "and", "or", "xor", "shl", "zext", "sext", "trunc")]
+    [
+        f"llvm.{name}"
+        for name in ("extractvalue", "add", "sub", "mul", "and", "or", "xor", "shl", "zext", "sext", "trunc")
+    ]
     + [f"nvvm.read.ptx.sreg.{r}.{axis}" for r in ("tid", "ntid", "ctaid", "nctaid") for axis in "xyz"]
 )
 
 
 # operations that write memory, and the position of the pointer they write through
-_WRITES = {"llvm.store": 1, "llvm.atomicrmw": 0, "llvm.cmpxchg": 0, "llvm.intr.memcpy": 0, "llvm.intr.memmove": 0, "llvm.intr.memset": 0}
+_WRITES = {
+    "llvm.store": 1,
+    "llvm.atomicrmw": 0,
+    "llvm.cmpxchg": 0,
+    "llvm.intr.memcpy": 0,
+    "llvm.intr.memmove": 0,
+    "llvm.intr.memset": 0,
+}
 _APART = (3, 5)  # shared and local memory: LLVM tells them apart from global memory
 _FOLLOWED = 64  # values followed back from a written pointer or a step before giving up
 
@@ -71,7 +81,9 @@ def _with_inherent_flags(module, gpu_module):
     """*gpu_module* printed and parsed again, its marked additions written ``overflow<nsw>``:
     the Python bindings set only discardable attributes, and an operation's overflow flags
     and loop annotation are its properties, which the parser fills."""
-    text = gpu_module.get_asm(enable_debug_info=True).replace(f" {{{COUNTED_LOOP_COUNTER}}} : i64", f" overflow<nsw> {{{COUNTED_LOOP_COUNTER}}} : i64")
+    text = gpu_module.get_asm(enable_debug_info=True).replace(
+        f" {{{COUNTED_LOOP_COUNTER}}} : i64", f" overflow<nsw> {{{COUNTED_LOOP_COUNTER}}} : i64"
+    )
     parsed = ir.Module.parse(text)
     copy = parsed.body.operations[0].operation
     copy.move_before(gpu_module)
