@@ -41,8 +41,6 @@ NAMESPACE_MODULES = [
     "cumlir.cuda.stream_api",
     "cumlir.cuda.ufunc_api",
     "cumlir.linkable",
-    "cumlir.operations",
-    "cumlir.operations._api",
     "cumlir.refused",
     "cumlir.ufunc_geometry",
 ]

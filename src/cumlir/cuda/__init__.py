@@ -7,7 +7,6 @@ when a kernel is compiled or launched.
 import importlib as _importlib
 import typing as _typing
 
-from .. import operations as _operations
 from .. import refused as _refused
 from ..linkable import LTOIR, Archive, Cubin, CUSource, Fatbin, LinkableCode, Object, PTXSource
 from .arrays import (
@@ -160,6 +159,11 @@ SCALAR_TYPES = frozenset(
 )
 
 
+def _operations():
+    # the operations' registry, with their stubs: imported on the first name looked up in it
+    return _importlib.import_module("cumlir.operations")
+
+
 def _devicearray_module():
     from ..runtime import devicearray
 
@@ -176,7 +180,7 @@ _LAZY = {
     "devicearray": _devicearray_module,
     "DeviceNDArray": lambda: _devicearray_module().DeviceNDArray,
     "random": _random_module,  # cuda.random, the xoroshiro128+ generator (a submodule)
-    "bfloat16": lambda: _operations.stub("bf16").bfloat16,  # Numba-CUDA's cuda.bfloat16 is cuda.bf16's
+    "bfloat16": lambda: _operations().stub("bf16").bfloat16,  # Numba-CUDA's cuda.bfloat16 is cuda.bf16's
     "config": lambda: _importlib.import_module("numba.core.config"),  # numba's, as Numba-CUDA's
     # numba's types and cumlir's CUDA types, as Numba-CUDA's numba.cuda.types module holds
     "types": lambda: _importlib.import_module("cumlir.types"),
@@ -196,7 +200,7 @@ def __getattr__(name: str) -> _typing.Any:
     # stubs at the top of the areas of cumlir/operations, imported on first use so that
     # importing this module stays cheap; a new intrinsic needs no line here
     if name == "__all__":
-        return _FUNCTIONS + sorted(_operations.cuda_names())
+        return _FUNCTIONS + sorted(_operations().cuda_names())
     if name in _LAZY:
         value = globals()[name] = _LAZY[name]()
         return value
@@ -204,7 +208,7 @@ def __getattr__(name: str) -> _typing.Any:
         raise _refused.refusal(name)
     if "." not in name and not name.startswith("_"):  # not numba's probes (_numba_type_)
         try:
-            stub = _operations.stub(name)
+            stub = _operations().stub(name)
         except KeyError:
             if name in SCALAR_TYPES:  # numba's types, as Numba-CUDA re-exports them (loads numba)
                 from numba.core import types
@@ -217,7 +221,7 @@ def __getattr__(name: str) -> _typing.Any:
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_operations.cuda_names()))
+    return sorted(set(globals()) | set(_operations().cuda_names()))
 
 
 class _NamespaceModules:
@@ -230,10 +234,10 @@ class _NamespaceModules:
         if package != __name__ or name.startswith("_"):
             return None
         try:
-            stub = _operations.stub(name)
+            stub = _operations().stub(name)
         except KeyError:
             return None
-        if not isinstance(stub, _operations.Namespace):
+        if not isinstance(stub, _operations().Namespace):
             return None
         import importlib.util
 
@@ -243,7 +247,7 @@ class _NamespaceModules:
     def create_module(spec):
         # the namespace object itself stands as the module, so that the import system, which
         # binds the submodule on its package, leaves cuda.bf16 the same object kernels see
-        return _operations.stub(spec.name.rpartition(".")[2])
+        return _operations().stub(spec.name.rpartition(".")[2])
 
     @staticmethod
     def exec_module(module):
