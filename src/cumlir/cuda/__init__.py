@@ -197,7 +197,7 @@ _LAZY = {
 
 def __getattr__(name: str) -> _typing.Any:
     # the intrinsic stubs (threadIdx, grid, shared, syncthreads, atomic, libdevice, ...) are the
-    # stubs at the top of the areas of cumlir/operations, imported on first use so that
+    # stubs at the top of the operation modules of cumlir/operations, imported on first use so that
     # importing this module stays cheap; a new intrinsic needs no line here
     if name == "__all__":
         return _FUNCTIONS + sorted(_operations().cuda_names())

@@ -1,7 +1,7 @@
 """Device functions defined elsewhere: ``declare_device`` builds a typed stub for an
 external function, linked in from the items given by ``link=``. Numba is imported only
 when a stub is declared. (Arrays over raw pointers, ``carray``/``farray``, are the
-intrinsic area operations/foreign.py.)
+operation module operations/foreign.py.)
 """
 
 from __future__ import annotations

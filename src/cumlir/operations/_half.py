@@ -152,7 +152,7 @@ class HalfIntrinsics:
     has none); the names in *plain_too* are declared both with and without it
     (``cuda.fp16.hadd`` and ``cuda.fp16.__hadd``). *short* is the type's name in the
     conversions (``half``, ``bfloat16``); *to_half(lower, value, fromty, mode)* and
-    *from_half(lower, value, toty, mode)* are the area's conversions with a rounding
+    *from_half(lower, value, toty, mode)* are the module's conversions with a rounding
     mode (None: the type's plain conversion)."""
 
     def __init__(self, namespace, type_name, prefix="", plain_too=(), short="half", to_half=None, from_half=None):

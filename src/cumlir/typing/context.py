@@ -53,7 +53,7 @@ class CUDATypingContext(BaseContext):
         return found
 
     def _name_stub(self, stub, registered):
-        """A stub's first look-up here: the type its area declared, built now (see
+        """A stub's first look-up here: the type its operation module declared, built now (see
         typing/operations.py). Registries installed later (extensions) look their keys up
         before adding to them, so the stub's own templates come first."""
         self._named_stubs.add(stub)

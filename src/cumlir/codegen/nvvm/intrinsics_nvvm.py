@@ -11,11 +11,11 @@ conversions emit (``llvm.intr.*``) and the NVVM ops offered to extensions' MLIR
 (docs/extending.md).
 """
 
-from ... import operations as _areas
+from ... import operations
 
 
 def _declared(table, entries=None):
-    declared = _areas.nvvm_table(table)
+    declared = operations.nvvm_table(table)
     for op, target in declared.items():
         if (entries or {}).get(op, target) != target:
             raise ValueError(f"the NVVM op {op} is declared by an operation module as {target}, here as {entries[op]}")
@@ -100,7 +100,7 @@ KNOWN_CALLS = frozenset(
     | set(NULLARY.values())
     | set(CALLS.values())
     | {name for _, _, names in BY_ATTRIBUTE.values() for name in names.values()}
-    | set(_areas.nvvm_table("known_calls"))
+    | set(operations.nvvm_table("known_calls"))
 )
 
 # type suffixes of overloaded intrinsic names, by LLVM 7 type spelling
