@@ -374,7 +374,8 @@ class DataModelManager:
             model_class = self._models.get(cls)
             if model_class is not None:
                 model = model_class(self, fe_type)
-                self._cache[fe_type] = model
+                if not isinstance(fe_type, types.Literal):  # one per literal value: kept, they grow without end
+                    self._cache[fe_type] = model
                 return model
         raise TypeError(f"cumlir has no data model for the type {fe_type}")
 

@@ -110,6 +110,8 @@ class CUDATypingContext(BaseContext):
             return super().resolve_function_type(func, args, kws)
         found = self._scalar_operators.get(key)
         if found is None:
+            if len(self._scalar_operators) >= _MEMO_LIMIT:  # literal values in keys: bounded, not kept forever
+                self._scalar_operators = {}
             found = self._scalar_operators[key] = super().resolve_function_type(func, args, kws)
         return found
 
@@ -129,6 +131,9 @@ class CUDATypingContext(BaseContext):
         # first template that accepts the arguments wins
         self.install_registry(registry)
         self.install_registry(npydecl.registry)
+
+
+_MEMO_LIMIT = 8192  # operator typings remembered; a long-lived process meets ever new literals
 
 
 def _builtin_class(val):
