@@ -59,6 +59,49 @@ def test_compile_ptx_returns_ptx_and_type():
     assert ".visible .entry k(" in ptx
 
 
+_NOT_FUNCTIONS = [(42, r"42 \(int\)"), (len, r"<built-in function len> \(builtin_function_or_method\)")]
+
+
+# each public entry point that takes a function, called with it: (what names it, the call)
+_TAKING_FUNCTIONS = {
+    "compile_ptx": ("cuda.compile_ptx", lambda f: cuda.compile_ptx(f, "void(int32[:])", cc=(9, 0))),
+    "compile_ptx_device": ("cuda.compile_ptx", lambda f: cuda.compile_ptx(f, "int32(int32)", device=True, cc=(9, 0))),
+    "compile": ("cuda.compile", lambda f: cuda.compile(f, "int32(int32)", cc=(9, 0))),
+    "compile_all": ("cuda.compile_all", lambda f: cuda.compile_all(f, "int32(int32)", cc=(9, 0))),
+    "jit_signature": ("cuda.jit", lambda f: cuda.jit("void(int32[:])")(f)),
+    "jit_device": ("cuda.jit", lambda f: cuda.jit(device=True)(f)),
+    "vectorize": ("cuda.vectorize", lambda f: cuda.vectorize(["float32(float32)"])(f)),
+    "guvectorize": ("cuda.guvectorize", lambda f: cuda.guvectorize(["void(float32[:], float32[:])"], "(n)->(n)")(f)),
+    "reduce": ("cuda.reduce", cuda.reduce),
+}
+
+
+@pytest.mark.parametrize("bad,shown", _NOT_FUNCTIONS, ids=["int", "builtin"])
+@pytest.mark.parametrize("entry", sorted(_TAKING_FUNCTIONS))
+def test_what_is_not_a_python_function_is_a_type_error_naming_it(bad, shown, entry):
+    where, use = _TAKING_FUNCTIONS[entry]
+    message = rf"{where} compiles Python functions \(def or lambda\) and @cuda.jit functions, not {shown}"
+    with pytest.raises(TypeError, match=message):
+        use(bad)
+
+
+@pytest.mark.parametrize("where,decorator", [("cuda.jit", cuda.jit), ("cuda.vectorize", cuda.vectorize)])
+def test_a_decorator_given_neither_a_function_nor_signatures_says_so(where, decorator):
+    with pytest.raises(TypeError, match=rf"{where} takes a Python function or signatures, not 42 \(int\)"):
+        decorator(42)
+    with pytest.raises(TypeError, match=rf"{where} compiles Python functions .* not <built-in function len>"):
+        decorator(len)
+
+
+def test_compile_ptx_takes_a_jit_function_for_its_python_function():
+    @cuda.jit(device=True)
+    def twice(x):
+        return 2 * x
+
+    ptx, result = cuda.compile_ptx(twice, "int32(int32)", device=True, cc=(9, 0))
+    assert result == types.int32 and ".func" in ptx
+
+
 @pytest.mark.parametrize("sig", ["(float32[:],)", "void(float32[:])"])
 def test_kernel_returning_a_value_is_an_error(sig):
     def k(a):

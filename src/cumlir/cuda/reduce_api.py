@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .decorators import python_function
+
 if TYPE_CHECKING:
     from ..dispatcher import Dispatcher
     from ..runtime.devicearray import DeviceNDArray
@@ -78,10 +80,8 @@ class Reduce:
     def __init__(self, functor: Callable[[Any, Any], Any]) -> None:
         from .. import cuda
 
-        if not callable(functor):
-            raise TypeError(f"cuda.reduce needs a binary function, not {type(functor).__name__}")
         self._functor = functor
-        self._op = cuda.jit(device=True)(functor)
+        self._op = cuda.jit(device=True)(python_function(functor, "cuda.reduce"))
         self._kernels: dict[np.dtype, Dispatcher] = {}
         self._buffers: dict[tuple[np.dtype, int, int], DeviceNDArray] = {}  # (dtype, stream, context) -> partials
         # id(partials) -> (its first element, a host array of one element)
