@@ -124,6 +124,48 @@ def test_recursive_device_function_compiles_on_its_own():
         support.ptxas(ptx)
 
 
+@pytest.mark.parametrize("sig", ["int64(int64)", "(int64,)"])
+def test_recursive_device_function_with_or_without_its_result_type(sig):
+    def fib(n):  # its own: a function typed before would not type its recursion again
+        if n < 2:
+            return n
+        return fib(n - 1) + fib(n - 2)
+
+    ptx, resty = cuda.compile_ptx(fib, sig, device=True, cc=(9, 0))
+    assert str(resty) == "int64" and "call" in ptx
+    support.ptxas(ptx)
+
+
+def test_mutual_recursion_entered_with_other_argument_types():
+    # is_even(int32) calls is_odd(int64), which calls is_even(int64) while is_even(int32) is
+    # being typed (fresh functions: ones typed before would not type the recursion again)
+    @cuda.jit(device=True)
+    def is_even(n):
+        return True if n == 0 else is_odd(n - 1)
+
+    @cuda.jit(device=True)
+    def is_odd(n):
+        return False if n == 0 else is_even(n - 1)
+
+    def k(out):
+        out[0] = is_even(np.int32(out[1]))
+
+    ptx, _ = cuda.compile_ptx(k, "void(int64[:])", cc=(9, 0))
+    support.ptxas(ptx)
+
+
+def test_runaway_recursion_is_a_typing_error():
+    @cuda.jit(device=True)
+    def runaway(x):
+        return runaway(x)
+
+    def k(a):
+        a[0] = runaway(1)
+
+    with pytest.raises(TypingError, match="cannot type infer runaway recursion"):
+        cuda.compile_ptx(k, "void(int64[:])", cc=(9, 0))
+
+
 _GLOBAL_LIST = [1, 2]
 
 
