@@ -36,6 +36,7 @@ from numba.core.typing.templates import Signature, fold_arguments, signature
 from ..options import Options
 from .context import CUDATypingContext, typing_context
 from .frontend_passes import STAGES
+from .nesting import nested_typing
 from .target import CumlirTarget, TargetInfo, target_override
 
 
@@ -191,7 +192,7 @@ class DeviceDispatcher:
         self._typing.add(argtypes)
         try:
             # numba's name for this function while the decorator has not bound it (self-recursion)
-            with typeinfer.register_dispatcher(self):
+            with nested_typing(self.py_func.__name__), typeinfer.register_dispatcher(self):
                 return type_function(self.py_func, argtypes, return_type)
         finally:
             self._typing.discard(argtypes)
