@@ -59,6 +59,49 @@ def test_compile_ptx_returns_ptx_and_type():
     assert ".visible .entry k(" in ptx
 
 
+_NOT_FUNCTIONS = [(42, r"42 \(int\)"), (len, r"<built-in function len> \(builtin_function_or_method\)")]
+
+
+# each public entry point that takes a function, called with it: (what names it, the call)
+_TAKING_FUNCTIONS = {
+    "compile_ptx": ("cuda.compile_ptx", lambda f: cuda.compile_ptx(f, "void(int32[:])", cc=(9, 0))),
+    "compile_ptx_device": ("cuda.compile_ptx", lambda f: cuda.compile_ptx(f, "int32(int32)", device=True, cc=(9, 0))),
+    "compile": ("cuda.compile", lambda f: cuda.compile(f, "int32(int32)", cc=(9, 0))),
+    "compile_all": ("cuda.compile_all", lambda f: cuda.compile_all(f, "int32(int32)", cc=(9, 0))),
+    "jit_signature": ("cuda.jit", lambda f: cuda.jit("void(int32[:])")(f)),
+    "jit_device": ("cuda.jit", lambda f: cuda.jit(device=True)(f)),
+    "vectorize": ("cuda.vectorize", lambda f: cuda.vectorize(["float32(float32)"])(f)),
+    "guvectorize": ("cuda.guvectorize", lambda f: cuda.guvectorize(["void(float32[:], float32[:])"], "(n)->(n)")(f)),
+    "reduce": ("cuda.reduce", cuda.reduce),
+}
+
+
+@pytest.mark.parametrize("bad,shown", _NOT_FUNCTIONS, ids=["int", "builtin"])
+@pytest.mark.parametrize("entry", sorted(_TAKING_FUNCTIONS))
+def test_what_is_not_a_python_function_is_a_type_error_naming_it(bad, shown, entry):
+    where, use = _TAKING_FUNCTIONS[entry]
+    message = rf"{where} compiles Python functions \(def or lambda\) and @cuda.jit functions, not {shown}"
+    with pytest.raises(TypeError, match=message):
+        use(bad)
+
+
+@pytest.mark.parametrize("where,decorator", [("cuda.jit", cuda.jit), ("cuda.vectorize", cuda.vectorize)])
+def test_a_decorator_given_neither_a_function_nor_signatures_says_so(where, decorator):
+    with pytest.raises(TypeError, match=rf"{where} takes a Python function or signatures, not 42 \(int\)"):
+        decorator(42)
+    with pytest.raises(TypeError, match=rf"{where} compiles Python functions .* not <built-in function len>"):
+        decorator(len)
+
+
+def test_compile_ptx_takes_a_jit_function_for_its_python_function():
+    @cuda.jit(device=True)
+    def twice(x):
+        return 2 * x
+
+    ptx, result = cuda.compile_ptx(twice, "int32(int32)", device=True, cc=(9, 0))
+    assert result == types.int32 and ".func" in ptx
+
+
 @pytest.mark.parametrize("sig", ["(float32[:],)", "void(float32[:])"])
 def test_kernel_returning_a_value_is_an_error(sig):
     def k(a):
@@ -79,6 +122,48 @@ def test_recursive_device_function_compiles_on_its_own():
         if function is not is_even:  # LLVM turns is_even's tail calls into a loop
             assert "call" in ptx  # fib's two recursive calls stay calls
         support.ptxas(ptx)
+
+
+@pytest.mark.parametrize("sig", ["int64(int64)", "(int64,)"])
+def test_recursive_device_function_with_or_without_its_result_type(sig):
+    def fib(n):  # its own: a function typed before would not type its recursion again
+        if n < 2:
+            return n
+        return fib(n - 1) + fib(n - 2)
+
+    ptx, resty = cuda.compile_ptx(fib, sig, device=True, cc=(9, 0))
+    assert str(resty) == "int64" and "call" in ptx
+    support.ptxas(ptx)
+
+
+def test_mutual_recursion_entered_with_other_argument_types():
+    # is_even(int32) calls is_odd(int64), which calls is_even(int64) while is_even(int32) is
+    # being typed (fresh functions: ones typed before would not type the recursion again)
+    @cuda.jit(device=True)
+    def is_even(n):
+        return True if n == 0 else is_odd(n - 1)
+
+    @cuda.jit(device=True)
+    def is_odd(n):
+        return False if n == 0 else is_even(n - 1)
+
+    def k(out):
+        out[0] = is_even(np.int32(out[1]))
+
+    ptx, _ = cuda.compile_ptx(k, "void(int64[:])", cc=(9, 0))
+    support.ptxas(ptx)
+
+
+def test_runaway_recursion_is_a_typing_error():
+    @cuda.jit(device=True)
+    def runaway(x):
+        return runaway(x)
+
+    def k(a):
+        a[0] = runaway(1)
+
+    with pytest.raises(TypingError, match="cannot type infer runaway recursion"):
+        cuda.compile_ptx(k, "void(int64[:])", cc=(9, 0))
 
 
 _GLOBAL_LIST = [1, 2]

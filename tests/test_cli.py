@@ -51,3 +51,54 @@ def test_bad_arguments(args, message):
     result = _cli(*args)
     assert result.returncode != 0
     assert message in result.stderr
+
+
+GPU_UFUNCS = """
+from cumlir import cuda
+
+@cuda.reduce
+def sum_reduce(a, b):
+    return a + b
+
+@cuda.vectorize(["float32(float32, float32)"])
+def vadd(a, b):
+    return a + b
+
+@cuda.guvectorize(["void(float32[:], float32[:])"], "(n)->()")
+def first(a, out):
+    out[0] = a[0]
+
+answer = 42
+"""
+
+
+@pytest.mark.parametrize(
+    "function,sig,entry",
+    [
+        ("sum_reduce", "float32(float32, float32)", ".visible .entry reduce_kernel("),
+        ("vadd", "float32(float32, float32)", ".visible .entry "),
+        ("first", "void(float32[:], float32[:])", ".visible .entry guvectorize_first("),
+    ],
+)
+def test_gpu_ufuncs_and_reductions_emit_their_kernel(tmp_path, function, sig, entry):
+    source = tmp_path / "ufuncs.py"
+    source.write_text(GPU_UFUNCS)
+    result = _cli(source, function, "--sig", sig, "--emit", "ptx", "--cc", "8.0")
+    assert result.returncode == 0, result.stderr
+    assert entry in result.stdout
+
+
+@pytest.mark.parametrize(
+    "function,sig,message",
+    [
+        ("sum_reduce", "void(float32[:])", "sum_reduce is a cuda.reduce: --sig is its binary function's"),
+        ("answer", "void(float32[:])", "python -m cumlir (answer) compiles Python functions"),
+    ],
+)
+def test_what_cannot_be_emitted_is_one_line(tmp_path, function, sig, message):
+    source = tmp_path / "ufuncs.py"
+    source.write_text(GPU_UFUNCS)
+    result = _cli(source, function, "--sig", sig)
+    assert result.returncode != 0
+    [line] = result.stderr.strip().splitlines()
+    assert line.startswith("cumlir: ") and message in line

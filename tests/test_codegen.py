@@ -1,6 +1,7 @@
 """PTX for every kernel of the GPU tests, compiled here (no GPU) and accepted by ptxas."""
 
 import operator
+import re
 
 import pytest
 from numba.core import types
@@ -157,6 +158,22 @@ def test_print_becomes_vprintf():
 
 def _printer(a):
     print("value", a[0], True, 3, a[0] > 0, (a[0], 1))
+
+
+def test_print_formats_constants_as_numba_cuda(backend):
+    # Numba-CUDA writes only string constants into the format: print(1.5) prints 1.500000
+    def k(a):
+        print("x%", 1.5, 3, -2, 1e20, (2.5, 7), a[0])
+
+    ptx, _ = cuda.compile_ptx(k, "void(uint8[:])", cc=(9, 0), backend=backend)
+    assert b"x%% %f %lld %lld %f (%f, %lld) %llu\n" in _ptx_byte_strings(ptx)
+    support.ptxas(ptx)
+
+
+def _ptx_byte_strings(ptx):
+    """The contents of the PTX's global byte arrays (string constants), NULs dropped."""
+    found = re.findall(r"\.b8 \S+\[\d+\] = \{([\d, ]+)\}", ptx)
+    return [bytes(int(b) for b in body.split(",")).rstrip(b"\0") for body in found]
 
 
 def test_64_bit_integers_are_loaded_whole():

@@ -184,3 +184,11 @@ def test_warp_shuffle_reduction_and_scan(dtype, block, what, rng):
     cuda.jit(kernel)[BLOCKS, block](values, out)
     rows = _wide(_warp_rows(values), dtype)
     _compare(out, reference(rows), reference(np.abs(rows)), dtype, f"warp {what}")
+
+
+@pytest.mark.parametrize("kernel", [wk.divergent_activemask, wk.divergent_ballot], ids=lambda k: k.__name__)
+def test_divergent_arms_see_their_own_lanes(kernel, backend):
+    # identical arms taken by even and odd lanes: each arm's mask is its lanes' alone
+    out = np.zeros(BLOCKS * 64, np.uint32)
+    cuda.jit(backend=backend)(kernel)[BLOCKS, 64](out)
+    np.testing.assert_array_equal(out, wk.divergent_masks(len(out)))

@@ -2,6 +2,7 @@
 typing errors naming the intrinsic, and PTX from both back ends assembled by ptxas."""
 
 import pickle
+import re
 
 import pytest
 from numba.core import types
@@ -170,3 +171,50 @@ def test_the_llvm7_printer_names_the_warp_intrinsics():
     )
     for name in ("vote.all.sync", "vote.any.sync", "vote.uni.sync", "vote.ballot.sync"):
         assert f"@llvm.nvvm.{name}(i32" in text
+
+
+def _identical_arms(call):
+    """A kernel whose two arms, taken by even and odd threads, make the same warp-level call
+    (a device function, inlined)."""
+    call = cuda.jit(device=True)(call)
+
+    def kernel(out):
+        i = cuda.grid(1)
+        if i % 2 == 0:
+            out[i] = call(i)
+        else:
+            out[i] = call(i)
+
+    return kernel
+
+
+def _syncwarp(i):
+    cuda.syncwarp(cuda.activemask())
+    return i
+
+
+# warp-level calls whose result (or effect) depends on which lanes run them, and their PTX
+CONVERGENT_CALLS = {
+    "activemask": (lambda i: cuda.activemask(), "activemask.b32"),
+    "ballot_sync": (lambda i: cuda.ballot_sync(cuda.activemask(), i > 3), "vote.sync.ballot.b32"),
+    "all_sync": (lambda i: cuda.all_sync(cuda.activemask(), i > 3), "vote.sync.all.pred"),
+    "shfl_sync": (lambda i: cuda.shfl_sync(cuda.activemask(), i, 0), "shfl.sync.idx.b32"),
+    "match_any_sync": (lambda i: cuda.match_any_sync(cuda.activemask(), i), "match.any.sync.b64"),
+    "syncwarp": (_syncwarp, "bar.warp.sync"),
+}
+
+
+def _blocks_with(ptx, instruction):
+    """How many of the PTX's basic blocks (split at labels) hold *instruction*."""
+    body = ptx.split(".entry", 1)[1]
+    return sum(instruction in block for block in re.split(r"\n\$\S+:", body))
+
+
+@pytest.mark.parametrize("name", sorted(CONVERGENT_CALLS))
+def test_warp_calls_stay_in_their_branch(name, backend):
+    # merged or hoisted above the branch, they would see (or wait for) the whole warp
+    call, instruction = CONVERGENT_CALLS[name]
+    ptx = _ptx(_identical_arms(call), "void(int64[:])", (9, 0), backend)
+    assert _blocks_with(ptx, instruction) >= 2, ptx
+    if name != "activemask":
+        assert _blocks_with(ptx, "activemask.b32") >= 2, ptx

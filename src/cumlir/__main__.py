@@ -6,7 +6,8 @@ llvm (LLVM IR), ptx or ltoir (the code formats the codegen stage makes), cubin (
 by nvJitLink).
 FUNCTION may be a GPU ufunc (cuda.vectorize, cuda.guvectorize): --sig is then one of its
 signatures, and the stages are those of its kernel (mlir holds the linalg.generic, optimized
-the grid-stride loop it became).
+the grid-stride loop it became). It may be a cuda.reduce: --sig is then its binary
+function's, "float32(float32, float32)", and the stages are those of its reduction kernel.
 """
 
 import argparse
@@ -55,14 +56,16 @@ def main(argv=None):
         argtypes, _ = parse_signature(args.sig)
     except (TypeError, ValueError) as e:
         raise SystemExit(f"cumlir: {e}") from None
+    from .cuda.decorators import python_function
+
     obj = _load_function(args.file, args.function)
-    if hasattr(obj, "kernel_for"):  # a GPU ufunc: its kernel for the (scalar or gufunc) signature
-        try:
+    try:
+        if hasattr(obj, "kernel_for"):  # a GPU ufunc or cuda.reduce: its kernel for the signature
             pyfunc, argtypes = obj.kernel_for(args.sig)
-        except (TypeError, ValueError) as e:
-            raise SystemExit(f"cumlir: {e}") from None
-    else:
-        pyfunc = getattr(obj, "py_func", obj)
+        else:
+            pyfunc = python_function(obj, f"python -m cumlir ({args.function})")
+    except (TypeError, ValueError) as e:
+        raise SystemExit(f"cumlir: {e}") from None
     result = emit(pyfunc, argtypes, args.emit, cc)
     if isinstance(result, bytes):
         sys.stdout.buffer.write(result)

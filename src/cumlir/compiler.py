@@ -36,6 +36,7 @@ from .options import Options
 from .stages import LIBRARY_OUTPUTS, OUTPUTS, STAGES, check_choice
 from .typing.context import typing_context
 from .typing.frontend import type_function as frontend_type_function
+from .typing.nesting import room_to_nest
 
 if TYPE_CHECKING:
     from mlir import ir
@@ -241,7 +242,8 @@ def run(compilation: Compilation, until: str) -> Compilation:
     timings = compilation.timings
     for name in STAGES[start : STAGES.index(until) + 1]:
         began = time.perf_counter()
-        _RUN[name](compilation)
+        with room_to_nest():  # chains of device functions nest typing and lowering
+            _RUN[name](compilation)
         figure = FIGURE_OF_STAGE[name]
         timings[figure] = timings.get(figure, 0.0) + time.perf_counter() - began
         compilation.done = name

@@ -52,6 +52,24 @@ class Bfloat16(_types.Number):
 bfloat16 = Bfloat16()
 
 
+class WideIntegerConstant(_types.Dummy):
+    """An integer constant beyond every integer type (below -2**63 or from 2**64 on: numba
+    types no such literal). It has no run-time value: converted to a float it is that float
+    nearest to it, and converting it to an integer type is an error at its line, so that
+    ``a[0] = 2**70`` stores 2**70 into a float array and is refused for an integer one."""
+
+    def __init__(self, value):
+        self.value = value
+        super().__init__(name=f"integer constant {value}")
+
+    def can_convert_to(self, typingctx, other):
+        if isinstance(other, _types.Float):
+            return Conversion.safe
+        if isinstance(other, _types.Integer):
+            return Conversion.unsafe  # refused when lowered, where the line is known
+        return None
+
+
 # ---- CUDA's vector types ------------------------------------------------------------------
 #
 # The numba types of CUDA's vector types (``float32x4``, ``int32x2``, ...).

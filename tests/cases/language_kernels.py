@@ -209,6 +209,18 @@ def declared_and_mutual_recursion(a, out):
         out[i] = fib_declared(i % 13) * 10 + is_even(i % 7) + a[i]
 
 
+def mutual_recursion_from_int32(a, out):
+    i = cuda.grid(1)
+    if i < out.size:
+        # is_even(int32) calls is_odd(int64), which calls is_even(int64) while is_even(int32)
+        # is being typed: a recursive call with other argument types
+        out[i] = is_even(np.int32(i % 7)) + a[i]
+
+
+def mutual_recursion_from_int32_ref(a):
+    return [((i % 7) % 2 == 0) + x for i, x in enumerate(a.tolist())]
+
+
 def _fib(n):
     return n if n < 2 else _fib(n - 1) + _fib(n - 2)
 
@@ -311,6 +323,7 @@ CASES = {
     "complex_values": (complex_values, complex_values_ref),
     "recursion": (recursion, recursion_ref),
     "declared_and_mutual_recursion": (declared_and_mutual_recursion, declared_and_mutual_recursion_ref),
+    "mutual_recursion_from_int32": (mutual_recursion_from_int32, mutual_recursion_from_int32_ref),
     "where_and_identity": (where_and_identity, where_and_identity_ref),
     "augmented": (augmented, augmented_ref),
     "closure": (closure, closure_ref),

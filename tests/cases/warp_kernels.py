@@ -68,6 +68,29 @@ def registers(k, lane, size, below, active, active_first_k):
         active_first_k[i] = cuda.activemask()
 
 
+def divergent_activemask(out):
+    # textually identical arms: each must stay in its branch, so even lanes see the even
+    # lanes' mask and odd lanes the odd lanes' (Numba-CUDA's own test of activemask)
+    i = cuda.grid(1)
+    if i % 2 == 0:
+        out[i] = cuda.activemask()
+    else:
+        out[i] = cuda.activemask()
+
+
+def divergent_ballot(out):
+    i = cuda.grid(1)
+    if i % 2 == 0:
+        out[i] = cuda.ballot_sync(cuda.activemask(), True)
+    else:
+        out[i] = cuda.ballot_sync(cuda.activemask(), True)
+
+
+def divergent_masks(n):
+    """What the divergent kernels write for a launch of n threads in whole warps."""
+    return np.array([0x55555555 if i % 2 == 0 else 0xAAAAAAAA for i in range(n)], np.uint32)
+
+
 def warp_sum(values, out):
     i = cuda.grid(1)
     v = values[i]

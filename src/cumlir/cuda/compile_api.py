@@ -10,6 +10,8 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, cast
 
+from .decorators import python_function
+
 if TYPE_CHECKING:
     from numba.core import types
 
@@ -71,6 +73,7 @@ def _compile(
     from ..stages import LIBRARY_OUTPUTS, check_choice
     from ..typing.signatures import parse_signature
 
+    python_function(pyfunc, where)
     check_choice("abi", abi, ABIS)
     check_choice("output", output, LIBRARY_OUTPUTS)
     argtypes, return_type = parse_signature(sig)
@@ -128,6 +131,7 @@ def compile_ptx(
 
     As ``compile(..., output="ptx")``, but a kernel and Numba's ABI by default.
     """
+    python_function(pyfunc, "cuda.compile_ptx")
     ptx, return_type = compile(
         pyfunc,
         sig,

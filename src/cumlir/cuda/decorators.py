@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, overload
+from types import FunctionType
+from typing import TYPE_CHECKING, Any, cast, overload
 
 from .foreign import declare_device  # noqa: F401  (Numba-CUDA's decorators module has it too)
 
@@ -36,24 +37,56 @@ def jit(
     ``inline``, ``forceinline``, ``link``, ``lto``, ``cache``, ``shared_memory_carveout``)
     and ``backend``; they are checked here, and an unknown one raises TypeError.
     """
-    import inspect
-
     from ..dispatcher import Dispatcher
     from ..options import Options
 
     if not isinstance(device, bool):
         raise TypeError(f"cuda.jit: device must be True or False, got {device!r}")
     compile_options = Options.from_keywords("cuda.jit", options)
-    if inspect.isfunction(func_or_sig):
-        return Dispatcher(func_or_sig, device=device, options=compile_options)
-    if func_or_sig is not None and not isinstance(func_or_sig, (str, list, tuple)) and callable(func_or_sig):
-        raise TypeError(f"@cuda.jit decorates Python functions, not {type(func_or_sig).__name__} objects")
+    function = function_or_signatures(func_or_sig, "cuda.jit")
+    if function is not None:
+        return Dispatcher(function, device=device, options=compile_options)
 
-    sigs = func_or_sig
+    sigs = cast("SignatureLike | list[SignatureLike] | None", func_or_sig)  # not a function (checked above)
     if sigs is not None and not isinstance(sigs, list):
         sigs = [sigs]
 
     def decorate(pyfunc: Callable[..., Any]) -> Dispatcher:
-        return Dispatcher(pyfunc, sigs, device=device, options=compile_options)
+        return Dispatcher(python_function(pyfunc, "cuda.jit"), sigs, device=device, options=compile_options)
 
     return decorate
+
+
+def python_function(obj: object, where: str) -> FunctionType:
+    """The Python function that *where* (a public entry point) compiles: *obj* itself, or the one a
+    ``@cuda.jit`` function wraps. Anything else (a number, a builtin such as ``len``, a class) is a
+    TypeError saying what was given, before it reaches the compiler (which reads a function's code)."""
+    function = getattr(obj, "py_func", obj)
+    if isinstance(function, FunctionType):
+        return function
+    raise TypeError(f"{where} compiles Python functions (def or lambda) and @cuda.jit functions, not {shown(obj)}")
+
+
+def function_or_signatures(obj: object, where: str) -> FunctionType | None:
+    """The first argument of a decorator taking a function or signatures (``cuda.jit``,
+    ``cuda.vectorize``): the Python function it is or wraps, or None for signatures (read when
+    a function is decorated); a TypeError for anything else."""
+    if obj is None or isinstance(obj, (str, list, tuple)) or _numba_signature(obj):
+        return None
+    if callable(obj):
+        return python_function(obj, where)
+    raise TypeError(f"{where} takes a Python function or signatures, not {shown(obj)}")
+
+
+def _numba_signature(obj: object) -> bool:
+    # a numba Signature or type (callable: float32(int32) makes a signature), told by its module
+    # so that numba is not imported to ask isinstance
+    return type(obj).__module__.startswith(("numba.core.types", "numba.core.typing"))
+
+
+def shown(obj: object) -> str:
+    """*obj* as an error message names it: its repr, shortened, and its type."""
+    text = repr(obj)
+    if len(text) > 60:
+        text = text[:57] + "..."
+    return f"{text} ({type(obj).__name__})"

@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .decorators import python_function
+
 if TYPE_CHECKING:
     from ..dispatcher import Dispatcher
     from ..runtime.devicearray import DeviceNDArray
@@ -78,10 +80,8 @@ class Reduce:
     def __init__(self, functor: Callable[[Any, Any], Any]) -> None:
         from .. import cuda
 
-        if not callable(functor):
-            raise TypeError(f"cuda.reduce needs a binary function, not {type(functor).__name__}")
         self._functor = functor
-        self._op = cuda.jit(device=True)(functor)
+        self._op = cuda.jit(device=True)(python_function(functor, "cuda.reduce"))
         self._kernels: dict[np.dtype, Dispatcher] = {}
         self._buffers: dict[tuple[np.dtype, int, int], DeviceNDArray] = {}  # (dtype, stream, context) -> partials
         # id(partials) -> (its first element, a host array of one element)
@@ -96,6 +96,28 @@ class Reduce:
 
             kernel = self._kernels[dtype] = _reduction_kernel(self._op, numpy_support.from_dtype(dtype))
         return kernel
+
+    def kernel_for(self, sig: Any) -> tuple[Callable[..., Any], list[Any]]:
+        """(the reduction kernel's Python function, its argument types) for the binary
+        function's signature *sig*, ``"float32(float32, float32)"`` (what ``python -m cumlir
+        --emit`` compiles): the kernel as a launch on a 1-d device array types it."""
+        from numba.core import types
+
+        from .. import ufunc_kernels as uk
+
+        argtypes, restype = uk.parse_signature(sig)
+        element = argtypes[0] if argtypes else None
+        if (
+            len(argtypes) != 2
+            or not isinstance(element, types.Number)
+            or any(t != element for t in (*argtypes, restype or element))
+        ):
+            raise TypeError(
+                f"{self.__name__} is a cuda.reduce: --sig is its binary function's, such as 'float32(float32, float32)'; got {sig!r}"
+            )
+        kernel = self._kernel(uk.to_dtype(element))
+        array = types.Array(element, 1, "C")
+        return kernel.py_func, [array, types.int64, array, element, types.boolean]
 
     def __call__(
         self, arr: Any, size: int | None = None, res: DeviceNDArray | None = None, init: Any = 0, stream: object = 0

@@ -4,12 +4,12 @@ calling kernels made by ``ufunc_kernels`` (see docs/ufuncs.md)."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from types import FunctionType
 from typing import TYPE_CHECKING, Any, overload
 
 import numpy as np
 
 from ..ufunc_geometry import ELEMENTS_PER_THREAD
+from .decorators import function_or_signatures, python_function
 
 THREADS = 256  # per block; the kernels' grid-stride loops take any grid
 MAX_BLOCKS = 1 << 20
@@ -70,11 +70,12 @@ def vectorize(
     a kernel is compiled for each new tuple of input dtypes at the call."""
     _check_target(target, "vectorize")
     opts = _kernel_options("vectorize", dict(options))
-    if isinstance(ftylist_or_function, FunctionType):
-        return UFunc(ftylist_or_function, [], opts)
+    function = function_or_signatures(ftylist_or_function, "cuda.vectorize")
+    if function is not None:
+        return UFunc(function, [], opts)
 
     def decorate(pyfunc: Callable[..., Any]) -> UFunc:
-        return UFunc(pyfunc, _signature_list(ftylist_or_function), opts)
+        return UFunc(python_function(pyfunc, "cuda.vectorize"), _signature_list(ftylist_or_function), opts)
 
     return decorate
 
@@ -91,7 +92,7 @@ def guvectorize(
         raise TypeError("guvectorize needs a list of signatures")
 
     def decorate(pyfunc: Callable[..., Any]) -> GUFunc:
-        return GUFunc(pyfunc, sigs, layout, opts)
+        return GUFunc(python_function(pyfunc, "cuda.guvectorize"), sigs, layout, opts)
 
     return decorate
 

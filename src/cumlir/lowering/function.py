@@ -494,7 +494,7 @@ class MLIRLower(BuilderAPI):
             full_sig = sig.as_function() if sig.recvr is not None else sig.replace(args=(fnty.this, *sig.args))
             return self.call(fnty.get_impl_key(sig), full_sig, [receiver] + args), sig.return_type
         if isinstance(fnty, types.RecursiveCall):
-            key = fnty.dispatcher_type.dispatcher.get_overload(sig.args)
+            key = fnty.dispatcher_type.dispatcher.get_overload(sig.args, sig.return_type)
         else:
             key = fnty.get_impl_key(sig) if isinstance(fnty, types.Callable) else fnty
         return self._call_with_vars(key, sig, argvars), sig.return_type

@@ -2,7 +2,9 @@
 
 Formats are Numba-CUDA's: integers as %lld or %llu, floats as %f, booleans as
 True/False, string constants verbatim, tuples in parentheses; items separated by
-spaces and the line ended with a newline.
+spaces and the line ended with a newline. Only string constants are
+written into the format: a numeric constant is printed through its format like any
+value, so ``print(1.5)`` prints ``1.500000`` as in Numba-CUDA.
 """
 
 from mlir import ir
@@ -44,6 +46,8 @@ def lower_print(lower, stmt):
     formats, values = [], []
     for index, (var, ty) in enumerate(zip(stmt.args, sig.args)):
         constant = stmt.consts.get(index)
+        if not isinstance(constant, str):
+            constant = None  # numbers print through their %-format, as values do
         value = lower.load_var(var) if constant is None and lower.has_value(ty) else None
         text, item_values = _format_item(lower, ty, value, constant)
         formats.append(text)

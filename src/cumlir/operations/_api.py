@@ -79,6 +79,7 @@ NVVM_TABLES = (
     "by_attribute",
     "asm_statements",
     "asm_operations",
+    "convergent_asm_calls",
     "known_calls",
 )
 nvvm: dict[str, dict[str, Any]] = {table: {} for table in NVVM_TABLES}
@@ -422,7 +423,9 @@ def nvvm_ops(**tables: Any) -> None:
     read with ``asm volatile`` so that no read is merged with another or moved),
     by_attribute (op -> (its enum attribute, how many operands the intrinsic takes,
     {attribute value as printed: intrinsic})), asm_statements (op -> PTX),
-    asm_operations (op -> (PTX, constraints)),
+    asm_operations (op -> (PTX, constraints)), convergent_asm_calls (an intrinsic NVVM 7
+    lacks, called through llvm.call_intrinsic -> (PTX, constraints): inline PTX marked
+    convergent, for the warp-level instructions no optimisation may move across a branch),
     known_calls (intrinsic names called through llvm.call_intrinsic)."""
     for table, entries in tables.items():
         if table not in nvvm:

@@ -8,7 +8,7 @@ does the one overflowing case MIN // -1.
 import operator
 
 from ._api import cast, constant, declare, named_type
-from ._modules import arith, ir, mlir_math, scf, types
+from ._modules import arith, errors, ir, mlir_math, scf, types
 from ._signedness import cmpi_predicate, int_op
 
 
@@ -23,6 +23,24 @@ def _const(mlir_type, value):
 
 
 # ---- constants ---------------------------------------------------------------------
+
+# significand bits and the power of two that overflows, per float width
+_FLOAT_FORMATS = {16: (11, 16), 32: (24, 128), 64: (53, 1024)}
+
+
+def nearest_float(value, bitwidth):
+    """The float of *bitwidth* bits nearest the integer *value* (ties to even), exactly:
+    float(value) rounds once to double, and rounding that to float32 again could miss."""
+    digits, overflow = _FLOAT_FORMATS[bitwidth]
+    magnitude = abs(value)
+    shift = magnitude.bit_length() - digits
+    if shift > 0:
+        kept, dropped = divmod(magnitude, 1 << shift)
+        half = 1 << (shift - 1)
+        kept += dropped > half or (dropped == half and kept & 1)
+        magnitude = kept << shift
+    result = float("inf") if magnitude >= 1 << overflow else float(magnitude)
+    return -result if value < 0 else result
 
 
 @constant("Integer")
@@ -378,6 +396,16 @@ def _register_comparisons():
 
 
 _register_comparisons()
+
+
+@cast("WideIntegerConstant", "Float")
+def wide_integer_to_float(lower, fromty, toty, value):
+    return _const(lower.get_mlir_type(toty), nearest_float(fromty.value, toty.bitwidth))
+
+
+@cast("WideIntegerConstant", "Integer")
+def wide_integer_to_integer(lower, fromty, toty, value):
+    raise errors.TypingError(f"the integer constant {fromty.value} does not fit {toty}", loc=lower.loc)
 
 
 @cast("Omitted", "Any")

@@ -26,6 +26,7 @@ nvvm_ops(  # the LLVM 7 printer spells nvvm.shfl/vote/match.sync by their kind (
         "llvm.nvvm.match.all.sync.i32p",
         "llvm.nvvm.match.all.sync.i64p",
     ],
+    convergent_asm_calls={"llvm.nvvm.activemask": ("activemask.b32 $0;", "=r")},  # not in NVVM 7
 )
 
 
@@ -59,8 +60,9 @@ def _mask_cases():
 
 @activemask.lower
 def _activemask(lower, sig, args):
-    # no NVVM op; side effects keep it in place: its value depends on where it runs
-    return llvm.inline_asm(_i(32), [], "activemask.b32 $0;", "=r", has_side_effects=True)
+    # LLVM's intrinsic is convergent: no pass merges the calls of two branches into one
+    # above them (activemask's value is the set of lanes that reach the call)
+    return llvm.call_intrinsic(_i(32), "llvm.nvvm.activemask", [], [], [])
 
 
 @lanemask_lt.lower

@@ -14,6 +14,7 @@ from numba.core.typing.context import BaseContext
 from numba.core.typing.templates import signature
 from numba.misc import literal  # noqa: F401  (registers literal_unroll's typing)
 
+from .. import types as cumlir_types
 from ..operations import Implementation, Stub
 from . import operations, plain_messages
 from .operations import stub_type
@@ -64,6 +65,8 @@ class CUDATypingContext(BaseContext):
         return ours
 
     def resolve_value_type(self, val):
+        if type(val) is int and not -(1 << 63) <= val < 1 << 64:
+            return cumlir_types.WideIntegerConstant(val)  # numba refuses it: see the type
         if isinstance(val, CPUDispatcher) and self.device_dispatcher_of is not None:
             val = self.device_dispatcher_of(val)
         elif isinstance(val, Implementation) and self.implementation_dispatcher is not None:

@@ -36,6 +36,7 @@ from numba.core.typing.templates import Signature, fold_arguments, signature
 from ..options import Options
 from .context import CUDATypingContext, typing_context
 from .frontend_passes import STAGES
+from .nesting import nested_typing
 from .target import CumlirTarget, TargetInfo, target_override
 
 
@@ -140,6 +141,20 @@ class DeviceFunction:
         return f"<device function {self.symbol_hint}{self.signature}>"
 
 
+@dataclass(frozen=True)
+class _FunctionName:
+    modname: str
+    qualname: str
+    uid: int
+
+
+class _NamedOverload:
+    """What numba's recursion typing reads of a compiled overload: its name."""
+
+    def __init__(self, pyfunc, device_function):
+        self.fndesc = _FunctionName(pyfunc.__module__, pyfunc.__qualname__, id(device_function))
+
+
 class DeviceDispatcher:
     """Types *pyfunc* as a device function for each argument-type tuple it is called with;
     with *declared* signatures, only for those (callers' arguments are converted to the best)."""
@@ -149,13 +164,18 @@ class DeviceDispatcher:
         self.options = options or Options()
         self._declared = tuple(declared) if declared else ()
         self._device_functions = {}  # argument types -> DeviceFunction
+        self._with_result = {}  # (argument types, declared result type) -> DeviceFunction
         self._typing = set()  # argument types being typed now (to detect recursion)
 
     def compile_device(self, argtypes, return_type=None):
         """The DeviceFunction for *argtypes* (typed now unless it was before)."""
         argtypes = tuple(argtypes)
-        if return_type is not None:  # a declared result type: typed on its own, not cached
-            return DeviceFunction(self, self._type(argtypes, return_type))
+        if return_type is not None:  # a declared result type: typed on its own, kept apart
+            compiled = self._with_result.get((argtypes, return_type))
+            if compiled is None:
+                compiled = DeviceFunction(self, self._type(argtypes, return_type))
+                self._with_result[argtypes, return_type] = compiled
+            return compiled
         compiled = self._device_functions.get(argtypes)
         if compiled is not None:
             return compiled
@@ -172,7 +192,7 @@ class DeviceDispatcher:
         self._typing.add(argtypes)
         try:
             # numba's name for this function while the decorator has not bound it (self-recursion)
-            with typeinfer.register_dispatcher(self):
+            with nested_typing(self.py_func.__name__), typeinfer.register_dispatcher(self):
                 return type_function(self.py_func, argtypes, return_type)
         finally:
             self._typing.discard(argtypes)
@@ -213,8 +233,22 @@ class DeviceDispatcher:
             if sig.args not in self._device_functions and sig.args not in self._typing:
                 self._device_functions[sig.args] = DeviceFunction(self, self._type(sig.args, sig.return_type))
 
-    def get_overload(self, argtypes):
-        return self._device_functions[tuple(argtypes)]
+    def get_overload(self, argtypes, return_type=None):
+        """The DeviceFunction a call typed (argtypes) -> return_type calls; a function compiled
+        with a declared result type calls itself through this, before it is cached."""
+        compiled = self._device_functions.get(tuple(argtypes))
+        if compiled is None or return_type is not None and compiled.signature.return_type != return_type:
+            compiled = self._with_result.get((tuple(argtypes), return_type), compiled)
+        if compiled is None:
+            raise errors.TypingError(f"{self.py_func.__name__}{tuple(argtypes)} was not typed")
+        return compiled
+
+    @property
+    def overloads(self):
+        """numba's typing of a recursive call made with other argument types than the call
+        being typed (f(int32) calls g calls f(int64)) reads ``overloads[args].fndesc`` to name
+        the callee; lowering finds it with get_overload."""
+        return {args: _NamedOverload(self.py_func, f) for args, f in self._device_functions.items()}
 
     @property
     def _compiler(self):

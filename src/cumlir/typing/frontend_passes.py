@@ -4,6 +4,8 @@ Numba's own compiler driver also lowers; cumlir only needs the frontend, so thes
 passes are run directly (typing/frontend.py), in the order numba's nopython pipeline uses.
 """
 
+import operator
+
 from numba.core import (
     analysis,
     bytecode,
@@ -99,6 +101,46 @@ def _inline_closures(state):
     fixup_var_define_in_scope(state.func_ir.blocks)
 
 
+_INTEGER_RANGE = range(-(1 << 63), 1 << 64)  # what int64 or uint64 holds: numba types these literals
+_FOLDED = {operator.add, operator.sub, operator.mul, operator.pow, operator.lshift}
+
+
+def _wide_integers(state):
+    """Integer constants beyond int64 and uint64 are typed as ``WideIntegerConstant``s
+    (types.py). CPython folds ``2**64`` but leaves ``2**70`` to be computed (it folds only
+    small results), which would wrap in int64: integer arithmetic on constants whose exact
+    result lies beyond that range is folded here, as CPython would fold it without limit."""
+    known = {}  # variable -> its integer constant, for variables assigned once
+    for block in state.func_ir.blocks.values():
+        for assign in block.find_insts(ir.Assign):
+            value = _exact_integer(assign.value, known)
+            if value is None:
+                continue
+            if value not in _INTEGER_RANGE:
+                assign.value = ir.Const(value, assign.value.loc, use_literal_type=False)
+            if len(state.func_ir._definitions[assign.target.name]) == 1:
+                known[assign.target.name] = value
+
+
+def _exact_integer(value, known):
+    """The integer an assignment's value is, when it is a constant or integer arithmetic on
+    constants whose result leaves the 64-bit range; else None."""
+    if isinstance(value, (ir.Const, ir.Global, ir.FreeVar)):  # a global int is a constant, as in numba
+        return value.value if type(value.value) is int else None
+    if not isinstance(value, ir.Expr):
+        return None
+    if value.op == "unary" and value.fn in (operator.neg, operator.pos) and value.value.name in known:
+        result = value.fn(known[value.value.name])
+    elif value.op == "binop" and value.fn in _FOLDED and value.lhs.name in known and value.rhs.name in known:
+        lhs, rhs = known[value.lhs.name], known[value.rhs.name]
+        if value.fn in (operator.pow, operator.lshift) and (rhs < 0 or rhs * max(lhs.bit_length(), 1) > 1 << 16):
+            return None  # a float, an error, or a number too large to compute: left to numba
+        result = value.fn(lhs, rhs)
+    else:
+        return None
+    return result if result not in _INTEGER_RANGE else None
+
+
 def _fold_constants(state):
     analysis.rewrite_semantic_constants(state.func_ir, state.args)
     analysis.dead_branch_prune(state.func_ir, state.args)
@@ -134,6 +176,7 @@ STAGES = (
     _check_constructs,
     _postprocess,
     _inline_closures,
+    _wide_integers,
     _fold_constants,
     _rewrite,
     _unroll_literals,

@@ -55,6 +55,10 @@ ASM_OPERATIONS = _declared(
     },
 )
 
+# intrinsics NVVM 7 lacks whose value depends on which lanes run them (activemask):
+# intrinsic -> (inline PTX, constraints), called with side effects and marked convergent
+CONVERGENT_ASM_CALLS = _declared("convergent_asm_calls")
+
 # llvm.intr.* ops overloaded on their result type: op name -> intrinsic base name
 OVERLOADED = {
     f"llvm.intr.{name}": f"llvm.{name}"

@@ -250,6 +250,10 @@ def _emit_call(p, op, shape, callee, args, extra=""):
 @_rule("llvm.call_intrinsic")
 def _call_intrinsic(p, op):
     name = str(op.attributes["intrin"]).strip('"')
+    if name in intrinsics.CONVERGENT_ASM_CALLS:
+        template, constraints = intrinsics.CONVERGENT_ASM_CALLS[name]
+        _asm_call(p, op, template, constraints, True, convergent=True)
+        return
     if name not in intrinsics.KNOWN_CALLS:
         raise Llvm7Error(f"the LLVM 7 printer does not know the intrinsic {name!r}")
     result = p.type_of(op.results[0]) if len(op.results) else llvm7_types.VOID
@@ -300,12 +304,14 @@ def _quoted(text):
     return '"' + "".join(c if 32 <= ord(c) < 127 and c not in '"\\' else f"\\{ord(c):02X}" for c in text) + '"'
 
 
-def _asm_call(p, op, template, constraints, side_effects):
+def _asm_call(p, op, template, constraints, side_effects, convergent=False):
     result = p.type_of(op.results[0]) if len(op.results) else llvm7_types.VOID
     effects = "sideeffect " if side_effects else ""
     args = list(op.operands)
     asm = f"asm {effects}{_quoted(template)}, {_quoted(constraints)}"
-    text = f"call {result.text} {asm}({', '.join(p.typed(a) for a in args)})"
+    # convergent: no optimisation moves the call across a branch (hoists both arms' copies)
+    attributes = " convergent" if convergent else ""
+    text = f"call {result.text} {asm}({', '.join(p.typed(a) for a in args)}){attributes}"
     _produce(p, op, text)
 
 
