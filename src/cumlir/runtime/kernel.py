@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import ctypes
+import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
+from . import cleanup, nrt_stats
 from . import driver as drv
-from . import nrt_stats
 
 if TYPE_CHECKING:
     from numba.core import types
@@ -97,6 +98,9 @@ class LoadedKernel:
             drv.check("cuFuncSetAttribute", cu.cuFuncSetAttribute(self._function, attr, carveout))
         self._context = context
         self.record = LaunchRecord(self._function, context, self._shared, self._raise_sites, self._packer)
+        # the module is unloaded when the last holder of its function goes: launchers keep
+        # this kernel or its record (a long-lived process compiles and drops many kernels)
+        weakref.finalize(self.record, cleanup.release, "cuModuleUnload", self._module)
         self.cooperative = compiled.cooperative  # it synchronizes the grid
         # (threads per block, dynamic shared bytes) -> blocks resident at once
         self._resident: dict[tuple[int, int], int] = {}
