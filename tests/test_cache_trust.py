@@ -170,6 +170,20 @@ def test_a_link_at_an_entry_is_not_followed(tmp_path, cache_dir):
     assert outside.read_bytes() == good  # written through neither
 
 
+def test_a_directory_at_an_entry_is_not_read_and_not_removed(tmp_path, cache_dir):
+    path, _ = _written(tmp_path, cache_dir)
+    path.unlink()
+    path.mkdir()
+    (path / "inside").write_bytes(b"kept")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert _verdict(_module(tmp_path / "k.py", VADD).vadd) == "miss"  # compiled all the same
+    said = [str(w.message) for w in caught if issubclass(w.category, cache.CacheWarning)]
+    assert any("not a regular file" in s for s in said), said
+    assert any("could not write" in s for s in said), said  # an entry cannot replace a directory
+    assert (path / "inside").read_bytes() == b"kept"
+
+
 def test_one_warning_a_process(tmp_path, cache_dir):
     path, good = _written(tmp_path, cache_dir)
     path.write_bytes(b"something else")
