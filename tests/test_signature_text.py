@@ -357,6 +357,31 @@ def test_malicious_text_is_refused_and_runs_nothing(tmp_path, monkeypatch):
     assert not marker.exists() and calls == []
 
 
+@pytest.mark.parametrize(
+    "text,refused",
+    [
+        ("__import__('os').system('touch X')", "\"__import__('os').system\" is not part of a signature"),
+        ("float32.__class__", "'float32.__class__' is not part of a signature"),
+        ("(lambda: float32)()", "'lambda: float32' is not part of a signature"),
+        ("[f4 for f4 in ()]", "'[f4 for f4 in ()]' is not part of a signature"),
+        ("f'{float32}'", "\"f'{float32}'\" is not part of a signature"),
+        ("'{0.__class__}'.format(float32)", "\"'{0.__class__}'.format\" is not part of a signature"),
+        ("void(__import__)", "name '__import__' is not defined"),
+        ("void(*[float32])", "'void(*[float32])': * and ** are not part of a signature"),
+        ("void(float32)[0]", "'void(float32)' is not a type"),
+        (
+            "Array(float32, 1, '{0.__class__}')",
+            "\"Array(float32, 1, '{0.__class__}')\": Invalid layout '{0.__class__}'",
+        ),
+        ("x" * 100_001, "longer than 100000 characters"),
+    ],
+)
+def test_the_refusal_names_what_was_refused(text, refused):
+    with pytest.raises(TypeError) as caught:
+        parse_signature(text)
+    assert str(caught.value) == f"cannot read the signature {text!r}: {refused}"
+
+
 def test_the_entry_points_refuse_it_too(tmp_path):
     marker = tmp_path / "ran"
     text = f"__import__('os').system('touch {marker}')"
