@@ -17,7 +17,7 @@ import pytest
 
 import cumlir
 from cumlir import cache, compile_stats
-from cumlir.cache import store
+from cumlir.cache import entry, store
 
 CC = (9, 0)
 SIG = "void(float32[::1], float32[::1], float32[::1])"
@@ -39,6 +39,7 @@ def cache_dir(tmp_path, monkeypatch):
     folder = tmp_path / "cache"
     monkeypatch.setenv("CUMLIR_CACHE_DIR", str(folder))
     monkeypatch.delenv("CUMLIR_CACHE", raising=False)
+    monkeypatch.setattr(store, "_warned", False)  # each test sees the warning of its own first refused entry
     return folder
 
 
@@ -333,17 +334,21 @@ def test_a_change_of_version_misses(tmp_path, cache_dir, monkeypatch):
 @pytest.mark.parametrize("damage", ["truncate", "flip", "garbage", "empty"])
 def test_a_damaged_entry_is_ignored_and_rewritten(tmp_path, cache_dir, damage):
     assert _verdict(_module(tmp_path / "k.py", VADD).vadd) == "miss"
-    (entry,) = cache_dir.glob("*.cumlir")
-    data = entry.read_bytes()
+    (path,) = cache_dir.glob("*.cumlir")
+    data = path.read_bytes()
     damaged = {
         "truncate": data[: len(data) // 2],
         "flip": data[:-100] + bytes([data[-100] ^ 0xFF]) + data[-99:],
         "garbage": b"not an entry",
         "empty": b"",
     }[damage]
-    entry.write_bytes(damaged)
-    assert _verdict(_module(tmp_path / "k.py", VADD).vadd) == "miss"
-    assert entry.read_bytes() == data  # rewritten whole
+    path.write_bytes(damaged)
+    if damage == "garbage":  # not a cumlir entry at all: said once
+        with pytest.warns(cache.CacheWarning, match="not a cumlir cache entry"):
+            assert _verdict(_module(tmp_path / "k.py", VADD).vadd) == "miss"
+    else:  # what a crash or a bad disk leaves: only logged
+        assert _verdict(_module(tmp_path / "k.py", VADD).vadd) == "miss"
+    assert path.read_bytes() == data  # rewritten whole
     assert _verdict(_module(tmp_path / "k.py", VADD).vadd) == "hit"
 
 
@@ -402,21 +407,37 @@ def test_processes_compiling_one_kernel_leave_one_valid_entry(tmp_path, cache_di
     assert verdict == "hit" and binary.cubin == cubins[0]
 
 
+def _entry_of(writer):
+    """An entry of this writer's own size, its cubin a fake ELF file of the writer's bytes."""
+    cubin = b"\x7fELF" + bytes([writer]) * (50_000 * (writer + 1))
+    return entry.Entry(
+        key=_KEY,
+        cubin=cubin,
+        symbol=f"writer{writer}",
+        cooperative=False,
+        exception_global=None,
+        raise_sites=(),
+        signature="none()",
+    )
+
+
+_KEY = {"k": 1}
+
+
 def _write_repeatedly(path, writer, rounds):
-    """Remove and write the entry *rounds* times with payloads of this writer's own size;
+    """Remove and write the entry *rounds* times with cubins of this writer's own size;
     every entry read meanwhile must be whole. Returns how many reads found one."""
-    key = {"k": 1}
     whole = 0
     for _ in range(rounds):
         try:
             os.remove(path)
         except FileNotFoundError:
             pass
-        store.write(path, key, {"writer": writer, "blob": bytes([writer]) * (50_000 * (writer + 1))})
-        payload = store.read(path, key)
-        if payload is not None:
-            w = payload["writer"]
-            assert payload["blob"] == bytes([w]) * (50_000 * (w + 1))
+        store.write(path, entry.encode(_entry_of(writer)), lambda data: entry.decode(data, path, _KEY) is not None)
+        found = entry.decode(store.read(path), path, _KEY)
+        if found is not None:
+            w = int(found.symbol.removeprefix("writer"))
+            assert found == _entry_of(w)
             whole += 1
     return whole
 
@@ -431,7 +452,7 @@ def test_concurrent_writers_never_expose_a_partial_entry(tmp_path):
         for t in threads:
             t.join()
         assert sum(processes.get(timeout=300)) > 0
-    assert store.read(path, {"k": 1}) is not None
+    assert entry.decode(store.read(path), path, _KEY) is not None
     assert [p.name for p in tmp_path.iterdir() if not p.name.endswith(".lock")] == ["entry.cumlir"]
 
 

@@ -23,8 +23,10 @@ def parse_signature(sig):
     """(argument types, result type or None) of a signature given as text or numba types."""
     from numba.core import sigutils
 
-    try:
-        return sigutils.normalize_signature(sig)
+    from .typing.signature_text import read_signature
+
+    try:  # a string is parsed, never evaluated as numba would
+        return sigutils.normalize_signature(read_signature(sig) if isinstance(sig, str) else sig)
     except Exception as e:
         raise TypeError(f"cannot read the ufunc signature {sig!r}: {e}") from None
 

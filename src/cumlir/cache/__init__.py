@@ -17,8 +17,10 @@ import os
 import re
 import sys
 
+from . import store
+from .entry import VERSION, Entry, NotStorable, decode, encode
 from .fingerprint import Unhashable, function_fingerprint
-from .store import CacheWarning, directory_for, entries_like, log_debug, read, write
+from .store import CacheWarning, directory_for, entries_like, log_debug
 
 __all__ = [
     "CacheWarning",
@@ -41,7 +43,6 @@ _DISTRIBUTIONS = (
     "nvidia-nvvm",
     "nvidia-cuda-nvrtc",
 )
-FORMAT = 1
 
 
 def flag(name):
@@ -82,16 +83,17 @@ class KernelCache:
         found = self._entry(argtypes, cc)
         if found is None:
             return None
-        payload = read(*found)
-        if payload is None:
+        path, key = found
+        entry = decode(store.read(path), path, key)
+        if entry is None:
             return None
         return CachedKernel(
-            payload["cubin"],
-            payload["symbol"],
+            entry.cubin,
+            entry.symbol,
             tuple(argtypes),
-            payload["cooperative"],
-            payload["raise_sites"],
-            payload["exception_global"],
+            entry.cooperative,
+            list(entry.raise_sites),
+            entry.exception_global,
             self.options,
         )
 
@@ -101,7 +103,7 @@ class KernelCache:
         if found is None:
             return False
         path, key = found
-        return any(read(other, key, ignore=("cc",)) is not None for other in entries_like(path))
+        return any(decode(store.read(other), other, key, ignore=("cc",)) is not None for other in entries_like(path))
 
     def save(self, argtypes, cc, compiled):
         """Write the entry of *compiled* (a Compilation that ran to its cubin). False when
@@ -109,15 +111,23 @@ class KernelCache:
         found = self._entry(argtypes, cc)
         if found is None:
             return False
-        payload = {
-            "cubin": compiled.cubin,
-            "symbol": compiled.symbol,
-            "cooperative": compiled.cooperative,
-            "raise_sites": list(compiled.raise_sites),
-            "exception_global": compiled.exception_global,
-            "signature": f"{compiled.return_type}({', '.join(map(str, argtypes))})",
-        }
-        return write(*found, payload) is not None
+        path, key = found
+        entry = Entry(
+            key=key,
+            cubin=compiled.cubin,
+            symbol=compiled.symbol,
+            cooperative=compiled.cooperative,
+            exception_global=compiled.exception_global,
+            raise_sites=tuple(compiled.raise_sites),
+            signature=f"{compiled.return_type}({', '.join(map(str, argtypes))})",
+        )
+        try:
+            data = encode(entry)
+        except NotStorable as e:  # a device raise of an exception class that cannot be found by name, say
+            log_debug("the kernel for %s cannot be cached: %s", path, e)
+            return False
+        store.write(path, data, lambda existing: decode(existing, path, key) is not None)
+        return True
 
     def _entry(self, argtypes, cc):
         """(path, key) of the entry for *argtypes* on *cc* (None: any chip), or None when the
@@ -134,7 +144,7 @@ class KernelCache:
         options = self.options.cache_key()
         types = [type_name(t) for t in argtypes]
         key = {
-            "format": FORMAT,
+            "format": VERSION,
             "function": fingerprint,
             "argtypes": types,
             "options": options,

@@ -1,28 +1,36 @@
-"""The files of the on-disk kernel cache: where they live, how they are written and read.
+"""The files of the on-disk kernel cache: where they live, how they are read and written.
 
-An entry is one file: a magic number, the SHA-256 of the rest, and a pickled dict
-holding the key it was written for and the kernel's cubin with what its launch needs.
-An entry that is truncated, corrupted, or written for another key (another version of
-cumlir or of the function, another chip) reads as missing, and the next compilation
-writes it again. Writers take a file lock and replace the entry atomically, so readers
-never see half an entry and concurrent processes or threads leave one whole entry.
+This module knows bytes, not entries (entry.py is the format). A cache folder may be
+shared, so whoever can write into it must not be able to make a reader block or read
+anything but a regular file: an entry is opened only when ``lstat`` shows a regular file
+(not a FIFO, a device or a symbolic link), with flags that cannot block or follow a link,
+and checked again on the open descriptor. Writers take a file lock and replace the entry
+atomically, so readers never see half an entry and concurrent processes or threads leave
+one whole entry.
 """
 
+from __future__ import annotations
+
 import glob
-import hashlib
 import os
-import pickle
 import secrets
+import stat
 import sys
 import warnings
+from collections.abc import Callable
 
-MAGIC = b"CUMLIRK\x01"
 SUFFIX = ".cumlir"
-_HEADER = len(MAGIC) + 32
 LOCK_TIMEOUT_S = 60
+MAX_ENTRY_BYTES = 1 << 30  # far above any cubin: a larger file is not an entry
+# no blocking on a FIFO, no following a link swapped in after lstat, no controlling terminal
+_READ_FLAGS = os.O_RDONLY
+for _flag in ("O_NONBLOCK", "O_NOFOLLOW", "O_NOCTTY", "O_CLOEXEC", "O_BINARY"):
+    _READ_FLAGS |= getattr(os, _flag, 0)
+
+_warned = False  # one CacheWarning per process for an entry refused (the debug log has every one)
 
 
-def log_debug(message, *args):
+def log_debug(message: str, *args: object) -> None:
     """Log to the ``cumlir.cache`` logger. A process that has not imported logging has no
     handler to log to, so a cache hit need not import it."""
     logging = sys.modules.get("logging")
@@ -31,10 +39,27 @@ def log_debug(message, *args):
 
 
 class CacheWarning(UserWarning):
-    """The kernel cache could not be written; the kernel was compiled and works."""
+    """The kernel cache could not be written, or held something that is not a cumlir entry
+    (ignored); the kernel was compiled and works."""
 
 
-def directory_for(source_file):
+def refuse(path: str, why: str) -> None:
+    """An entry that no cumlir writes (a FIFO, a link, a file of another program, a record
+    that fails its checks) is ignored: logged, and said once per process as a CacheWarning,
+    since someone else may be writing into the cache folder."""
+    global _warned
+    log_debug("the cache entry %s is ignored: %s", path, why)
+    if not _warned:
+        _warned = True
+        warnings.warn(
+            f"cumlir ignored the kernel cache entry {path} ({why}) and compiles the kernel instead; "
+            "other entries ignored so are logged on the 'cumlir.cache' logger",
+            CacheWarning,
+            stacklevel=2,
+        )
+
+
+def directory_for(source_file: str | None) -> str:
     """Where the entries of functions defined in *source_file* go: ``CUMLIR_CACHE_DIR`` if
     set, else ``__pycache__`` beside the source when it can be written, else the user's
     cache directory."""
@@ -50,7 +75,7 @@ def directory_for(source_file):
     return platformdirs.user_cache_dir("cumlir")
 
 
-def _writable(folder):
+def _writable(folder: str) -> bool:
     try:
         os.makedirs(folder, exist_ok=True)
     except OSError:
@@ -58,53 +83,62 @@ def _writable(folder):
     return os.access(folder, os.W_OK)
 
 
-def read(path, key, ignore=()):
-    """The payload of the entry at *path* if it was written for *key* (a dict; the
-    members named in *ignore* are not compared), else None."""
+def read(path: str) -> bytes | None:
+    """The bytes of the entry file at *path*, or None: missing, unreadable, or not a regular
+    file of a plausible size (then refused)."""
     try:
-        with open(path, "rb") as f:
-            data = f.read()
+        before = os.lstat(path)
     except FileNotFoundError:
         return None
     except OSError as e:
         log_debug("cannot read the cache entry %s: %s", path, e)
         return None
-    if (
-        len(data) < _HEADER
-        or data[: len(MAGIC)] != MAGIC
-        or hashlib.sha256(data[_HEADER:]).digest() != data[len(MAGIC) : _HEADER]
-    ):
-        log_debug("the cache entry %s is truncated or corrupted: ignored", path)
+    if not _plausible(path, before):
         return None
     try:
-        payload = pickle.loads(data[_HEADER:])
-        stored = payload["key"]
-    except Exception as e:  # a class the entry refers to is gone, say
-        log_debug("the cache entry %s cannot be read back (%s): ignored", path, e)
+        fd = os.open(path, _READ_FLAGS)
+    except FileNotFoundError:  # replaced or removed since lstat
         return None
-    differs = sorted(k for k in key.keys() | stored.keys() if k not in ignore and key.get(k) != stored.get(k))
-    if differs:
-        log_debug("the cache entry %s was written for another %s: ignored", path, ", ".join(differs))
+    except OSError as e:  # ELOOP: a link put there since lstat
+        log_debug("cannot open the cache entry %s: %s", path, e)
         return None
-    return payload
+    try:
+        if not _plausible(path, os.fstat(fd)):  # what was opened, whatever lstat saw
+            return None
+        with os.fdopen(fd, "rb", closefd=False) as f:
+            data = f.read(MAX_ENTRY_BYTES + 1)
+    except OSError as e:
+        log_debug("cannot read the cache entry %s: %s", path, e)
+        return None
+    finally:
+        os.close(fd)
+    if len(data) > MAX_ENTRY_BYTES:  # grew while being read
+        refuse(path, "larger than any entry")
+        return None
+    return data
 
 
-def entries_like(path):
+def _plausible(path: str, st: os.stat_result) -> bool:
+    if not stat.S_ISREG(st.st_mode):
+        refuse(path, "not a regular file")
+        return False
+    if st.st_size > MAX_ENTRY_BYTES:
+        refuse(path, "larger than any entry")
+        return False
+    return True
+
+
+def entries_like(path: str) -> list[str]:
     """The paths of the entries that differ from *path* only in their last dotted part."""
     stem = path[: path.rindex(".", 0, len(path) - len(SUFFIX))]
     return glob.glob(glob.escape(stem) + ".*" + SUFFIX)
 
 
-def write(path, key, payload):
-    """Write the entry for *key* at *path*, unless another writer just wrote it: whether it
-    is there now, or None when the payload cannot be stored. Failures (a read-only or full
-    disk ...) are a CacheWarning: the entry is simply not written."""
-    try:
-        data = pickle.dumps({**payload, "key": key}, protocol=pickle.HIGHEST_PROTOCOL)
-    except Exception as e:  # an exception class of a device raise that is not importable, say
-        log_debug("the kernel for %s cannot be cached: %s", path, e)
-        return None
-    blob = MAGIC + hashlib.sha256(data).digest() + data
+def write(path: str, data: bytes, current: Callable[[bytes | None], bool]) -> bool:
+    """Write *data* as the entry at *path*, unless ``current`` says that what is there (the
+    bytes, or None) already serves: another writer just wrote it. Whether an entry is there
+    now. Failures (a read-only or full disk ...) are a CacheWarning: the entry is simply not
+    written."""
     try:
         import filelock
     except ImportError as e:  # a dependency missing from this installation: still no failure
@@ -115,17 +149,9 @@ def write(path, key, payload):
     try:
         os.makedirs(folder, exist_ok=True)
         with filelock.FileLock(path + ".lock", timeout=LOCK_TIMEOUT_S):
-            if read(path, key) is not None:
+            if current(read(path)):
                 return True
-            # a name of this writer's own, created with the usual permissions
-            temporary = f"{path}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
-            try:
-                with open(temporary, "xb") as f:
-                    f.write(blob)
-                os.replace(temporary, path)
-            except BaseException:
-                _remove(temporary)
-                raise
+            _replace(path, data)
         return True
     except filelock.Timeout:
         log_debug("another process holds the lock of %s: the entry is left to it", path)
@@ -134,7 +160,19 @@ def write(path, key, payload):
     return False
 
 
-def _remove(path):
+def _replace(path: str, data: bytes) -> None:
+    # a name of this writer's own, created new (never through a link), with the usual permissions
+    temporary = f"{path}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
+    try:
+        with open(temporary, "xb") as f:
+            f.write(data)
+        os.replace(temporary, path)
+    except BaseException:
+        _remove(temporary)
+        raise
+
+
+def _remove(path: str) -> None:
     try:
         os.unlink(path)
     except OSError:

@@ -7,10 +7,9 @@ from typing import TYPE_CHECKING
 from numba.core import sigutils, types
 from numba.core.typing.templates import Signature
 
-from .. import types as cumlir_types
-from ..operations.vectors import constructors
-from ..types import VectorType, matches_record, vector_types
+from ..types import VectorType, matches_record
 from .context import typing_context
+from .signature_text import read_signature
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -29,24 +28,12 @@ def parse_signature(sig: SignatureLike) -> tuple[tuple[types.Type, ...], types.T
     if not isinstance(sig, (str, Signature)):
         raise TypeError(f"a signature is a string, a numba Signature or a tuple of types, not {sig!r}")
     try:
-        if isinstance(sig, str):
-            sig = eval(sig, {}, _signature_names())  # as numba reads signatures, with the vector types
-        argtypes, return_type = sigutils.normalize_signature(sig)
+        # numba's grammar with the vector types, parsed, never evaluated
+        parsed = read_signature(sig) if isinstance(sig, str) else sig
+        argtypes, return_type = sigutils.normalize_signature(parsed)
     except (NameError, SyntaxError, TypeError, AttributeError) as e:
         raise TypeError(f"cannot read the signature {sig!r}: {e}") from None
     return tuple(argtypes), return_type
-
-
-def _signature_names():
-    """The names a signature string may use: numba's types and cumlir's (``bfloat16``), and
-    the CUDA vector types under both their names (``float32x4``, ``float4``)."""
-    names = {}
-    for name, stub in constructors.items():
-        for spelling in (name, *stub.aliases):
-            names[spelling] = vector_types[name]
-    names.update(types.__dict__)
-    names.update(bfloat16=cumlir_types.bfloat16)
-    return names
 
 
 def _accepts_one(declared, actual):
