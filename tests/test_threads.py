@@ -1,0 +1,102 @@
+"""Compiling and launching from many threads at once (tests/thread_stress.py is the workload;
+``CUMLIR_THREAD_STRESS=16x50x20`` runs it at full size: threads x compiles x rounds)."""
+
+import os
+import threading
+
+import numpy as np
+import pytest
+
+from cumlir import cuda
+from cumlir.dispatcher.table import OverloadTable
+
+from . import thread_stress
+
+
+def _size():
+    threads, compiles, rounds = (int(n) for n in os.environ.get("CUMLIR_THREAD_STRESS", "16x8x1").split("x"))
+    return threads, compiles, rounds
+
+
+def test_threads_compile_distinct_signatures_at_once():
+    threads, compiles, rounds = _size()
+    for _ in range(rounds):
+        result = thread_stress.stress(threads, compiles)
+        assert [f"{t} {kind} {sig} {backend}: {e!r}" for t, kind, sig, backend, e in result.failures] == []
+        assert set(result.compiled) == thread_stress.planned(threads, compiles)  # each made its PTX
+        assert thread_stress.wrong_results(result.compiled) == []
+
+
+def test_dispatcher_shared_by_threads_keeps_every_signature():
+    functions = thread_stress.Functions()
+    dispatcher = functions.dispatchers["nvptx"]
+    sigs = [thread_stress.signature(i * 13, "dispatcher") for i in range(24)]
+    barrier = threading.Barrier(8)
+    overloads = {}
+
+    def worker(t):
+        barrier.wait()
+        for sig in sigs[t % 4 :: 4]:  # each signature compiled by two threads at once
+            overloads.setdefault(sig, []).append(dispatcher.compile(sig))
+
+    pool = [threading.Thread(target=worker, args=(t,)) for t in range(8)]
+    for thread in pool:
+        thread.start()
+    for thread in pool:
+        thread.join()
+    assert len(dispatcher.overloads) == len(sigs)
+    # the two threads asking for one signature got the same kernel: it was compiled once
+    assert all(len(found) == 2 and found[0] is found[1] for found in overloads.values())
+    assert set(dispatcher.overloads) == {OverloadTable.parse_signature(s)[0] for s in sigs}
+
+
+def test_single_thread_compiles_after_the_stress():
+    thread_stress.stress(8, 4)
+    functions = thread_stress.Functions()
+    sig = "void(float32, float32[::1], float32, float32[::1])"
+    ptx = thread_stress.compile_one(functions, "compile_ptx", sig, "nvptx")
+    assert ".entry" in ptx and "fma.rn.f32" in ptx
+    assert ptx == cuda.compile_ptx(thread_stress.Functions().axpb, sig, cc=thread_stress.CC)[0]
+
+
+@pytest.mark.gpu
+def test_threads_compile_and_launch_on_their_own_streams():
+    functions = thread_stress.Functions()
+    kernel = cuda.jit(functions.axpb)
+    dtypes = ["float32", "float64", "int32", "int64", "uint32", "int16", "uint64", "int8"]
+    failures, checked = [], []
+    barrier = threading.Barrier(16)
+
+    def worker(t):
+        rng = np.random.default_rng(t)
+        dtype = np.dtype(dtypes[t % len(dtypes)])
+        stream = cuda.stream()
+        barrier.wait()
+        try:
+            for n in (1, 257, 4099):
+                x = (rng.integers(-50, 50, n) if dtype.kind in "iu" else rng.standard_normal(n)).astype(dtype)
+                if dtype.kind == "u":
+                    x = np.abs(x)
+                a, b = dtype.type(3), dtype.type(t)
+                d_x = cuda.to_device(x, stream=stream)
+                d_out = cuda.device_array(n, dtype, stream=stream)
+                kernel[(n + 127) // 128, 128, stream](a, d_x, b, d_out)
+                out = d_out.copy_to_host(stream=stream)
+                stream.synchronize()
+                expected = (a * x + b).astype(dtype)
+                if dtype.kind == "f":  # the kernel may fuse a * x + b into one fma
+                    np.testing.assert_allclose(out, expected, rtol=1e-6)
+                else:
+                    np.testing.assert_array_equal(out, expected)
+                checked.append((t, n))
+        except Exception as e:  # noqa: BLE001 - reported below with its thread
+            failures.append((t, repr(e)))
+
+    pool = [threading.Thread(target=worker, args=(t,)) for t in range(16)]
+    for thread in pool:
+        thread.start()
+    for thread in pool:
+        thread.join()
+    assert failures == []
+    assert len(checked) == 16 * 3
+    assert len(kernel.overloads) == len(dtypes)  # one kernel per dtype, however many threads launched it
