@@ -14,6 +14,7 @@ import threading
 
 from .. import refused
 from ..options import Options
+from ..pickling import picklable_function
 from .config_keys import plain
 
 
@@ -58,6 +59,22 @@ class Dispatcher:
             self._table.eager = True  # compiled signatures only: no compiling at launch
         for sig in sigs or ():
             self.compile(sig)
+
+    def __reduce__(self):
+        # what the user wrote: the function, the options, the signatures compiled (with the
+        # declared result types) and whether compiling at launch is off; the other process
+        # types them again, or finds their binaries in the disk cache
+        if self.device:
+            made = self._device_dispatcher
+            signatures = [(argtypes, None) for argtypes in made._device_functions] if made else []
+        elif "_table" in self.__dict__:  # a table was made: signatures may be compiled
+            table = self._table
+            signatures = [(argtypes, o.return_type) for argtypes, o in table.overloads.items()]
+        else:
+            signatures = []
+        eager = "_table" in self.__dict__ and self._table.eager
+        state = (self.device, self.options, signatures, eager, self._specialized)
+        return _rebuild, (picklable_function(self.py_func), *state)
 
     def __repr__(self):
         kind = "device function" if self.device else "kernel"
@@ -401,6 +418,20 @@ class Dispatcher:
     @property
     def _numba_type_(self):
         return self.device_dispatcher._numba_type_
+
+
+def _rebuild(pyfunc, device, options, signatures, eager, specialized):
+    """A Dispatcher unpickled (see Dispatcher.__reduce__): new tables and a new lock."""
+    dispatcher = Dispatcher(pyfunc, device=device, options=options)
+    for argtypes, return_type in signatures:
+        if device:
+            dispatcher.compile_device(argtypes)
+        elif dispatcher._table.compile(argtypes, return_type)[1]:
+            dispatcher._forget_routes()
+    if eager:
+        dispatcher._table.eager = True
+    dispatcher._specialized = specialized
+    return dispatcher
 
 
 # Numba-CUDA's dispatcher methods cumlir does not have raise NotImplementedError saying why
