@@ -85,6 +85,9 @@ class KernelOverload:
         if found is None:
             with self.table.lock:  # looked up again: another thread may have made it meanwhile
                 found = self._binaries.get(cc)
+                twin = self._twin()
+                if found is None and twin is not None:
+                    return twin.binary(cc)
                 if found is None:
                     found = self._binaries[cc] = self._cached_or_compiled(cc)
                     self.table.keep(self)
@@ -163,6 +166,9 @@ class KernelOverload:
         if kernel is None:
             with self.table.lock:  # loaded once per context, however many threads launch it first
                 kernel = self._loaded.get(context)
+                twin = self._twin()
+                if kernel is None and twin is not None:
+                    return twin.loaded()
                 if kernel is None:
                     binary = self.binary(context.compute_capability)
                     began = time.perf_counter()
@@ -171,6 +177,13 @@ class KernelOverload:
                     self._loaded[context] = kernel
                     report_stats(self, context.compute_capability)
         return kernel
+
+    def _twin(self):
+        """The kernel the table keeps for these argument types when it is not this one: two
+        threads launching new argument types at once each make a KernelOverload, and the
+        second to take the lock uses the one the first compiled (and kept) instead."""
+        kept = self.table.kept(self.argtypes)
+        return kept if kept is not self else None
 
     def loaded_in(self, context):
         """The runtime's kernel in *context* if it was loaded there, else None."""

@@ -53,6 +53,11 @@ class OverloadTable:
         """Keep *overload*, which has a binary now, unless its types have one already."""
         self.overloads.setdefault(overload.argtypes, overload)
 
+    def kept(self, argtypes):
+        """The kernel kept under numba's *argtypes*, or None; kernels loaded by their plain
+        types are not settled for this (it must not import numba)."""
+        return self._signatures.get(argtypes)
+
     def compile(self, argtypes, return_type):
         """(the kernel for *argtypes*, whether it is new): a new one is typed now, unless
         the on-disk cache holds it for some chip."""
