@@ -12,6 +12,8 @@ from cumlir.dispatcher.table import OverloadTable
 
 from . import thread_stress
 
+BACKENDS = sorted(thread_stress.REGISTRY)
+
 
 def _size():
     threads, compiles, rounds = (int(n) for n in os.environ.get("CUMLIR_THREAD_STRESS", "16x8x1").split("x"))
@@ -62,7 +64,7 @@ def test_single_thread_compiles_after_the_stress():
 @pytest.mark.gpu
 def test_threads_compile_and_launch_on_their_own_streams():
     functions = thread_stress.Functions()
-    kernel = cuda.jit(functions.axpb)
+    kernels = functions.dispatchers  # one dispatcher per code generator, shared by the threads
     dtypes = ["float32", "float64", "int32", "int64", "uint32", "int16", "uint64", "int8"]
     failures, checked = [], []
     barrier = threading.Barrier(16)
@@ -80,12 +82,15 @@ def test_threads_compile_and_launch_on_their_own_streams():
                 a, b = dtype.type(3), dtype.type(t)
                 d_x = cuda.to_device(x, stream=stream)
                 d_out = cuda.device_array(n, dtype, stream=stream)
+                kernel = kernels[BACKENDS[t % len(BACKENDS)]]
+                if t % 4 == 3:  # a specialized kernel, made by several threads at once
+                    kernel = kernel.specialize(a, d_x, b, d_out)
                 kernel[(n + 127) // 128, 128, stream](a, d_x, b, d_out)
                 out = d_out.copy_to_host(stream=stream)
                 stream.synchronize()
                 expected = (a * x + b).astype(dtype)
                 if dtype.kind == "f":  # the kernel may fuse a * x + b into one fma
-                    np.testing.assert_allclose(out, expected, rtol=1e-6)
+                    np.testing.assert_allclose(out, expected, rtol=1e-6, atol=1e-5 * (1 + t))
                 else:
                     np.testing.assert_array_equal(out, expected)
                 checked.append((t, n))
@@ -99,4 +104,7 @@ def test_threads_compile_and_launch_on_their_own_streams():
         thread.join()
     assert failures == []
     assert len(checked) == 16 * 3
-    assert len(kernel.overloads) == len(dtypes)  # one kernel per dtype, however many threads launched it
+    # one kernel per code generator and dtype launched unspecialized, however many threads launched it
+    launched = {(BACKENDS[t % len(BACKENDS)], dtypes[t % len(dtypes)]) for t in range(16) if t % 4 != 3}
+    kept = [(name, str(argtypes[1].dtype)) for name, kernel in kernels.items() for argtypes in kernel.overloads]
+    assert sorted(kept) == sorted(launched)
