@@ -61,6 +61,34 @@ def test_single_thread_compiles_after_the_stress():
     assert ptx == cuda.compile_ptx(thread_stress.Functions().axpb, sig, cc=thread_stress.CC)[0]
 
 
+def test_each_thread_has_its_own_mlir_context_and_pass_managers():
+    from mlir import ir
+
+    from cumlir.codegen.passes.pipeline import STAGES, pass_manager
+    from cumlir.mlir_context import mlir_context
+
+    def made():
+        context = mlir_context()
+        with context:
+            return context, pass_manager(STAGES["optimized"]), pass_manager(STAGES["optimized"])
+
+    here = made()
+    assert here[0] is mlir_context() and here[1] is here[2]  # kept within a thread
+    there = []
+
+    def other_thread():
+        # compared there: a pass manager must not outlive its thread's context
+        context, first, second = made()
+        there.append((context is not here[0], first is not here[1], first is second))
+
+    thread = threading.Thread(target=other_thread)
+    thread.start()
+    thread.join()
+    assert there == [(True, True, True)]
+    with ir.Context():  # a context of no thread's own: its pass managers are not kept
+        assert pass_manager(STAGES["optimized"]) is not pass_manager(STAGES["optimized"])
+
+
 @pytest.mark.gpu
 def test_threads_compile_and_launch_on_their_own_streams():
     functions = thread_stress.Functions()
