@@ -7,8 +7,8 @@ typed on demand while their callers are typed or lowered. None of it may be ente
 two threads at once, so the ``typed`` and ``mlir`` stages, and everything that types a
 device function or installs declarations, hold this lock. It is re-entrant: lowering
 types device functions, typing installs declarations. The stages after ``mlir`` (MLIR
-passes, code generation, linking) run outside it, in parallel, each thread in its own
-MLIR context (mlir_context.py).
+passes, code generation, linking) run outside it, each thread in its own MLIR context
+(mlir_context.py), limited only by what of them holds Python's GIL.
 """
 
 import threading

@@ -4,7 +4,7 @@ on first use, and keeps it.
 One per thread because MLIR's Python bindings keep per-context tables of the live
 operations that two threads must not change at once, and a pass manager belongs to one
 context; the modules and pass managers of a thread are its own, so compilations on
-different threads run their MLIR stages in parallel. A compilation lowered on one thread
+different threads run their MLIR stages without sharing any MLIR object. A compilation lowered on one thread
 and continued on another still works: its stages enter the module's own context.
 """
 
