@@ -41,6 +41,7 @@ NAMESPACE_MODULES = [
     "cumlir.cuda.stream_api",
     "cumlir.cuda.ufunc_api",
     "cumlir.linkable",
+    "cumlir.pickling",  # how ufuncs and reductions pickle their function: two standard modules
     "cumlir.refused",
     "cumlir.ufunc_geometry",
 ]

@@ -26,6 +26,7 @@ from .codegen import backend_for, get_backend
 from .codegen.passes import pipeline
 from .codegen.targets import CODE_FORMATS, parse_cc
 from .compile_stats import FIGURE_OF_STAGE
+from .frontend_lock import FRONTEND_LOCK
 from .linkable import LTOIR, PTXSource, uses_nrt
 from .linking import link_cubin
 from .lowering.entry import add_entry
@@ -233,6 +234,10 @@ _RUN: dict[str, Callable[[Compilation], None]] = {
     "cubin": _cubin,
 }
 
+# the stages that use numba's typing and the registries: one thread at a time (frontend_lock.py);
+# the later ones run in parallel, each thread in its own MLIR context
+_FRONTEND_STAGES = frozenset({"typed", "mlir"})
+
 
 def run(compilation: Compilation, until: str) -> Compilation:
     """Run the stages after the last one done, up to and including *until* (a name of STAGES)."""
@@ -243,7 +248,11 @@ def run(compilation: Compilation, until: str) -> Compilation:
     for name in STAGES[start : STAGES.index(until) + 1]:
         began = time.perf_counter()
         with room_to_nest():  # chains of device functions nest typing and lowering
-            _RUN[name](compilation)
+            if name in _FRONTEND_STAGES:
+                with FRONTEND_LOCK:
+                    _RUN[name](compilation)
+            else:
+                _RUN[name](compilation)
         figure = FIGURE_OF_STAGE[name]
         timings[figure] = timings.get(figure, 0.0) + time.perf_counter() - began
         compilation.done = name

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..pickling import picklable_function
 from .decorators import python_function
 
 if TYPE_CHECKING:
@@ -88,6 +89,10 @@ class Reduce:
         self._results: dict[int, tuple[DeviceNDArray, np.ndarray]] = {}
         self.__name__ = getattr(functor, "__name__", "reduce")
         self.__doc__ = getattr(functor, "__doc__", None)
+
+    def __reduce__(self):
+        # the binary function alone: kernels and buffers are made again in the other process
+        return Reduce, (picklable_function(self._functor),)
 
     def _kernel(self, dtype):
         kernel = self._kernels.get(dtype)

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, overload
 
 import numpy as np
 
+from ..pickling import picklable_function
 from ..ufunc_geometry import ELEMENTS_PER_THREAD
 from .decorators import function_or_signatures, python_function
 
@@ -160,6 +161,16 @@ class UFunc(_GPUUfunc):
     def __repr__(self) -> str:
         return f"<cumlir GPU ufunc {self.__name__}>"
 
+    def __reduce__(self):
+        # the function, the options and a signature per loop compiled (given, or made at a
+        # call of a ufunc without signatures): never the kernels
+        signatures = []
+        if self._loops:
+            from numba.core.typing.templates import signature
+
+            signatures = [signature(loop[2], *loop[1]) for loop in self._loops.values()]
+        return _rebuild_ufunc, (picklable_function(self.py_func), signatures, self.options, self._dynamic)
+
     def _add(self, sig):
         from .. import ufunc_kernels as uk
 
@@ -300,6 +311,13 @@ class UFunc(_GPUUfunc):
         return result
 
 
+def _rebuild_ufunc(pyfunc, signatures, options, dynamic):
+    """A UFunc unpickled: its loops typed again; one without signatures still compiles at calls."""
+    ufunc = UFunc(pyfunc, signatures, options)
+    ufunc._dynamic = dynamic
+    return ufunc
+
+
 def _output_shape(out, shape):
     """The shape of *out*, checked: the inputs' broadcast shape must broadcast to it (NumPy's rule)."""
     out_shape = tuple(getattr(out, "shape", np.shape(out)))
@@ -326,11 +344,16 @@ class GUFunc(_GPUUfunc):
         self._core_in, self._core_out = parse_layout(layout)
         self.nin, self.nout = len(self._core_in), len(self._core_out)
         # self._loops: input dtypes -> (output dtypes, appended axes, core dispatcher)
+        self._signatures = list(signatures)
         for sig in signatures:
             self._add(sig)
 
     def __repr__(self) -> str:
         return f"<cumlir generalized GPU ufunc {self.__name__} {self.layout}>"
+
+    def __reduce__(self):
+        # what guvectorize was given (its signatures are all it compiles), never the kernels
+        return GUFunc, (picklable_function(self.py_func), self._signatures, self.layout, self.options)
 
     def _add(self, sig):
         from numba.core import types

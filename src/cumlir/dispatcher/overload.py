@@ -47,16 +47,22 @@ class KernelOverload:
             # the compiler (numba, MLIR) loads here: a kernel from the disk cache never needs it
             from ..compiler import KernelBuild, KernelEntry
 
-            self.table.settle()  # a kernel loaded by its plain types compiles under numba's
-            pyfunc = self.dispatcher.py_func
-            entry = KernelEntry(pyfunc, self.argtypes, pyfunc.__name__, self.return_type)
-            self._build = KernelBuild(entry, self.dispatcher.options, timings=self._stats)
+            with self.table.lock:
+                if self._build is None:
+                    self.table.settle()  # a kernel loaded by its plain types compiles under numba's
+                    pyfunc = self.dispatcher.py_func
+                    entry = KernelEntry(pyfunc, self.argtypes, pyfunc.__name__, self.return_type)
+                    self._build = KernelBuild(entry, self.dispatcher.options, timings=self._stats)
         return self._build
 
     @property
     def typed(self):
         """The typed function (numba's frontend runs on first use)."""
-        return self.build().type()
+        build = self.build()
+        if build.typed is not None:
+            return build.typed
+        with self.table.lock:  # the KernelBuild is one object for every thread
+            return build.type()
 
     @property
     def compile_stats(self):
@@ -67,7 +73,8 @@ class KernelOverload:
 
     def compilation(self, cc, until="cubin"):
         """The Compilation for compute capability *cc*, run up to the stage *until*."""
-        return self.build().compile(cc, until)
+        with self.table.lock:
+            return self.build().compile(cc, until)
 
     def binary(self, cc):
         """The cubin for *cc* with what its launch needs (``cubin``, ``symbol``,
@@ -76,16 +83,23 @@ class KernelOverload:
         cc = parse_cc(cc)
         found = self._binaries.get(cc)
         if found is None:
-            found = self._binaries[cc] = self._cached_or_compiled(cc)
-            self.table.keep(self)
+            with self.table.lock:  # looked up again: another thread may have made it meanwhile
+                found = self._binaries.get(cc)
+                twin = self._twin()
+                if found is None and twin is not None:
+                    return twin.binary(cc)
+                if found is None:
+                    found = self._binaries[cc] = self._cached_or_compiled(cc)
+                    self.table.keep(self)
         return found
 
     def from_cache(self, cc):
         """Whether the on-disk cache holds this kernel for *cc* (then its binary for *cc*)."""
         cache = self.table.disk_cache()
-        found = cache and self._read_cache(cache, cc)
-        if found:
-            self._binaries[cc] = found
+        with self.table.lock:
+            found = cache and self._read_cache(cache, cc)
+            if found:
+                self._binaries[cc] = found
         return bool(found)
 
     def _read_cache(self, cache, cc):
@@ -119,7 +133,8 @@ class KernelOverload:
             if output != "cubin" and c.code_format != output:
                 raise ValueError(f"this kernel compiles to {c.code_format} (lto={self.dispatcher.options.lto})")
             return c.cubin if output == "cubin" else c.code
-        return self.build().output(output, cc)
+        with self.table.lock:
+            return self.build().output(output, cc)
 
     def max_cooperative_grid_blocks(self, blockdim, dynsmem=0):
         """The most blocks of *blockdim* threads (an int or a tuple) with *dynsmem* bytes of
@@ -149,13 +164,26 @@ class KernelOverload:
         context = current_context()
         kernel = self._loaded.get(context)
         if kernel is None:
-            binary = self.binary(context.compute_capability)
-            began = time.perf_counter()
-            kernel = LoadedKernel(context, binary)
-            self._stats["load"] = time.perf_counter() - began
-            self._loaded[context] = kernel
-            report_stats(self, context.compute_capability)
+            with self.table.lock:  # loaded once per context, however many threads launch it first
+                kernel = self._loaded.get(context)
+                twin = self._twin()
+                if kernel is None and twin is not None:
+                    return twin.loaded()
+                if kernel is None:
+                    binary = self.binary(context.compute_capability)
+                    began = time.perf_counter()
+                    kernel = LoadedKernel(context, binary)
+                    self._stats["load"] = time.perf_counter() - began
+                    self._loaded[context] = kernel
+                    report_stats(self, context.compute_capability)
         return kernel
+
+    def _twin(self):
+        """The kernel the table keeps for these argument types when it is not this one: two
+        threads launching new argument types at once each make a KernelOverload, and the
+        second to take the lock uses the one the first compiled (and kept) instead."""
+        kept = self.table.kept(self.argtypes)
+        return kept if kept is not self else None
 
     def loaded_in(self, context):
         """The runtime's kernel in *context* if it was loaded there, else None."""

@@ -10,10 +10,32 @@ import dataclasses
 import functools
 import inspect
 import sys
+import threading
 
 from .. import refused
 from ..options import Options
+from ..pickling import picklable_function
 from .config_keys import plain
+
+
+class _made_once:
+    """A method made an attribute computed on first use, as functools.cached_property, but
+    under the instance's ``_lock``: two threads asking first get the same value (since
+    Python 3.12 cached_property takes no lock). Later reads find the instance's attribute."""
+
+    def __init__(self, make):
+        self.make = make
+        self.name = make.__name__
+        self.__doc__ = make.__doc__
+
+    def __get__(self, instance, owner=None):
+        if instance is None:
+            return self
+        with instance._lock:
+            value = instance.__dict__.get(self.name)
+            if value is None:
+                value = instance.__dict__[self.name] = self.make(instance)
+        return value
 
 
 class Dispatcher:
@@ -21,6 +43,9 @@ class Dispatcher:
         if not inspect.isfunction(pyfunc):
             raise TypeError(f"@cuda.jit decorates Python functions, not {type(pyfunc).__name__} objects")
         self.py_func = pyfunc
+        # compiling, loading and making the table or launchers take it; launching a kernel
+        # compiled before reads dictionaries only and takes no lock
+        self._lock = threading.RLock()
         self.parameter_count = len(inspect.signature(pyfunc).parameters)  # checked at every launch
         functools.update_wrapper(self, pyfunc)
         self.device = device
@@ -35,11 +60,27 @@ class Dispatcher:
         for sig in sigs or ():
             self.compile(sig)
 
+    def __reduce__(self):
+        # what the user wrote: the function, the options, the signatures compiled (with the
+        # declared result types) and whether compiling at launch is off; the other process
+        # types them again, or finds their binaries in the disk cache
+        if self.device:
+            made = self._device_dispatcher
+            signatures = [(argtypes, None) for argtypes in made._device_functions] if made else []
+        elif "_table" in self.__dict__:  # a table was made: signatures may be compiled
+            table = self._table
+            signatures = [(argtypes, o.return_type) for argtypes, o in table.overloads.items()]
+        else:
+            signatures = []
+        eager = "_table" in self.__dict__ and self._table.eager
+        state = (self.device, self.options, signatures, eager, self._specialized)
+        return _rebuild, (picklable_function(self.py_func), *state)
+
     def __repr__(self):
         kind = "device function" if self.device else "kernel"
         return f"<cumlir {kind} {self.py_func.__qualname__}>"
 
-    @functools.cached_property
+    @_made_once
     def _table(self):
         """The kernels by argument types (table.OverloadTable): its module loads the compiler's."""
         from .table import OverloadTable
@@ -51,7 +92,9 @@ class Dispatcher:
         if self._launches is None:
             from .launching import Launches
 
-            self._launches = Launches(self, self._table, self._launchers)
+            with self._lock:
+                if self._launches is None:
+                    self._launches = Launches(self, self._table, self._launchers)
         return self._launches
 
     # ---- as a kernel -------------------------------------------------------------------
@@ -325,11 +368,14 @@ class Dispatcher:
         key = (current_context().compute_capability, argtypes)
         specialization = self._specializations.get(key)
         if specialization is None:
-            specialization = Dispatcher(self.py_func, device=False, options=self.options)
-            specialization.compile(argtypes)
-            specialization.disable_compile()
-            specialization._specialized = True
-            self._specializations[key] = specialization
+            with self._lock:
+                specialization = self._specializations.get(key)
+                if specialization is None:
+                    specialization = Dispatcher(self.py_func, device=False, options=self.options)
+                    specialization.compile(argtypes)
+                    specialization.disable_compile()
+                    specialization._specialized = True
+                    self._specializations[key] = specialization
         return specialization
 
     @property
@@ -361,7 +407,9 @@ class Dispatcher:
         if self._device_dispatcher is None:
             from ..typing.frontend import DeviceDispatcher
 
-            self._device_dispatcher = DeviceDispatcher(self.py_func, self.options)
+            with self._lock:
+                if self._device_dispatcher is None:
+                    self._device_dispatcher = DeviceDispatcher(self.py_func, self.options)
         return self._device_dispatcher
 
     def compile_device(self, argtypes, return_type=None):
@@ -370,6 +418,20 @@ class Dispatcher:
     @property
     def _numba_type_(self):
         return self.device_dispatcher._numba_type_
+
+
+def _rebuild(pyfunc, device, options, signatures, eager, specialized):
+    """A Dispatcher unpickled (see Dispatcher.__reduce__): new tables and a new lock."""
+    dispatcher = Dispatcher(pyfunc, device=device, options=options)
+    for argtypes, return_type in signatures:
+        if device:
+            dispatcher.compile_device(argtypes)
+        elif dispatcher._table.compile(argtypes, return_type)[1]:
+            dispatcher._forget_routes()
+    if eager:
+        dispatcher._table.eager = True
+    dispatcher._specialized = specialized
+    return dispatcher
 
 
 # Numba-CUDA's dispatcher methods cumlir does not have raise NotImplementedError saying why

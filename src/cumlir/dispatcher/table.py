@@ -23,6 +23,9 @@ class OverloadTable:
 
     def __init__(self, dispatcher):
         self.dispatcher = dispatcher
+        # the dispatcher's lock: held to change the tables or compile; a kernel found in them
+        # is used without it (dictionaries are read whole or not at all)
+        self.lock = dispatcher._lock
         self.eager = False  # compiled signatures only: no compiling at launch
         self.compiling = 0  # how many signatures are being compiled now
         self._signatures = {}  # numba's argument types -> KernelOverload (read through overloads)
@@ -40,14 +43,20 @@ class OverloadTable:
     def settle(self):
         """Give the kernels loaded by their plain types numba's types (something asks for
         their signatures, or one is compiled for another chip)."""
-        while self._unsettled:
-            overload = self._unsettled.pop()
-            overload.argtypes = tuple(t.numba() for t in overload.argtypes)
-            self._signatures.setdefault(overload.argtypes, overload)
+        with self.lock:
+            while self._unsettled:
+                overload = self._unsettled.pop()
+                overload.argtypes = tuple(t.numba() for t in overload.argtypes)
+                self._signatures.setdefault(overload.argtypes, overload)
 
     def keep(self, overload):
         """Keep *overload*, which has a binary now, unless its types have one already."""
         self.overloads.setdefault(overload.argtypes, overload)
+
+    def kept(self, argtypes):
+        """The kernel kept under numba's *argtypes*, or None; kernels loaded by their plain
+        types are not settled for this (it must not import numba)."""
+        return self._signatures.get(argtypes)
 
     def compile(self, argtypes, return_type):
         """(the kernel for *argtypes*, whether it is new): a new one is typed now, unless
@@ -55,22 +64,27 @@ class OverloadTable:
         overload = self.overloads.get(argtypes)
         if overload is not None:
             return overload, False
-        cache = self.disk_cache()
-        typed = not (cache and cache.known(argtypes))
-        self.compiling += 1
-        try:
-            overload = self.overloads[argtypes] = KernelOverload(self, argtypes, return_type, typed=typed)
-        finally:
-            self.compiling -= 1
+        with self.lock:  # looked up again: another thread may have compiled it meanwhile
+            overload = self.overloads.get(argtypes)
+            if overload is not None:
+                return overload, False
+            cache = self.disk_cache()
+            typed = not (cache and cache.known(argtypes))
+            self.compiling += 1
+            try:
+                overload = self.overloads[argtypes] = KernelOverload(self, argtypes, return_type, typed=typed)
+            finally:
+                self.compiling -= 1
         return overload, True
 
     def recompile(self):
         """Every kernel afresh, typed now (after a global it reads has changed)."""
-        old = [(argtypes, overload.return_type) for argtypes, overload in self.overloads.items()]
-        self._signatures = {}
-        self._plain.clear()
-        for argtypes, return_type in old:
-            self.overloads[argtypes] = KernelOverload(self, argtypes, return_type)
+        with self.lock:
+            old = [(argtypes, overload.return_type) for argtypes, overload in self.overloads.items()]
+            self._signatures = {}
+            self._plain.clear()
+            for argtypes, return_type in old:
+                self.overloads[argtypes] = KernelOverload(self, argtypes, return_type)
 
     def overload_for(self, argtypes):
         """The kernel for the launch argument types (unless signatures were fixed, a new
@@ -93,11 +107,14 @@ class OverloadTable:
             return None
         overload = self._plain.get(plain)
         if overload is None and "numba" not in sys.modules and not self.eager and self.disk_cache() is not None:
-            overload = KernelOverload(self, plain, typed=False)
-            if not overload.from_cache(current_context().compute_capability):
-                return None
-            self._plain[plain] = overload
-            self._unsettled.append(overload)
+            with self.lock:
+                overload = self._plain.get(plain)
+                if overload is None:
+                    overload = KernelOverload(self, plain, typed=False)
+                    if not overload.from_cache(current_context().compute_capability):
+                        return None
+                    self._plain[plain] = overload
+                    self._unsettled.append(overload)
         return overload
 
     def argument_types(self, args):
@@ -135,10 +152,12 @@ class OverloadTable:
     def disk_cache(self):
         """The on-disk cache of this kernel's binaries (a cache.KernelCache), or None when off."""
         if self._disk_cache is None:
-            dispatcher = self.dispatcher
-            self._disk_cache = cache.enabled(dispatcher.options) and cache.KernelCache(
-                dispatcher.py_func, dispatcher.options
-            )
+            with self.lock:
+                if self._disk_cache is None:
+                    dispatcher = self.dispatcher
+                    self._disk_cache = cache.enabled(dispatcher.options) and cache.KernelCache(
+                        dispatcher.py_func, dispatcher.options
+                    )
         return self._disk_cache or None
 
     def forget_disk_cache(self):

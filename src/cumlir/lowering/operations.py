@@ -5,6 +5,7 @@ of stubs read rather than called (``threadIdx.x``) through their stub."""
 from numba.core import errors
 
 from .. import operations
+from ..frontend_lock import FRONTEND_LOCK
 from ..operations import resolve, resolve_key
 from ..typing.operations import StubNamespace
 from .registry import registry
@@ -33,10 +34,12 @@ def _install(decl):
 def install():
     """Register the rules of records made since the last call (modules found since)."""
     global _installed
-    declarations = operations.declarations()
-    for decl in declarations[_installed:]:
-        _install(decl)
-    _installed = len(declarations)
+    # under the lock: a thread must not lower with a registry another is half-way through filling
+    with FRONTEND_LOCK:
+        declarations = operations.declarations()
+        for decl in declarations[_installed:]:
+            _install(decl)
+        _installed = len(declarations)
 
 
 @registry.lower_getattr_generic(StubNamespace)

@@ -76,7 +76,11 @@ def discover(package, path):
     modules = []
     for name in _module_names(path):
         full = f"{package}.{name}"
-        modules.append(sys.modules.get(full) or importlib.import_module(full))
+        module = sys.modules.get(full)
+        if module is None or getattr(module.__spec__, "_initializing", False):
+            # a module another thread is importing is waited for: half of its records are no use
+            module = importlib.import_module(full)
+        modules.append(module)
     return modules
 
 

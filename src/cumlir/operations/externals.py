@@ -32,6 +32,10 @@ class ExternalFunction:
         self.link = list(link)
         self._type = None
 
+    def __reduce__(self):
+        # its numba type is made again where it is first used: it holds a class made here
+        return ExternalFunction, (self.name, self.signature, self.link)
+
     @staticmethod
     def check_name(name):
         if not isinstance(name, str) or not _C_IDENTIFIER.match(name):

@@ -15,6 +15,7 @@ from numba.core.typing.templates import signature
 from numba.misc import literal  # noqa: F401  (registers literal_unroll's typing)
 
 from .. import types as cumlir_types
+from ..frontend_lock import FRONTEND_LOCK
 from ..operations import Implementation, Stub
 from . import operations, plain_messages
 from .operations import stub_type
@@ -170,24 +171,26 @@ def typing_context():
     """The process-wide typing context, built on first use and refreshed when extensions
     have registered declarations since."""
     global _context, _seen
-    if _context is None:
-        plain_messages.install()
-        with target_override():
-            ctx = CUDATypingContext()
-            ctx.refresh()
-        _context = ctx
-        _seen = _registrations()
-    else:
-        operations.install()  # operation modules found since
-        if _registrations() != _seen:
-            refresh()
-    return _context
+    with FRONTEND_LOCK:  # a second thread waits for the first to finish building it
+        if _context is None:
+            plain_messages.install()
+            with target_override():
+                ctx = CUDATypingContext()
+                ctx.refresh()
+            _context = ctx
+            _seen = _registrations()
+        else:
+            operations.install()  # operation modules found since
+            if _registrations() != _seen:
+                refresh()
+        return _context
 
 
 def refresh():
     """Pick up declarations registered since the context was built."""
     global _seen
-    if _context is not None:
-        with target_override():
-            _context.refresh()
-        _seen = _registrations()
+    with FRONTEND_LOCK:
+        if _context is not None:
+            with target_override():
+                _context.refresh()
+            _seen = _registrations()

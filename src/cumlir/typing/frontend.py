@@ -33,6 +33,7 @@ from numba.core import ir as numba_ir
 from numba.core import typing as numba_typing
 from numba.core.typing.templates import Signature, fold_arguments, signature
 
+from ..frontend_lock import FRONTEND_LOCK
 from ..options import Options
 from .context import CUDATypingContext, typing_context
 from .frontend_passes import STAGES
@@ -79,6 +80,11 @@ def _flags():
 
 def type_function(pyfunc, argtypes, return_type=None):
     """Run numba's frontend on *pyfunc* for *argtypes*; raise numba's TypingError on failure."""
+    with FRONTEND_LOCK:
+        return _type_function(pyfunc, argtypes, return_type)
+
+
+def _type_function(pyfunc, argtypes, return_type):
     _refuse_generators(pyfunc)
     state = compiler.StateDict()
     state.func_id = bytecode.FunctionIdentity.from_function(pyfunc)
@@ -170,6 +176,16 @@ class DeviceDispatcher:
     def compile_device(self, argtypes, return_type=None):
         """The DeviceFunction for *argtypes* (typed now unless it was before)."""
         argtypes = tuple(argtypes)
+        if return_type is None:
+            compiled = self._device_functions.get(argtypes)
+        else:
+            compiled = self._with_result.get((argtypes, return_type))
+        if compiled is not None:  # typed before: no lock taken
+            return compiled
+        with FRONTEND_LOCK:
+            return self._compile_device(argtypes, return_type)
+
+    def _compile_device(self, argtypes, return_type):
         if return_type is not None:  # a declared result type: typed on its own, kept apart
             compiled = self._with_result.get((argtypes, return_type))
             if compiled is None:
@@ -218,6 +234,10 @@ class DeviceDispatcher:
         return pysig, tuple(fold_arguments(pysig, args, kws, normal, default, stararg))
 
     def get_call_template(self, args, kws):
+        with FRONTEND_LOCK:
+            return self._call_template(args, kws)
+
+    def _call_template(self, args, kws):
         pysig, args = self.fold_argument_types(args, kws)
         if self._declared:
             self._compile_declared()

@@ -18,6 +18,7 @@ from numba.core.typing.templates import (
 )
 
 from .. import operations
+from ..frontend_lock import FRONTEND_LOCK
 from .registry import exclusive, register, register_attr, register_global
 
 
@@ -115,13 +116,15 @@ def install():
     A called stub's template is built when the typing context first looks the stub up
     (:func:`stub_type`): of the hundreds declared, a process uses a few."""
     global _installed
-    declarations = operations.declarations()
-    for decl in declarations[_installed:]:
-        if isinstance(decl, operations.Operation):
-            _install_operation(decl)
-        elif isinstance(decl, operations.Attribute) and decl.typing is not None:
-            register_attr(_attribute_template(decl))
-    _installed = len(declarations)
+    # under the lock: a thread must not type with a registry another is half-way through filling
+    with FRONTEND_LOCK:
+        declarations = operations.declarations()
+        for decl in declarations[_installed:]:
+            if isinstance(decl, operations.Operation):
+                _install_operation(decl)
+            elif isinstance(decl, operations.Attribute) and decl.typing is not None:
+                register_attr(_attribute_template(decl))
+        _installed = len(declarations)
 
 
 _when_named: dict[operations.Stub, types.Type | None] = {}  # called stub -> its numba type, None until first looked up

@@ -16,6 +16,7 @@ from mlir import ir, passmanager
 from mlir.dialects import llvm
 
 from ...marks import FUNCTION_FASTMATH, PARALLEL_LOOPS_MARK, UNCONTRACTED
+from ...mlir_context import thread_pass_managers
 from .. import targets
 from . import counted_loops
 from .parallel_loops import distribute
@@ -36,14 +37,16 @@ LOOPS_TO_BLOCKS = "builtin.module(gpu.module(convert-scf-to-cf))"
 
 NVPTX_DATA_LAYOUT = "e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64"
 
-_pass_managers: dict[str, passmanager.PassManager] = {}
-
 
 def pass_manager(pipeline):
-    """The parsed pass manager of a textual *pipeline*, made once per process."""
-    pm = _pass_managers.get(pipeline)
+    """The parsed pass manager of a textual *pipeline* in the current MLIR context, made once
+    per thread: a pass manager runs on one module at a time, so threads never share one."""
+    kept = thread_pass_managers(ir.Context.current)
+    pm = kept.get(pipeline) if kept is not None else None
     if pm is None:
-        pm = _pass_managers[pipeline] = passmanager.PassManager.parse(pipeline)
+        pm = passmanager.PassManager.parse(pipeline)
+        if kept is not None:
+            kept[pipeline] = pm
     return pm
 
 
