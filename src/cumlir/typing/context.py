@@ -137,7 +137,7 @@ class CUDATypingContext(BaseContext):
         self.install_registry(npydecl.registry)
 
 
-_MEMO_LIMIT = 8192  # operator typings remembered; a long-lived process meets ever new literals
+_MEMO_LIMIT = 1024  # operator typings remembered; a long-lived process meets ever new literals
 
 
 def _builtin_class(val):
