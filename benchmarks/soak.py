@@ -20,7 +20,8 @@ import time
 
 import numpy as np
 
-WARM_UP = 0.05  # the fraction of each loop run before the growth is measured from
+WARM_UP = 0.2  # the fraction of each loop run before the growth is measured from: the bounded
+# tables fill first (MLIR contexts replaced every 256 compilations, 1024 operator typings)
 KERNEL = """
 def kernel_{k}(x, out):
     i = cuda.grid(1)
@@ -39,10 +40,12 @@ def device_used_bytes(cuda):
     return total - free
 
 
-def _sample(cuda):
+def _sample(cuda, what):
     gc.collect()
     cuda.synchronize()
-    return rss_bytes(), device_used_bytes(cuda)
+    sample = rss_bytes(), device_used_bytes(cuda)
+    print(f"  {what}: RSS {sample[0] >> 20} MiB, device {sample[1] >> 20} MiB", file=sys.stderr, flush=True)
+    return sample
 
 
 def soak(cuda, launches, compiles):
@@ -55,15 +58,15 @@ def soak(cuda, launches, compiles):
     exec(KERNEL.format(k=0, k2=1), namespace)
     kernel = cuda.jit(namespace["kernel_0"])
     kernel[4, 256](x, out)
-    report = {"start": _sample(cuda)}
+    report = {"start": _sample(cuda, "start")}
 
     warm = max(1, int(launches * WARM_UP))
     began = time.perf_counter()
     for i in range(launches):
         kernel[4, 256](x, out)
         if i + 1 == warm:
-            report["launches warm"] = _sample(cuda)
-    report["launches end"] = _sample(cuda)
+            report["launches warm"] = _sample(cuda, f"{i + 1} launches")
+    report["launches end"] = _sample(cuda, f"{launches} launches")
     report["launch seconds"] = time.perf_counter() - began
     assert np.array_equal(out.copy_to_host(), np.ones(n, np.float32)), "the launched kernel computed a wrong result"
 
@@ -75,8 +78,10 @@ def soak(cuda, launches, compiles):
         compiled[4, 256](x, out)
         del compiled
         if k == warm:
-            report["compiles warm"] = _sample(cuda)
-    report["compiles end"] = _sample(cuda)
+            report["compiles warm"] = _sample(cuda, f"{k} compiles")
+        elif k % max(1, compiles // 10) == 0:
+            _sample(cuda, f"{k} compiles")
+    report["compiles end"] = _sample(cuda, f"{compiles} compiles")
     report["compile seconds"] = time.perf_counter() - began
     got = out.copy_to_host()
     assert np.array_equal(got, np.arange(n, dtype=np.float32) * compiles + compiles % 7), "wrong last result"
@@ -125,9 +130,10 @@ def _child(which, launches, compiles):
 
 def _in_process_of_its_own(which, launches, compiles):
     command = [sys.executable, __file__, "--child", which, "--launches", str(launches), "--compiles", str(compiles)]
-    done = subprocess.run(command, capture_output=True, text=True)
+    print(f"{which}:", file=sys.stderr, flush=True)
+    done = subprocess.run(command, stdout=subprocess.PIPE, text=True)  # its progress goes to stderr
     if done.returncode != 0:
-        print(f"\n{which}: failed\n{done.stderr[-2000:]}")
+        print(f"\n{which}: failed (exit status {done.returncode})")
         return None
     return json.loads(done.stdout.strip().splitlines()[-1])
 

@@ -38,3 +38,14 @@ def test_the_context_is_kept_until_its_uses_are_spent(monkeypatch):
     first = mlir_context._thread.context
     cuda.compile_ptx(_kernel, SIG, cc=(9, 0))
     assert mlir_context._thread.context is first
+
+
+def test_types_kept_across_compilations_are_made_in_each_new_context(monkeypatch):
+    # the raw pointer's model is kept from one compilation to the next; its MLIR type is not
+    from .cases.argument_kernels import SIGNATURES
+
+    monkeypatch.setattr(mlir_context, "CONTEXT_USES", 1)
+    kernel, sig = SIGNATURES["typed_pointer"]
+    first, _ = cuda.compile_ptx(kernel, sig, cc=(9, 0))
+    again, _ = cuda.compile_ptx(kernel, sig, cc=(9, 0))
+    assert first == again

@@ -53,14 +53,16 @@ class DataModel:
 
 
 class PrimitiveModel(DataModel):
-    """A type represented by one MLIR value of *be_type*, the same in registers and memory."""
+    """A type represented by one MLIR value, the same in registers and memory, of the type
+    *make_type()* gives in the current MLIR context (models outlive contexts: each thread
+    has its own, replaced now and then)."""
 
-    def __init__(self, dmm, fe_type, be_type):
+    def __init__(self, dmm, fe_type, make_type):
         super().__init__(dmm, fe_type)
-        self._be_type = be_type
+        self._make_type = make_type
 
     def get_value_type(self):
-        return self._be_type
+        return self._make_type()
 
 
 class PointerModel(PrimitiveModel):
@@ -68,7 +70,7 @@ class PointerModel(PrimitiveModel):
     space, as a C ``T*`` parameter (operations/pointers.py)."""
 
     def __init__(self, dmm, fe_type):
-        super().__init__(dmm, fe_type, llvm.PointerType.get())
+        super().__init__(dmm, fe_type, llvm.PointerType.get)
 
 
 class OpaqueModel(DataModel):
@@ -158,7 +160,7 @@ class CompositeModel(DataModel):
 
 def _counter(dmm):
     """A one-element mutable i64 counter: the position of an iterator."""
-    return PrimitiveModel(dmm, None, ir.MemRefType.get([1], ir.IntegerType.get_signless(64)))
+    return PrimitiveModel(dmm, None, lambda: ir.MemRefType.get([1], ir.IntegerType.get_signless(64)))
 
 
 class EnumerateModel(CompositeModel):
