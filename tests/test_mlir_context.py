@@ -49,3 +49,14 @@ def test_types_kept_across_compilations_are_made_in_each_new_context(monkeypatch
     first, _ = cuda.compile_ptx(kernel, sig, cc=(9, 0))
     again, _ = cuda.compile_ptx(kernel, sig, cc=(9, 0))
     assert first == again
+
+
+def test_an_extension_model_type_made_in_a_replaced_context_is_made_again(monkeypatch):
+    # docs/extending.md's boxed integer: its model holds an LLVM struct type it made itself
+    from .cases import extension_kernels as ek
+
+    monkeypatch.setattr(mlir_context, "CONTEXT_USES", 1)
+    kernel = ek.boxed_kernel.py_func
+    first, _ = cuda.compile_ptx(kernel, "void(int64[:], int64[:])", cc=(9, 0))
+    again, _ = cuda.compile_ptx(kernel, "void(int64[:], int64[:])", cc=(9, 0))
+    assert first == again

@@ -53,16 +53,23 @@ class DataModel:
 
 
 class PrimitiveModel(DataModel):
-    """A type represented by one MLIR value, the same in registers and memory, of the type
-    *make_type()* gives in the current MLIR context (models outlive contexts: each thread
-    has its own, replaced now and then)."""
+    """A type represented by one MLIR value, the same in registers and memory: *mlir_type*,
+    or what it gives when called. Models outlive MLIR contexts (each thread has its own,
+    replaced now and then), so a type made in another context is made again, from its text,
+    in the current one."""
 
-    def __init__(self, dmm, fe_type, make_type):
+    def __init__(self, dmm, fe_type, mlir_type):
         super().__init__(dmm, fe_type)
-        self._make_type = make_type
+        self._mlir_type = mlir_type
 
     def get_value_type(self):
-        return self._make_type()
+        made = self._mlir_type
+        if callable(made):
+            return made()
+        current = ir.Context.current
+        if made.context != current:
+            made = self._mlir_type = ir.Type.parse(str(made), current)
+        return made
 
 
 class PointerModel(PrimitiveModel):
