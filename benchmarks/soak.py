@@ -7,7 +7,7 @@ The anchor, Numba-CUDA (where it imports), runs the same loops in a process of i
 with fewer compiles (it compiles more slowly); its rows are per compile and per launch too.
 
     source .gpu/prelude.sh && python3 benchmarks/soak.py [--launches N] [--compiles N]
-        [--anchor-compiles N] [--anchor-launches N]
+        [--anchor-compiles N] [--anchor-launches N] [--no-anchor]
 """
 
 import argparse
@@ -144,6 +144,7 @@ def main():
     parser.add_argument("--compiles", type=int, default=10_000)
     parser.add_argument("--anchor-launches", type=int, default=100_000)
     parser.add_argument("--anchor-compiles", type=int, default=500)
+    parser.add_argument("--no-anchor", action="store_true", help="measure cumlir alone")
     parser.add_argument("--child", choices=["cumlir", "numba-cuda"])
     args = parser.parse_args()
     if args.child:
@@ -151,6 +152,8 @@ def main():
     cumlir = _in_process_of_its_own("cumlir", args.launches, args.compiles)
     if cumlir:
         _print("cumlir", cumlir)
+    if args.no_anchor:
+        return
     anchor = _in_process_of_its_own("numba-cuda", args.anchor_launches, args.anchor_compiles)
     if anchor:
         _print("Numba-CUDA", anchor)
