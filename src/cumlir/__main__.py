@@ -36,8 +36,12 @@ def main(argv=None):
 
     parser = argparse.ArgumentParser(prog="python -m cumlir", description=__doc__.splitlines()[0])
     parser.add_argument("file", help="the Python file defining the kernel")
-    parser.add_argument("function", help="the kernel's (or GPU ufunc's) name in that file")
-    parser.add_argument("--sig", required=True, help='argument types, e.g. "void(float32[:], int64)"')
+    parser.add_argument("function", help="the name in that file of a kernel, a GPU ufunc or a @cuda.reduce object")
+    parser.add_argument(
+        "--sig",
+        required=True,
+        help='argument types, e.g. "void(float32[:], int64)"; for a reduce, its binary function\'s, e.g. "float32(float32, float32)"',
+    )
     parser.add_argument(
         "--emit",
         choices=list(OUTPUTS),
