@@ -89,6 +89,15 @@ class FakeDriver:
     def cuCtxGetDevice(self):
         return 0, self.current - CONTEXT
 
+    def cuCtxPushCurrent(self, context):
+        self.pushed = [*getattr(self, "pushed", []), self.current]
+        self.current = int(context)
+        return (0,)
+
+    def cuCtxPopCurrent(self):
+        popped, self.current = self.current, self.pushed.pop()
+        return 0, popped
+
     def cuCtxSynchronize(self):
         return (0,)
 
@@ -170,8 +179,10 @@ class FakeDriver:
 def install(monkeypatch, devices=1):
     """Make cumlir's runtime use a FakeDriver for the rest of the test."""
     from cumlir.runtime import driver as drv
+    from cumlir.runtime import placement
 
     fake = FakeDriver(devices)
+    monkeypatch.setattr(placement, "_several", None)
     monkeypatch.setattr(drv, "_driver", fake)
     monkeypatch.setattr(drv, "_devices", {})
     monkeypatch.setattr(drv, "_contexts", {})

@@ -16,7 +16,7 @@ import pytest
 
 from cumlir import cuda, dispatcher
 from cumlir.dispatcher import launching
-from cumlir.runtime import arguments, readers
+from cumlir.runtime import arguments, placement, readers
 
 from . import fake_driver
 from .cases import launch_kernels as K
@@ -381,7 +381,11 @@ def test_a_stream_of_another_context_is_refused(fake):
 
 
 @pytest.mark.parametrize("make", [FakeCupyArray, FakeTensor], ids=["cupy", "torch"])
-def test_an_array_of_another_device_is_refused(fake, general, make):
+def test_an_array_of_another_device_is_refused(fake, general, make, monkeypatch):
+    """Strict placement (tests/test_placement.py has the rest)."""
+    monkeypatch.setenv("CUMLIR_STRICT_DEVICE", "1")
+    monkeypatch.setattr(placement, "_several", True)
+    fake.devices = 2
     args = _three(make)
     _twice(fake, general, three, (1, 32), *args)
     count = len(fake.launches)

@@ -268,6 +268,12 @@ class UFunc(_GPUUfunc):
         return self._reducer._first(partials, stream)
 
     def __call__(self, *args: Any, out: Any = None, stream: object = 0) -> Any:
+        from ..runtime.placement import launch_device, on_device
+
+        with on_device(launch_device(self.__name__, (*args, out))):  # where the arrays are
+            return self._call(args, out, stream)
+
+    def _call(self, args: tuple[Any, ...], out: Any, stream: object) -> Any:
         from ..runtime import ufunc_args as ua
 
         if len(args) == self.nin + 1 and out is None:
@@ -417,6 +423,12 @@ class GUFunc(_GPUUfunc):
         return self.kernel(dtypes[: self.nin], 1).py_func, arrays
 
     def __call__(self, *args: Any, out: Any = None, stream: object = 0) -> Any:
+        from ..runtime.placement import launch_device, on_device
+
+        with on_device(launch_device(self.__name__, (*args, out))):  # where the arrays are
+            return self._call(args, out, stream)
+
+    def _call(self, args: tuple[Any, ...], out: Any, stream: object) -> Any:
         from .. import ufunc_kernels as uk
         from ..runtime import ufunc_args as ua
 

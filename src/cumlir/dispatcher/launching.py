@@ -6,6 +6,7 @@ from ..runtime import warm_up
 from ..runtime.driver import driver
 from ..runtime.fastpack import build_route
 from ..runtime.launch import LaunchConfiguration
+from ..runtime.placement import launch_device, on_device
 from ..runtime.streams import stream_handle
 from .config_keys import plain
 
@@ -70,7 +71,9 @@ class Launches:
 
     def call(self, args, config):
         """Launch with the arguments *args* and a LaunchConfiguration, the general way."""
-        loaded_for(self, tuple(args), {})[0].launch(tuple(args), config)
+        args = tuple(args)
+        with on_device(launch_device(self.dispatcher.__name__, args)):
+            loaded_for(self, args, {})[0].launch(args, config)
 
 
 class ConfiguredKernel:
@@ -136,6 +139,10 @@ class ConfiguredKernel:
         return launch
 
     def _launch(self, args, kwargs):
+        with on_device(launch_device(self.dispatcher.__name__, args)):  # where the arrays are
+            self._launch_here(args, kwargs)
+
+    def _launch_here(self, args, kwargs):
         kernel, argtypes = loaded_for(self._launches, args, kwargs)
         kernel.launch(args, self.config)  # checks the configuration against the device
         context = kernel.record.context
@@ -166,10 +173,11 @@ class ForAll:
     def __call__(self, *args, **kwargs):
         if self.ntasks == 0:  # nothing to launch, as in Numba-CUDA
             return
-        kernel = loaded_for(self._launches, args, kwargs)[0]
-        tpb = self.tpb or kernel.max_potential_block_size(self.sharedmem)
-        blocks = (self.ntasks + tpb - 1) // tpb
-        kernel.launch(args, LaunchConfiguration((blocks, tpb, self.stream, self.sharedmem)))
+        with on_device(launch_device(self.dispatcher.__name__, args)):
+            kernel = loaded_for(self._launches, args, kwargs)[0]
+            tpb = self.tpb or kernel.max_potential_block_size(self.sharedmem)
+            blocks = (self.ntasks + tpb - 1) // tpb
+            kernel.launch(args, LaunchConfiguration((blocks, tpb, self.stream, self.sharedmem)))
 
 
 def loaded_for(launches, args, kwargs):

@@ -27,13 +27,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from . import driver as drv
-from . import readers
+from . import placement, readers
 from .arg_hints import ArgHint
 from .devicearray import DeviceNDArray, import_dlpack
 from .hostmemory import mapped_pointer
 from .layout import array_layout, cai_dtype, contiguous_strides, element_strides
 from .plain_types import PlainArray, PlainNumber
-from .readers import device_of
 
 if TYPE_CHECKING:
     from numba.core import types
@@ -130,6 +129,7 @@ def argument_type(value, index):
 def _device_memory(value, index, launch):
     """(pointer, shape, byte strides, itemsize) of an array argument, staging host arrays."""
     if isinstance(value, DeviceNDArray):
+        _check_device(value, index, getattr(launch, "ordinal", None))
         return value.device_pointer, value.shape, value.strides, value.dtype.itemsize
     if isinstance(value, np.ndarray):
         pointer = mapped_pointer(value)
@@ -152,13 +152,16 @@ def _device_memory(value, index, launch):
 
 
 def _check_device(value, index, ordinal):
-    """Refuse an array of another device than the launch's, where its kind says cheaply
-    which device it is on (CuPy, PyTorch): the kernel would fault on its address."""
-    found = device_of(value) if ordinal is not None else None
+    """Refuse an array of another device than the launch's (the kernel would fault on its
+    address): asked only where the process sees several devices."""
+    if ordinal is None or not placement.several_devices():
+        return
+    found = placement.array_device(value)
     if found is not None and found != ordinal:
         raise ValueError(
             f"argument {index}: the {type(value).__name__} is on CUDA device {found}, but the kernel is launched "
-            f"on device {ordinal} (the current device)"
+            f"on device {ordinal} (the current device, which CUMLIR_STRICT_DEVICE=1 keeps launches on); "
+            f"launch inside `with cuda.gpus[{found}]:` or copy the array to device {ordinal}"
         )
 
 

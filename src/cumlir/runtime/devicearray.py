@@ -14,6 +14,7 @@ import numpy as np
 from . import dlpack, ipc
 from . import driver as drv
 from .cleanup import release
+from .device_of import device_of
 from .layout import (
     allocation_strides,
     byte_extent,
@@ -33,7 +34,7 @@ class DeviceMemory:
     """A cuMemAlloc allocation, freed when garbage-collected."""
 
     def __init__(self, nbytes):
-        drv.current_context()
+        self.ordinal = drv.current_context().ordinal  # the device it is on
         self.nbytes = nbytes
         self.pointer = int(drv.check("cuMemAlloc", drv.driver().cuMemAlloc(nbytes))) if nbytes else 0
 
@@ -131,6 +132,13 @@ class DeviceNDArray:
     def device_pointer(self):
         """The device address of element [0, ..., 0], as an int."""
         return self._pointer
+
+    @property
+    def _device_id(self):
+        """The device the memory is on: the allocation's, or that of the CuPy array or
+        PyTorch tensor it was imported from; None where its kind does not say."""
+        ordinal = getattr(self.gpu_data, "ordinal", None)
+        return ordinal if ordinal is not None else device_of(self.gpu_data)
 
     def __len__(self):
         if not self.shape:

@@ -25,6 +25,7 @@ unless it is the launch's own (``CUMLIR_CUDA_ARRAY_INTERFACE_SYNC=0`` or Numba-C
 import functools
 import os
 
+from . import placement
 from .devicearray import DeviceNDArray
 from .layout import array_layout, cai_dtype, contiguous_strides, element_strides
 from .plain_types import PlainArray
@@ -86,7 +87,13 @@ def _device_ndarray(sample, ty, ordinal):
             return None
         return (value._pointer, 0, *value.shape, *strides)
 
-    return Reader(read)
+    if not placement.several_devices():
+        return Reader(read)
+
+    def read_on_device(value):  # an array of another device goes the general way, which moves the launch
+        return read(value) if value._device_id == ordinal else None
+
+    return Reader(read_on_device)
 
 
 def _layout_flags(layout):
@@ -291,20 +298,6 @@ def _interface(sample, ty, ordinal):
     return reader
 
 
-def device_of(value):
-    """The device a CuPy array or PyTorch tensor lives on, read cheaply; None for other
-    kinds (their CUDA Array Interface does not say)."""
-    module = type(value).__module__ or ""
-    try:
-        if module.startswith("cupy"):
-            return value.data.device_id
-        if module.startswith("torch"):
-            return value.get_device()
-    except AttributeError:
-        pass
-    return None
-
-
 def _kind_of(value):
     """Which reader suits *value*'s type (by its module, so that no library is imported)."""
     kind = type(value)
@@ -324,12 +317,16 @@ def _kind_of(value):
     return None
 
 
+# kinds whose readers cannot tell cheaply which device an array is on
+_DEVICE_UNKNOWN = (_numba, _interface)
+
+
 def make_reader(value, ty, ordinal):
     """A Reader for arguments of *value*'s exact type typed *ty* (an Array) on device
     *ordinal*, or None where the fast path does not read such arguments."""
     maker = _kind_of(value)
-    if maker is None:
-        return None
+    if maker is None or maker in _DEVICE_UNKNOWN and placement.several_devices():
+        return None  # their device is the driver's to tell: too slow a question for every launch
     try:
         reader = maker(value, ty, ordinal)
         return reader if reader is not None and reader.read(value) is not None else None
