@@ -392,19 +392,61 @@ def _compile_in_process(path, folder):
     spec = importlib.util.spec_from_file_location("kernels", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return module.vadd.compile(SIG).binary(CC).cubin
+    overload = module.vadd.compile(SIG)
+    cubin = overload.binary(CC).cubin
+    return overload.compile_stats["cache"], cubin
 
 
-def test_processes_compiling_one_kernel_leave_one_valid_entry(tmp_path, cache_dir):
+def test_processes_compiling_one_kernel_compile_it_once(tmp_path, cache_dir):
     path = tmp_path / "k.py"
     path.write_text(VADD)
-    with multiprocessing.get_context("spawn").Pool(3) as pool:
-        cubins = pool.starmap(_compile_in_process, [(str(path), str(cache_dir))] * 3)
-    assert len(set(cubins)) == 1
+    with multiprocessing.get_context("spawn").Pool(4) as pool:
+        results = pool.starmap(_compile_in_process, [(str(path), str(cache_dir))] * 4)
+    verdicts = sorted(verdict for verdict, _ in results)
+    assert verdicts == ["hit", "hit", "hit", "miss"]  # the others waited on the entry's lock, then read it
+    cubins = {cubin for _, cubin in results}
+    assert len(cubins) == 1
     assert len(_entries(cache_dir)) == 1
     assert not list(cache_dir.glob("*.tmp"))
     verdict, _, binary = _compiled(_module(path, VADD).vadd)
-    assert verdict == "hit" and binary.cubin == cubins[0]
+    assert verdict == "hit" and binary.cubin == cubins.pop()
+
+
+_HOLD_AND_DIE = """
+import os, sys
+sys.path.insert(0, {src!r})
+from cumlir.cache import store
+with store.held({path!r}):
+    with open({path!r} + ".4242.dead.tmp", "wb") as f:
+        f.write(b"half an entr")  # a writer killed before its rename
+    print("holding", flush=True)
+    sys.stdin.readline()
+    os.kill(os.getpid(), 9)
+"""
+
+
+def test_a_writer_killed_while_holding_the_lock_leaves_a_clean_recompile(tmp_path, cache_dir):
+    module = _module(tmp_path / "k.py", VADD)
+    path = module.vadd.compile(SIG).table.disk_cache()._entry(module.vadd.compile(SIG).argtypes, CC)[0]
+    holder = subprocess.Popen(
+        [sys.executable, "-c", _HOLD_AND_DIE.format(src=SRC, path=path)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert holder.stdout.readline().strip() == "holding"
+    results = []
+    waiter = threading.Thread(target=lambda: results.append(_compiled(module.vadd)))
+    waiter.start()
+    waiter.join(timeout=2)
+    assert waiter.is_alive(), "the compile did not wait for the lock's holder"
+    holder.stdin.write("go\n")
+    holder.stdin.flush()
+    assert holder.wait(timeout=60) == -9
+    waiter.join(timeout=120)
+    assert results and results[0][0] == "miss"  # the holder died: compiled here, once
+    assert not list(cache_dir.glob("*.tmp")), "the dead writer's temporary file was left"
+    assert _verdict(_module(tmp_path / "k.py", VADD).vadd) == "hit"
 
 
 def _entry_of(writer):

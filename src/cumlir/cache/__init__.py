@@ -11,6 +11,7 @@ a kernel found here is loaded without being typed or lowered (docs/compiling.md,
 "Caching").
 """
 
+import contextlib
 import functools
 import hashlib
 import os
@@ -105,9 +106,22 @@ class KernelCache:
         path, key = found
         return any(decode(store.read(other), other, key, ignore=("cc",)) is not None for other in entries_like(path))
 
-    def save(self, argtypes, cc, compiled):
-        """Write the entry of *compiled* (a Compilation that ran to its cubin). False when
-        the kernel cannot be cached; True otherwise, even where writing failed (a warning)."""
+    @contextlib.contextmanager
+    def compiling(self, argtypes, cc):
+        """Hold the lock of the entry for *argtypes* on *cc* while the block compiles it:
+        processes and threads that miss the same entry at once compile it once, the others
+        waiting and then reading it. Yields whether the lock is held (save with it)."""
+        found = self._entry(argtypes, cc)
+        if found is None:
+            yield False
+            return
+        with store.held(found[0]) as holding:
+            yield holding
+
+    def save(self, argtypes, cc, compiled, locked=False):
+        """Write the entry of *compiled* (a Compilation that ran to its cubin); *locked*:
+        inside ``compiling``, which holds the entry's lock. False when the kernel cannot be
+        cached; True otherwise, even where writing failed (a warning)."""
         found = self._entry(argtypes, cc)
         if found is None:
             return False
@@ -126,7 +140,7 @@ class KernelCache:
         except NotStorable as e:  # a device raise of an exception class that cannot be found by name, say
             log_debug("the kernel for %s cannot be cached: %s", path, e)
             return False
-        store.write(path, data, lambda existing: decode(existing, path, key) is not None)
+        store.write(path, data, lambda existing: decode(existing, path, key) is not None, locked)
         return True
 
     def _entry(self, argtypes, cc):

@@ -11,13 +11,14 @@ one whole entry.
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import os
 import secrets
 import stat
 import sys
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 SUFFIX = ".cumlir"
 LOCK_TIMEOUT_S = 60
@@ -134,27 +135,58 @@ def entries_like(path: str) -> list[str]:
     return glob.glob(glob.escape(stem) + ".*" + SUFFIX)
 
 
-def write(path: str, data: bytes, current: Callable[[bytes | None], bool]) -> bool:
-    """Write *data* as the entry at *path*, unless ``current`` says that what is there (the
-    bytes, or None) already serves: another writer just wrote it. Whether an entry is there
-    now. Failures (a read-only or full disk ...) are a CacheWarning: the entry is simply not
-    written."""
+@contextlib.contextmanager
+def held(path: str) -> Iterator[bool]:
+    """Hold the lock of the entry at *path* for the block, across threads and processes:
+    True while held; False where it could not be taken (a read-only or full disk, another
+    holder past LOCK_TIMEOUT_S, filelock missing), and the block runs unlocked. A holder
+    that dies (killed mid-compile or mid-write) releases it with its process."""
     try:
         import filelock
-    except ImportError as e:  # a dependency missing from this installation: still no failure
-        warnings.warn(f"cumlir cannot write its kernel cache: {e}", CacheWarning, stacklevel=2)
-        return False
-
-    folder = os.path.dirname(path)
+    except ImportError:  # a dependency missing from this installation: still no failure
+        yield False
+        return
+    lock = filelock.FileLock(path + ".lock", timeout=LOCK_TIMEOUT_S)
     try:
-        os.makedirs(folder, exist_ok=True)
-        with filelock.FileLock(path + ".lock", timeout=LOCK_TIMEOUT_S):
-            if current(read(path)):
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        lock.acquire()
+    except filelock.Timeout:
+        log_debug("another process held the lock of %s too long: going on without it", path)
+        yield False
+        return
+    except OSError as e:
+        log_debug("cannot lock the cache entry %s: %s", path, e)
+        yield False
+        return
+    try:
+        _remove_stale(path)
+        yield True
+    finally:
+        lock.release()
+
+
+def _remove_stale(path: str) -> None:
+    """Temporary files of this entry seen while its lock is held were left by a writer
+    that died before renaming them: no one else writes them now."""
+    for temporary in glob.glob(glob.escape(path) + ".*.tmp"):
+        _remove(temporary)
+
+
+def write(path: str, data: bytes, current: Callable[[bytes | None], bool], locked: bool = False) -> bool:
+    """Write *data* as the entry at *path*, unless ``current`` says that what is there (the
+    bytes, or None) already serves: another writer just wrote it. Whether an entry is there
+    now. *locked*: the caller holds the entry's lock (``held``). Failures (a read-only or
+    full disk ...) are a CacheWarning: the entry is simply not written."""
+    try:
+        if locked:
+            _replace(path, data)
+            return True
+        with held(path) as holding:
+            if holding and current(read(path)):
                 return True
+            os.makedirs(os.path.dirname(path), exist_ok=True)
             _replace(path, data)
         return True
-    except filelock.Timeout:
-        log_debug("another process holds the lock of %s: the entry is left to it", path)
     except OSError as e:
         warnings.warn(f"cumlir could not write the kernel cache entry {path}: {e}", CacheWarning, stacklevel=2)
     return False

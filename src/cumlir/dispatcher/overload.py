@@ -118,9 +118,15 @@ class KernelOverload:
         found = self._read_cache(cache, cc)
         if found is not None:
             return found
-        c = self.compilation(cc)
-        began = time.perf_counter()
-        cacheable = cache.save(self.argtypes, cc, c)
+        # one compile for every process and thread missing this entry now: the others wait
+        # on its lock, then read what the first wrote
+        with cache.compiling(self.argtypes, cc) as locked:
+            found = self._read_cache(cache, cc) if locked else None
+            if found is not None:
+                return found
+            c = self.compilation(cc)
+            began = time.perf_counter()
+            cacheable = cache.save(self.argtypes, cc, c, locked)
         self._stats["cache_write"] = time.perf_counter() - began
         self._stats["cache"] = "miss" if cacheable else "not cacheable"
         return c
