@@ -148,6 +148,49 @@ def test_kernel_defined_in_a_function_pickles_by_value(rng):
     assert again.inspect_ptx(sig, cc=CC) != closure_kernel(scale + 1).inspect_ptx(sig, cc=CC)
 
 
+_SCRIPT = """
+import pickle, sys
+from cumlir import cuda
+
+SCALE = 3.0
+
+@cuda.jit(device=True)
+def scaled(x):
+    return x * SCALE
+
+@cuda.jit
+def kernel(x, out):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = scaled(x[i])
+
+with open(sys.argv[1], "wb") as f:
+    pickle.dump(kernel, f)
+"""
+
+_LOAD = """
+import pickle, sys
+from cumlir import cuda
+kernel = pickle.load(open(sys.argv[1], "rb"))
+ptx, _ = cuda.compile_ptx(kernel.py_func, "void(float32[::1], float32[::1])", cc=(9, 0))
+print("mul.f32" in ptx and "0f40400000" in ptx)  # x * SCALE, SCALE = 3.0 sent with the code
+"""
+
+
+def test_a_kernel_of_a_script_run_as_main_pickles_by_value(tmp_path):
+    """Another process's ``__main__`` is another file (a Ray or Dask worker's): the kernel of
+    a script arrives with its code, the device functions and the globals it reads."""
+    import subprocess
+    import sys
+
+    script, data = tmp_path / "script.py", tmp_path / "kernel.pkl"
+    script.write_text(_SCRIPT)
+    subprocess.run([sys.executable, str(script), str(data)], check=True, cwd=tmp_path)
+    done = subprocess.run([sys.executable, "-c", _LOAD, str(data)], capture_output=True, text=True, cwd=tmp_path.parent)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "True"
+
+
 def test_linking_kernel_and_declared_function():
     again = roundtrip(tripled)
     assert again.options.link == tripled.options.link  # the CUDA C++ source travels with it

@@ -7,8 +7,10 @@ or driver handles; the other process compiles again (or loads from the disk cach
 The function goes by reference (its module and qualified name) when that name finds it
 again, as pickle sends functions, also when the name is bound to the decorated object
 (``@cuda.jit def f`` binds ``f`` to the Dispatcher, whose ``py_func`` is the function).
-Otherwise (a function defined in a function, a lambda) it goes by value, its code, closure
-and the globals it reads, serialized by the copy of cloudpickle numba ships.
+Otherwise (a function defined in a function, a lambda, or in the script run as
+``__main__``, which is another file in a worker process: Ray's, a Dask scheduler's) it goes
+by value, its code, closure and the globals it reads, serialized by the copy of cloudpickle
+numba ships.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ def picklable_function(fn: Any) -> Any:
 
 def _found_by_name(fn):
     module, qualname = getattr(fn, "__module__", None), getattr(fn, "__qualname__", "")
-    if module is None or "<" in qualname:  # <locals>, <lambda>: no name finds it
+    if module in (None, "__main__") or "<" in qualname:  # <locals>, <lambda>: no name finds it
         return False
     try:
         return _function_named(module, qualname, imported=False) is fn
