@@ -4,19 +4,14 @@ cumlir kernels on the GPU that holds it.
 dask_cuda.LocalCUDACluster starts one worker process per GPU (each sees its GPU as device
 0 through CUDA_VISIBLE_DEVICES), so a kernel launched by a task runs where its chunk lives.
 The chunks are drawn on the workers by a CuPy RandomState; two cumlir kernels then run on
-every chunk through ``map_blocks``:
+every chunk:
 
-  - ``polynomial``, a ``@cuda.jit`` kernel evaluating a cubic by Horner's rule, writing
-    into ``cupy.empty_like(block)``;
-  - ``magnitude``, a ``@cuda.vectorize`` ufunc (sqrt(a^2 + b^2)) of two chunks.
-
-The ufunc goes through ``map_blocks`` too, not ``magnitude(x, y)`` on the Dask arrays: a
-cumlir GPU ufunc is a Python object with NumPy's ufunc attributes, not a ``numpy.ufunc``,
-so Dask's ``__array_ufunc__`` is never consulted; the call would read each Dask array as
-one NumPy array, which a Dask array of CuPy chunks refuses (CuPy does not convert
-implicitly to the host). Each block call passes ``out=cupy.empty_like(a)``, so that the
-chunk stays a CuPy array (without ``out`` the ufunc returns a cumlir device array, a type
-Dask cannot concatenate).
+  - ``polynomial``, a ``@cuda.jit`` kernel evaluating a cubic by Horner's rule, through
+    ``map_blocks`` (it writes into ``cupy.empty_like(block)``);
+  - ``magnitude``, a ``@cuda.vectorize`` ufunc (sqrt(a^2 + b^2)) called on the Dask arrays
+    themselves: ``magnitude(p, y)``. As with a NumPy ufunc, the Dask array's
+    ``__array_ufunc__`` turns the call into one task per pair of chunks, each a GPU ufunc
+    call on CuPy chunks that gives back a CuPy chunk.
 
 The tasks carry the kernels in their pickles: a dispatcher pickles as its Python function
 (by module and name when the name finds it, else by value), never as compiled code, so
@@ -70,15 +65,6 @@ def polynomial_block(block):
     return out
 
 
-def magnitude_block(a, b):
-    """``magnitude`` of two CuPy chunks, written into a new CuPy chunk."""
-    import cupy
-
-    out = cupy.empty_like(a)
-    magnitude(a, b, out=out)
-    return out
-
-
 def worker_device():
     """(the GPU this worker process was given, its name): run on every worker."""
     visible = os.environ.get("CUDA_VISIBLE_DEVICES", "0").split(",")[0]
@@ -113,7 +99,7 @@ def run(n=1 << 24, chunks=1 << 21, workers=None, seed=7):
         y = state.uniform(-1, 1, size=n, chunks=chunks).astype(np.float32)
         meta = cupy.empty((0,), np.float32)  # what a chunk is: Dask need not call the functions to find out
         p = x.map_blocks(polynomial_block, dtype=np.float32, meta=meta)
-        m = da.map_blocks(magnitude_block, p, y, dtype=np.float32, meta=meta)
+        m = magnitude(p, y)  # a Dask array: the ufunc applied chunk by chunk
 
         x, y, p, m = client.persist([x, y, p, m])
         wait([x, y, p, m])

@@ -143,11 +143,30 @@ class _GPUUfunc:
     def ntypes(self) -> int:
         return len(self._loops)
 
+    def _result_dtypes(self, described: list[tuple[np.dtype, Any]]) -> tuple[np.dtype, ...]:
+        """The output dtypes of a call with operands described by (dtype, the value where it
+        is a scalar, else None): what a container applying this ufunc chunk by chunk is told."""
+        from types import SimpleNamespace
+
+        operands = [SimpleNamespace(dtype=dtype, scalar=value) for dtype, value in described]
+        return self._loops[self._resolve(operands)][0]
+
+    def __call__(self, *args: Any, out: Any = None, stream: object = 0) -> Any:
+        from ..runtime.placement import launch_device, on_device
+        from .ufunc_protocol import container, defer
+
+        owner = container(args, out)
+        if owner is not None:  # a Dask array, say: it applies this ufunc to its chunks
+            return defer(self, owner, args, out, stream)
+        with on_device(launch_device(self.__name__, (*args, out))):  # where the arrays are
+            return self._call(args, out, stream)
+
 
 class UFunc(_GPUUfunc):
     """A GPU ufunc: ``f(*inputs, out=None, stream=0)`` with NumPy broadcasting."""
 
     nout = 1
+    signature = None  # NumPy's: an elementwise ufunc has no core dimensions
 
     def __init__(self, pyfunc: Callable[..., Any], signatures: list[SignatureLike], options: Options) -> None:
         super().__init__(pyfunc, options)
@@ -266,12 +285,6 @@ class UFunc(_GPUUfunc):
         zero = array.dtype.type(0)
         partials = self._reducer._reduce(ua.on_device(array, stream), array.shape[0], zero, stream, use_init=False)
         return self._reducer._first(partials, stream)
-
-    def __call__(self, *args: Any, out: Any = None, stream: object = 0) -> Any:
-        from ..runtime.placement import launch_device, on_device
-
-        with on_device(launch_device(self.__name__, (*args, out))):  # where the arrays are
-            return self._call(args, out, stream)
 
     def _call(self, args: tuple[Any, ...], out: Any, stream: object) -> Any:
         from ..runtime import ufunc_args as ua
@@ -393,6 +406,18 @@ class GUFunc(_GPUUfunc):
             DeviceDispatcher(self.py_func, self.options),
         )
 
+    def _resolve(self, operands):
+        from .. import ufunc_kernels as uk
+
+        chosen = uk.choose_signature(list(self._loops), [(op.dtype, op.scalar) for op in operands])
+        if chosen is None:
+            got = ", ".join(str(op.dtype) for op in operands)
+            raise TypeError(
+                f"{self.__name__}: no signature accepts inputs of dtypes ({got}) with safe casting; "
+                f"signatures: {', '.join(self.types)}"
+            )
+        return chosen
+
     def kernel(self, input_dtypes: tuple[np.dtype, ...], nloop: int) -> Dispatcher:
         key = (input_dtypes, nloop)
         dispatcher = self._kernels.get(key)
@@ -422,14 +447,7 @@ class GUFunc(_GPUUfunc):
         ]
         return self.kernel(dtypes[: self.nin], 1).py_func, arrays
 
-    def __call__(self, *args: Any, out: Any = None, stream: object = 0) -> Any:
-        from ..runtime.placement import launch_device, on_device
-
-        with on_device(launch_device(self.__name__, (*args, out))):  # where the arrays are
-            return self._call(args, out, stream)
-
     def _call(self, args: tuple[Any, ...], out: Any, stream: object) -> Any:
-        from .. import ufunc_kernels as uk
         from ..runtime import ufunc_args as ua
 
         outs = list(args[self.nin :])
@@ -441,13 +459,7 @@ class GUFunc(_GPUUfunc):
         if len(args) != self.nin or len(outs) not in (0, self.nout):
             raise TypeError(f"{self.__name__} takes {self.nin} inputs and optionally {self.nout} outputs")
         operands = [ua.operand(a, k) for k, a in enumerate(args)]
-        input_dtypes = uk.choose_signature(list(self._loops), [(op.dtype, op.scalar) for op in operands])
-        if input_dtypes is None:
-            got = ", ".join(str(op.dtype) for op in operands)
-            raise TypeError(
-                f"{self.__name__}: no signature accepts inputs of dtypes ({got}) with safe casting; "
-                f"signatures: {', '.join(self.types)}"
-            )
+        input_dtypes = self._resolve(operands)
         output_dtypes, appended, _ = self._loops[input_dtypes]
         sizes: dict[str, int] = {}  # core dimension name -> its size
         loop_shapes: list[tuple[int, ...]] = []
