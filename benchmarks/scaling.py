@@ -11,7 +11,7 @@
            saxpy launches through ``map_blocks`` and the whole reduced by ``.sum()`` (only
            a scalar comes back), on a LocalCUDACluster of 1 worker (GPU 0) and of 2 workers
            (GPUs 0 and 1): the GB/s of the kernels' traffic and the ratio. The chunks are
-           drawn and kept on the workers first (spread evenly by ``rebalance``) and every
+           drawn and kept on the workers first (in turn: evenly) and every
            worker has compiled the kernel before timing; the median of ROUNDS rounds. GB/s
            counts the saxpy launches' traffic only (each task's copy of its chunk and the
            sum are not counted); the same pipeline with no launches is timed beside it: the
@@ -40,7 +40,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from scaling_kernels import BYTES_PER_ELEMENT, THREADS, blocks, saxpy, saxpy_block
+from scaling_kernels import BYTES_PER_ELEMENT, THREADS, blocks, random_chunk, saxpy, saxpy_block
 
 from cumlir import cuda
 
@@ -48,7 +48,7 @@ TOTAL = 1 << 28  # float32 elements of the threads part, over all the GPUs
 LAUNCHES = 50
 CHUNK = 1 << 25
 CHUNKS = 16
-REPEATS = 40
+REPEATS = 100
 ROUNDS = 3
 WORKERS = 8
 HERE = Path(__file__).resolve().parent
@@ -126,20 +126,26 @@ def dask_rounds(visible, rounds=ROUNDS):
     each worker holds) on a LocalCUDACluster of one worker per GPU of *visible* (its
     CUDA_VISIBLE_DEVICES)."""
     import cupy
+    import dask
     import dask.array as da
     from dask_cuda import LocalCUDACluster
     from distributed import Client, wait
 
     with LocalCUDACluster(CUDA_VISIBLE_DEVICES=visible) as cluster, Client(cluster) as client:
-        state = da.random.RandomState(1, RandomState=cupy.random.RandomState)
-        x = state.random_sample(CHUNK * CHUNKS, chunks=CHUNK).astype(np.float32)
-        x = client.persist(x)
-        wait(x)
-        # the scheduler placed the chunks as their draws finished: spread them evenly first
-        client.rebalance(x)
+        # the chunks drawn on the workers in turn (left to the scheduler, draws that finish
+        # first pile up on one worker), then the tasks on each chunk run where it is
+        workers = sorted(client.scheduler_info()["workers"])
+        chunks = [
+            client.submit(random_chunk, seed, CHUNK, workers=[workers[seed % len(workers)]], pure=False)
+            for seed in range(CHUNKS)
+        ]
+        wait(chunks)
         meta = cupy.empty((0,), np.float32)
+        x = da.concatenate(
+            [da.from_delayed(dask.delayed(c), shape=(CHUNK,), dtype=np.float32, meta=meta) for c in chunks]
+        )
         x.map_blocks(saxpy_block, 1, dtype=np.float32, meta=meta).sum().compute()  # every worker has loaded saxpy
-        held = [sum(x.name in str(key) for key in keys) for keys in client.has_what().values()]
+        held = [sum(c.key in keys for c in chunks) for keys in client.has_what().values()]
 
         def median_seconds(repeats):
             pipeline = x.map_blocks(saxpy_block, repeats, dtype=np.float32, meta=meta).sum()

@@ -26,6 +26,13 @@ def blocks(n):
     return (n + THREADS - 1) // THREADS
 
 
+def random_chunk(seed, n):
+    """A chunk of *n* float32 uniform in [0, 1), drawn on the worker's GPU."""
+    import cupy
+
+    return cupy.random.RandomState(seed).random_sample(n, dtype=np.float32)
+
+
 def saxpy_block(x, repeats, a=0.5):
     """A Dask block: ``y = a * x + y`` *repeats* times on a CuPy chunk *x* (y starting as x),
     on the chunk's GPU; the new chunk y."""

@@ -40,6 +40,8 @@ class FakeDriver:
     CUdevice_attribute = _Names()
     CUfunction_attribute = _Names()
     CUevent_flags = _Names()
+    CUpointer_attribute = _Names()
+    CUmemorytype = SimpleNamespace(CU_MEMORYTYPE_DEVICE=2)
     CU_STREAM_LEGACY = 1
     CU_STREAM_PER_THREAD = 2
     CUstream = int
@@ -157,7 +159,15 @@ class FakeDriver:
         block = ctypes.create_string_buffer(nbytes)
         address = ctypes.addressof(block)
         self._memory[address] = block
+        self.owners = {**getattr(self, "owners", {}), address: self.current}  # the context it was made in
         return 0, address
+
+    def cuPointerGetAttribute(self, attribute, pointer):
+        owner = getattr(self, "owners", {}).get(int(pointer))
+        if owner is None:
+            return (1, None)  # CUDA_ERROR_INVALID_VALUE: not an allocation
+        values = {"CONTEXT": owner, "IS_MANAGED": False, "MEMORY_TYPE": 2, "DEVICE_ORDINAL": 0}
+        return 0, values[attribute.replace("CU_POINTER_ATTRIBUTE_", "")]  # DEVICE_ORDINAL: as a driver answered
 
     def cuMemFree(self, pointer):
         self._memory.pop(int(pointer), None)

@@ -107,6 +107,25 @@ def test_a_launch_runs_on_the_device_of_its_arrays(rng, library, monkeypatch):
     cuda.synchronize()
 
 
+class InterfaceOnly:
+    """An array known by its CUDA Array Interface alone: its device is the driver's to tell."""
+
+    def __init__(self, array):
+        self.array = array
+        self.__cuda_array_interface__ = array.__cuda_array_interface__
+
+
+def test_an_interface_only_array_runs_on_the_device_of_its_memory(rng):
+    x, y = _inputs(rng, 5000)
+    with cuda.gpus[1]:
+        arrays = [cuda.to_device(x), cuda.to_device(y), cuda.to_device(np.full_like(x, np.nan))]
+    cuda.select_device(0)
+    for _ in range(2):
+        _launch_axpy(*map(InterfaceOnly, arrays))
+    with cuda.gpus[1]:
+        np.testing.assert_allclose(arrays[2].copy_to_host(), _expected(x, y), rtol=1e-6)
+
+
 def test_strict_placement_refuses_an_array_of_another_device(rng, monkeypatch):
     cupy = pytest.importorskip("cupy")
     monkeypatch.setenv("CUMLIR_STRICT_DEVICE", "1")

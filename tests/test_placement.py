@@ -65,10 +65,19 @@ def launched_in(fake, monkeypatch):
     return fake
 
 
+class InterfaceOf:
+    """Any other CUDA Array Interface object: its device is the driver's to tell."""
+
+    def __init__(self, array):
+        self.array = array  # the memory's owner, kept alive
+        self.__cuda_array_interface__ = array.__cuda_array_interface__
+
+
 ARRAYS = {
     "cupy": lambda device: _on(FakeCupyArray, device),
     "torch": lambda device: _on(FakeTensor, device),
     "cumlir": _device_arrays,
+    "interface": lambda device: [InterfaceOf(a) for a in _device_arrays(device)],
 }
 
 

@@ -237,6 +237,17 @@ def context_for(ordinal):
     return context
 
 
+def ordinal_of_context(handle):
+    """The device whose primary context is *handle* (an int), or None: another context."""
+    context = _by_handle.get(handle)
+    if context is None:
+        for ordinal in range(device_count()):  # retained by whoever made the memory anyway
+            if int(context_for(ordinal).handle) == handle:
+                return ordinal
+        return None
+    return context.ordinal
+
+
 def forget_context(ordinal):
     """Release the primary context of device *ordinal*, if cumlir retained it."""
     with _lock:

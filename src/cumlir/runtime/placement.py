@@ -19,6 +19,8 @@ import os
 from collections.abc import Iterator
 from typing import Any
 
+import numpy as np
+
 from . import driver as drv
 from .device_of import device_of
 from .devicearray import DeviceNDArray
@@ -47,19 +49,22 @@ def array_device(value: Any) -> int | None:
     found = device_of(value)  # CuPy and PyTorch say it cheaply
     if found is not None:
         return found if found >= 0 else None  # PyTorch's -1: a CPU tensor
-    interface = getattr(type(value), "__cuda_array_interface__", None)
-    if interface is None:
+    if isinstance(value, (int, float, complex, np.generic, np.ndarray)):
         return None
     try:
-        pointer = value.__cuda_array_interface__["data"][0]
+        interface = getattr(value, "__cuda_array_interface__", None)
+        pointer = interface and interface["data"][0]
     except Exception:  # a malformed interface: the general packer names the problem
         return None
-    return pointer_device(pointer)
+    return pointer_device(pointer) if pointer else None
 
 
 def pointer_device(pointer: int) -> int | None:
     """The device whose memory holds the address *pointer*, from the driver; None where it
-    is no device's alone (zero, host or managed memory, not an allocation)."""
+    is no device's alone (zero, host or managed memory, not an allocation, memory of a
+    context that is no device's primary context). Asked through the allocation's context:
+    the driver has answered CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL with 0 for memory of
+    device 1 (two H200s, driver 580)."""
     if not pointer:
         return None
     cu = drv.driver()
@@ -70,8 +75,8 @@ def pointer_device(pointer: int) -> int | None:
     memory, err = _attribute(cu, attributes.CU_POINTER_ATTRIBUTE_MEMORY_TYPE, pointer)
     if err or int(memory) != int(cu.CUmemorytype.CU_MEMORYTYPE_DEVICE):
         return None
-    ordinal, err = _attribute(cu, attributes.CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, pointer)
-    return None if err else int(ordinal)
+    context, err = _attribute(cu, attributes.CU_POINTER_ATTRIBUTE_CONTEXT, pointer)
+    return None if err or not int(context) else drv.ordinal_of_context(int(context))
 
 
 def _attribute(cu: Any, attribute: Any, pointer: int) -> tuple[Any, bool]:
