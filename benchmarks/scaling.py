@@ -131,7 +131,13 @@ def dask_rounds(visible, rounds=ROUNDS):
     from dask_cuda import LocalCUDACluster
     from distributed import Client, wait
 
-    with LocalCUDACluster(CUDA_VISIBLE_DEVICES=visible) as cluster, Client(cluster) as client:
+    # no work stealing: an idle worker would take tasks of chunks another GPU holds, and
+    # their 128 MiB chunks would go through the host and TCP to it
+    with (
+        dask.config.set({"distributed.scheduler.work-stealing": False}),
+        LocalCUDACluster(CUDA_VISIBLE_DEVICES=visible) as cluster,
+        Client(cluster) as client,
+    ):
         # the chunks drawn on the workers in turn (left to the scheduler, draws that finish
         # first pile up on one worker), then the tasks on each chunk run where it is
         workers = sorted(client.scheduler_info()["workers"])

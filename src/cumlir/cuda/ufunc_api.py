@@ -118,6 +118,9 @@ class _GPUUfunc:
 
     nin: int
     nout: int
+    # each kind's own: the loop for the operands' dtypes, and the call once no container defers it
+    _resolve: Callable[[list[Any]], tuple[np.dtype, ...]]
+    _call: Callable[[tuple[Any, ...], Any, object], Any]
 
     def __init__(self, pyfunc: Callable[..., Any], options: Options) -> None:
         self.py_func = pyfunc

@@ -81,7 +81,7 @@ class PerChunk:
         return getattr(self.ufunc, name)
 
     @property
-    def __name__(self) -> str:  # type: ignore[override]
+    def __name__(self) -> str:
         return self.ufunc.__name__
 
     def __reduce__(self) -> tuple[Any, ...]:
