@@ -22,14 +22,17 @@ def release(function, handle):
             if _depth:
                 _pending.append((function, handle))
                 return
-    _free(function, handle)
+    try:
+        _free(function, handle)
+    except TypeError:  # interpreter shutdown: this module's globals are already None
+        pass
 
 
 def _free(function, handle):
-    cu = drv._driver
-    if cu is None:
-        return
     try:
+        cu = drv._driver
+        if cu is None:
+            return
         drv.current_context()  # the finalizer may run on a thread with no context current
         getattr(cu, function)(handle)
     except Exception:  # interpreter shutdown
