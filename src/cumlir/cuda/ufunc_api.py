@@ -118,8 +118,9 @@ class _GPUUfunc:
 
     nin: int
     nout: int
-    # each kind's own: the loop for the operands' dtypes, and the call once no container defers it
-    _resolve: Callable[[list[Any]], tuple[np.dtype, ...]]
+    _dynamic = False  # whether a call with new input dtypes compiles a loop for them (vectorize without signatures)
+    # each kind's own: a loop for new input dtypes, and the call once no container defers it
+    _add: Callable[[Any], tuple[np.dtype, ...]]
     _call: Callable[[tuple[Any, ...], Any, object], Any]
 
     def __init__(self, pyfunc: Callable[..., Any], options: Options) -> None:
@@ -145,6 +146,22 @@ class _GPUUfunc:
     @property
     def ntypes(self) -> int:
         return len(self._loops)
+
+    def _resolve(self, operands: list[Any]) -> tuple[np.dtype, ...]:
+        """The input dtypes of the loop that takes *operands* (each with ``dtype`` and
+        ``scalar``): NumPy's choice under safe casting, or a new loop where compiled on demand."""
+        from .. import ufunc_kernels as uk
+
+        chosen = uk.choose_signature(list(self._loops), [(op.dtype, op.scalar) for op in operands])
+        if chosen is None and self._dynamic:
+            chosen = self._add(tuple(uk.from_dtype(op.dtype) for op in operands))
+        if chosen is None:
+            got = ", ".join(str(op.dtype) for op in operands)
+            raise TypeError(
+                f"ufunc {self.__name__}: no signature accepts inputs of dtypes ({got}) with safe casting; "
+                f"signatures: {', '.join(self.types)}"
+            )
+        return chosen
 
     def _result_dtypes(self, described: list[tuple[np.dtype, Any]]) -> tuple[np.dtype, ...]:
         """The output dtypes of a call with operands described by (dtype, the value where it
@@ -205,21 +222,6 @@ class UFunc(_GPUUfunc):
         ins = tuple(uk.to_dtype(t) for t in argtypes)
         self._loops[ins] = ((uk.to_dtype(result),), tuple(argtypes), result, core)
         return ins
-
-    def _resolve(self, operands):
-        from .. import ufunc_kernels as uk
-
-        chosen = uk.choose_signature(list(self._loops), [(op.dtype, op.scalar) for op in operands])
-        if chosen is None and self._dynamic:
-            dtypes = [op.dtype for op in operands]
-            chosen = self._add(tuple(uk.from_dtype(d) for d in dtypes))
-        if chosen is None:
-            got = ", ".join(str(op.dtype) for op in operands)
-            raise TypeError(
-                f"ufunc {self.__name__}: no signature accepts inputs of dtypes ({got}) with safe casting; "
-                f"signatures: {', '.join(self.types)}"
-            )
-        return chosen
 
     def kernel(self, input_dtypes: tuple[np.dtype, ...]) -> Dispatcher:
         """The kernel of the signature *input_dtypes*: a cuda.jit dispatcher taking the inputs
@@ -408,18 +410,6 @@ class GUFunc(_GPUUfunc):
             tuple(appended),
             DeviceDispatcher(self.py_func, self.options),
         )
-
-    def _resolve(self, operands):
-        from .. import ufunc_kernels as uk
-
-        chosen = uk.choose_signature(list(self._loops), [(op.dtype, op.scalar) for op in operands])
-        if chosen is None:
-            got = ", ".join(str(op.dtype) for op in operands)
-            raise TypeError(
-                f"{self.__name__}: no signature accepts inputs of dtypes ({got}) with safe casting; "
-                f"signatures: {', '.join(self.types)}"
-            )
-        return chosen
 
     def kernel(self, input_dtypes: tuple[np.dtype, ...], nloop: int) -> Dispatcher:
         key = (input_dtypes, nloop)
