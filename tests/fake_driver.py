@@ -188,11 +188,13 @@ class FakeDriver:
 
 def install(monkeypatch, devices=1):
     """Make cumlir's runtime use a FakeDriver for the rest of the test."""
+    from cumlir.cuda import device_api
     from cumlir.runtime import driver as drv
     from cumlir.runtime import placement
 
     fake = FakeDriver(devices)
     monkeypatch.setattr(placement, "_several", None)
+    monkeypatch.setattr(device_api.gpus, "_devices", None)  # cuda.gpus, listed again
     monkeypatch.setattr(drv, "_driver", fake)
     monkeypatch.setattr(drv, "_devices", {})
     monkeypatch.setattr(drv, "_contexts", {})
