@@ -165,6 +165,18 @@ DISPATCHER = {
 }
 
 
+_HOPPER = "not yet implemented in cumlir: see the Hopper work (TMA, mbarriers and thread-block clusters)"
+_BLACKWELL = "needs a Blackwell GPU to test (tcgen05, sm_100); not implemented in cumlir"
+
+# numba-cuda-mlir 0.6's names beyond Numba-CUDA's: namespace -> {name: why cumlir refuses it};
+# tests/test_ncm_namespace.py checks them against tests/numba_cuda_mlir_names.json
+NUMBA_CUDA_MLIR: dict[str, dict[str, str]] = {
+    "cuda": {},
+    "cuda.experimental": {},
+    "cuda.intrin": {},
+}
+
+
 def refusal(name, where="cuda"):
     """The NotImplementedError for reading the refused *name* (of the ``cuda`` namespace or,
     with ``where="dispatcher"``, of a kernel)."""
@@ -181,3 +193,10 @@ class Refused:
 
     def __get__(self, instance, owner=None):
         raise refusal(self.name, "dispatcher")
+
+
+def numba_cuda_mlir_refusal(namespace, name):
+    """The NotImplementedError for reading *name* of numba-cuda-mlir's *namespace*
+    (``"cuda"``, ``"cuda.experimental"``, ``"cuda.intrin"``), refused above."""
+    why = NUMBA_CUDA_MLIR[namespace][name]
+    return NotImplementedError(f"cumlir does not provide {name!r} of numba-cuda-mlir's {namespace}: {why}")

@@ -206,6 +206,8 @@ def __getattr__(name: str) -> _typing.Any:
         return value
     if name in _refused.NAMESPACE:  # see cumlir/refused.py and docs/compatibility.md
         raise _refused.refusal(name)
+    if name in _refused.NUMBA_CUDA_MLIR["cuda"]:  # numba-cuda-mlir's own names cumlir refuses
+        raise _refused.numba_cuda_mlir_refusal("cuda", name)
     if "." not in name and not name.startswith("_"):  # not numba's probes (_numba_type_)
         try:
             stub = _operations().stub(name)

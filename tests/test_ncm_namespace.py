@@ -1,0 +1,182 @@
+"""Every public name of numba-cuda-mlir 0.6's ``cuda``, ``cuda.experimental`` and ``cuda.intrin``
+namespaces exists in cumlir or is refused by name (cumlir/refused.py, ``NUMBA_CUDA_MLIR``), but
+those still to do, listed below with why; ``extending``'s names are recorded and listed as pending.
+
+The names are tests/numba_cuda_mlir_names.json, read from numba-cuda-mlir's sources by
+tests/ncm_names.py (``python -m tests.ncm_names SRC > tests/numba_cuda_mlir_names.json``); with
+NUMBA_CUDA_MLIR_SRC naming those sources, the stored list is checked against them."""
+
+import importlib
+import json
+import os
+import pathlib
+import re
+
+import pytest
+
+from cumlir import refused
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+NAMES = json.loads((ROOT / "tests" / "numba_cuda_mlir_names.json").read_text())
+CHECKED = ("cuda", "cuda.experimental", "cuda.intrin")
+
+# names neither implemented nor refused yet: namespace -> {name: why}. Each is checked to be
+# still missing, so this list only shrinks.
+EXPECTED_MISSING: dict[str, dict[str, str]] = {
+    "cuda": {
+        "compile_cubin": "to do: the cubin of cuda.compile's code, linked by nvJitLink",
+        "compile_for": "to do: cuda.compile for a given chip",
+        "compile_mlir": "to do: the MLIR text of the mlir stage",
+        "complex32": "to do: numba has no complex32 type; numba-cuda-mlir's is a pair of float16",
+        "experimental": "to do: the module cuda.experimental",
+        "float16x1": "to do: float16 vector types (Numba-CUDA has none)",
+        "float16x2": "to do: float16 vector types (Numba-CUDA has none)",
+        "float16x3": "to do: float16 vector types (Numba-CUDA has none)",
+        "float16x4": "to do: float16 vector types (Numba-CUDA has none)",
+        "half1": "to do: float16 vector types (Numba-CUDA has none)",
+        "half2": "to do: float16 vector types (Numba-CUDA has none)",
+        "half3": "to do: float16 vector types (Numba-CUDA has none)",
+        "half4": "to do: float16 vector types (Numba-CUDA has none)",
+        "inline_ptx": "to do: PTX inline in a kernel",
+        "intrin": "to do: the module cuda.intrin",
+        "libdevicefuncs": "to do: the module of libdevice's routines by name",
+        "local_array": "to do: cuda.local.array's alias",
+        "resolve_cuda_array_interface_dtype": "to do: the dtype of a __cuda_array_interface__",
+        "shared_array": "to do: cuda.shared.array's alias",
+        "tensor_map": "to do: TMA tensor maps (Hopper)",
+        "vector": "to do: cuda.vector.load/store",
+        "vector_types": "to do: the module of vector types",
+    },
+    "cuda.experimental": {
+        "consteval": "to do: the module cuda.experimental",
+        "current_target_options": "to do: the module cuda.experimental",
+        "inline_ptx": "to do: the module cuda.experimental",
+        "intrin": "to do: the module cuda.experimental",
+        "local_array_from": "to do: the module cuda.experimental",
+        "struct": "to do: the module cuda.experimental",
+        "tcgen05_descriptors": "to do: the module cuda.experimental",
+        "union": "to do: the module cuda.experimental",
+    },
+    "cuda.intrin": {
+        "barrier": "to do: the module cuda.intrin",
+        "block_idx_in_cluster": "to do: the module cuda.intrin",
+        "breakpoint": "to do: the module cuda.intrin",
+        "cluster_arrive_relaxed": "to do: the module cuda.intrin",
+        "cluster_ctarank": "to do: the module cuda.intrin",
+        "cluster_wait": "to do: the module cuda.intrin",
+        "cp_async_bulk_load": "to do: the module cuda.intrin",
+        "cp_async_bulk_store": "to do: the module cuda.intrin",
+        "cp_async_bulk_tensor_2d": "to do: the module cuda.intrin",
+        "cp_async_bulk_tensor_2d_multicast": "to do: the module cuda.intrin",
+        "define": "to do: the module cuda.intrin",
+        "elect_sync": "to do: the module cuda.intrin",
+        "elect_sync_mask": "to do: the module cuda.intrin",
+        "encode_instr_descriptor": "to do: the module cuda.intrin",
+        "encode_smem_descriptor": "to do: the module cuda.intrin",
+        "fence_mbarrier_init": "to do: the module cuda.intrin",
+        "ffs": "to do: the module cuda.intrin",
+        "ffsll": "to do: the module cuda.intrin",
+        "mapa": "to do: the module cuda.intrin",
+        "mbarrier_arrive_expect_tx": "to do: the module cuda.intrin",
+        "mbarrier_init": "to do: the module cuda.intrin",
+        "mbarrier_try_wait": "to do: the module cuda.intrin",
+        "nanosleep": "to do: the module cuda.intrin",
+        "prefetch_tensormap": "to do: the module cuda.intrin",
+        "round_ndigits_type_f32_type_i32": "to do: the module cuda.intrin",
+        "round_ndigits_type_f32_type_i64": "to do: the module cuda.intrin",
+        "round_ndigits_type_f64_type_i32": "to do: the module cuda.intrin",
+        "round_ndigits_type_f64_type_i64": "to do: the module cuda.intrin",
+        "tcgen05_alloc": "to do: the module cuda.intrin",
+        "tcgen05_alloc_2cta": "to do: the module cuda.intrin",
+        "tcgen05_commit_arrive": "to do: the module cuda.intrin",
+        "tcgen05_dealloc": "to do: the module cuda.intrin",
+        "tcgen05_dealloc_2cta": "to do: the module cuda.intrin",
+        "tcgen05_ld": "to do: the module cuda.intrin",
+        "tcgen05_ld_x2": "to do: the module cuda.intrin",
+        "tcgen05_mma": "to do: the module cuda.intrin",
+        "tcgen05_mma_2cta": "to do: the module cuda.intrin",
+        "tcgen05_relinquish_alloc_permit": "to do: the module cuda.intrin",
+        "tcgen05_relinquish_alloc_permit_2cta": "to do: the module cuda.intrin",
+        "warp_idx": "to do: the module cuda.intrin",
+    },
+}
+
+
+def _module(namespace):
+    """cumlir's module for *namespace*, or None where cumlir has none yet."""
+    try:
+        return importlib.import_module(f"cumlir.{namespace}")
+    except ImportError:
+        return None
+
+
+def _status(namespace, name):
+    """'implemented', 'refused' (with its message checked) or None (missing)."""
+    module = _module(namespace)
+    if module is None:
+        return None
+    table = refused.NUMBA_CUDA_MLIR.get(namespace, {})
+    try:
+        getattr(module, name)
+    except NotImplementedError as e:
+        if name in table:
+            assert name in str(e) and table[name] in str(e)
+        else:  # a Numba-CUDA name cumlir refuses (refused.NAMESPACE)
+            assert namespace == "cuda" and name in refused.NAMESPACE, f"{namespace}.{name} refused without a reason"
+        return "refused"
+    except AttributeError:
+        return None
+    assert name not in table, f"{name} is on the refused list of numba-cuda-mlir's {namespace} but exists"
+    return "implemented"
+
+
+@pytest.mark.parametrize("namespace", CHECKED)
+def test_every_name_is_implemented_refused_or_expected_missing(namespace):
+    missing = sorted(name for name in NAMES[namespace] if _status(namespace, name) is None)
+    unexpected = [name for name in missing if name not in EXPECTED_MISSING[namespace]]
+    assert not unexpected, f"numba-cuda-mlir's {namespace} names neither in cumlir nor refused: {unexpected}"
+    done = sorted(set(EXPECTED_MISSING[namespace]) - set(missing))
+    assert not done, f"now provided or refused, take them off EXPECTED_MISSING[{namespace!r}]: {done}"
+
+
+@pytest.mark.parametrize("namespace", CHECKED)
+def test_lists_hold_only_numba_cuda_mlir_names(namespace):
+    assert set(EXPECTED_MISSING[namespace]) <= set(NAMES[namespace])
+    assert set(refused.NUMBA_CUDA_MLIR[namespace]) <= set(NAMES[namespace])
+    assert not set(EXPECTED_MISSING[namespace]) & set(refused.NUMBA_CUDA_MLIR[namespace])
+
+
+@pytest.mark.parametrize(
+    "namespace, name", [(namespace, name) for namespace, table in refused.NUMBA_CUDA_MLIR.items() for name in table]
+)
+def test_refused_name_raises_naming_it(namespace, name):
+    module = importlib.import_module(f"cumlir.{namespace}")
+    with pytest.raises(NotImplementedError, match=re.escape(refused.NUMBA_CUDA_MLIR[namespace][name])) as raised:
+        getattr(module, name)
+    assert repr(name) in str(raised.value) and namespace in str(raised.value)
+
+
+def test_extending_names_pending():
+    # cumlir.extending's side of numba-cuda-mlir's extension API is other work: listed, not failed
+    from cumlir import extending
+
+    pending = sorted(name for name in NAMES["extending"] if not hasattr(extending, name))
+    if pending:
+        pytest.xfail(f"numba-cuda-mlir's extending names cumlir.extending lacks (pending): {pending}")
+
+
+def test_stored_names_cover_each_namespace():
+    assert NAMES["version"] == "0.6.0"
+    for namespace in (*CHECKED, "extending"):
+        names = NAMES[namespace]
+        assert names == sorted(set(names)) and all(not name.startswith("_") for name in names)
+    assert {"jit", "compile_mlir", "inline_ptx", "float32x4", "float4", "int32", "local_array"} <= set(NAMES["cuda"])
+    assert {"consteval", "struct", "union"} <= set(NAMES["cuda.experimental"])
+    assert {"mbarrier_init", "tcgen05_mma", "define"} <= set(NAMES["cuda.intrin"])
+
+
+@pytest.mark.skipif(not os.environ.get("NUMBA_CUDA_MLIR_SRC"), reason="NUMBA_CUDA_MLIR_SRC (its sources) not given")
+def test_stored_names_are_what_the_sources_hold():
+    from tests.ncm_names import read
+
+    assert read(os.environ["NUMBA_CUDA_MLIR_SRC"]) == NAMES
