@@ -24,28 +24,9 @@ CHECKED = ("cuda", "cuda.experimental", "cuda.intrin")
 # still missing, so this list only shrinks.
 EXPECTED_MISSING: dict[str, dict[str, str]] = {
     "cuda": {
-        "compile_cubin": "to do: the cubin of cuda.compile's code, linked by nvJitLink",
-        "compile_for": "to do: cuda.compile for a given chip",
-        "compile_mlir": "to do: the MLIR text of the mlir stage",
-        "complex32": "to do: numba has no complex32 type; numba-cuda-mlir's is a pair of float16",
         "experimental": "to do: the module cuda.experimental",
-        "float16x1": "to do: float16 vector types (Numba-CUDA has none)",
-        "float16x2": "to do: float16 vector types (Numba-CUDA has none)",
-        "float16x3": "to do: float16 vector types (Numba-CUDA has none)",
-        "float16x4": "to do: float16 vector types (Numba-CUDA has none)",
-        "half1": "to do: float16 vector types (Numba-CUDA has none)",
-        "half2": "to do: float16 vector types (Numba-CUDA has none)",
-        "half3": "to do: float16 vector types (Numba-CUDA has none)",
-        "half4": "to do: float16 vector types (Numba-CUDA has none)",
         "inline_ptx": "to do: PTX inline in a kernel",
         "intrin": "to do: the module cuda.intrin",
-        "libdevicefuncs": "to do: the module of libdevice's routines by name",
-        "local_array": "to do: cuda.local.array's alias",
-        "resolve_cuda_array_interface_dtype": "to do: the dtype of a __cuda_array_interface__",
-        "shared_array": "to do: cuda.shared.array's alias",
-        "tensor_map": "to do: TMA tensor maps (Hopper)",
-        "vector": "to do: cuda.vector.load/store",
-        "vector_types": "to do: the module of vector types",
     },
     "cuda.experimental": {
         "consteval": "to do: the module cuda.experimental",

@@ -26,9 +26,19 @@ from .arrays import (
     pinned_array,
     pinned_array_like,
     prepare_shape_strides_dtype,
+    resolve_cuda_array_interface_dtype,
     to_device,
 )
-from .compile_api import compile, compile_all, compile_for_current_device, compile_ptx, compile_ptx_for_current_device
+from .compile_api import (
+    compile,
+    compile_all,
+    compile_cubin,
+    compile_for,
+    compile_for_current_device,
+    compile_mlir,
+    compile_ptx,
+    compile_ptx_for_current_device,
+)
 from .decorators import jit
 from .device_api import (
     close,
@@ -146,6 +156,15 @@ _FUNCTIONS = [
     "Fatbin",
     "Object",
     "Archive",
+    # numba-cuda-mlir's own names
+    "local_array",
+    "shared_array",
+    "resolve_cuda_array_interface_dtype",
+    "vector_types",
+    "libdevicefuncs",
+    "compile_mlir",
+    "compile_cubin",
+    "compile_for",
 ]
 
 
@@ -192,6 +211,11 @@ _LAZY = {
     "MemoryInfo": lambda: _importlib.import_module("cumlir.runtime.driver").MemoryInfo,
     "CudaSupportError": lambda: _importlib.import_module("cumlir.runtime.driver").CudaSupportError,
     "KernelRuntimeError": lambda: _importlib.import_module("cumlir.runtime.kernel").KernelRuntimeError,
+    # numba-cuda-mlir's names for cuda.local.array and cuda.shared.array
+    "local_array": lambda: _operations().stub("local").array,
+    "shared_array": lambda: _operations().stub("shared").array,
+    "vector_types": lambda: _importlib.import_module(f"{__name__}.vector_types"),
+    "libdevicefuncs": lambda: _importlib.import_module(f"{__name__}.libdevicefuncs"),
 }
 
 

@@ -189,3 +189,28 @@ def open_ipc_array(
     from ..runtime.devicearray import open_ipc_array as open_array
 
     return open_array(handle, shape, dtype, strides, offset)
+
+
+def resolve_cuda_array_interface_dtype(typestr: str, owner_dtype: DTypeLike | None = None) -> np.dtype:
+    """The dtype of a ``__cuda_array_interface__`` whose ``typestr`` is *typestr*: a record's
+    typestr is only its size (``|V8``), so where *owner_dtype*, the dtype of the object
+    exporting the interface, is a record of that size that kernels can take, that dtype."""
+    from numba.core.errors import NumbaError
+    from numba.np.numpy_support import from_dtype
+
+    from ..runtime.layout import cai_dtype
+
+    dtype = cai_dtype({"typestr": typestr})
+    if dtype.kind != "V" or owner_dtype is None:
+        return dtype
+    try:
+        owner = np.dtype(owner_dtype)
+    except TypeError:
+        return dtype
+    if owner.itemsize != dtype.itemsize:
+        return dtype
+    try:
+        from_dtype(owner)
+    except NumbaError:
+        return dtype
+    return owner

@@ -68,14 +68,17 @@ def _compile(
     output: str,
     settings: dict[str, Any],
     with_link: bool = False,
+    kernel_outputs: bool = False,
 ) -> tuple[Any, types.Type]:  # (code, or (code, link items) with *with_link*; the return type)
+    """*kernel_outputs*: any stage's output of a kernel (mlir, cubin ...), not only the codes
+    other languages' toolchains take."""
     from ..options import Options
-    from ..stages import LIBRARY_OUTPUTS, check_choice
+    from ..stages import LIBRARY_OUTPUTS, OUTPUTS, check_choice
     from ..typing.signatures import parse_signature
 
     python_function(pyfunc, where)
     check_choice("abi", abi, ABIS)
-    check_choice("output", output, LIBRARY_OUTPUTS)
+    check_choice("output", output, OUTPUTS if kernel_outputs and not device else LIBRARY_OUTPUTS)
     argtypes, return_type = parse_signature(sig)
     compile_options = Options.from_keywords(where, settings)
     chip = _compute_capability(cc)
@@ -299,3 +302,52 @@ def compile_all(
     for item in map(load, items):
         codes.append(compile_source(item.data, cc, item.name, output) if isinstance(item, CUSource) else item)
     return codes, result
+
+
+def compile_mlir(
+    pyfunc: Callable[..., Any],
+    sig: SignatureLike,
+    optimized: bool = False,
+    cc: ComputeCapability | None = None,
+    **options: Any,
+) -> str:
+    """numba-cuda-mlir's ``compile_mlir``: the MLIR text of *pyfunc* compiled as a kernel for
+    *sig*, a ``gpu.module`` holding the kernel's ``gpu.func``: as lowered (the ``mlir``
+    stage), or after cumlir's MLIR passes with ``optimized=True`` (the ``optimized`` stage).
+    ``cc`` is the chip the module targets (without one, the current device's); further keywords
+    are the options of ``cuda.jit``."""
+    if not isinstance(optimized, bool):
+        raise TypeError(f"compile_mlir: optimized must be True or False, got {optimized!r}")
+    output = "optimized" if optimized else "mlir"
+    text, _ = _compile("cuda.compile_mlir", pyfunc, sig, False, cc, "numba", None, output, options, kernel_outputs=True)
+    return cast(str, text)
+
+
+def compile_cubin(
+    pyfunc: Callable[..., Any], sig: SignatureLike, cc: ComputeCapability | None = None, **options: Any
+) -> bytes:
+    """numba-cuda-mlir's ``compile_cubin``: the cubin (an ELF file) of *pyfunc* compiled as a
+    kernel for *sig* and linked by nvJitLink with everything it links, for the chip *cc*
+    (without one, the current device's); further keywords are the options of ``cuda.jit``."""
+    cubin, _ = _compile(
+        "cuda.compile_cubin", pyfunc, sig, False, cc, "numba", None, "cubin", options, kernel_outputs=True
+    )
+    return cast(bytes, cubin)
+
+
+def compile_for(pyfunc: Callable[..., Any], *args: Any, cc: ComputeCapability | None = None) -> Any:
+    """numba-cuda-mlir's ``compile_for``: compile the kernel *pyfunc* (a Python function or a
+    ``@cuda.jit`` kernel) for the types a launch with the arguments *args* would have, for the
+    chip *cc* (without one, the current device's). Returns the compiled kernel of those types,
+    as ``kernel.compile(sig)`` does (its ``output("ptx")``, resources ...); the arguments are
+    only looked at, never copied."""
+    from ..dispatcher import Dispatcher
+    from ..runtime.arguments import argument_type
+    from .decorators import jit
+
+    dispatcher = pyfunc if isinstance(pyfunc, Dispatcher) else jit(python_function(pyfunc, "cuda.compile_for"))
+    if dispatcher.device:
+        raise TypeError("cuda.compile_for compiles kernels; compile a device function with cuda.compile")
+    overload = dispatcher.compile(tuple(argument_type(value, index) for index, value in enumerate(args)))
+    overload.compilation(_compute_capability(cc))
+    return overload

@@ -20,7 +20,7 @@ libdevice = Namespace(
 # One line per signature: "result:arguments" in the letters below, then the routines'
 # short names. A "*" marks an argument libdevice writes through a pointer (a result
 # here); a name ending in "_R" stands for its four rounding modes _rd, _rn, _ru, _rz.
-_LETTERS = {"v": "none", "h": "int16", "i": "int32", "l": "int64", "f": "float32", "d": "float64"}
+LETTERS = {"v": "none", "h": "int16", "i": "int32", "l": "int64", "f": "float32", "d": "float64"}
 _TABLE = """
 d:d     acos acosh asin asinh atan atanh cbrt ceil cos cosh cospi erf erfc erfcinv erfcx erfinv exp exp10
         exp2 expm1 fabs floor j0 j1 lgamma log log10 log1p log2 logb nearbyint normcdf normcdfinv rcbrt rint
@@ -93,10 +93,10 @@ def signature(name):
     """Numba-CUDA's signature of ``cuda.libdevice.<name>``: the arguments libdevice reads,
     and its result followed by what it writes through pointers (a tuple if several)."""
     result, args = ROUTINES[name]
-    results = [getattr(types, _LETTERS[result])] if result != "v" else []
-    results += [getattr(types, _LETTERS[a]) for a, pointer in args if pointer]
+    results = [getattr(types, LETTERS[result])] if result != "v" else []
+    results += [getattr(types, LETTERS[a]) for a, pointer in args if pointer]
     ret = results[0] if len(results) == 1 else types.Tuple(results)
-    return templates.signature(ret, *[getattr(types, _LETTERS[a]) for a, pointer in args if not pointer])
+    return templates.signature(ret, *[getattr(types, LETTERS[a]) for a, pointer in args if not pointer])
 
 
 def _call(lower, sig, args, name):
@@ -104,12 +104,12 @@ def _call(lower, sig, args, name):
     values, slots = list(args), []
     for i, (letter, pointer) in enumerate(shape):
         if pointer:  # a stack slot in the entry block, read back after the call
-            out_type = lower.get_mlir_type(getattr(types, _LETTERS[letter]))
+            out_type = lower.get_mlir_type(getattr(types, LETTERS[letter]))
             with lower.alloca_insertion_point():
                 one = arith.constant(ir.IntegerType.get_signless(32), 1)
                 slots.append((llvm.AllocaOp(llvm.PointerType.get(), one, out_type).result, out_type))
             values.insert(i, slots[-1][0])
-    result_type = lower.get_mlir_type(getattr(types, _LETTERS[result])) if result != "v" else None
+    result_type = lower.get_mlir_type(getattr(types, LETTERS[result])) if result != "v" else None
     value = lower.call_external(f"__nv_{name}", result_type, values)
     results = ([value] if result_type is not None else []) + [llvm.load(t, slot) for slot, t in slots]
     return results[0] if len(results) == 1 else lower.make_struct(sig.return_type, results)

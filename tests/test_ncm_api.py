@@ -1,0 +1,142 @@
+"""numba-cuda-mlir's own names in cumlir.cuda, on a machine without a GPU: the array aliases,
+resolve_cuda_array_interface_dtype, the vector_types and libdevicefuncs modules, and
+compile_mlir / compile_cubin / compile_for."""
+
+import numpy as np
+import pytest
+from numba.core import types
+from numba.core.errors import TypingError
+
+from cumlir import cuda
+
+from . import support
+
+
+def _aliases_kernel(a):
+    tile = cuda.shared_array(64, np.float32, 16)
+    mine = cuda.local_array((2,), np.float32)
+    i = cuda.threadIdx.x
+    mine[0] = a[i]
+    mine[1] = 2 * a[i]
+    tile[i] = mine[0] + mine[1]
+    cuda.syncthreads()
+    a[i] = tile[63 - i]
+
+
+def test_array_aliases_are_the_namespaces_functions():
+    assert cuda.local_array is cuda.local.array
+    assert cuda.shared_array is cuda.shared.array
+    assert {"local_array", "shared_array"} <= set(cuda.__all__)
+
+
+@pytest.mark.parametrize("cc", [(8, 0), (9, 0)])
+def test_array_aliases_compile(backend, cc):
+    ptx, _ = cuda.compile_ptx(_aliases_kernel, "void(float32[:])", cc=cc, backend=backend)
+    assert ".shared .align 16 .b8" in ptx
+    assert "bar.sync" in ptx
+    support.ptxas(ptx, f"sm_{cc[0]}{cc[1]}")
+
+
+def test_array_alias_checks_its_arguments():
+    def kernel(a, n):
+        x = cuda.local_array(n, np.float32)
+        a[0] = x[0]
+
+    with pytest.raises(TypingError, match="cuda.local.array: the shape must be"):
+        cuda.compile_ptx(kernel, "void(float32[:], int64)", cc=(8, 0))
+
+
+RECORD = np.dtype([("a", "<i4"), ("b", "<f4")])
+
+
+@pytest.mark.parametrize(
+    "typestr, owner, expected",
+    [
+        ("|V8", RECORD, RECORD),  # a record's typestr is its size only: the owner's record
+        ("|V8", None, np.dtype("|V8")),
+        ("|V4", RECORD, np.dtype("|V4")),  # sizes differ: not the owner's
+        ("<f4", RECORD, np.dtype("<f4")),  # not a record
+        ("|V8", "not a dtype", np.dtype("|V8")),
+        ("|V16", np.dtype([("o", "O"), ("p", "O")]), np.dtype("|V16")),  # objects: not for kernels
+    ],
+)
+def test_resolve_cuda_array_interface_dtype(typestr, owner, expected):
+    assert cuda.resolve_cuda_array_interface_dtype(typestr, owner) == expected
+
+
+def test_resolve_cuda_array_interface_dtype_names_a_bad_typestr():
+    with pytest.raises(TypeError, match="typestr 'nonsense' is not a NumPy type string"):
+        cuda.resolve_cuda_array_interface_dtype("nonsense")
+
+
+def test_vector_types_module_holds_the_namespace_s_vector_types():
+    from cumlir.cuda import vector_types
+    from cumlir.cuda.vector_types import float4, float32x4, ulong2
+
+    assert cuda.vector_types is vector_types
+    assert float4 is float32x4 is cuda.float32x4
+    assert ulong2 is cuda.uint64x2
+    assert len(vector_types.__all__) == len(set(vector_types.__all__)) == 88  # 40 types, 48 C names
+    assert all(getattr(vector_types, name) is getattr(cuda, name) for name in vector_types.__all__)
+    with pytest.raises(AttributeError, match="float32x5"):
+        vector_types.float32x5
+
+
+def test_libdevicefuncs_match_cuda_libdevice():
+    from cumlir.cuda import libdevicefuncs
+    from cumlir.operations.libdevice import ROUTINES, signature
+
+    functions = libdevicefuncs.functions
+    assert sorted(functions) == sorted(f"__nv_{name}" for name in ROUTINES)
+    for c_name, (retty, args) in functions.items():
+        assert libdevicefuncs.create_signature(retty, args) == signature(c_name[5:]), c_name
+    retty, args = functions["__nv_sincosf"]
+    assert retty == types.none
+    assert [(a.ty, a.is_ptr) for a in args] == [(types.float32, False), (types.float32, True), (types.float32, True)]
+    assert libdevicefuncs.create_signature(retty, args).return_type == types.UniTuple(types.float32, 2)
+
+
+def _axpy(a, x):
+    i = cuda.grid(1)
+    if i < a.size:
+        a[i] += x
+
+
+def test_compile_mlir_is_the_gpu_module():
+    lowered = cuda.compile_mlir(_axpy, "void(float32[:], float32)", cc=(8, 0))
+    optimized = cuda.compile_mlir(_axpy, "void(float32[:], float32)", cc=(8, 0), optimized=True)
+    for text in (lowered, optimized):
+        assert "gpu.module" in text and "gpu.func" in text and "kernel" in text
+    assert lowered != optimized
+    assert "llvm.func" not in lowered  # the MLIR stages, before the conversion to LLVM
+
+
+def test_compile_mlir_takes_jit_options():
+    text = cuda.compile_mlir(_axpy, "void(float32[:], float32)", cc=(8, 0), fastmath=True, optimized=True)
+    assert "fastmath<fast>" in text
+    with pytest.raises(TypeError, match="optimized must be True or False"):
+        cuda.compile_mlir(_axpy, "void(float32[:], float32)", cc=(8, 0), optimized="yes")
+    with pytest.raises(TypeError, match="fastmth"):
+        cuda.compile_mlir(_axpy, "void(float32[:], float32)", cc=(8, 0), fastmth=True)
+
+
+@pytest.mark.parametrize("cc", [(8, 0), (9, 0)])
+def test_compile_cubin_is_an_elf_file(backend, cc):
+    cubin = cuda.compile_cubin(_axpy, "void(float32[:], float32)", cc=cc, backend=backend)
+    assert isinstance(cubin, bytes) and cubin.startswith(b"\x7fELF")
+    assert b"_axpy" in cubin  # the kernel's symbol
+
+
+def test_compile_for_types_the_example_arguments():
+    kernel = cuda.compile_for(_axpy, np.zeros(8, np.float32), np.float32(2), cc=(8, 0))
+    ptx = kernel.output("ptx", (8, 0))
+    assert ".entry" in ptx and "add.f32" in ptx
+    support.ptxas(ptx, "sm_80")
+    # a float64 array types the kernel for float64
+    ptx64 = cuda.compile_for(cuda.jit(_axpy), np.zeros(8), 2.0, cc=(8, 0)).output("ptx", (8, 0))
+    assert "add.f64" in ptx64 or "add.rn.f64" in ptx64
+
+
+def test_compile_for_refuses_device_functions():
+    with pytest.raises(TypeError, match="compiles kernels"):
+        cuda.compile_for(cuda.jit(device=True)(_axpy), np.zeros(8, np.float32), np.float32(2), cc=(8, 0))
