@@ -25,7 +25,6 @@ CHECKED = ("cuda", "cuda.experimental", "cuda.intrin")
 EXPECTED_MISSING: dict[str, dict[str, str]] = {
     "cuda": {
         "experimental": "to do: the module cuda.experimental",
-        "inline_ptx": "to do: PTX inline in a kernel",
         "intrin": "to do: the module cuda.intrin",
     },
     "cuda.experimental": {
