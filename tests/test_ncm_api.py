@@ -140,3 +140,25 @@ def test_compile_for_types_the_example_arguments():
 def test_compile_for_refuses_device_functions():
     with pytest.raises(TypeError, match="compiles kernels"):
         cuda.compile_for(cuda.jit(device=True)(_axpy), np.zeros(8, np.float32), np.float32(2), cc=(8, 0))
+
+
+def test_experimental_and_intrin_give_cumlir_s_intrinsics():
+    from cumlir.cuda import experimental, intrin
+    from cumlir.cuda.experimental import inline_ptx
+
+    assert cuda.experimental is experimental and cuda.intrin is intrin is experimental.intrin
+    assert inline_ptx is cuda.inline_ptx
+    assert intrin.ffs is intrin.ffsll is cuda.ffs
+    assert intrin.nanosleep is cuda.nanosleep and intrin.barrier is cuda.syncthreads
+    with pytest.raises(AttributeError, match="no attribute 'nothing'"):
+        intrin.nothing
+
+
+def test_kernels_call_them_through_the_modules(backend):
+    def kernel(a):
+        cuda.intrin.barrier()
+        a[0] = cuda.intrin.ffsll(a[1]) + cuda.experimental.inline_ptx("mov.u32 %0, 7;", "=r", 0)
+
+    ptx, _ = cuda.compile_ptx(kernel, "void(int64[:])", cc=(9, 0), backend=backend)
+    assert "bar.sync" in ptx and "mov.u32 %r" in ptx
+    support.ptxas(ptx, "sm_90")

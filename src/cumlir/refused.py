@@ -186,8 +186,59 @@ NUMBA_CUDA_MLIR: dict[str, dict[str, str]] = {
             "whole (ld.v4.f32), see vector_types.md"
         ),
     },
-    "cuda.experimental": {},
-    "cuda.intrin": {},
+    "cuda.experimental": {
+        "consteval": (
+            "compile-time evaluation by rewriting the kernel's syntax tree is not implemented in cumlir; "
+            "module-level values are constants of the kernels that read them, and cuda.literal_unroll "
+            "unrolls loops over tuples"
+        ),
+        "current_target_options": (
+            "usable only inside consteval(), which cumlir does not have; the options are the keywords given to cuda.jit"
+        ),
+        "local_array_from": (
+            "rewriting a generator expression into an array needs numba-cuda-mlir's syntax-tree rewriting, "
+            "which cumlir does not have; write cuda.local.array(n, dtype) and a loop filling it"
+        ),
+        "struct": (
+            "C structs (with bit fields) as device types are not implemented in cumlir; use NumPy "
+            "structured dtypes (records), in arrays or as kernel arguments"
+        ),
+        "union": (
+            "C unions as device types are not implemented in cumlir; use a record and view the array "
+            "with arr.view(dtype) to read its bytes as another type"
+        ),
+        "tcgen05_descriptors": f"tcgen05 (tensor memory) descriptors: {_BLACKWELL}",
+    },
+    "cuda.intrin": {
+        **dict.fromkeys(
+            (
+                "block_idx_in_cluster cluster_arrive_relaxed cluster_ctarank cluster_wait cp_async_bulk_load "
+                "cp_async_bulk_store cp_async_bulk_tensor_2d cp_async_bulk_tensor_2d_multicast elect_sync "
+                "elect_sync_mask fence_mbarrier_init mapa mbarrier_arrive_expect_tx mbarrier_init "
+                "mbarrier_try_wait prefetch_tensormap"
+            ).split(),
+            _HOPPER,
+        ),
+        **dict.fromkeys(
+            (
+                "encode_instr_descriptor encode_smem_descriptor tcgen05_alloc tcgen05_alloc_2cta "
+                "tcgen05_commit_arrive tcgen05_dealloc tcgen05_dealloc_2cta tcgen05_ld tcgen05_ld_x2 "
+                "tcgen05_mma tcgen05_mma_2cta tcgen05_relinquish_alloc_permit "
+                "tcgen05_relinquish_alloc_permit_2cta"
+            ).split(),
+            _BLACKWELL,
+        ),
+        **dict.fromkeys(
+            [f"round_ndigits_type_f{f}_type_i{i}" for f in (32, 64) for i in (32, 64)],
+            "numba-cuda-mlir's helper behind round(x, ndigits); call round(x, ndigits), which cumlir compiles",
+        ),
+        "breakpoint": "PTX's brkpt is not implemented in cumlir; debug kernels with debug=True and print()",
+        "define": (
+            "functions written in MLIR are declared in cumlir through cumlir.extending: a lowering "
+            "callback emits the MLIR (extending.md)"
+        ),
+        "warp_idx": "not implemented in cumlir; use cuda.threadIdx.x // 32 (the warp's index in a 1-D block)",
+    },
 }
 
 

@@ -165,6 +165,8 @@ _FUNCTIONS = [
     "compile_mlir",
     "compile_cubin",
     "compile_for",
+    "intrin",
+    "experimental",
 ]
 
 
@@ -216,6 +218,8 @@ _LAZY = {
     "shared_array": lambda: _operations().stub("shared").array,
     "vector_types": lambda: _importlib.import_module(f"{__name__}.vector_types"),
     "libdevicefuncs": lambda: _importlib.import_module(f"{__name__}.libdevicefuncs"),
+    "intrin": lambda: _importlib.import_module(f"{__name__}.intrin"),
+    "experimental": lambda: _importlib.import_module(f"{__name__}.experimental"),
 }
 
 

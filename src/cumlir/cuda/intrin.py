@@ -1,0 +1,24 @@
+"""``cuda.intrin``: numba-cuda-mlir's module of intrinsics written in MLIR. The names that are
+an intrinsic cumlir has are that intrinsic (``intrin.ffs`` is ``cuda.ffs``, which returns a
+uint32); the rest, Hopper's and Blackwell's instructions mostly, are refused by name
+(cumlir/refused.py says why)."""
+
+import importlib
+import typing
+
+from .. import refused
+
+# numba-cuda-mlir's name -> the cumlir.cuda intrinsic it is
+_SAME_AS = {"ffs": "ffs", "ffsll": "ffs", "nanosleep": "nanosleep", "barrier": "syncthreads"}
+
+
+def __getattr__(name: str) -> typing.Any:
+    if name in _SAME_AS:
+        return importlib.import_module("cumlir.operations").stub(_SAME_AS[name])
+    if name in refused.NUMBA_CUDA_MLIR["cuda.intrin"]:
+        raise refused.numba_cuda_mlir_refusal("cuda.intrin", name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_SAME_AS))
