@@ -1,6 +1,8 @@
 """Writes docs/compatibility.md: each public name of Numba-CUDA 0.30's ``numba.cuda`` and
-of its kernel dispatcher, with its status in cumlir (from tests/numba_cuda_names.json,
-cumlir's namespace and cumlir/refused.py).
+of its kernel dispatcher, and of numba-cuda-mlir 0.6's ``cuda``, ``cuda.experimental``,
+``cuda.intrin`` and ``extending``, with its status in cumlir (from
+tests/numba_cuda_names.json, tests/numba_cuda_mlir_names.json, cumlir's namespaces and
+cumlir/refused.py).
 
     PYTHONPATH=src python tests/compatibility_doc.py > docs/compatibility.md
 """
@@ -9,10 +11,12 @@ import json
 import pathlib
 import sys
 
-HEADER = """# Compatibility with Numba-CUDA's API
+HEADER = """# Compatibility with Numba-CUDA's and numba-cuda-mlir's APIs
 
 Every public name of Numba-CUDA 0.30's `numba.cuda` namespace and of its kernel dispatcher
-(what `@cuda.jit` returns), with its status in cumlir:
+(what `@cuda.jit` returns), and of numba-cuda-mlir 0.6's `cuda`, `cuda.experimental`,
+`cuda.intrin` and `extending` namespaces, with its status in cumlir. The `cuda` table has a
+column for each: ✓ where the name is in that package's namespace.
 
 - **implemented**: `cumlir.cuda.<name>` (or `kernel.<name>`) exists and behaves as Numba-CUDA's;
 - **refused**: reading it raises `NotImplementedError` saying why and what to use instead (the
@@ -21,7 +25,8 @@ Every public name of Numba-CUDA 0.30's `numba.cuda` namespace and of its kernel 
   separately.
 
 `tests/test_numba_cuda_namespace.py` checks this against an installed Numba-CUDA, and that this
-page is what `tests/compatibility_doc.py` writes.
+page is what `tests/compatibility_doc.py` writes; `tests/test_ncm_namespace.py` checks
+numba-cuda-mlir's names (read from its sources by `tests/ncm_names.py`).
 
 Notes on some implemented names: `gpus[i]` is a device and a context manager (`with cuda.gpus[1]:`);
 a device's `CU_DEVICE_ATTRIBUTE_X` is its attribute `X` (`MULTIPROCESSOR_COUNT`, ...);
@@ -40,32 +45,63 @@ def _status(owner, name, table, other_work):
         return "other work", ""
     try:
         getattr(owner, name)
-    except NotImplementedError:
-        return "refused", table[name]
+    except NotImplementedError as e:
+        return "refused", table.get(name) or _reason(e)
     except AttributeError:
         return "missing", ""
     return "implemented", ""
 
 
-def render(names, other_work):
-    from cumlir import cuda, refused
+def _reason(error):
+    """The reason a refusal gives, after its "...: " preamble."""
+    return str(error).split(": ", 1)[-1]
+
+
+def _table(heading, rows):
+    counts = {}
+    for row in rows[2:]:
+        status = row.split(" | ")[-2]
+        counts[status] = counts.get(status, 0) + 1
+    summary = ", ".join(f"{n} {status}" for status, n in sorted(counts.items()))
+    return ["", f"## {heading}", "", f"{len(rows) - 2} names: {summary}.", "", *rows]
+
+
+def render(names, other_work, ncm_names):
+    import importlib
+
+    from cumlir import cuda, extending, refused
     from cumlir.dispatcher import Dispatcher
 
-    lines = [HEADER, "## `numba.cuda`", "", "| name | status | why, and what to use instead |", "|---|---|---|"]
-    for name in sorted(names["cuda"], key=str.lower):
-        status, why = _status(cuda, name, refused.NAMESPACE, other_work)
-        lines.append(f"| `{name}` | {status} | {why} |")
-    lines += [
-        "",
-        "## The kernel dispatcher (`kernel.<name>`)",
-        "",
-        "| name | status | why, and what to use instead |",
-        "|---|---|---|",
-    ]
+    ours, theirs = set(names["cuda"]), set(ncm_names["cuda"])
+    ncm_refused = refused.NUMBA_CUDA_MLIR
+    rows = ["| name | Numba-CUDA | numba-cuda-mlir | status | why, and what to use instead |", "|---|---|---|---|---|"]
+    for name in sorted(ours | theirs, key=lambda n: (n.lower(), n)):
+        table = {**ncm_refused["cuda"], **refused.NAMESPACE}
+        status, why = _status(cuda, name, table, other_work if name in ours else None)
+        marks = " | ".join("✓" if name in group else "" for group in (ours, theirs))
+        rows.append(f"| `{name}` | {marks} | {status} | {why} |")
+    lines = [HEADER.rstrip("\n"), *_table("`cuda` (`numba.cuda`, numba-cuda-mlir's `cuda`)", rows)]
+    rows = ["| name | status | why, and what to use instead |", "|---|---|---|"]
     for name in sorted(names["dispatcher"], key=str.lower):
         status, why = _status(Dispatcher, name, refused.DISPATCHER, None)
-        lines.append(f"| `{name}` | {status} | {why} |")
+        rows.append(f"| `{name}` | {status} | {why} |")
+    lines += _table("The kernel dispatcher (`kernel.<name>`, Numba-CUDA's)", rows)
+    for namespace in ("cuda.experimental", "cuda.intrin", "extending"):
+        module = extending if namespace == "extending" else importlib.import_module(f"cumlir.{namespace}")
+        rows = ["| name | status | why, and what to use instead |", "|---|---|---|"]
+        for name in sorted(ncm_names[namespace], key=str.lower):
+            status, why = _status(module, name, ncm_refused.get(namespace, {}), None)
+            rows.append(f"| `{name}` | {status} | {why} |")
+        lines += _table(f"numba-cuda-mlir's `{namespace}`", rows)
     return "\n".join(lines) + "\n"
+
+
+def read_names(root):
+    """(Numba-CUDA's names, numba-cuda-mlir's names), as stored under tests/."""
+    return (
+        json.loads((root / "tests" / "numba_cuda_names.json").read_text()),
+        json.loads((root / "tests" / "numba_cuda_mlir_names.json").read_text()),
+    )
 
 
 if __name__ == "__main__":
@@ -73,4 +109,5 @@ if __name__ == "__main__":
     sys.path.insert(0, str(root))
     from tests.test_numba_cuda_namespace import provided_by_other_work
 
-    sys.stdout.write(render(json.loads((root / "tests" / "numba_cuda_names.json").read_text()), provided_by_other_work))
+    names, ncm_names = read_names(root)
+    sys.stdout.write(render(names, provided_by_other_work, ncm_names))
