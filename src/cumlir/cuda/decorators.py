@@ -34,8 +34,11 @@ def jit(
     and ``@cuda.jit(["sig1", "sig2"])``. Without signatures, a kernel is compiled at its
     first launch for each new combination of argument types. The keywords are Numba-CUDA's
     (``debug``, ``opt``, ``lineinfo``, ``fastmath``, ``max_registers``, ``launch_bounds``,
-    ``inline``, ``forceinline``, ``link``, ``lto``, ``cache``, ``shared_memory_carveout``)
-    and ``backend``; they are checked here, and an unknown one raises TypeError.
+    ``inline``, ``forceinline``, ``link``, ``lto``, ``cache``, ``shared_memory_carveout``),
+    ``backend``, and numba-cuda-mlir's (``opt_level``, ``chip``, ``cc``, ``features``,
+    ``ptxas_options``, ``capi``, ``abi_info``, ``signature="infer"``, the ``dump_*``
+    switches ...: docs/architecture.md, "Options"); they are checked here, and an unknown
+    or refused one raises an exception naming it.
     """
     from ..dispatcher import Dispatcher
     from ..options import Options
