@@ -224,7 +224,7 @@ def test_dump_is_numba_ir_and_mlir(capfd):
 
 
 def test_dumps_change_neither_the_code_nor_the_cache_key(capfd, backend):
-    every = {name: True for name in DUMPS} | {"dump": True}
+    every = dict.fromkeys(DUMPS, True) | {"dump": True}
     plain = cuda.jit(SIG, backend=backend)(scale)
     dumped = cuda.jit(SIG, backend=backend, **every)(scale)
     assert dumped.inspect_ptx(SIG, cc=(8, 0)) == plain.inspect_ptx(SIG, cc=(8, 0))

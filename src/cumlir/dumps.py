@@ -14,6 +14,7 @@ from . import compile_stats
 from .codegen import get_backend
 from .codegen.disassemble import sass
 
+
 def after_stage(stage: str, compilation: Any) -> None:
     """Print what *compilation* (a compiler.Compilation) asks for of the stage *stage* it
     has just run."""
@@ -96,4 +97,3 @@ _PRINTERS = {
     "codegen": (("dump_ptx", _ptx),),
     "cubin": (("dump_cubin", _cubin),),
 }
-

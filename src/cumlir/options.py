@@ -117,7 +117,9 @@ class Options:
             if name in _REFUSED and value not in (None, False):
                 raise TypeError(f"{where}: the keyword {name!r} is not supported: {_REFUSED[name]}")
             if name in JIT_SIGNATURE_KEYWORDS:
-                raise TypeError(f"{where}: the keyword {name!r} belongs to cuda.jit; {where} takes the signature as its argument")
+                raise TypeError(
+                    f"{where}: the keyword {name!r} belongs to cuda.jit; {where} takes the signature as its argument"
+                )
             if name not in known and name not in _REFUSED and name not in _NUMBA_ONLY and name != "dumps":
                 close = difflib.get_close_matches(name, sorted(known), n=1)
                 hint = f"; did you mean {close[0]!r}?" if close else ""
@@ -373,7 +375,9 @@ def _chip(value: object) -> tuple[int, int] | None:
     if isinstance(value, str):
         form = _CHIP.match(value)
         if form is None or len(form.group(1)) < 2:
-            raise ValueError(f"the option chip must be 'sm_' and a compute capability, as 'sm_90' or 'sm_100', got {value!r}")
+            raise ValueError(
+                f"the option chip must be 'sm_' and a compute capability, as 'sm_90' or 'sm_100', got {value!r}"
+            )
         if form.group(2):
             raise ValueError(
                 f"the option chip={value!r} names an architecture-specific target; cumlir compiles for a "
@@ -424,7 +428,9 @@ def _capi(value: object) -> bool | str:
     if isinstance(value, bool):
         return value
     if not isinstance(value, str) or not _C_IDENTIFIER.match(value):
-        raise ValueError(f"the option capi must be True, False or a C identifier for the kernel's symbol, got {value!r}")
+        raise ValueError(
+            f"the option capi must be True, False or a C identifier for the kernel's symbol, got {value!r}"
+        )
     return value
 
 
