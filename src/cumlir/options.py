@@ -273,11 +273,13 @@ def _carveout(value: object) -> int | None:
     if value is None:
         return None
     if isinstance(value, str):
-        if value not in CARVEOUT_NAMES:
+        # any case: Numba-CUDA spells "MaxL1", numba-cuda-mlir "maxl1"
+        by_lower = {name.lower(): percent for name, percent in CARVEOUT_NAMES.items()}
+        if value.lower() not in by_lower:
             raise ValueError(
                 f"the option shared_memory_carveout must be one of {', '.join(CARVEOUT_NAMES)} or a percentage, got {value!r}"
             )
-        return CARVEOUT_NAMES[value]
+        return by_lower[value.lower()]
     if isinstance(value, bool) or not isinstance(value, int) or not -1 <= value <= 100:
         raise ValueError(f"the option shared_memory_carveout must be an int from -1 to 100, got {value!r}")
     return value
