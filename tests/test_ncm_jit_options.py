@@ -246,8 +246,8 @@ def test_dump_bad_values(keywords, error, words):
 
 
 def test_carveout_names_in_either_spelling():
-    assert cuda.jit(shared_memory_carveout="maxl1").options.shared_memory_carveout == 0
-    assert cuda.jit(shared_memory_carveout="MaxShared").options.shared_memory_carveout == 100
+    assert cuda.jit(shared_memory_carveout="maxl1")(scale).options.shared_memory_carveout == 0
+    assert cuda.jit(shared_memory_carveout="MaxShared")(scale).options.shared_memory_carveout == 100
     with pytest.raises(ValueError, match="shared_memory_carveout"):
         cuda.jit(shared_memory_carveout="max")
 
