@@ -47,6 +47,7 @@ NAMESPACE_MODULES = [
 ]
 DECORATING_ADDS = [
     "cumlir.backends",
+    "cumlir.chips",
     "cumlir.dispatcher",
     "cumlir.dispatcher.config_keys",
     "cumlir.dispatcher.surface",

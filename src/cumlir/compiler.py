@@ -26,6 +26,7 @@ from .codegen import backend_for, get_backend
 from .codegen.passes import pipeline
 from .codegen.targets import CODE_FORMATS, parse_cc
 from .compile_stats import FIGURE_OF_STAGE
+from .dumps import after_run, after_stage
 from .frontend_lock import FRONTEND_LOCK
 from .linkable import LTOIR, PTXSource, uses_nrt
 from .linking import link_cubin
@@ -222,7 +223,7 @@ def _cubin(c: Compilation) -> None:
     name = f"{c.symbol}.{c.code_format}"
     made = _code(c)
     code = PTXSource(made, name=name) if c.code_format == "ptx" else LTOIR(made, name=name)
-    c.cubin = link_cubin([code, *c.link], c.cc)
+    c.cubin = link_cubin([code, *c.link], c.cc, c.options.ptxas_options)
 
 
 _RUN: dict[str, Callable[[Compilation], None]] = {
@@ -256,6 +257,9 @@ def run(compilation: Compilation, until: str) -> Compilation:
         figure = FIGURE_OF_STAGE[name]
         timings[figure] = timings.get(figure, 0.0) + time.perf_counter() - began
         compilation.done = name
+        after_stage(name, compilation)
+    if start <= STAGES.index(until):
+        after_run(compilation)
     return compilation
 
 
@@ -362,6 +366,12 @@ def type_function(
     return frontend_type_function(pyfunc, argtypes, return_type)
 
 
+def kernel_symbol(pyfunc: FunctionType, options: Options | None) -> str:
+    """A kernel's name in its code: its function's, or the options' ``capi`` name."""
+    capi = options.capi if options is not None else False
+    return capi if isinstance(capi, str) else pyfunc.__name__
+
+
 def check_kernel_result(where: str, return_type: types.Type | None) -> None:
     """A kernel returns nothing: raise TypeError naming *where* otherwise."""
     if return_type is not None and str(return_type) not in ("none", "void"):
@@ -380,7 +390,7 @@ def kernel(
     output: str | None = None,
 ) -> Compilation:
     """Compile *pyfunc* as a kernel for *argtypes* up to the stage *until*; the Compilation."""
-    entry = KernelEntry(pyfunc, tuple(argtypes), name or pyfunc.__name__, return_type)
+    entry = KernelEntry(pyfunc, tuple(argtypes), name or kernel_symbol(pyfunc, options), return_type)
     c = compilation(entry, cc, options, output)
     if typed is not None:
         c.typed, c.done = typed, "typed"
@@ -409,7 +419,7 @@ def emit(
     options: Options | None = None,
 ) -> str | bytes:
     """One stage's text for *pyfunc* compiled as a kernel (the command line's ``--emit``)."""
-    c = compilation(KernelEntry(pyfunc, tuple(argtypes), pyfunc.__name__), cc, options, output)
+    c = compilation(KernelEntry(pyfunc, tuple(argtypes), kernel_symbol(pyfunc, options)), cc, options, output)
     return output_of(c, output)
 
 

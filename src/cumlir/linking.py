@@ -22,9 +22,10 @@ def load_library():
     nvjitlink.version()
 
 
-def link_cubin(items, cc):
-    """A cubin for compute capability *cc* linking every item (LinkableCode objects or paths)."""
-    return _link(items, cc, ptx=False)
+def link_cubin(items, cc, ptxas_options=()):
+    """A cubin for compute capability *cc* linking every item (LinkableCode objects or paths);
+    *ptxas_options* are given to ptxas as it compiles the PTX among them."""
+    return _link(items, cc, ptx=False, ptxas_options=ptxas_options)
 
 
 def link_ptx(items, cc):
@@ -36,12 +37,13 @@ def link_ptx(items, cc):
     return _link(items, cc, ptx=True).rstrip(b"\0").decode()
 
 
-def _link(items, cc, ptx):
+def _link(items, cc, ptx, ptxas_options=()):
     from cuda.bindings import nvjitlink
 
     items = [load(as_linkable(item)) for item in items]
     lto = any(isinstance(item, LTOIR) for item in items)
     options = [f"-arch={targets.chip(cc)}"] + (["-lto"] if lto else []) + (["-ptx"] if ptx else [])
+    options += [f"-Xptxas={option}" for option in ptxas_options]
     handle = nvjitlink.create(len(options), options)
     try:
         names = []

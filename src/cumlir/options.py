@@ -10,11 +10,14 @@ from __future__ import annotations
 import difflib
 import hashlib
 import os
+import re
+import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 from typing import TYPE_CHECKING, Any
 
 from . import backends
+from .chips import MIN_PTX, parse_cc
 from .linkable import as_linkable, load
 
 if TYPE_CHECKING:
@@ -25,13 +28,35 @@ INLINE_MODES = ("never", "always")
 FASTMATH_FLAGS = frozenset({"fast", "nnan", "ninf", "nsz", "arcp", "contract", "afn", "reassoc"})
 CARVEOUT_NAMES = {"default": -1, "MaxL1": 0, "MaxShared": 100}
 MAX_REGISTERS_RANGE = (1, 255)  # what PTX's .maxnreg accepts
+OPT_LEVELS = range(4)  # LLVM's -O0 to -O3 (the NVPTX target's O, libNVVM's -opt=)
+# what each debugging keyword prints on stderr while compiling; none changes the code
+DUMPS = {
+    "dump_ast": "the Python syntax tree of the function",
+    "dump_ast_after_all": "the Python syntax tree of the function (cumlir has no AST transforms)",
+    "dump_numba_ir": "the typed Numba IR",
+    "dump_mlir": "the MLIR module before the passes",
+    "dump_llvmir": "the LLVM IR given to the code generator",
+    "dump_ptx": "the PTX",
+    "dump_cubin": "the SASS of the cubin (its size where nvdisasm is missing)",
+    "print_before_all": "the MLIR before every pass",
+    "print_after_all": "the MLIR after every pass",
+    "profile_jit": "the stage timings of each compilation",
+}
+DUMP_ALIASES = {"dump": ("dump_numba_ir", "dump_mlir")}  # numba-cuda-mlir's dump=True
+_C_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_CHIP = re.compile(r"sm_(\d+)([a-z]?)\Z")
+_PTX_FEATURE = re.compile(r"\+ptx(\d+)\Z")
 
 # keywords Numba-CUDA's cuda.jit has that cumlir refuses, and why
 _REFUSED = {
     "argtypes": "signatures are given as the first positional argument",
     "restype": "signatures are given as the first positional argument",
     "bind": "signatures are given as the first positional argument",
+    "experimental_ast_transforms": "cumlir has no AST transforms (consteval, loop unrolling); "
+    "write the constant or the unrolled loop in the source",
 }
+# keywords that choose what @cuda.jit compiles rather than how: cuda/decorators.py reads them
+JIT_SIGNATURE_KEYWORDS = ("signature", "annotations_as_signatures")
 
 
 class CompilationWarning(UserWarning):
@@ -57,6 +82,12 @@ class Options:
     shared_memory_carveout: int | None = None  # percent of L1 given to shared memory; -1 the driver's default
     backend: str | None = None  # a code generator of backends.REGISTRY; None: CUMLIR_BACKEND, else backends.DEFAULT
     nrt: bool | None = None  # the device runtime (docs/nrt.md); None: CUMLIR_ENABLE_NRT or NUMBA_CUDA_ENABLE_NRT
+    opt_level: int | None = None  # LLVM's optimisation level 0-3; None: 3 if opt else 0
+    chip: tuple[int, int] | None = None  # the compute capability compiled for when none is given
+    features: str | None = None  # the PTX ISA version, as LLVM's "+ptxNN" (nvptx code generator)
+    ptxas_options: tuple[str, ...] = ()  # passed to ptxas by nvJitLink (-Xptxas=)
+    capi: bool | str = False  # a kernel's symbol: its function's name (True, as always), or this name
+    dumps: frozenset[str] = frozenset()  # of DUMPS: what compiling prints on stderr (not in the cache key)
 
     def __post_init__(self) -> None:
         for name in ("debug", "opt", "lineinfo", "fma", "forceinline", "lto", "cache"):
@@ -70,20 +101,31 @@ class Options:
         backend = self.backend if self.backend is not None else os.environ.get("CUMLIR_BACKEND") or backends.DEFAULT
         object.__setattr__(self, "backend", backends.check(backend))
         object.__setattr__(self, "nrt", _nrt(self.nrt))
+        object.__setattr__(self, "opt_level", _opt_level(self.opt, self.opt_level))
+        object.__setattr__(self, "chip", _chip(self.chip))
+        object.__setattr__(self, "features", _features(self.features, self.backend, self.chip))
+        object.__setattr__(self, "ptxas_options", _ptxas_options(self.ptxas_options))
+        object.__setattr__(self, "capi", _capi(self.capi))
+        object.__setattr__(self, "dumps", _dumps(self.dumps))
 
     @classmethod
     def from_keywords(cls, where: str, keywords: Mapping[str, Any]) -> Options:
         """Options from user keywords: unknown ones raise TypeError naming the closest known one."""
-        known = {f.name for f in fields(cls)}
+        known = {f.name for f in fields(cls)} - {"dumps"}
+        keywords = _translated(where, keywords)
         for name, value in keywords.items():
-            if name in _REFUSED and value is not None:
+            if name in _REFUSED and value not in (None, False):
                 raise TypeError(f"{where}: the keyword {name!r} is not supported: {_REFUSED[name]}")
-            if name not in known and name not in _REFUSED and name not in _NUMBA_ONLY:
+            if name in JIT_SIGNATURE_KEYWORDS:
+                raise TypeError(
+                    f"{where}: the keyword {name!r} belongs to cuda.jit; {where} takes the signature as its argument"
+                )
+            if name not in known and name not in _REFUSED and name not in _NUMBA_ONLY and name != "dumps":
                 close = difflib.get_close_matches(name, sorted(known), n=1)
                 hint = f"; did you mean {close[0]!r}?" if close else ""
                 raise TypeError(f"{where}: unknown keyword argument {name!r}{hint}")
         _numba_only(where, keywords)
-        chosen = {k: v for k, v in keywords.items() if k in known}
+        chosen = {k: v for k, v in keywords.items() if k in known or k == "dumps"}
         if chosen.get("debug") is None:
             chosen.pop("debug", None)
         if chosen.get("opt") is None:
@@ -92,6 +134,7 @@ class Options:
             chosen.pop("lto", None)
         if chosen.get("nrt") is None:
             chosen.pop("nrt", None)
+        _opt_together(where, chosen)
         return cls(**chosen)
 
     def replace(self, **changes: Any) -> Options:
@@ -114,16 +157,19 @@ class Options:
         return self.fast or "afn" in self.fastmath
 
     def cache_key(self) -> str:
-        """A stable text over every field that changes the generated code (not cache or carveout)."""
+        """A stable text over every field that changes the generated code (not cache, carveout
+        or the debugging dumps)."""
         parts = []
         for f in fields(self):
-            if f.name in ("cache", "shared_memory_carveout"):
+            if f.name in ("cache", "shared_memory_carveout", "dumps"):
                 continue
             value = getattr(self, f.name)
             if f.name == "link":
                 value = [link_digest(item) for item in value]
             elif f.name == "fastmath":
                 value = sorted(value)
+            elif f.name == "capi" and value is True:
+                value = False  # a kernel is named after its function either way
             parts.append(f"{f.name}={value!r}")
         return ";".join(parts)
 
@@ -135,7 +181,10 @@ _NUMBA_ONLY = {"device", "extensions", "boundscheck"}
 
 def _numba_only(where: str, keywords: Mapping[str, Any]) -> None:
     if keywords.get("extensions"):
-        raise NotImplementedError(f"{where}: extensions= (argument handlers) are not supported by cumlir")
+        raise NotImplementedError(
+            f"{where}: extensions= (argument handlers with prepare_args) are not supported by cumlir; "
+            "convert such arguments before the launch, or give them a __cuda_array_interface__"
+        )
     if keywords.get("boundscheck"):
         raise NotImplementedError(
             f"{where}: boundscheck=True is not supported (as in Numba-CUDA); debug=True checks every index"
@@ -224,11 +273,13 @@ def _carveout(value: object) -> int | None:
     if value is None:
         return None
     if isinstance(value, str):
-        if value not in CARVEOUT_NAMES:
+        # any case: Numba-CUDA spells "MaxL1", numba-cuda-mlir "maxl1"
+        by_lower = {name.lower(): percent for name, percent in CARVEOUT_NAMES.items()}
+        if value.lower() not in by_lower:
             raise ValueError(
                 f"the option shared_memory_carveout must be one of {', '.join(CARVEOUT_NAMES)} or a percentage, got {value!r}"
             )
-        return CARVEOUT_NAMES[value]
+        return by_lower[value.lower()]
     if isinstance(value, bool) or not isinstance(value, int) or not -1 <= value <= 100:
         raise ValueError(f"the option shared_memory_carveout must be an int from -1 to 100, got {value!r}")
     return value
@@ -245,3 +296,149 @@ def link_digest(item: LinkItem) -> str:
     code = load(item)
     nrt = ":nrt" if code.nrt else ""
     return f"{type(code).__name__}:{code.name}{nrt}:{hashlib.sha256(code.bytes).hexdigest()[:16]}"
+
+
+# -- numba-cuda-mlir's keywords, translated into the fields they set ------------------------
+
+
+def _translated(where: str, keywords: Mapping[str, Any]) -> dict[str, Any]:
+    """*keywords* with numba-cuda-mlir's spellings made fields: the dump switches gathered into
+    ``dumps``, ``cc`` into ``chip``, a kernel's ``abi``/``abi_info`` into ``capi``."""
+    result = dict(keywords)
+    dumps = set(result.pop("dumps", ()) or ())
+    for name in [*DUMPS, *DUMP_ALIASES]:
+        if name not in result:
+            continue
+        value = result.pop(name)
+        if name == "profile_jit" and isinstance(value, str):
+            raise TypeError(
+                f"{where}: profile_jit prints the stage timings (True); it writes no profile file, "
+                f"got {value!r}: run the program under python -m cProfile -o FILE instead"
+            )
+        _check_bool(name, value)
+        if value:
+            dumps.update(DUMP_ALIASES.get(name, (name,)))
+    if dumps:
+        result["dumps"] = frozenset(dumps)
+    if result.get("cc") is not None:
+        cc = result.pop("cc")
+        if result.get("chip") is not None and _chip(result["chip"]) != _chip(cc):
+            raise ValueError(f"{where}: cc={cc!r} and chip={result['chip']!r} name different compute capabilities")
+        result["chip"] = cc
+    result.pop("cc", None)
+    abi = result.pop("abi", "numba")
+    if abi != "numba":
+        raise TypeError(
+            f"{where}: abi={abi!r}: a @cuda.jit function is called with Numba's ABI; to export a device "
+            "function with the C ABI use cuda.compile(f, sig, abi='c')"
+        )
+    abi_info = result.pop("abi_info", None)
+    if abi_info:
+        if not isinstance(abi_info, dict) or set(abi_info) - {"abi_name"}:
+            raise ValueError(f"{where}: abi_info takes one key, 'abi_name', got {abi_info!r}")
+        symbol = abi_info.get("abi_name")
+        if result.get("capi") not in (None, False, True, symbol):
+            raise ValueError(f"{where}: capi={result['capi']!r} and abi_info={abi_info!r} name different symbols")
+        result["capi"] = symbol
+    return result
+
+
+def _opt_together(where: str, chosen: dict[str, Any]) -> None:
+    """``opt`` (Numba-CUDA's) and ``opt_level`` (numba-cuda-mlir's) set one thing: given
+    together they must agree; ``opt_level`` alone sets ``opt``."""
+    level = chosen.get("opt_level")
+    if level is None:
+        return
+    _opt_level(level > 0 if isinstance(level, int) else True, level)  # its own checks first: type and range
+    if "opt" in chosen and bool(chosen["opt"]) != (level > 0):
+        raise ValueError(
+            f"{where}: opt={chosen['opt']!r} and opt_level={level!r} disagree; "
+            "give one of them (opt_level=0 is opt=False, 1 to 3 are opt=True)"
+        )
+    chosen["opt"] = level > 0
+
+
+def _opt_level(opt: bool, level: object) -> int:
+    if level is None:
+        return 3 if opt else 0
+    if isinstance(level, bool) or not isinstance(level, int):
+        raise TypeError(f"the option opt_level must be an int from 0 to 3, got {level!r}")
+    if level not in OPT_LEVELS:
+        raise ValueError(f"the option opt_level must be between 0 and 3, got {level}")
+    if (level > 0) != opt:
+        raise ValueError(f"the options opt={opt} and opt_level={level} disagree")
+    return level
+
+
+def _chip(value: object) -> tuple[int, int] | None:
+    """A chip as "sm_90" or a (major, minor) pair (numba-cuda-mlir's ``cc``)."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        form = _CHIP.match(value)
+        if form is None or len(form.group(1)) < 2:
+            raise ValueError(
+                f"the option chip must be 'sm_' and a compute capability, as 'sm_90' or 'sm_100', got {value!r}"
+            )
+        if form.group(2):
+            raise ValueError(
+                f"the option chip={value!r} names an architecture-specific target; cumlir compiles for a "
+                f"(major, minor) compute capability through code generation, nvJitLink and its cache, so "
+                f"use chip='sm_{form.group(1)}'"
+            )
+    elif not isinstance(value, tuple):
+        raise TypeError(f"the option chip must be a string such as 'sm_90' or a (major, minor) tuple, got {value!r}")
+    try:
+        return parse_cc(value)
+    except ValueError as e:
+        raise ValueError(f"the option chip: {e}") from None
+
+
+def _features(value: object, backend: object, chip: tuple[int, int] | None) -> str | None:
+    """The PTX ISA version LLVM's NVPTX writes, "+ptxNN" (libNVVM chooses its own)."""
+    if value is None:
+        return None
+    if not isinstance(value, str) or not _PTX_FEATURE.match(value):
+        raise ValueError(f"the option features must be a PTX ISA version as '+ptx80' (PTX 8.0), got {value!r}")
+    if backend != "nvptx":
+        raise ValueError(f"the option features={value!r} applies to backend='nvptx'; libNVVM chooses the PTX version")
+    if chip is not None:
+        check_ptx_feature(value, chip)
+    return value
+
+
+def check_ptx_feature(feature: str, cc: tuple[int, int]) -> None:
+    """A PTX version of ``features`` must be one the chip *cc* exists in."""
+    version = int(feature[len("+ptx") :])
+    if version < MIN_PTX[cc]:
+        raise ValueError(
+            f"the option features={feature!r} is older than sm_{cc[0]}{cc[1]} allows: it needs +ptx{MIN_PTX[cc]} or later"
+        )
+
+
+def _ptxas_options(value: object) -> tuple[str, ...]:
+    if value is None or value == ():
+        return ()
+    if isinstance(value, str):
+        return tuple(shlex.split(value))
+    if isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
+        return tuple(value)
+    raise TypeError(f"the option ptxas_options must be a string of ptxas options, got {value!r}")
+
+
+def _capi(value: object) -> bool | str:
+    if isinstance(value, bool):
+        return value
+    if not isinstance(value, str) or not _C_IDENTIFIER.match(value):
+        raise ValueError(
+            f"the option capi must be True, False or a C identifier for the kernel's symbol, got {value!r}"
+        )
+    return value
+
+
+def _dumps(value: object) -> frozenset[str]:
+    names = frozenset(value)  # type: ignore[call-overload]
+    unknown = sorted(names - set(DUMPS))
+    if unknown:
+        raise ValueError(f"unknown dumps {unknown}; choose among {', '.join(DUMPS)}")
+    return names

@@ -36,7 +36,7 @@ def compile(
     device: bool = True,
     fastmath: bool | set[str] = False,
     cc: ComputeCapability | None = None,
-    opt: bool = True,
+    opt: bool | None = None,
     abi: str = "c",
     abi_info: dict[str, str] | None = None,
     output: str = "ptx",
@@ -50,8 +50,9 @@ def compile(
     result) or Numba's (``abi="numba"``: a mangled name, the result stored through a
     pointer passed first, a status code returned). *sig* may give only the argument
     types; the return type is then inferred. ``cc`` is a compute capability such as
-    ``(9, 0)``; without one, the current device's is used. Further keywords are the
-    options of ``cuda.jit`` (``forceinline``, ``launch_bounds``, ``max_registers`` ...).
+    ``(9, 0)``; without one, the options' ``chip``, else the current device's. ``opt``
+    (None: True) may be given as ``opt_level`` instead. Further keywords are the options
+    of ``cuda.jit`` (``forceinline``, ``launch_bounds``, ``max_registers`` ...).
     """
     settings = dict(debug=debug, lineinfo=lineinfo, fastmath=fastmath, opt=opt, **options)
     return _compile("cuda.compile", pyfunc, sig, device, cc, abi, abi_info, output, settings)
@@ -81,7 +82,7 @@ def _compile(
     check_choice("output", output, OUTPUTS if kernel_outputs and not device else LIBRARY_OUTPUTS)
     argtypes, return_type = parse_signature(sig)
     compile_options = Options.from_keywords(where, settings)
-    chip = _compute_capability(cc)
+    chip = _compute_capability(cc, compile_options)
     if device:
         return _device(pyfunc, argtypes, return_type, chip, compile_options, abi, abi_info, output, with_link)
     return _kernel(pyfunc, argtypes, return_type, chip, compile_options, abi, output, with_link)
@@ -94,7 +95,7 @@ def compile_for_current_device(
     lineinfo: bool = False,
     device: bool = True,
     fastmath: bool | set[str] = False,
-    opt: bool = True,
+    opt: bool | None = None,
     abi: str = "c",
     abi_info: dict[str, str] | None = None,
     output: str = "ptx",
@@ -125,7 +126,7 @@ def compile_ptx(
     device: bool = False,
     fastmath: bool | set[str] = False,
     cc: ComputeCapability | None = None,
-    opt: bool = True,
+    opt: bool | None = None,
     abi: str = "numba",
     abi_info: dict[str, str] | None = None,
     **options: Any,
@@ -159,7 +160,7 @@ def compile_ptx_for_current_device(
     lineinfo: bool = False,
     device: bool = False,
     fastmath: bool | set[str] = False,
-    opt: bool = True,
+    opt: bool | None = None,
     abi: str = "numba",
     abi_info: dict[str, str] | None = None,
     **options: Any,
@@ -180,9 +181,15 @@ def compile_ptx_for_current_device(
     )
 
 
-def _compute_capability(cc: ComputeCapability | None) -> tuple[int, int]:
+def _compute_capability(cc: ComputeCapability | None, options: Options | None = None) -> tuple[int, int]:
+    """*cc*, else the options' ``chip``, else the current device's."""
     from ..codegen.targets import parse_cc
 
+    if cc is not None and options is not None and options.chip is not None and parse_cc(cc) != options.chip:
+        major, minor = options.chip
+        raise ValueError(f"cc={cc!r} and chip='sm_{major}{minor}' name different compute capabilities")
+    if cc is None and options is not None:
+        cc = options.chip
     if cc is None:
         from ..runtime.driver import current_context
 

@@ -34,27 +34,61 @@ def jit(
     and ``@cuda.jit(["sig1", "sig2"])``. Without signatures, a kernel is compiled at its
     first launch for each new combination of argument types. The keywords are Numba-CUDA's
     (``debug``, ``opt``, ``lineinfo``, ``fastmath``, ``max_registers``, ``launch_bounds``,
-    ``inline``, ``forceinline``, ``link``, ``lto``, ``cache``, ``shared_memory_carveout``)
-    and ``backend``; they are checked here, and an unknown one raises TypeError.
+    ``inline``, ``forceinline``, ``link``, ``lto``, ``cache``, ``shared_memory_carveout``),
+    ``backend``, and numba-cuda-mlir's (``opt_level``, ``chip``, ``cc``, ``features``,
+    ``ptxas_options``, ``capi``, ``abi_info``, ``signature="infer"``, the ``dump_*``
+    switches ...: docs/architecture.md, "Options"); they are checked here, and an unknown
+    or refused one raises an exception naming it.
     """
     from ..dispatcher import Dispatcher
     from ..options import Options
 
     if not isinstance(device, bool):
         raise TypeError(f"cuda.jit: device must be True or False, got {device!r}")
+    signature = options.pop("signature", None)
+    by_annotations = options.pop("annotations_as_signatures", False)
+    if not isinstance(by_annotations, bool):
+        raise TypeError(f"cuda.jit: annotations_as_signatures must be True or False, got {by_annotations!r}")
     compile_options = Options.from_keywords("cuda.jit", options)
+    if device and compile_options.capi:
+        raise TypeError(
+            "cuda.jit: capi names a kernel's symbol; to export a device function under a name of "
+            "your choosing use cuda.compile(f, sig, abi='c', abi_info={'abi_name': ...})"
+        )
     function = function_or_signatures(func_or_sig, "cuda.jit")
-    if function is not None:
-        return Dispatcher(function, device=device, options=compile_options)
-
-    sigs = cast("SignatureLike | list[SignatureLike] | None", func_or_sig)  # not a function (checked above)
-    if sigs is not None and not isinstance(sigs, list):
-        sigs = [sigs]
+    given = None if function is not None else cast("SignatureLike | list[SignatureLike] | None", func_or_sig)
+    if signature is not None and signature != "infer":
+        if given is not None:
+            raise TypeError("cuda.jit: signatures given twice: as the first argument and as signature=")
+        given = signature
+    infer = signature == "infer" or by_annotations
 
     def decorate(pyfunc: Callable[..., Any]) -> Dispatcher:
-        return Dispatcher(python_function(pyfunc, "cuda.jit"), sigs, device=device, options=compile_options)
+        python = python_function(pyfunc, "cuda.jit")
+        sigs = given if given is None or isinstance(given, list) else [given]
+        if infer:
+            sigs = _with_annotations(python, sigs, strict=signature == "infer")
+        return Dispatcher(python, sigs, device=device, options=compile_options)
 
-    return decorate
+    return decorate(function) if function is not None else decorate
+
+
+def _with_annotations(
+    pyfunc: FunctionType, sigs: list[SignatureLike] | None, strict: bool
+) -> list[SignatureLike] | None:
+    """The signatures of a function compiled with signature="infer" or
+    annotations_as_signatures=True: its annotations' one, which signatures given too conflict with."""
+    from .annotated import signature_from_annotations
+
+    inferred = signature_from_annotations(pyfunc, strict)
+    if inferred is None:
+        return sigs
+    if sigs:
+        raise TypeError(
+            f"cuda.jit: {pyfunc.__qualname__} has both signatures and type annotations to compile for; "
+            "give one of them (or annotations_as_signatures=False to ignore the annotations)"
+        )
+    return [inferred]
 
 
 def python_function(obj: object, where: str) -> FunctionType:

@@ -45,14 +45,15 @@ class KernelOverload:
         """The compiler's KernelBuild of this kernel: the one way into the compiler."""
         if self._build is None:
             # the compiler (numba, MLIR) loads here: a kernel from the disk cache never needs it
-            from ..compiler import KernelBuild, KernelEntry
+            from ..compiler import KernelBuild, KernelEntry, kernel_symbol
 
             with self.table.lock:
                 if self._build is None:
                     self.table.settle()  # a kernel loaded by its plain types compiles under numba's
                     pyfunc = self.dispatcher.py_func
-                    entry = KernelEntry(pyfunc, self.argtypes, pyfunc.__name__, self.return_type)
-                    self._build = KernelBuild(entry, self.dispatcher.options, timings=self._stats)
+                    options = self.dispatcher.options
+                    entry = KernelEntry(pyfunc, self.argtypes, kernel_symbol(pyfunc, options), self.return_type)
+                    self._build = KernelBuild(entry, options, timings=self._stats)
         return self._build
 
     @property
@@ -133,7 +134,7 @@ class KernelOverload:
 
     def output(self, output, cc=None):
         """What the compiler makes for *output* (``ptx``, ``llvm``, ``mlir`` ...) for *cc*."""
-        cc = cc or current_cc()
+        cc = cc or self.dispatcher.options.chip or current_cc()
         if output in ("ptx", "ltoir", "cubin"):
             c = self.compilation(cc, "cubin" if output == "cubin" else "codegen")
             if output != "cubin" and c.code_format != output:
@@ -150,7 +151,7 @@ class KernelOverload:
 
     def lto_ptx(self, cc=None):
         """The PTX nvJitLink's link-time optimiser makes from this kernel and its LTO-IR link items."""
-        c = self.compilation(cc or current_cc(), "codegen")
+        c = self.compilation(cc or self.dispatcher.options.chip or current_cc(), "codegen")
         return link_ptx([LTOIR(c.code, name=f"{c.symbol}.ltoir"), *c.link], c.cc)
 
     def resource(self, name):

@@ -17,6 +17,7 @@ from mlir.dialects import llvm
 
 from ...marks import FUNCTION_FASTMATH, PARALLEL_LOOPS_MARK, UNCONTRACTED
 from ...mlir_context import thread_pass_managers
+from ...options import check_ptx_feature
 from .. import targets
 from . import counted_loops
 from .parallel_loops import distribute
@@ -38,9 +39,16 @@ LOOPS_TO_BLOCKS = "builtin.module(gpu.module(convert-scf-to-cf))"
 NVPTX_DATA_LAYOUT = "e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64"
 
 
-def pass_manager(pipeline):
+def pass_manager(pipeline, options=None):
     """The parsed pass manager of a textual *pipeline* in the current MLIR context, made once
-    per thread: a pass manager runs on one module at a time, so threads never share one."""
+    per thread: a pass manager runs on one module at a time, so threads never share one.
+    Options asking to print the IR around every pass (``print_before_all``,
+    ``print_after_all``) get one of their own, printing on stderr."""
+    printing = _ir_printing(options)
+    if printing:
+        pm = passmanager.PassManager.parse(pipeline)
+        pm.enable_ir_printing(**printing)
+        return pm
     kept = thread_pass_managers(ir.Context.current)
     pm = kept.get(pipeline) if kept is not None else None
     if pm is None:
@@ -50,14 +58,24 @@ def pass_manager(pipeline):
     return pm
 
 
+def _ir_printing(options):
+    """enable_ir_printing's switches for the options' print_before_all / print_after_all."""
+    if options is None:
+        return {}
+    before, after = "print_before_all" in options.dumps, "print_after_all" in options.dumps
+    return {"print_before_all": before, "print_after_all": after} if before or after else {}
+
+
 def set_target(module, cc, options):
     """Attach the NVVM target (chip, PTX version, LLVM optimisation level, FTZ) to the gpu.module,
     and the options' register and launch limits to its kernels."""
     gpu_module = gpu_module_of(module)
-    opt_level = 3 if options.opt else 0
     flags = ", flags = {ftz}" if options.fast else ""
+    features = options.features or targets.ptx_feature(cc)
+    if options.features:
+        check_ptx_feature(options.features, targets.parse_cc(cc))
     target = ir.Attribute.parse(
-        f'#nvvm.target<O = {opt_level}, chip = "{targets.chip(cc)}", features = "{targets.ptx_feature(cc)}"{flags}>'
+        f'#nvvm.target<O = {options.opt_level}, chip = "{targets.chip(cc)}", features = "{features}"{flags}>'
     )
     gpu_module.attributes["targets"] = ir.ArrayAttr.get([target])
     # the NVPTX layout must be known when the module is translated to LLVM IR: loads and
@@ -106,7 +124,7 @@ def run_stage(module, name, options):
         _fast_arithmetic(module, options)
         if not _has_functions(module):
             pipeline = OPTIMIZED_WITHOUT_CALLS
-    pass_manager(pipeline).run(module.operation)
+    pass_manager(pipeline, options).run(module.operation)
     if name == "llvm":
         if options.opt:
             counted_loops.mark(module, gpu_module_of(module))
