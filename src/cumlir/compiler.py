@@ -223,7 +223,9 @@ def _cubin(c: Compilation) -> None:
     name = f"{c.symbol}.{c.code_format}"
     made = _code(c)
     code = PTXSource(made, name=name) if c.code_format == "ptx" else LTOIR(made, name=name)
-    c.cubin = link_cubin([code, *c.link], c.cc, c.options.ptxas_options)
+    # debug=True: ptxas keeps the DWARF of locals (and compiles without optimising, as -g does)
+    ptxas = ("-g", *c.options.ptxas_options) if c.options.debug else c.options.ptxas_options
+    c.cubin = link_cubin([code, *c.link], c.cc, ptxas)
 
 
 _RUN: dict[str, Callable[[Compilation], None]] = {

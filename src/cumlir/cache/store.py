@@ -21,7 +21,7 @@ import warnings
 from collections.abc import Callable, Iterator
 
 SUFFIX = ".cumlir"
-LOCK_TIMEOUT_S = 60
+LOCK_TIMEOUT_S = 300  # waiting out another process's compile on a loaded machine beats compiling again
 MAX_ENTRY_BYTES = 1 << 30  # far above any cubin: a larger file is not an entry
 # no blocking on a FIFO, no following a link swapped in after lstat, no controlling terminal
 _READ_FLAGS = os.O_RDONLY
