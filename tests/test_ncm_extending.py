@@ -1,0 +1,234 @@
+"""numba-cuda-mlir's extension API names in cumlir.extending, without a GPU: each one
+either works on cumlir's registries (kernels using it compile to PTX that ptxas accepts)
+or is refused by name."""
+
+import numpy as np
+import pytest
+from mlir import ir
+from mlir.dialects import llvm, nvvm
+
+from cumlir import cuda, extending, types
+from cumlir.codegen import targets
+from cumlir.lowering_utilities import type_conversions
+from cumlir.numba_cuda.typeconv import Conversion
+from cumlir.numba_cuda.typing.templates import AbstractTemplate, signature
+
+from . import support
+
+ARCHS = [(8, 0), (9, 0)]
+
+
+def _assembles(kernel, sig, backend, **options):
+    ptxs = []
+    for cc in ARCHS:
+        ptx = cuda.compile_ptx(kernel, sig, cc=cc, backend=backend, **options)[0]
+        support.ptxas(ptx, targets.chip(cc))
+        ptxs.append(ptx)
+    return ptxs
+
+
+# ---- lower_builtin with a typing template ---------------------------------------------
+
+
+def popcount_of(x):
+    raise NotImplementedError("popcount_of is only callable from kernels")
+
+
+@extending.typing_registry.register_global(popcount_of)
+class _PopcountTyping(AbstractTemplate):
+    def generic(self, args, kws):
+        if not kws and len(args) == 1 and args[0] == types.uint32:
+            return signature(types.int32, types.uint32)
+
+
+@extending.lower_builtin(popcount_of, types.uint32)
+def _lower_popcount(builder, target, args, kwargs):
+    (x,) = builder.load_vars(args)
+    builder.store_var(target, llvm.intr_ctpop(x))
+
+
+def test_lower_builtin_lowers_a_typed_call(backend):
+    def kernel(a, out):
+        i = cuda.grid(1)
+        if i < a.size:
+            out[i] = popcount_of(a[i])
+
+    for ptx in _assembles(kernel, (types.uint32[::1], types.int32[::1]), backend):
+        assert "popc.b32" in ptx
+
+
+def test_registry_instances_feed_cumlir_tables(backend):
+    typing_registry, lowering_registry = extending.Registry(), extending.LoweringRegistry()
+
+    def rcp(x):
+        raise NotImplementedError
+
+    @typing_registry.register_global(rcp)
+    class _Typing(AbstractTemplate):
+        def generic(self, args, kws):
+            if args == (types.float32,):
+                return signature(types.float32, types.float32)
+
+    @lowering_registry.lower(rcp, types.float32)
+    def _lower(builder, target, args, kwargs):
+        (x,) = builder.load_vars(args)
+        builder.store_var(target, nvvm.rcp_approx_ftz_f(x.type, x))
+
+    extending.refresh_registries()
+
+    def kernel(a):
+        a[0] = rcp(a[0])
+
+    for ptx in _assembles(kernel, (types.float32[::1],), backend):
+        assert "rcp.approx.ftz.f32" in ptx
+
+
+def test_registry_keywords_of_the_overload_family():
+    def twice(x):
+        return 2 * x
+
+    extending.overload(twice, typing_registry=extending.Registry())(lambda x: twice)
+    with pytest.raises(TypeError, match="typing_registry= must be a cumlir.extending.TypingRegistry"):
+        extending.overload(twice, typing_registry=object())
+
+
+# ---- data models, typeof ---------------------------------------------------------------
+
+
+class Tag:
+    def __init__(self, value):
+        self.value = value
+
+
+class TagType(types.Type):
+    def __init__(self):
+        super().__init__(name="Tag")
+
+    def can_convert_to(self, typingctx, other):
+        if isinstance(other, types.Integer):
+            return Conversion.safe
+        return None
+
+
+tag_type = TagType()
+
+
+@extending.register(extending.mlir_data_manager, TagType)
+class _TagModel(extending.models.PrimitiveModel):
+    def __init__(self, dmm, fe_type):
+        super().__init__(dmm, fe_type, lambda: ir.IntegerType.get_signless(64))
+
+
+@extending.typeof_impl.register(Tag)
+def _typeof_tag(value, context):
+    return tag_type
+
+
+@extending.lowering_registry.lower_constant(TagType)
+def _tag_constant(context, builder, typ, pyval):
+    from cumlir.lowering_utilities import constant
+
+    return constant(pyval.value, ir.IntegerType.get_signless(64))
+
+
+@extending.lower_cast(TagType, types.Integer)
+def _tag_to_int(context, builder, fromty, toty, value):
+    return value
+
+
+THE_TAG = Tag(1234567)
+
+
+def test_typeof_impl_types_a_global_and_register_gives_its_model(backend):
+    assert extending.mlir_data_manager.lookup(tag_type).__class__ is _TagModel
+
+    def kernel(out):
+        out[0] = THE_TAG  # converted by _tag_to_int
+
+    for ptx in _assembles(kernel, (types.int64[::1],), backend):
+        assert "1234567" in ptx
+
+
+# ---- templates, classmethods, call keys ------------------------------------------------
+
+
+def cube(x):
+    return x * x * x
+
+
+def test_make_overload_template_registered_by_hand(backend):
+    def typer(x):
+        if isinstance(x, types.Float):
+            return lambda x: x * x * x
+
+    template = extending.make_overload_template(cube, typer, {}, True, "never")
+    extending.typing_registry.register(template)
+    extending.typing_registry.register_global(cube, types.Function(template))
+
+    def kernel(a):
+        a[0] = cube(a[1])
+
+    for ptx in _assembles(kernel, (types.float64[::1],), backend):
+        assert ptx.count("mul.f64") + ptx.count("mul.rn.f64") >= 2
+
+
+def test_make_overload_attribute_template_is_numbas_bound_to_cumlir():
+    template = extending.make_overload_attribute_template(TagType, "twice", lambda tag: None)
+    assert template._attr == "twice" and template.key is TagType
+    assert template.metadata["target"] == "cumlir"
+
+
+class CounterType(types.Type):
+    def __init__(self):
+        super().__init__(name="Counter")
+
+
+@extending.overload_classmethod(CounterType, "limit")
+def _counter_limit(cls, n):
+    if isinstance(n, types.Integer):
+        return lambda cls, n: n * 3 + 1
+
+
+def test_overload_classmethod(backend):
+    def kernel(out, n):
+        out[0] = CounterType.limit(n)
+
+    for ptx in _assembles(kernel, (types.int64[::1], types.int64), backend):
+        assert "mad.lo.s64" in ptx or "mul.lo.s64" in ptx
+
+
+def test_canonical_call_key():
+    def impl(a, b=2, *rest, c=3):
+        pass
+
+    i, f = types.int64, types.float32
+    key = extending.canonical_call_key
+    assert key(impl, (i,), {}) == (i, types.Omitted(2), types.Omitted(3))
+    assert key(impl, (i, f), {"c": f}) == key(impl, (i,), {"b": f, "c": f}) == (i, f, f)
+    assert key(impl, (i, f, i, i), {}) == (i, f, i, i, types.Omitted(3))
+    assert key(impl, (i, f, types.StarArgTuple((i, i))), {}) == (i, f, i, i, types.Omitted(3))
+    assert key(impl, (), {}) is None
+    assert key(impl, (i,), {"d": i}) is None
+
+
+# ---- type conversions ------------------------------------------------------------------
+
+
+def test_type_conversions_round_trip():
+    with ir.Context(), ir.Location.unknown():
+        for numba_type in (types.int8, types.int32, types.int64, types.float32, types.float64, types.boolean):
+            assert type_conversions.to_numba_type(type_conversions.to_mlir_type(numba_type)) == numba_type
+        assert str(type_conversions.to_mlir_type(np.dtype(np.float16))) == "f16"
+        memref = type_conversions.to_mlir_type(types.float32[:, ::1])
+        assert type_conversions.to_numba_type(memref) == types.float32[:, :]
+        assert str(type_conversions.to_mlir_type(types.int32(types.float64))) == "(f64) -> i32"
+        with pytest.raises(TypeError, match="to_numba_type: no Numba type for the MLIR type vector"):
+            type_conversions.to_numba_type(ir.VectorType.get([4], ir.F32Type.get()))
+        with pytest.raises(TypeError, match="to_mlir_type: no MLIR type for 'text'"):
+            type_conversions.to_mlir_type("text")
+
+
+def test_targetconfig_is_numbas():
+    from numba.core import targetconfig
+
+    assert extending.targetconfig is targetconfig
