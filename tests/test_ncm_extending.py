@@ -13,7 +13,7 @@ from cumlir.lowering_utilities import type_conversions
 from cumlir.numba_cuda.typeconv import Conversion
 from cumlir.numba_cuda.typing.templates import AbstractTemplate, signature
 
-from . import support
+from . import fake_driver, support
 
 ARCHS = [(8, 0), (9, 0)]
 
@@ -232,3 +232,155 @@ def test_targetconfig_is_numbas():
     from numba.core import targetconfig
 
     assert extending.targetconfig is targetconfig
+
+
+# ---- kernels whose code depends on their launches --------------------------------------
+
+
+@extending.intrinsic
+def threads_per_block(typingctx):
+    def codegen(context, builder, sig, args):
+        from cumlir.lowering_utilities import constant
+
+        block = extending.require_launch_config()["block"]  # read while lowering: the kernel's launch
+        return constant(block[0] * block[1] * block[2], ir.IntegerType.get_signless(64))
+
+    return signature(types.int64), codegen
+
+
+@extending.intrinsic
+def scratch_marker(typingctx, nbytes):
+    if isinstance(nbytes, types.IntegerLiteral):
+        extending.set_required_dynamic_shared_memory(None, nbytes.literal_value)
+
+        def codegen(context, builder, sig, args):
+            from cumlir.lowering_utilities import constant
+
+            return constant(0, ir.IntegerType.get_signless(64))
+
+        return signature(types.int64, nbytes), codegen
+
+
+def _overloads(kernel):
+    """Every KernelOverload of *kernel*, its launch-configuration twins' included."""
+    launches = kernel._launching()
+    found = list(launches.table.overloads.values())
+    for twin in launches._by_config.values():
+        found += twin.table.overloads.values()
+    return found
+
+
+def _modules_named(fake):
+    """Make the fake driver's launches name the module of their kernel: one per cubin loaded."""
+    loaded = []
+
+    def load(image):
+        loaded.append(image)
+        return 0, len(loaded)
+
+    fake.cuModuleLoadData = load
+    fake.cuModuleGetFunction = lambda module, name: (0, (fake.current, f"{name.decode()}@{module}"))
+    return fake
+
+
+def _launched_ptx(overload):
+    return overload.compilation((9, 0), "cubin").code
+
+
+def test_a_kernel_reading_its_launch_configuration_compiles_per_configuration(monkeypatch, backend):
+    fake = _modules_named(fake_driver.install(monkeypatch))
+
+    @cuda.jit(backend=backend)
+    def kernel(out):
+        out[0] = threads_per_block()
+
+    out = cuda.device_array(1, np.int64)
+    kernel[1, 32](out)
+    kernel[2, 32](out)  # another grid: a kernel of its own too (the code may read any of it)
+    kernel[1, (8, 4)](out)
+    kernel[1, 32](out)  # the first configuration again: its kernel, not compiled again
+    kernel[1, 64](out)
+    kernel[1, 64](out)  # the fast path of a twin's launcher
+    overloads = _overloads(kernel)
+    assert len(overloads) == 4
+    constants = sorted(ptx for ptx in map(_launched_ptx, overloads))
+    for ptx in constants:
+        support.ptxas(ptx, "sm_90")
+    assert sum("64;" in ptx for ptx in constants) == 1 and sum("32;" in ptx for ptx in constants) == 3
+    assert [launch["block"] for launch in fake.launches] == [
+        (32, 1, 1),
+        (32, 1, 1),
+        (8, 4, 1),
+        (32, 1, 1),
+        (64, 1, 1),
+        (64, 1, 1),
+    ]
+    names = [launch["kernel"] for launch in fake.launches]
+    assert names[0] == names[3] and len({names[0], names[1], names[2], names[4]}) == 4
+    assert names[4] == names[5]
+
+
+def test_a_kernel_reading_no_configuration_compiles_once(monkeypatch):
+    fake_driver.install(monkeypatch)
+
+    @cuda.jit
+    def kernel(out):
+        out[0] = 7
+
+    out = cuda.device_array(1, np.int64)
+    kernel[1, 32](out)
+    kernel[4, 64, 0, 128](out)
+    assert len(_overloads(kernel)) == 1 and not kernel._launching().sensitive
+
+
+def test_mark_launch_config_sensitive_before_launching(monkeypatch):
+    fake = _modules_named(fake_driver.install(monkeypatch))
+
+    @cuda.jit
+    def kernel(out):
+        out[0] = 7
+
+    kernel.mark_launch_config_sensitive()
+    out = cuda.device_array(1, np.int64)
+    kernel[1, 32](out)
+    kernel[1, 64](out)
+    kernel[1, 32](out)
+    assert len(_overloads(kernel)) == 2
+    assert fake.launches[0]["kernel"] == fake.launches[2]["kernel"] != fake.launches[1]["kernel"]
+
+
+def test_the_configuration_is_refused_without_a_launch(backend):
+    def kernel(out):
+        out[0] = threads_per_block()
+
+    with pytest.raises(Exception, match=r"require_launch_config\(\): .* being compiled without a launch"):
+        cuda.compile_ptx(kernel, (types.int64[::1],), cc=(9, 0), backend=backend)
+    with pytest.raises(RuntimeError, match="called by extensions while a kernel is compiled"):
+        extending.require_launch_config()
+
+
+def test_required_dynamic_shared_memory_is_added_to_launches(monkeypatch, backend):
+    fake = fake_driver.install(monkeypatch)
+
+    @cuda.jit(backend=backend)
+    def kernel(out):
+        out[0] = scratch_marker(4096) + scratch_marker(1024)
+
+    out = cuda.device_array(1, np.int64)
+    kernel[1, 32](out)
+    kernel[1, 32](out)  # the fast path adds it too
+    kernel[1, 32, 0, 8192](out)  # a launch asking more keeps its own
+    kernel[1, 32, 0, 100](out)
+    assert [launch["shared"] for launch in fake.launches] == [4096, 4096, 8192, 4096]
+    assert len(_overloads(kernel)) == 1  # asking for memory does not make the code depend on the configuration
+    for ptx in map(_launched_ptx, _overloads(kernel)):
+        support.ptxas(ptx, "sm_90")
+
+
+def test_required_dynamic_shared_memory_checks_its_size():
+    with pytest.raises(TypeError, match="must be an int of bytes, got 1.5"):
+        extending.set_required_dynamic_shared_memory(None, 1.5)
+    with pytest.raises(ValueError, match="cannot be negative, got -1"):
+        extending.set_required_dynamic_shared_memory(-1)
+    with pytest.raises(RuntimeError, match="called by extensions while a kernel is compiled"):
+        extending.set_required_dynamic_shared_memory(16)

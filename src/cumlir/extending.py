@@ -40,6 +40,7 @@ from numba.core.typing.templates import make_overload_template as numba_make_ove
 # typeof of Python values (globals a kernel reads): numba's, which cumlir's typing asks
 from numba.core.typing.typeof import typeof_impl  # noqa: F401
 
+from . import launch_needs as _launch_needs
 from . import models  # noqa: F401  (``from cumlir.extending import models``, as numba.extending users write)
 from . import operations as _operations
 from .dispatcher import Dispatcher
@@ -121,6 +122,29 @@ def _spread(bundle):
     if isinstance(bundle, tuple) and len(bundle) == 1 and isinstance(bundle[0], _StarArgTupleMixin):
         return tuple(bundle[0].types)
     return tuple(bundle)
+
+
+# ---- what a kernel's code needs of its launches ----------------------------------------------
+
+
+def require_launch_config(state: Any = None) -> dict[str, Any]:
+    """From an extension's typing or lowering: the launch configuration the kernel being
+    compiled is launched with, ``{"grid": (x, y, z), "block": (x, y, z), "sharedmem": bytes,
+    "cluster": None}``. The kernel's code may then depend on it: each other configuration
+    gets a kernel compiled for it. RuntimeError where the kernel compiles without a launch
+    (``compile_ptx``, ``kernel.compile``). *state* (numba-cuda-mlir's compiler state) is
+    accepted and not needed: the kernel is the one compiling on this thread."""
+    return _launch_needs.require_launch_config()
+
+
+def set_required_dynamic_shared_memory(*args: Any) -> None:
+    """``set_required_dynamic_shared_memory([state,] size_in_bytes)`` from an extension's
+    typing or lowering: every launch of the kernel being compiled gets at least
+    *size_in_bytes* of dynamic shared memory (the largest size asked for; a launch asking
+    more keeps its own). *state* as in require_launch_config."""
+    if len(args) not in (1, 2):
+        raise TypeError("set_required_dynamic_shared_memory([state,] size_in_bytes) takes 1 or 2 arguments")
+    _launch_needs.require_dynamic_shared_memory(args[-1])
 
 
 def _take_registries(kwargs: dict[str, Any], decorator: str) -> None:

@@ -145,10 +145,6 @@ DISPATCHER = {
     "get_annotation_info": f"{_NUMBA_INTERNAL}; print the typed IR with kernel.inspect_types()",
     "get_function_type": "first-class function types of kernels are not supported; call device functions directly",
     "targetdescr": f"{_NUMBA_INTERNAL} (the target descriptor of Numba-CUDA); cumlir has its own typing context",
-    "mark_launch_config_sensitive": (
-        "kernels whose code depends on the launch configuration are not supported; pass the configuration "
-        "as an argument"
-    ),
     "inspect_cfg": "control-flow graphs of the LLVM IR are not supported; use kernel.inspect_llvm() or inspect_mlir()",
     "inspect_disasm_cfg": (
         "Numba's rendered control-flow graph of the disassembly is not supported; use "
