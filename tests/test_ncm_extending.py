@@ -2,6 +2,9 @@
 either works on cumlir's registries (kernels using it compile to PTX that ptxas accepts)
 or is refused by name."""
 
+import ast
+import pathlib
+
 import numpy as np
 import pytest
 from mlir import ir
@@ -16,6 +19,7 @@ from cumlir.numba_cuda.typing.templates import AbstractTemplate, signature
 from . import fake_driver, support
 
 ARCHS = [(8, 0), (9, 0)]
+NCM_EXTENDING = pathlib.Path("/tmp/ncm/src/numba_cuda_mlir/extending/__init__.py")
 
 
 def _assembles(kernel, sig, backend, **options):
@@ -25,6 +29,35 @@ def _assembles(kernel, sig, backend, **options):
         support.ptxas(ptx, targets.chip(cc))
         ptxs.append(ptx)
     return ptxs
+
+
+@pytest.mark.skipif(not NCM_EXTENDING.exists(), reason="numba-cuda-mlir's sources are not unpacked here")
+def test_every_public_name_of_numba_cuda_mlir_extending_exists():
+    tree = ast.parse(NCM_EXTENDING.read_text())
+    names = {"argument_handler"}  # a submodule
+    for node in tree.body:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update((a.asname or a.name).split(".")[0] for a in node.names)
+        elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.Assign):
+            names.update(t.id for t in node.targets if isinstance(t, ast.Name))
+    public = {n for n in names if not n.startswith("_")} - {"functools", "MappingProxyType"}
+    assert len(public) == 31
+    missing = [n for n in sorted(public) if n not in dir(extending)]
+    assert not missing
+    refused = {n for n in public if n in extending._refused.EXTENDING}
+    assert refused == {"ArgumentHandler", "argument_handler", "WholeFunctionPlanner", "register_planner"}
+    for name in public - refused:
+        getattr(extending, name)
+
+
+@pytest.mark.parametrize("name", ["ArgumentHandler", "argument_handler", "WholeFunctionPlanner", "register_planner"])
+def test_refused_names_say_why(name):
+    with pytest.raises(NotImplementedError, match=rf"cumlir does not provide '{name}' of numba_cuda_mlir.extending: "):
+        getattr(extending, name)
+    with pytest.raises(AttributeError, match="has no attribute 'no_such_name'"):
+        extending.no_such_name  # noqa: B018
 
 
 # ---- lower_builtin with a typing template ---------------------------------------------

@@ -43,6 +43,7 @@ from numba.core.typing.typeof import typeof_impl  # noqa: F401
 from . import launch_needs as _launch_needs
 from . import models  # noqa: F401  (``from cumlir.extending import models``, as numba.extending users write)
 from . import operations as _operations
+from . import refused as _refused
 from .dispatcher import Dispatcher
 from .lowering.extension_registry import MLIRLoweringRegistry, _reported, lowering_registry
 from .models import default_manager, register_model  # noqa: F401
@@ -71,6 +72,17 @@ LoweringRegistry = MLIRLoweringRegistry
 mlir_data_manager = default_manager  # the data models cumlir compiles with
 
 _F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def __getattr__(name: str) -> Any:
+    # numba-cuda-mlir's names cumlir refuses raise NotImplementedError saying why
+    if name in _refused.EXTENDING:
+        raise _refused.refusal(name, "extending")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_refused.EXTENDING])
 
 
 def register(dmm: Any, type_class: type[types.Type]) -> Callable[[type], type]:
