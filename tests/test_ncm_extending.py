@@ -272,6 +272,8 @@ def test_targetconfig_is_numbas():
 
 @extending.intrinsic
 def threads_per_block(typingctx):
+    extending.require_launch_config()  # typing may ask too
+
     def codegen(context, builder, sig, args):
         from cumlir.lowering_utilities import constant
 
@@ -353,6 +355,22 @@ def test_a_kernel_reading_its_launch_configuration_compiles_per_configuration(mo
     assert names[4] == names[5]
 
 
+def test_recompile_recompiles_every_configurations_kernel(monkeypatch):
+    fake_driver.install(monkeypatch)
+
+    @cuda.jit
+    def kernel(out):
+        out[0] = threads_per_block()
+
+    out = cuda.device_array(1, np.int64)
+    kernel[1, 32](out)
+    kernel[1, 64](out)
+    before = _overloads(kernel)
+    kernel.recompile()  # typed again: the typing asks for the configuration too
+    after = _overloads(kernel)
+    assert len(after) == 2 and not any(new is old for new in after for old in before)
+
+
 def test_a_kernel_reading_no_configuration_compiles_once(monkeypatch):
     fake_driver.install(monkeypatch)
 
@@ -379,6 +397,34 @@ def test_mark_launch_config_sensitive_before_launching(monkeypatch):
     kernel[1, 64](out)
     kernel[1, 32](out)
     assert len(_overloads(kernel)) == 2
+    assert fake.launches[0]["kernel"] == fake.launches[2]["kernel"] != fake.launches[1]["kernel"]
+
+
+def test_mark_launch_config_sensitive_while_compiling(monkeypatch):
+    fake = _modules_named(fake_driver.install(monkeypatch))
+    marked = []
+
+    @extending.intrinsic
+    def marking(typingctx):
+        marked[0].mark_launch_config_sensitive()  # as an extension holding the kernel's dispatcher does
+
+        def codegen(context, builder, sig, args):
+            from cumlir.lowering_utilities import constant
+
+            return constant(5, ir.IntegerType.get_signless(64))
+
+        return signature(types.int64), codegen
+
+    @cuda.jit
+    def kernel(out):
+        out[0] = marking()
+
+    marked.append(kernel)
+    out = cuda.device_array(1, np.int64)
+    kernel[1, 32](out)
+    kernel[1, 64](out)
+    kernel[1, 32](out)
+    assert kernel._launching().sensitive and len(_overloads(kernel)) == 2
     assert fake.launches[0]["kernel"] == fake.launches[2]["kernel"] != fake.launches[1]["kernel"]
 
 

@@ -47,6 +47,10 @@ class Launches:
                 found = self._by_config[key] = self.dispatcher._for_launch_config(key)._launching()
         return found
 
+    def twins(self):
+        """The dispatchers of the other launch configurations (for_config)."""
+        return [launches.dispatcher for launches in list(self._by_config.values())]
+
     def mark_sensitive(self, key):
         """Kernels' code depends on the launch configuration: this table's serve *key* (None:
         the next launch's), every other configuration gets kernels of its own."""

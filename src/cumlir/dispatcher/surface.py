@@ -348,7 +348,11 @@ class Dispatcher:
     def recompile(self):
         """Compile every compiled signature afresh (after a global it reads has changed)."""
         self._forget_routes()
-        self._table.recompile()
+        home = self._launches.home_config if self._launches is not None else None
+        with launch_needs.launching(home):  # kernels whose code depends on it are typed again for it
+            self._table.recompile()
+        for twin in self._launches.twins() if self._launches is not None else ():
+            twin.recompile()  # the kernels of the other launch configurations (mark_launch_config_sensitive)
 
     @property
     def extensions(self):
