@@ -463,3 +463,22 @@ def test_required_dynamic_shared_memory_checks_its_size():
         extending.set_required_dynamic_shared_memory(-1)
     with pytest.raises(RuntimeError, match="called by extensions while a kernel is compiled"):
         extending.set_required_dynamic_shared_memory(16)
+
+
+def test_what_a_kernel_asks_of_its_launches_keeps_it_out_of_the_disk_cache(monkeypatch, tmp_path):
+    fake_driver.install(monkeypatch)
+    monkeypatch.setenv("CUMLIR_CACHE_DIR", str(tmp_path))
+
+    @cuda.jit(cache=True)
+    def asking(out):
+        out[0] = scratch_marker(256)
+
+    @cuda.jit(cache=True)
+    def plain(out):
+        out[0] = 256
+
+    out = cuda.device_array(1, np.int64)
+    asking[1, 32](out)
+    plain[1, 32](out)
+    assert [o.compile_stats["cache"] for o in _overloads(asking)] == ["not cacheable"]
+    assert [o.compile_stats["cache"] for o in _overloads(plain)] == ["miss"]
