@@ -90,7 +90,8 @@ def render(names, other_work, ncm_names):
         module = extending if namespace == "extending" else importlib.import_module(f"cumlir.{namespace}")
         rows = ["| name | status | why, and what to use instead |", "|---|---|---|"]
         for name in sorted(ncm_names[namespace], key=str.lower):
-            status, why = _status(module, name, ncm_refused.get(namespace, {}), None)
+            table = refused.EXTENDING if namespace == "extending" else ncm_refused[namespace]
+            status, why = _status(module, name, table, None)
             rows.append(f"| `{name}` | {status} | {why} |")
         lines += _table(f"numba-cuda-mlir's `{namespace}`", rows)
     return "\n".join(lines) + "\n"

@@ -51,6 +51,7 @@ DECORATING_ADDS = [
     "cumlir.dispatcher",
     "cumlir.dispatcher.config_keys",
     "cumlir.dispatcher.surface",
+    "cumlir.launch_needs",
     "cumlir.options",
 ]
 # of the project's dependencies, the namespace loads NumPy alone (its arrays are everywhere in the API)

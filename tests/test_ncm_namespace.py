@@ -1,6 +1,6 @@
 """Every public name of numba-cuda-mlir 0.6's ``cuda``, ``cuda.experimental`` and ``cuda.intrin``
 namespaces exists in cumlir or is refused by name (cumlir/refused.py, ``NUMBA_CUDA_MLIR``), but
-those still to do, listed below with why; ``extending``'s names are recorded and listed as pending.
+those still to do, listed below with why; ``extending``'s are implemented or refused (``EXTENDING``).
 
 The names are tests/numba_cuda_mlir_names.json, read from numba-cuda-mlir's sources by
 tests/ncm_names.py (``python -m tests.ncm_names SRC > tests/numba_cuda_mlir_names.json``); with
@@ -83,13 +83,15 @@ def test_refused_name_raises_naming_it(namespace, name):
     assert repr(name) in str(raised.value) and namespace in str(raised.value)
 
 
-def test_extending_names_pending():
-    # cumlir.extending's side of numba-cuda-mlir's extension API is other work: listed, not failed
+def test_every_extending_name_is_implemented_or_refused():
     from cumlir import extending
 
-    pending = sorted(name for name in NAMES["extending"] if not hasattr(extending, name))
-    if pending:
-        pytest.xfail(f"numba-cuda-mlir's extending names cumlir.extending lacks (pending): {pending}")
+    for name in NAMES["extending"]:
+        if name in refused.EXTENDING:
+            with pytest.raises(NotImplementedError, match=re.escape(refused.EXTENDING[name])):
+                getattr(extending, name)
+        else:
+            assert getattr(extending, name) is not None, name
 
 
 def test_stored_names_cover_each_namespace():

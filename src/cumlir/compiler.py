@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from types import FunctionType
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
+from . import launch_needs
 from .codegen import backend_for, get_backend
 from .codegen.passes import pipeline
 from .codegen.targets import CODE_FORMATS, parse_cc
@@ -250,7 +251,7 @@ def run(compilation: Compilation, until: str) -> Compilation:
     timings = compilation.timings
     for name in STAGES[start : STAGES.index(until) + 1]:
         began = time.perf_counter()
-        with room_to_nest():  # chains of device functions nest typing and lowering
+        with room_to_nest(), launch_needs.compiling_kernel():  # chains of device functions nest typing and lowering
             if name in _FRONTEND_STAGES:
                 with FRONTEND_LOCK:
                     _RUN[name](compilation)

@@ -14,10 +14,14 @@ Numba's own decorators keep working when given ``target="cumlir"``; these defaul
 from __future__ import annotations
 
 import functools
+import inspect
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from numba.core import types
+from numba.core import (
+    targetconfig,  # noqa: F401  (numba's ConfigStack of the options being compiled with)
+    types,
+)
 from numba.core.errors import ForceLiteralArg  # noqa: F401
 
 # typing helpers numba.extending users import: asking for literal arguments, Python types as numba's
@@ -27,15 +31,24 @@ from numba.core.extending import overload as numba_overload
 from numba.core.extending import overload_attribute as numba_overload_attribute
 from numba.core.extending import overload_method as numba_overload_method
 from numba.core.extending import type_callable as numba_type_callable
+from numba.core.types.containers import _StarArgTupleMixin
 from numba.core.typing.asnumbatype import as_numba_type  # noqa: F401
 from numba.core.typing.templates import AbstractTemplate, AttributeTemplate, signature  # noqa: F401
+from numba.core.typing.templates import make_overload_attribute_template as numba_make_overload_attribute_template
+from numba.core.typing.templates import make_overload_template as numba_make_overload_template
 
+# typeof of Python values (globals a kernel reads): numba's, which cumlir's typing asks
+from numba.core.typing.typeof import typeof_impl  # noqa: F401
+
+from . import launch_needs as _launch_needs
 from . import models  # noqa: F401  (``from cumlir.extending import models``, as numba.extending users write)
 from . import operations as _operations
+from . import refused as _refused
 from .dispatcher import Dispatcher
-from .lowering.extension_registry import _reported, lowering_registry
-from .models import register_model  # noqa: F401
-from .typing.extension_registry import typing_guard, typing_registry
+from .lowering.extension_registry import MLIRLoweringRegistry, _reported, lowering_registry
+from .models import default_manager, register_model  # noqa: F401
+from .typing import context as _typing_context
+from .typing.extension_registry import TypingRegistry, typing_guard, typing_registry
 from .typing.target import TARGET_NAME
 
 if TYPE_CHECKING:
@@ -49,8 +62,112 @@ lower_getattr_generic = lowering_registry.lower_getattr_generic
 lower_setattr = lowering_registry.lower_setattr
 lower_setattr_generic = lowering_registry.lower_setattr_generic
 lower = lowering_registry.lower
+lower_builtin = lowering_registry.lower  # numba-cuda-mlir's name for it
+
+# Every instance of these registers into cumlir's one set of tables, at once: a library may
+# make its own (``registry = Registry()``), as with numba-cuda-mlir, and needs no installing.
+Registry = TypingRegistry
+LoweringRegistry = MLIRLoweringRegistry
+
+mlir_data_manager = default_manager  # the data models cumlir compiles with
 
 _F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def __getattr__(name: str) -> Any:
+    # numba-cuda-mlir's names cumlir refuses raise NotImplementedError saying why
+    if name in _refused.EXTENDING:
+        raise _refused.refusal(name, "extending")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_refused.EXTENDING])
+
+
+def register(dmm: Any, type_class: type[types.Type]) -> Callable[[type], type]:
+    """``@register(mlir_data_manager, MyType) class MyModel(...)``: numba's data model
+    registration, with the manager named (``register_model`` is it for cumlir's)."""
+
+    def decorate(model_class: type) -> type:
+        dmm.register(type_class, model_class)
+        return model_class
+
+    return decorate
+
+
+def refresh_registries(*, typing: bool = True, target: bool = True, include_uninitialized_cuda: bool = True) -> None:
+    """Make the typing context see declarations registered since it was built. cumlir also
+    does this itself before each compilation; lowering rules are in effect once registered,
+    so *target* and *include_uninitialized_cuda* have nothing left to do."""
+    if typing:
+        _typing_context.refresh()
+
+
+def canonical_call_key(
+    impl_func: Callable[..., Any], arg_types: tuple[Any, ...], kw_types: dict[str, Any]
+) -> tuple[Any, ...] | None:
+    """The argument types of a call of *impl_func* in the order of its parameters, so that
+    calls spelling them differently (keywords in another order, a default left out, ``*args``
+    collected or spread) give the same key; None when they do not fit its parameters.
+    An omitted default is ``types.Omitted(default)``."""
+    try:
+        parameters = inspect.signature(impl_func).parameters
+        bound = inspect.signature(impl_func).bind(*arg_types, **kw_types)  # numba types stand in for values
+    except (TypeError, ValueError):
+        return None
+    key: list[Any] = []
+    for name, parameter in parameters.items():
+        if parameter.kind is parameter.VAR_POSITIONAL:
+            key.extend(_spread(bound.arguments.get(name, ())))
+        elif parameter.kind is parameter.VAR_KEYWORD:
+            key.extend(bound.arguments.get(name, {}).values())
+        elif name not in bound.arguments:
+            key.append(types.Omitted(parameter.default))
+        else:
+            key.append(bound.arguments[name])
+    return tuple(key)
+
+
+def _spread(bundle):
+    # numba may hand a *args bundle over as one StarArgTuple type instead of its members
+    if isinstance(bundle, tuple) and len(bundle) == 1 and isinstance(bundle[0], _StarArgTupleMixin):
+        return tuple(bundle[0].types)
+    return tuple(bundle)
+
+
+# ---- what a kernel's code needs of its launches ----------------------------------------------
+
+
+def require_launch_config(state: Any = None) -> dict[str, Any]:
+    """From an extension's typing or lowering: the launch configuration the kernel being
+    compiled is launched with, ``{"grid": (x, y, z), "block": (x, y, z), "sharedmem": bytes,
+    "cluster": None}``. The kernel's code may then depend on it: each other configuration
+    gets a kernel compiled for it. RuntimeError where the kernel compiles without a launch
+    (``compile_ptx``, ``kernel.compile``). *state* (numba-cuda-mlir's compiler state) is
+    accepted and not needed: the kernel is the one compiling on this thread."""
+    return _launch_needs.require_launch_config()
+
+
+def set_required_dynamic_shared_memory(*args: Any) -> None:
+    """``set_required_dynamic_shared_memory([state,] size_in_bytes)`` from an extension's
+    typing or lowering: every launch of the kernel being compiled gets at least
+    *size_in_bytes* of dynamic shared memory (the largest size asked for; a launch asking
+    more keeps its own). *state* as in require_launch_config."""
+    if len(args) not in (1, 2):
+        raise TypeError("set_required_dynamic_shared_memory([state,] size_in_bytes) takes 1 or 2 arguments")
+    _launch_needs.require_dynamic_shared_memory(args[-1])
+
+
+def _take_registries(kwargs: dict[str, Any], decorator: str) -> None:
+    """Accept numba-cuda-mlir's ``typing_registry=``/``lowering_registry=`` keywords: every
+    cumlir registry feeds the same tables, so any instance of them will do."""
+    for keyword, kind in (("typing_registry", TypingRegistry), ("lowering_registry", MLIRLoweringRegistry)):
+        given = kwargs.pop(keyword, None)
+        if given is not None and not isinstance(given, kind):
+            raise TypeError(
+                f"{decorator}: {keyword}= must be a cumlir.extending.{kind.__name__} instance, got {type(given).__name__}"
+            )
 
 
 def is_jitted(function: Callable[..., Any]) -> bool:
@@ -91,6 +208,7 @@ def overload(
 ) -> Callable[[_F], _F]:
     """Numba's ``@overload``: the decorated function receives the argument types and
     returns a Python implementation, compiled by cumlir as a device function."""
+    _take_registries(kwargs, "overload")
     kwargs.setdefault("target", TARGET_NAME)
 
     def decorate(overload_func: _F) -> _F:
@@ -102,6 +220,7 @@ def overload(
 
 def overload_method(typ: types.Type | type[types.Type], attr: str, **kwargs: Any) -> Callable[[_F], _F]:
     """Numba's ``@overload_method``: a method *attr* on values of *typ*."""
+    _take_registries(kwargs, "overload_method")
     kwargs.setdefault("target", TARGET_NAME)
 
     def decorate(overload_func: _F) -> _F:
@@ -116,6 +235,7 @@ def overload_method(typ: types.Type | type[types.Type], attr: str, **kwargs: Any
 
 def overload_attribute(typ: types.Type | type[types.Type], attr: str, **kwargs: Any) -> Callable[[_F], _F]:
     """Numba's ``@overload_attribute``: a read-only attribute *attr* on values of *typ*."""
+    _take_registries(kwargs, "overload_attribute")
     kwargs.setdefault("target", TARGET_NAME)
 
     def decorate(overload_func: _F) -> _F:
@@ -130,6 +250,45 @@ def overload_attribute(typ: types.Type | type[types.Type], attr: str, **kwargs: 
         return overload_func
 
     return decorate
+
+
+def overload_classmethod(typ: type[types.Type], attr: str, **kwargs: Any) -> Callable[[_F], _F]:
+    """Numba's ``@overload_classmethod``: a method *attr* called on the type class *typ*
+    itself (``MyType.make(n)`` in a kernel); the implementation receives the class first."""
+    # numba types a type class read as a global as TypeRef of the class (its stubs expect instances)
+    return overload_method(types.TypeRef(typ), attr, **kwargs)  # type: ignore[type-var]
+
+
+def make_overload_template(
+    func: Callable[..., Any],
+    overload_func: Callable[..., Any],
+    jit_options: Any,
+    strict: bool,
+    inline: Any,
+    prefer_literal: bool = False,
+    **kwargs: Any,
+) -> type:
+    """Numba's template class of ``@overload(func)`` bound to cumlir (register it with
+    ``typing_registry.register`` and ``register_global(func, types.Function(template))``)."""
+    kwargs.setdefault("target", TARGET_NAME)
+    guarded = typing_guard(overload_func)
+    return numba_make_overload_template(func, guarded, dict(jit_options), strict, inline, prefer_literal, **kwargs)
+
+
+def make_overload_attribute_template(
+    typ: Any,
+    attr: str,
+    overload_func: Callable[..., Any],
+    inline: Any = "never",
+    prefer_literal: bool = False,
+    **kwargs: Any,
+) -> type:
+    """Numba's template class typing the attribute (or, with its method base, the method)
+    *attr* of *typ* by *overload_func*, bound to cumlir. It types only: ``overload_attribute``
+    and ``overload_method`` also register the lowering, and are what to use."""
+    kwargs.setdefault("target", TARGET_NAME)
+    guarded = typing_guard(overload_func)
+    return numba_make_overload_attribute_template(typ, attr, guarded, inline, prefer_literal, **kwargs)
 
 
 def _call_overloaded(overload_func):

@@ -145,10 +145,6 @@ DISPATCHER = {
     "get_annotation_info": f"{_NUMBA_INTERNAL}; print the typed IR with kernel.inspect_types()",
     "get_function_type": "first-class function types of kernels are not supported; call device functions directly",
     "targetdescr": f"{_NUMBA_INTERNAL} (the target descriptor of Numba-CUDA); cumlir has its own typing context",
-    "mark_launch_config_sensitive": (
-        "kernels whose code depends on the launch configuration are not supported; pass the configuration "
-        "as an argument"
-    ),
     "inspect_cfg": "control-flow graphs of the LLVM IR are not supported; use kernel.inspect_llvm() or inspect_mlir()",
     "inspect_disasm_cfg": (
         "Numba's rendered control-flow graph of the disassembly is not supported; use "
@@ -242,11 +238,36 @@ NUMBA_CUDA_MLIR: dict[str, dict[str, str]] = {
 }
 
 
+_HANDLERS = (
+    "argument handlers prepare a launch's arguments for numba-cuda-mlir's cuda.jit(extensions=[...]), which "
+    "cumlir refuses: convert the arguments before the launch (cuda.to_device, NumPy arrays, scalars, records, "
+    "objects with __cuda_array_interface__ or __dlpack__)"
+)
+_PLANNERS = (
+    "whole-function planners rewrite numba-cuda-mlir's Numba IR after inlining and before typing; cumlir "
+    "has no such pass. Type calls with templates or @overload, and let the code depend on the launch "
+    "with extending.require_launch_config and extending.set_required_dynamic_shared_memory from typing or lowering"
+)
+
+# numba_cuda_mlir.extending.<name> -> why cumlir.extending refuses it and what to use instead
+EXTENDING = {
+    "ArgumentHandler": _HANDLERS,
+    "argument_handler": _HANDLERS,
+    "WholeFunctionPlanner": _PLANNERS,
+    "register_planner": _PLANNERS,
+}
+
+_OWNERS = {
+    "cuda": ("numba.cuda", NAMESPACE),
+    "dispatcher": ("Numba-CUDA's kernel dispatcher", DISPATCHER),
+    "extending": ("numba_cuda_mlir.extending", EXTENDING),
+}
+
+
 def refusal(name, where="cuda"):
-    """The NotImplementedError for reading the refused *name* (of the ``cuda`` namespace or,
-    with ``where="dispatcher"``, of a kernel)."""
-    table = NAMESPACE if where == "cuda" else DISPATCHER
-    owner = "numba.cuda" if where == "cuda" else "Numba-CUDA's kernel dispatcher"
+    """The NotImplementedError for reading the refused *name* of the ``cuda`` namespace,
+    of a kernel (``where="dispatcher"``) or of ``cumlir.extending`` (``where="extending"``)."""
+    owner, table = _OWNERS[where]
     return NotImplementedError(f"cumlir does not provide {name!r} of {owner}: {table[name]}")
 
 

@@ -2,6 +2,9 @@
 ``kernel.forall(n)``, and the routes of the fast path (runtime/fastpack.py), made from
 what the loaded kernel publishes (its runtime.kernel.LaunchRecord)."""
 
+import weakref
+
+from .. import launch_needs
 from ..runtime import warm_up
 from ..runtime.driver import driver
 from ..runtime.fastpack import build_route
@@ -23,6 +26,40 @@ class Launches:
         self.launchers = launchers  # launch configuration -> ConfiguredKernel
         self.routes = {}  # argument kinds -> the fast path of the last launch with them (None: none)
         self._route_cache = {}  # (argument kinds, types, loaded kernel) -> runtime.fastpack.Route or None
+        # kernels whose code depends on the launch configuration (launch_needs.py): those of
+        # this table serve one configuration, each other one has a dispatcher of its own
+        self.sensitive = False
+        self.home_config = None  # the launch key this table's kernels are compiled for, once sensitive
+        self._by_config = {}  # other launch keys -> the Launches of their own dispatcher
+        self._launchers_made = weakref.WeakSet()  # ConfiguredKernels to send elsewhere once sensitive
+
+    def for_config(self, key):
+        """The Launches whose kernels are compiled for the launch key *key*: this one, unless
+        its kernels depend on the configuration and were compiled for another."""
+        if not self.sensitive or key is None or key == self.home_config:
+            return self
+        with self.dispatcher._lock:
+            if self.home_config is None:  # marked before any launch: the first one is this table's
+                self.home_config = key
+                return self
+            found = self._by_config.get(key)
+            if found is None:
+                found = self._by_config[key] = self.dispatcher._for_launch_config(key)._launching()
+        return found
+
+    def twins(self):
+        """The dispatchers of the other launch configurations (for_config)."""
+        return [launches.dispatcher for launches in list(self._by_config.values())]
+
+    def mark_sensitive(self, key):
+        """Kernels' code depends on the launch configuration: this table's serve *key* (None:
+        the next launch's), every other configuration gets kernels of its own."""
+        with self.dispatcher._lock:
+            if self.sensitive:
+                return
+            self.sensitive, self.home_config = True, key
+            for launcher in list(self._launchers_made):
+                launcher.rewire()
 
     def configure(self, config):
         """The launcher of a configuration not found as written in the launcher cache."""
@@ -73,7 +110,7 @@ class Launches:
         """Launch with the arguments *args* and a LaunchConfiguration, the general way."""
         args = tuple(args)
         with on_device(launch_device(self.dispatcher.__name__, args)):
-            loaded_for(self, args, {})[0].launch(args, config)
+            loaded_for(self, args, {}, launch_key(config))[0].launch(args, config)
 
 
 class ConfiguredKernel:
@@ -97,13 +134,18 @@ class ConfiguredKernel:
         "_custream",
         "_fast",
         "_last",
+        "_home",
+        "_key",
+        "__weakref__",
     )
 
     def __init__(self, launches, config):
         self.dispatcher = launches.dispatcher
         self.config = config
-        self._launches = launches
-        self._routes = launches.routes  # read by every launch: held here, not looked up through launches
+        self._home, self._key = launches, launch_key(config)
+        launches._launchers_made.add(self)
+        self._launches = launches.for_config(self._key)
+        self._routes = self._launches.routes  # read by every launch: held here, not looked up through launches
         self._checked = None  # the runtime Context the configuration was checked against
         self._geometry = config.geometry()
         self._stream = config.stream
@@ -125,14 +167,27 @@ class ConfiguredKernel:
                 return
         self._launch(args, kwargs)
 
+    def rewire(self):
+        """The kernel's code turned out to depend on the launch configuration: launch the
+        kernels compiled for this one."""
+        launches = self._home.for_config(self._key)
+        if launches is not self._launches:
+            self._launches, self._routes = launches, launches.routes
+            self._fast.clear()
+            self._last = _declined
+
     def _fast_launch(self, route):
         """The route's launch function with this configuration, once the configuration has
         been checked in the route's context (until then, one that declines every launch)."""
         if route.context is not self._checked:
             return _declined
         launch = _declined
-        if not self._sharedmem or self._sharedmem <= route.shared.dynamic_allowed:
-            launch = route.launcher(self._geometry, self._custream, self._stream)
+        geometry, sharedmem = self._geometry, self._sharedmem
+        if route.kernel.min_dynamic_shared > sharedmem:  # its code asked for more (launch_needs.py)
+            sharedmem = route.kernel.min_dynamic_shared
+            geometry = (*geometry[:-1], sharedmem)
+        if not sharedmem or sharedmem <= route.shared.dynamic_allowed:
+            launch = route.launcher(geometry, self._custream, self._stream)
         if len(self._fast) >= 64:  # routes of contexts and kinds seen before: keep a few
             self._fast.clear()
         self._fast[route] = launch
@@ -143,7 +198,7 @@ class ConfiguredKernel:
             self._launch_here(args, kwargs)
 
     def _launch_here(self, args, kwargs):
-        kernel, argtypes = loaded_for(self._launches, args, kwargs)
+        kernel, argtypes = loaded_for(self._launches, args, kwargs, self._key)
         kernel.launch(args, self.config)  # checks the configuration against the device
         context = kernel.record.context
         if self._checked is not context:
@@ -174,17 +229,38 @@ class ForAll:
         if self.ntasks == 0:  # nothing to launch, as in Numba-CUDA
             return
         with on_device(launch_device(self.dispatcher.__name__, args)):
+            if self.tpb:  # the configuration is known before the kernel: it may be compiled for it
+                config = LaunchConfiguration(
+                    ((self.ntasks + self.tpb - 1) // self.tpb, self.tpb, self.stream, self.sharedmem)
+                )
+                loaded_for(self._launches, args, kwargs, launch_key(config))[0].launch(args, config)
+                return
             kernel = loaded_for(self._launches, args, kwargs)[0]
-            tpb = self.tpb or kernel.max_potential_block_size(self.sharedmem)
+            tpb = kernel.max_potential_block_size(self.sharedmem)
             blocks = (self.ntasks + tpb - 1) // tpb
             kernel.launch(args, LaunchConfiguration((blocks, tpb, self.stream, self.sharedmem)))
 
 
-def loaded_for(launches, args, kwargs):
-    """The loaded kernel for the launch arguments *args*, checked, and the types it was
-    picked for (the fast path is made for them): the general path of every launch."""
-    warm_up.start()  # a first launch: the driver and the linker load while numba types the arguments
+def launch_key(config):
+    """What a kernel's code may depend on of a LaunchConfiguration (launch_needs.LaunchKey)."""
+    return (config.griddim, config.blockdim, config.sharedmem)
 
+
+def loaded_for(launches, args, kwargs, key=None):
+    """The loaded kernel for the launch arguments *args*, checked, and the types it was
+    picked for (the fast path is made for them): the general path of every launch. *key*:
+    the launch's configuration (launch_key), None where the kernel is needed before it."""
+    warm_up.start()  # a first launch: the driver and the linker load while numba types the arguments
+    launches = launches.for_config(key)
+    with launch_needs.launching(key):
+        overload, argtypes = _overload_for(launches, args, kwargs)
+        kernel = overload.loaded()
+    if overload.needs.config is not None and not launches.sensitive:
+        launches.mark_sensitive(overload.needs.config)
+    return kernel, argtypes
+
+
+def _overload_for(launches, args, kwargs):
     dispatcher, table = launches.dispatcher, launches.table
     if kwargs:
         raise TypeError(f"kernel {dispatcher.__name__} takes positional arguments only")
@@ -193,6 +269,6 @@ def loaded_for(launches, args, kwargs):
         raise TypeError(f"kernel {dispatcher.__name__} takes {expected} arguments but {len(args)} were given")
     overload = table.cached_overload(args)
     if overload is not None:
-        return overload.loaded(), overload.argtypes
+        return overload, overload.argtypes
     argtypes = table.argument_types(args)
-    return table.overload_for(argtypes).loaded(), argtypes
+    return table.overload_for(argtypes), argtypes

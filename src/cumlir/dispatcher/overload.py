@@ -7,6 +7,7 @@ import time
 
 from .. import compile_stats
 from ..codegen.targets import parse_cc
+from ..launch_needs import LaunchNeeds, recording
 from ..linkable import LTOIR
 from ..linking import link_ptx
 from ..runtime.driver import current_context
@@ -35,8 +36,10 @@ class KernelOverload:
         self._stats = {}  # compile_stats figure -> seconds, and the cache's verdict
         self._binaries = {}  # chip -> what the runtime loads: a Compilation or cache.CachedKernel
         self._loaded = {}  # context -> runtime.kernel.LoadedKernel
+        self.needs = LaunchNeeds()  # what its code asked of its launches (launch_needs.py)
         if typed:  # typing errors surface here: at decoration for eager signatures
-            self.build().type()
+            with recording(self.needs):
+                self.build().type()
 
     def __repr__(self):
         return f"<cumlir kernel {self.dispatcher.__name__}{self.argtypes}>"
@@ -62,7 +65,7 @@ class KernelOverload:
         build = self.build()
         if build.typed is not None:
             return build.typed
-        with self.table.lock:  # the KernelBuild is one object for every thread
+        with self.table.lock, recording(self.needs):  # the KernelBuild is one object for every thread
             return build.type()
 
     @property
@@ -74,7 +77,7 @@ class KernelOverload:
 
     def compilation(self, cc, until="cubin"):
         """The Compilation for compute capability *cc*, run up to the stage *until*."""
-        with self.table.lock:
+        with self.table.lock, recording(self.needs):
             return self.build().compile(cc, until)
 
     def binary(self, cc):
@@ -127,7 +130,8 @@ class KernelOverload:
                 return found
             c = self.compilation(cc)
             began = time.perf_counter()
-            cacheable = cache.save(self.argtypes, cc, c, locked)
+            # what the code asked of its launches is not in the cache's entries: such kernels compile
+            cacheable = self.needs.trivial and cache.save(self.argtypes, cc, c, locked)
         self._stats["cache_write"] = time.perf_counter() - began
         self._stats["cache"] = "miss" if cacheable else "not cacheable"
         return c
@@ -140,7 +144,7 @@ class KernelOverload:
             if output != "cubin" and c.code_format != output:
                 raise ValueError(f"this kernel compiles to {c.code_format} (lto={self.dispatcher.options.lto})")
             return c.cubin if output == "cubin" else c.code
-        with self.table.lock:
+        with self.table.lock, recording(self.needs):
             return self.build().output(output, cc)
 
     def max_cooperative_grid_blocks(self, blockdim, dynsmem=0):
@@ -180,6 +184,7 @@ class KernelOverload:
                     binary = self.binary(context.compute_capability)
                     began = time.perf_counter()
                     kernel = LoadedKernel(context, binary)
+                    kernel.min_dynamic_shared = self.needs.dynamic_shared
                     self._stats["load"] = time.perf_counter() - began
                     self._loaded[context] = kernel
                     report_stats(self, context.compute_capability)

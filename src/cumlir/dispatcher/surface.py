@@ -12,7 +12,7 @@ import inspect
 import sys
 import threading
 
-from .. import refused
+from .. import launch_needs, refused
 from ..options import Options
 from ..pickling import picklable_function
 from .config_keys import plain
@@ -348,7 +348,11 @@ class Dispatcher:
     def recompile(self):
         """Compile every compiled signature afresh (after a global it reads has changed)."""
         self._forget_routes()
-        self._table.recompile()
+        home = self._launches.home_config if self._launches is not None else None
+        with launch_needs.launching(home):  # kernels whose code depends on it are typed again for it
+            self._table.recompile()
+        for twin in self._launches.twins() if self._launches is not None else ():
+            twin.recompile()  # the kernels of the other launch configurations (mark_launch_config_sensitive)
 
     @property
     def extensions(self):
@@ -386,6 +390,22 @@ class Dispatcher:
     def configure(self, griddim, blockdim, stream=0, sharedmem=0):
         """The kernel with a launch configuration: ``kernel.configure(g, b)`` is ``kernel[g, b]``."""
         return self[griddim, blockdim, stream, sharedmem]
+
+    def mark_launch_config_sensitive(self):
+        """The kernel's code depends on its launch configuration: each configuration (grid,
+        block, dynamic shared memory) gets a kernel compiled for it. Called by an extension
+        while the kernel compiles for a launch, it marks that compilation too (as
+        ``extending.require_launch_config`` does); called before, every launch's."""
+        if launch_needs.compiling():
+            launch_needs.require_launch_config()  # the launch loop marks the dispatcher once compiled
+        else:
+            self._launching().mark_sensitive(None)
+
+    def _for_launch_config(self, key):
+        """A dispatcher of the same function whose kernels are compiled for the launch key *key*."""
+        twin = Dispatcher(self.py_func, options=self.options)
+        twin._launching().mark_sensitive(key)
+        return twin
 
     def call(self, args, launch_config):
         """Launch with the arguments *args* and *launch_config* (what ``configure`` or

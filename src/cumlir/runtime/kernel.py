@@ -92,6 +92,7 @@ class LoadedKernel:
         self._raise_sites = compiled.raise_sites
         self._exception_global = compiled.exception_global
         self._shared = SharedMemoryLimits(context, self._function)
+        self.min_dynamic_shared = 0  # bytes its code asked every launch to give (set by the dispatcher)
         carveout = compiled.options.shared_memory_carveout
         if carveout is not None:
             attr = cu.CUfunction_attribute.CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT
@@ -146,7 +147,8 @@ class LoadedKernel:
         from .arguments import HostArrayStaging
 
         context = drv.current_context()
-        griddim, blockdim, stream, sharedmem = config.griddim, config.blockdim, config.stream, config.sharedmem
+        griddim, blockdim, stream = config.griddim, config.blockdim, config.stream
+        sharedmem = max(config.sharedmem, self.min_dynamic_shared)
         config.check(context)  # the device's limits, the stream's context
         if sharedmem > self._shared.dynamic_allowed:
             self._shared.allow_dynamic(sharedmem)

@@ -8,6 +8,9 @@ default integer types are. Where the Numba types are known, prefer
 from mlir import ir
 from mlir.dialects import arith, bufferization, func, llvm
 
+from . import type_conversions  # noqa: F401  (numba-cuda-mlir's lowering_utilities.type_conversions)
+from .type_conversions import to_mlir_type, to_numba_type  # noqa: F401
+
 # ---- constants -----------------------------------------------------------------------
 
 
