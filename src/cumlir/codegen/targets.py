@@ -14,5 +14,10 @@ def chip(cc: ComputeCapability) -> str:
     return f"sm_{major}{minor}"
 
 
-def ptx_feature(cc: ComputeCapability) -> str:
-    return f"+ptx{MIN_PTX[parse_cc(cc)]}"
+# DWARF of local variables (debug=True) has label differences in .section, PTX 7.5's
+DEBUG_MIN_PTX = 75
+
+
+def ptx_feature(cc: ComputeCapability, debug: bool = False) -> str:
+    version = MIN_PTX[parse_cc(cc)]
+    return f"+ptx{max(version, DEBUG_MIN_PTX) if debug else version}"

@@ -24,7 +24,7 @@ from numba.core.typing.templates import Signature, signature
 from .. import operations
 from ..models import default_manager
 from ..typing.target import target_override
-from . import kernel_abi, refcount, returned_arrays
+from . import debug_variables, kernel_abi, refcount, returned_arrays
 from .builder_api import BuilderAPI
 from .exceptions import end_thread, record_raise
 from .printing import lower_print
@@ -81,6 +81,7 @@ class MLIRLower(BuilderAPI):
         self._blocks: dict[int, Any] = {}  # Numba IR block label -> its MLIR block
         self._live_in: dict[int, list[str]] = {}
         self.loc: nir.Loc | None = None
+        self._debug: debug_variables.DebugVariables | None = None  # debug=True: the kernel's DWARF variables
         # with NRT on, every variable holding arrays owns a reference (refcount.py, docs/nrt.md)
         self.refcounting = bool(module.options.nrt)
         self._fresh: Value | None = None  # the last value an expression made with a reference of its own
@@ -124,6 +125,8 @@ class MLIRLower(BuilderAPI):
         if value_type is not None:
             value = self.cast(value, value_type, ty)
         self._values[name] = value
+        if self._debug is not None:
+            self._debug.assigned(name, value)
 
     def cast(self, value: Value, fromty: NumbaType, toty: NumbaType) -> Value:
         """Convert *value* from Numba type *fromty* to *toty* (the lower_cast rules)."""
@@ -219,7 +222,9 @@ class MLIRLower(BuilderAPI):
             returned_arrays.check(self.typed, self.refcounting)
         if self.refcounting:
             self.func_ir = _with_dels(self.func_ir)
-        with _location(self.func_ir.loc):  # the def line: line tables name the source file
+        self._debug = debug_variables.DebugVariables(self) if debug_variables.wanted(self) else None
+        location = _location(self.func_ir.loc)  # the def line: line tables name the source file
+        with self._debug.location(location) if self._debug else location:
             self.function_op = self._create_function()
         with ir.Location.unknown():
             with ir.InsertionPoint(self._entry):

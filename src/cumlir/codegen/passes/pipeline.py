@@ -71,7 +71,7 @@ def set_target(module, cc, options):
     and the options' register and launch limits to its kernels."""
     gpu_module = gpu_module_of(module)
     flags = ", flags = {ftz}" if options.fast else ""
-    features = options.features or targets.ptx_feature(cc)
+    features = options.features or targets.ptx_feature(cc, debug=options.debug)
     if options.features:
         check_ptx_feature(options.features, targets.parse_cc(cc))
     target = ir.Attribute.parse(
