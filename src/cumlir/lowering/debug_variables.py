@@ -19,6 +19,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
+import numpy as np
 from mlir import ir
 from mlir.dialects import arith, builtin, llvm
 from numba.core import ir as nir
@@ -47,9 +48,10 @@ def _scalar_type(ty: Any) -> str | None:  # a numba type (numba declares no bitw
     if isinstance(ty, types.Boolean):
         return _basic("bool", 32, "DW_ATE_boolean")  # described widened: see DebugVariables.assigned
     if isinstance(ty, types.Integer):
-        return _basic(str(ty), ty.bitwidth, "DW_ATE_signed" if ty.signed else "DW_ATE_unsigned")
+        signed = np.dtype(str(ty)).kind == "i"
+        return _basic(str(ty), _bits(ty), "DW_ATE_signed" if signed else "DW_ATE_unsigned")
     if isinstance(ty, types.Float):
-        return _basic(str(ty), ty.bitwidth, "DW_ATE_float")
+        return _basic(str(ty), _bits(ty), "DW_ATE_float")
     return None
 
 
@@ -176,6 +178,11 @@ def _same_width(mlir_type: ir.Type, ty: Any) -> bool:
     if isinstance(ty, types.Boolean):
         return isinstance(mlir_type, ir.IntegerType) and mlir_type.width in (1, 8)
     if isinstance(ty, types.Integer):
-        return isinstance(mlir_type, ir.IntegerType) and mlir_type.width == ty.bitwidth
+        return isinstance(mlir_type, ir.IntegerType) and mlir_type.width == _bits(ty)
     bits = {"f16": 16, "f32": 32, "f64": 64}
-    return bits.get(str(mlir_type)) == ty.bitwidth
+    return bits.get(str(mlir_type)) == _bits(ty)
+
+
+def _bits(ty: Any) -> int:
+    """The width of a numba integer or float type, from its NumPy dtype."""
+    return 8 * np.dtype(str(ty)).itemsize
