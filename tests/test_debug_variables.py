@@ -30,24 +30,35 @@ def scaled(a, n):
         a[i] = v * scale + count
 
 
-def _dwarf_names(ptx):
-    """The strings of the PTX's .debug_info section (DWARF written as .b8 bytes)."""
+def _described(kernel, sig, cc):
+    """(the variables given a stack slot, how many slots, the type names) of the kernel's
+    debug information, from its LLVM IR."""
+    text = kernel.compile(sig).output("llvm", cc)
+    names = dict(re.findall(r'!(\d+) = !DILocalVariable\(name: "([^"]+)"', text))
+    declared = re.findall(r"#dbg_declare\([^,]+, !(\d+),", text)
+    type_names = set(re.findall(r'DI(?:Basic|Composite)Type\([^)]*name: "([^"]+)"', text))
+    return {names[n] for n in declared}, len(declared), type_names
+
+
+def _dwarf_strings(ptx):
+    """The bytes of the PTX's .debug_info section (DWARF written as .b8 bytes)."""
     start = ptx.index(".section\t.debug_info")
     section = ptx[start : ptx.index("\t}", start)]
-    data = bytes(int(b) for b in re.findall(r"\.b8 (\d+)", section))
-    return {s.decode() for s in re.findall(rb"[\x20-\x7e]+", data)}  # each string ends with a NUL
+    return bytes(int(b) for b in re.findall(r"\.b8 (\d+)", section))
 
 
 @pytest.mark.parametrize("cc", [(8, 0), (9, 0)], ids=["sm_80", "sm_90"])
 def test_variables_and_their_types_are_described(cc):
-    ptx, _ = cuda.compile_ptx(scaled, SIG, cc=cc, debug=True, opt=False)
+    kernel = cuda.jit(debug=True, opt=False)(scaled)
+    ptx = kernel.compile(SIG).output("ptx", cc)
     support.ptxas(ptx, f"sm_{cc[0]}{cc[1]}")
-    names = _dwarf_names(ptx)
-    # (flag lives in a predicate register only, which DWARF cannot name: NVPTX drops it)
-    assert {"a", "n", "i", "scale", "count", "v"} <= names
-    assert {"float32", "int32", "int64", "uint8", "array(float32, 1d, C)"} <= names
-    assert {"data", "shape", "strides"} <= names  # the array descriptor's members
-    assert not any(name.startswith("$") for name in names), "a temporary was described"
+    variables, declared, type_names = _described(kernel, SIG, cc)
+    assert variables == {"a", "n", "i", "scale", "count", "flag", "v"}  # no temporaries
+    assert declared == len(variables)  # each in a stack slot of its own
+    assert {"float32", "int32", "int64", "uint8", "bool", "array(float32, 1d, C)"} <= type_names
+    dwarf = _dwarf_strings(ptx)
+    for name in (b"scale\0", b"count\0", b"data\0", b"strides\0", b"array(float32, 1d, C)\0"):
+        assert name in dwarf, name
 
 
 def test_without_debug_there_is_no_dwarf():
@@ -59,7 +70,7 @@ def test_variables_are_described_on_nvptx_only():
     # libNVVM gets line tables only from the nvvm code generator's printer
     ptx, _ = cuda.compile_ptx(scaled, SIG, cc=(9, 0), debug=True, opt=False, backend="nvvm")
     support.ptxas(ptx, "sm_90")
-    assert "scale" not in _dwarf_names(ptx)
+    assert b"scale\0" not in _dwarf_strings(ptx)
 
 
 @cuda.jit(device=True, debug=True, opt=False)
@@ -84,10 +95,11 @@ def _busy(a, b):
 
 @pytest.mark.parametrize("cc", [(8, 0), (9, 0)], ids=["sm_80", "sm_90"])
 def test_device_functions_shared_and_local_arrays_and_retyped_variables_compile(cc):
-    ptx, _ = cuda.compile_ptx(_busy, "void(float64[::1], int64[::1])", cc=cc, debug=True, opt=False)
-    support.ptxas(ptx, f"sm_{cc[0]}{cc[1]}")
-    names = _dwarf_names(ptx)
-    assert {"a", "b", "t", "total", "k"} <= names
+    kernel = cuda.jit(debug=True, opt=False)(_busy)
+    sig = "void(float64[::1], int64[::1])"
+    support.ptxas(kernel.compile(sig).output("ptx", cc), f"sm_{cc[0]}{cc[1]}")
+    variables, _, _ = _described(kernel, sig, cc)
+    assert {"a", "b", "t", "total", "k", "tile", "mine"} <= variables  # shared and local arrays too
 
 
 def test_the_cubin_keeps_the_dwarf():
@@ -124,16 +136,18 @@ def test_cuda_gdb_stops_at_a_kernel_line_and_prints_locals(tmp_path):
         pytest.skip("cuda-gdb is not installed")
     script = tmp_path / "kernel_to_debug.py"
     script.write_text(textwrap.dedent(_SCRIPT))
-    line = next(n for n, text in enumerate(_SCRIPT.splitlines()) if "# STOP" in text)
+    line = 1 + next(n for n, text in enumerate(_SCRIPT.splitlines()) if "# STOP" in text)
     commands = [
-        "set breakpoint pending on",
-        "set cuda break_on_launch none",
-        f"break kernel_to_debug.py:{line}",
+        "set cuda break_on_launch application",  # stop once the kernel's module is loaded
         "run",
+        f"break kernel_to_debug.py:{line}",
+        "continue",
         "print scale",
         "print v",
         "print a.data[3]",
         "print a.shape[0]",
+        "set cuda break_on_launch none",
+        "delete",
         "continue",
     ]
     args = [gdb, "-q", "-batch", *(x for c in commands for x in ("-ex", c)), "--args", sys.executable, str(script)]
@@ -141,7 +155,7 @@ def test_cuda_gdb_stops_at_a_kernel_line_and_prints_locals(tmp_path):
     out = done.stdout + done.stderr
     assert "kernel_to_debug.py" in out and f":{line}" in out, out[-3000:]
     assert re.search(r"\$1 = 2\.5\b", out), out[-3000:]
-    assert re.search(r"\$2 = \d", out), out[-3000:]  # v: the element the stopped thread read
+    assert re.search(r"\$2 = 0\b", out), out[-3000:]  # v of thread 0, where the stop is shown: a[0]
     assert re.search(r"\$3 = 3\b", out), out[-3000:]
     assert re.search(r"\$4 = 8\b", out), out[-3000:]
     assert "result [0.0, 2.5, 5.0" in out, out[-3000:]

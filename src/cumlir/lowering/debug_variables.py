@@ -1,14 +1,14 @@
 """``debug=True``: DWARF for a kernel's local variables, so that cuda-gdb prints them.
 
-The kernel gets its own debug subprogram (its location fused with it), and every
-assignment to a named variable of a scalar or array type an ``llvm.intr.dbg.value``
-saying which value the variable holds from there on. Arrays are described as the
+The kernel gets its own debug subprogram (its location fused with it), and each named
+variable of a scalar or array type a stack slot declared to DWARF (``llvm.intr.dbg.declare``),
+into which every assignment stores, as C compilers do without optimisation: the value stays
+readable for the variable's whole life. Arrays are described as the
 descriptor they are (docs/abi.md): ``data`` points at element [0, ...], ``shape`` and
 ``strides`` count elements, so cuda-gdb prints ``a.data[i]`` for ``a[i]`` of a
-C-contiguous 1-d array. Variables of other types (records, tuples, shared and local
-arrays), and those of device functions (inlined into the kernel), are not described; line
-tables cover every line. A variable held only where DWARF cannot name it (a boolean kept
-in a predicate register and nowhere else) is dropped by NVPTX.
+C-contiguous 1-d array (shared and local arrays alike: their descriptors hold generic
+addresses). Variables of other types (records, tuples), and those of device functions
+(inlined into the kernel), are not described; line tables cover every line.
 
 Every attribute of one kernel is parsed from one text, since the subprogram is a
 distinct attribute that the variables must share.
@@ -46,7 +46,7 @@ def _basic(name: str, bits: int, encoding: str) -> str:
 
 def _scalar_type(ty: Any) -> str | None:  # a numba type (numba declares no bitwidth)
     if isinstance(ty, types.Boolean):
-        return _basic("bool", 32, "DW_ATE_boolean")  # described widened: see DebugVariables.assigned
+        return _basic("bool", 8, "DW_ATE_boolean")
     if isinstance(ty, types.Integer):
         signed = np.dtype(str(ty)).kind == "i"
         return _basic(str(ty), _bits(ty), "DW_ATE_signed" if signed else "DW_ATE_unsigned")
@@ -107,6 +107,8 @@ class DebugVariables:
             f'name = "{name}", linkageName = "{lowerer.symbol}", file = {file}, line = {line}, '
             f"scopeLine = {line}, subprogramFlags = Definition, type = #llvm.di_subroutine_type<>>"
         )
+        self._lowerer = lowerer
+        self._slots: dict[str, ir.Value] = {}  # shown name -> its stack slot, declared to DWARF
         self._types: dict[str, types.Type] = {}  # shown name -> the type it is described with
         texts = [subprogram]
         for shown, (ty, first_line, text) in self._variables(lowerer, func_ir).items():
@@ -140,36 +142,35 @@ class DebugVariables:
         return ir.Location.fused([loc], metadata=self.subprogram)
 
     def assigned(self, name: str, value: Any) -> None:
-        """Say at the insertion point that variable *name* (a Numba IR name) holds *value*."""
+        """Store *value*, which variable *name* (a Numba IR name) now holds, in the
+        variable's stack slot (made and declared on its first assignment): a slot keeps the
+        value readable for the variable's whole life, where a register is reused and a
+        constant has no location at all."""
         shown = _display(name)
         if shown is None or shown not in self._types or not isinstance(value, ir.Value):
             return
         ty = self._types[shown]
-        variable = self._attributes[shown]
         if isinstance(ty, types.Array):
-            if isinstance(value.type, ir.MemRefType) and value.type.memory_space is None:
-                _describe_descriptor(variable, value, ty.ndim)
-            return  # shared and local arrays: other descriptors
-        if isinstance(value.type, ir.MemRefType) or not _same_width(value.type, ty):
+            if not isinstance(value.type, ir.MemRefType) or value.type.memory_space is not None:
+                return  # a descriptor of another address space
+            value = builtin.UnrealizedConversionCastOp([_descriptor(ty.ndim)], [value]).result
+        elif isinstance(value.type, ir.MemRefType) or not _same_width(value.type, ty):
             return
-        if isinstance(ty, types.Boolean):
-            # NVPTX has no DWARF register for a predicate (i1) nor a byte: the variable would be dropped
-            value = arith.ExtUIOp(ir.IntegerType.get_signless(32), value).result
-        llvm.DbgValueOp(value, variable)
+        elif isinstance(ty, types.Boolean):
+            value = arith.ExtUIOp(ir.IntegerType.get_signless(8), value).result
+        llvm.StoreOp(value, self._slot(shown, value.type))
 
-
-def _describe_descriptor(variable: ir.Attribute, value: ir.Value, ndim: int) -> None:
-    """An array variable, member by member (each a DWARF piece of the descriptor): an
-    aggregate value has no register of its own, and NVPTX drops what it cannot place."""
-    descriptor = builtin.UnrealizedConversionCastOp([_descriptor(ndim)], [value]).result
-    i64 = ir.IntegerType.get_signless(64)
-    pieces = [([0], None), ([1], None), ([2], None)]
-    pieces += [([3, d], None) for d in range(ndim)] + [([4, d], None) for d in range(ndim)]
-    for k, (position, _) in enumerate(pieces):
-        kind = ir.Type.parse("!llvm.ptr") if k < 2 else i64
-        member = llvm.ExtractValueOp(kind, descriptor, position).result
-        fragment = ir.Attribute.parse(f"#llvm.di_expression<[DW_OP_LLVM_fragment({64 * k}, 64)]>")
-        llvm.DbgValueOp(member, variable, locationExpr=fragment)
+    def _slot(self, shown: str, kind: ir.Type) -> ir.Value:
+        slot = self._slots.get(shown)
+        if slot is None:
+            with self._lowerer.alloca_insertion_point():
+                one = llvm.ConstantOp(
+                    ir.IntegerType.get_signless(64), ir.IntegerAttr.get(ir.IntegerType.get_signless(64), 1)
+                )
+                slot = llvm.AllocaOp(ir.Type.parse("!llvm.ptr"), one.result, kind).result
+                llvm.DbgDeclareOp(slot, self._attributes[shown])
+            self._slots[shown] = slot
+        return slot
 
 
 def _same_width(mlir_type: ir.Type, ty: Any) -> bool:
