@@ -35,6 +35,7 @@ from . import operations as _operations
 from .dispatcher import Dispatcher
 from .lowering.extension_registry import _reported, lowering_registry
 from .models import register_model  # noqa: F401
+from .typing import context as _typing_context
 from .typing.extension_registry import typing_guard, typing_registry
 from .typing.target import TARGET_NAME
 
@@ -51,6 +52,22 @@ lower_setattr_generic = lowering_registry.lower_setattr_generic
 lower = lowering_registry.lower
 
 _F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def refresh_registries(*, typing: bool = True, target: bool = True, include_uninitialized_cuda: bool = True) -> None:
+    """Make declarations registered since the last compilation visible now (numba-cuda-mlir's
+    name). cumlir's typing context notices new declarations by itself and lowering rules are
+    looked up when used, so libraries that call this after registering lose nothing by it;
+    *target* and *include_uninitialized_cuda* are accepted for their signature's sake."""
+    for name, flag in (
+        ("typing", typing),
+        ("target", target),
+        ("include_uninitialized_cuda", include_uninitialized_cuda),
+    ):
+        if not isinstance(flag, bool):
+            raise TypeError(f"refresh_registries({name}=...) must be True or False, got {flag!r}")
+    if typing:
+        _typing_context.refresh()
 
 
 def is_jitted(function: Callable[..., Any]) -> bool:
