@@ -18,8 +18,9 @@ def python_output(code):
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
 
 
-def ptxas(ptx, arch="sm_90"):
-    """Assemble PTX with ptxas from the CUDA pip wheels; raises with ptxas's message on failure."""
+def ptxas(ptx, arch="sm_90", relocatable=False):
+    """Assemble PTX with ptxas from the CUDA pip wheels; raises with ptxas's message on failure.
+    ``relocatable=True`` (``-c``) leaves calls of functions linked later unresolved."""
     from cuda import pathfinder
 
     exe = pathfinder.find_nvidia_binary_utility("ptxas")
@@ -27,7 +28,11 @@ def ptxas(ptx, arch="sm_90"):
     with tempfile.NamedTemporaryFile("w", suffix=".ptx") as f:
         f.write(ptx)
         f.flush()
-        result = subprocess.run([exe, f"-arch={arch}", f.name, "-o", "/dev/null"], capture_output=True, text=True)
+        result = subprocess.run(
+            [exe, f"-arch={arch}", *(["-c"] if relocatable else []), f.name, "-o", "/dev/null"],
+            capture_output=True,
+            text=True,
+        )
     assert result.returncode == 0, f"ptxas -arch={arch} rejected the PTX:\n{result.stderr}"
 
 

@@ -1,6 +1,7 @@
 """The compile API on a machine without a GPU: device functions with the C and Numba ABIs,
 PTX / LLVM IR / LTO-IR, raw pointers, link items, NVRTC and nvJitLink, and bad input."""
 
+import io
 import re
 
 import numpy as np
@@ -11,6 +12,7 @@ from numba.core.errors import TypingError
 from cumlir import cuda, linking
 from cumlir.codegen import targets
 from cumlir.linkable import LTOIR, Archive, Cubin, CUSource, Fatbin, LinkableCode, Object, PTXSource
+from cumlir.nvrtc import NVRTCError
 
 from . import support
 from .cases import foreign_operators
@@ -440,3 +442,21 @@ def test_compile_all_checks_its_output():
         cuda.compile_all(both, "int32(int32)", cc=(9, 0), output="llvm")
     with pytest.raises(ValueError, match="forceinline"):
         cuda.compile_all(both, "int32(int32)", cc=(9, 0), output="ptx", forceinline=True)
+
+
+def test_a_stream_link_item_is_read_when_linked():
+    """Code generated while kernels are lowered goes into one stream given before (Numba-CUDA's
+    LinkableCode takes io.StringIO/io.BytesIO): what was written by link time is linked."""
+    stream = io.StringIO()
+    item = CUSource(stream, name="glue.cu")
+    stream.write('extern "C" __device__ int placeholder(int x) { return x; }\n')
+    stream.write('extern "C" __device__ int tripled(int x) { return 3 * placeholder(x); }\n')  # written later
+    assert "tripled" in item.data and item.bytes.startswith(b'extern "C"')
+    cubin = linking.link_cubin([item], (9, 0))
+    assert cubin[:4] == b"\x7fELF"
+    with pytest.raises(NVRTCError, match="glue.cu"):  # what is written now is compiled too
+        stream.write("not C++\n")
+        linking.link_cubin([item], (9, 0))
+    assert PTXSource(io.BytesIO(b"// ptx")).bytes == b"// ptx"
+    with pytest.raises(TypeError, match=r"holds bytes, text or an io.StringIO/io.BytesIO, not list"):
+        CUSource(["not", "code"])

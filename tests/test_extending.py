@@ -271,3 +271,79 @@ def test_numba_extending_helpers_for_literal_arguments_and_python_types():
     assert re.search(r"\+12\]", ptx)  # a[3] of float32: a fixed byte offset, not a computed index
     assert extending.as_numba_type(int) == types.int64
     assert extending.is_jitted(cuda.jit(_picking_kernel)) and not extending.is_jitted(_picking_kernel)
+
+
+# ---- what libraries written for numba-cuda-mlir call -------------------------------------
+
+from mlir.dialects import arith  # noqa: E402
+from numba.core import ir as numba_ir  # noqa: E402
+
+
+def doubled_plus_one(x):
+    pass
+
+
+@type_callable(doubled_plus_one)
+def _type_doubled_plus_one(context):
+    return lambda x: x if isinstance(x, types.Integer) else None
+
+
+seen_variables = []
+
+
+@lowering_registry.lower(doubled_plus_one, types.Integer)
+def _lower_doubled_plus_one(builder, target, args, kwargs):
+    # numba's lowering hands callbacks ir.Var objects: libraries read .name and the types by it
+    seen_variables.append((type(target), [type(a) for a in args]))
+    argtype = builder.get_numba_type(args[0].name)
+    assert builder.get_numba_type(target.name) == argtype
+    value = builder.load_var(args[0])
+    doubled = arith.addi(value, value)
+    builder.store_var(target, arith.addi(doubled, arith.constant(builder.get_mlir_type(argtype), 1)))
+
+
+def _doubled_kernel(a):
+    a[0] = doubled_plus_one(a[1])
+
+
+def test_call_lowering_receives_numba_variables():
+    seen_variables.clear()
+    ptx, _ = cuda.compile_ptx(_doubled_kernel, "void(int32[::1])", cc=(9, 0))
+    assert seen_variables == [(numba_ir.Var, [numba_ir.Var])]
+    assert re.search(r"shl\.b32|add\.s32", ptx)  # x + x, then + 1
+    support.ptxas(ptx, "sm_90")
+
+
+def test_refresh_registries_makes_late_declarations_visible():
+    def late(x):
+        pass
+
+    def kernel(a):
+        a[0] = late(a[1])
+
+    cuda.compile_ptx(_doubled_kernel, "void(int32[::1])", cc=(9, 0))  # the typing context exists
+
+    @type_callable(late)
+    def _type_late(context):
+        return lambda x: x
+
+    @lowering_registry.lower(late, types.Any)
+    def _lower_late(builder, target, args, kwargs):
+        builder.store_var(target, builder.load_var(args[0]))
+
+    extending.refresh_registries()
+    extending.refresh_registries(typing=False, target=True, include_uninitialized_cuda=False)
+    ptx, _ = cuda.compile_ptx(kernel, "void(float32[::1])", cc=(9, 0))
+    support.ptxas(ptx, "sm_90")
+    with pytest.raises(TypeError, match=r"refresh_registries\(typing=...\) must be True or False"):
+        extending.refresh_registries(typing="yes")
+
+
+def test_numba_cuda_typing_module_names():
+    from numba.core.typing import Signature
+    from numba.core.typing.templates import fold_arguments, make_concrete_template
+
+    from cumlir.numba_cuda import typing as nc_typing
+
+    assert nc_typing.Signature is Signature and nc_typing.signature(types.int32, types.int32).args == (types.int32,)
+    assert nc_typing.fold_arguments is fold_arguments and nc_typing.make_concrete_template is make_concrete_template

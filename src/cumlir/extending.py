@@ -100,6 +100,13 @@ def refresh_registries(*, typing: bool = True, target: bool = True, include_unin
     """Make the typing context see declarations registered since it was built. cumlir also
     does this itself before each compilation; lowering rules are in effect once registered,
     so *target* and *include_uninitialized_cuda* have nothing left to do."""
+    for name, flag in (
+        ("typing", typing),
+        ("target", target),
+        ("include_uninitialized_cuda", include_uninitialized_cuda),
+    ):
+        if not isinstance(flag, bool):
+            raise TypeError(f"refresh_registries({name}=...) must be True or False, got {flag!r}")
     if typing:
         _typing_context.refresh()
 

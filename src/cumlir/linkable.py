@@ -2,10 +2,13 @@
 
 Each kind holds bytes (or CUDA C++ text) and knows the nvJitLink input type it
 becomes. A path is read when the kernel is linked; its kind is guessed from its suffix.
+An ``io.StringIO``/``io.BytesIO`` is read when used too, as in Numba-CUDA: libraries that
+generate glue code while kernels are lowered (Numbast's shims) append to one stream.
 """
 
 from __future__ import annotations
 
+import io
 import os
 from typing import TYPE_CHECKING, TypeGuard
 
@@ -25,14 +28,25 @@ class LinkableCode:
     kind: str | None = None  # the nvJitLink InputType name
     suffixes: tuple[str, ...] = ()
 
-    def __init__(self, data: bytes | bytearray | str, name: str | None = None, nrt: bool = False) -> None:
-        if not isinstance(data, (bytes, bytearray, str)):
-            raise TypeError(f"{type(self).__name__} holds bytes or text, not {type(data).__name__}")
+    def __init__(
+        self, data: bytes | bytearray | str | io.StringIO | io.BytesIO, name: str | None = None, nrt: bool = False
+    ) -> None:
+        if not isinstance(data, (bytes, bytearray, str, io.StringIO, io.BytesIO)):
+            raise TypeError(
+                f"{type(self).__name__} holds bytes, text or an io.StringIO/io.BytesIO, not {type(data).__name__}"
+            )
         if not isinstance(nrt, bool):
             raise TypeError(f"{type(self).__name__}(nrt=...) must be True or False, got {nrt!r}")
-        self.data = data
+        self._data = data
         self.name = name or f"<{type(self).__name__}>"
         self.nrt = nrt
+
+    @property
+    def data(self) -> bytes | bytearray | str:
+        """The code now: a stream's contents are read at each use, so later writes count."""
+        if isinstance(self._data, (io.StringIO, io.BytesIO)):
+            return self._data.getvalue()
+        return self._data
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name}{' nrt' if self.nrt else ''}>"

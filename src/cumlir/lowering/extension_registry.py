@@ -3,7 +3,8 @@ into operation records (cumlir/operations), which lowering/operations.py install
 one set of rule tables every operation uses.
 
 Public shapes (docs/extending.md):
-  call:     impl(builder, target, args, kwargs)       args are variables; store the result in target
+  call:     impl(builder, target, args, kwargs)       args are variables (numba ir.Var, as numba's
+                                                      lowering passes); store the result in target
   getattr:  impl(context, builder, typ, value[, attr]) -> value
   setattr:  impl(context, builder, sig, [target, value][, attr])
   cast:     impl(context, builder, fromty, toty, value) -> value
@@ -16,6 +17,7 @@ callback, at the kernel line being lowered.
 import functools
 
 from numba.core import errors
+from numba.core import ir as nir
 
 from .. import operations
 from .builder_api import extension_error
@@ -50,9 +52,9 @@ def _call_rule(impl):
     @_reported(impl)
     def rule(lower, sig, args):
         with lower.bind_temporaries(list(args) + [None], list(sig.args) + [sig.return_type]) as names:
-            *argvars, target = names
+            *argvars, target = (nir.Var(None, name, lower.loc or nir.unknown_loc) for name in names)
             returned = impl(lower, target, list(argvars), [])
-            stored = lower.read_temporary(target)
+            stored = lower.read_temporary(target.name)
         return stored if stored is not None else returned
 
     return rule
