@@ -35,7 +35,7 @@ a device's `CU_DEVICE_ATTRIBUTE_X` is its attribute `X` (`MULTIPROCESSOR_COUNT`,
 cumlir's CUDA types, as Numba-CUDA's `numba.cuda.types`); the scalar types and their short aliases (`f4`, `i8`,
 `b1`, ...) are numba's types; `KernelRuntimeError` exists for code that catches it, but with
 `debug=True` an exception raised in a kernel is re-raised on the host as its own class (as in
-Numba-CUDA); `extensions` is always None (cumlir refuses `extensions=`); `inspect_sass` runs
+Numba-CUDA); `extensions` lists the argument handlers given as `cuda.jit(extensions=[...])` (None where none were); `inspect_sass` runs
 nvdisasm from the `cuda-toolkit[nvdisasm]` wheel cumlir installs (no GPU needed to read SASS).
 """
 

@@ -47,17 +47,26 @@ def test_every_public_name_of_numba_cuda_mlir_extending_exists():
     missing = [n for n in sorted(public) if n not in dir(extending)]
     assert not missing
     refused = {n for n in public if n in extending._refused.EXTENDING}
-    assert refused == {"ArgumentHandler", "argument_handler", "WholeFunctionPlanner", "register_planner"}
+    assert refused == {"argument_handler", "WholeFunctionPlanner", "register_planner"}
     for name in public - refused:
         getattr(extending, name)
 
 
-@pytest.mark.parametrize("name", ["ArgumentHandler", "argument_handler", "WholeFunctionPlanner", "register_planner"])
+@pytest.mark.parametrize("name", ["argument_handler", "WholeFunctionPlanner", "register_planner"])
 def test_refused_names_say_why(name):
     with pytest.raises(NotImplementedError, match=rf"cumlir does not provide '{name}' of numba_cuda_mlir.extending: "):
         getattr(extending, name)
     with pytest.raises(AttributeError, match="has no attribute 'no_such_name'"):
         extending.no_such_name  # noqa: B018
+
+
+def test_argument_handler_is_the_protocol_of_extensions():
+    class Handler:
+        def prepare_args(self, ty, val, stream=None, retr=None):
+            return ty, val
+
+    assert isinstance(Handler(), extending.ArgumentHandler)
+    assert not isinstance(object(), extending.ArgumentHandler)
 
 
 # ---- lower_builtin with a typing template ---------------------------------------------

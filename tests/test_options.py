@@ -195,7 +195,7 @@ def test_shared_memory_carveout_is_checked_and_kept():
         ({"link": ["code.unknown"]}, ValueError, "cannot tell what kind of code"),
         ({"argtypes": ("int32",)}, TypeError, "signatures are given as the first positional argument"),
         ({"boundscheck": True}, NotImplementedError, "boundscheck=True is not supported"),
-        ({"extensions": [object()]}, NotImplementedError, "extensions="),
+        ({"extensions": [object()]}, TypeError, "has no prepare_args"),
         ({"device": "yes"}, TypeError, "device must be True or False"),
     ],
 )

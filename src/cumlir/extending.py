@@ -16,7 +16,7 @@ from __future__ import annotations
 import functools
 import inspect
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
 from numba.core import (
     targetconfig,  # noqa: F401  (numba's ConfigStack of the options being compiled with)
@@ -83,6 +83,18 @@ def __getattr__(name: str) -> Any:
 
 def __dir__() -> list[str]:
     return sorted([*globals(), *_refused.EXTENDING])
+
+
+@runtime_checkable
+class ArgumentHandler(Protocol):
+    """What ``cuda.jit(extensions=[...])`` takes: ``prepare_args(ty, val, stream=, retr=)``
+    gives a launch argument (its compiled numba type *ty*, its value *val*) as it is to be
+    passed, ``(ty, val)`` with the same type, and may append to *retr* functions to call
+    after the launch. Handlers are asked from the last to the first."""
+
+    def prepare_args(
+        self, ty: types.Type, val: Any, stream: Any = None, retr: list[Any] | None = None
+    ) -> tuple[types.Type, Any]: ...
 
 
 def register(dmm: Any, type_class: type[types.Type]) -> Callable[[type], type]:

@@ -88,6 +88,9 @@ class Options:
     ptxas_options: tuple[str, ...] = ()  # passed to ptxas by nvJitLink (-Xptxas=)
     capi: bool | str = False  # a kernel's symbol: its function's name (True, as always), or this name
     dumps: frozenset[str] = frozenset()  # of DUMPS: what compiling prints on stderr (not in the cache key)
+    # argument handlers: objects whose prepare_args(ty, val, stream=, retr=) give a launch's
+    # arguments as they are passed (Numba-CUDA's and numba-cuda-mlir's; not in the cache key)
+    extensions: tuple[Any, ...] = ()
 
     def __post_init__(self) -> None:
         for name in ("debug", "opt", "lineinfo", "fma", "forceinline", "lto", "cache"):
@@ -107,6 +110,7 @@ class Options:
         object.__setattr__(self, "ptxas_options", _ptxas_options(self.ptxas_options))
         object.__setattr__(self, "capi", _capi(self.capi))
         object.__setattr__(self, "dumps", _dumps(self.dumps))
+        object.__setattr__(self, "extensions", _extensions(self.extensions))
 
     @classmethod
     def from_keywords(cls, where: str, keywords: Mapping[str, Any]) -> Options:
@@ -134,6 +138,8 @@ class Options:
             chosen.pop("lto", None)
         if chosen.get("nrt") is None:
             chosen.pop("nrt", None)
+        if chosen.get("extensions") is None:
+            chosen.pop("extensions", None)
         _opt_together(where, chosen)
         return cls(**chosen)
 
@@ -157,11 +163,11 @@ class Options:
         return self.fast or "afn" in self.fastmath
 
     def cache_key(self) -> str:
-        """A stable text over every field that changes the generated code (not cache, carveout
-        or the debugging dumps)."""
+        """A stable text over every field that changes the generated code (not cache, carveout,
+        the debugging dumps or the argument handlers)."""
         parts = []
         for f in fields(self):
-            if f.name in ("cache", "shared_memory_carveout", "dumps"):
+            if f.name in ("cache", "shared_memory_carveout", "dumps", "extensions"):
                 continue
             value = getattr(self, f.name)
             if f.name == "link":
@@ -176,15 +182,10 @@ class Options:
 
 # -- keywords numba's own jit knows that have no meaning or an own rule here -----------
 
-_NUMBA_ONLY = {"device", "extensions", "boundscheck"}
+_NUMBA_ONLY = {"device", "boundscheck"}
 
 
 def _numba_only(where: str, keywords: Mapping[str, Any]) -> None:
-    if keywords.get("extensions"):
-        raise NotImplementedError(
-            f"{where}: extensions= (argument handlers with prepare_args) are not supported by cumlir; "
-            "convert such arguments before the launch, or give them a __cuda_array_interface__"
-        )
     if keywords.get("boundscheck"):
         raise NotImplementedError(
             f"{where}: boundscheck=True is not supported (as in Numba-CUDA); debug=True checks every index"
@@ -192,6 +193,18 @@ def _numba_only(where: str, keywords: Mapping[str, Any]) -> None:
 
 
 # -- checks of single fields ----------------------------------------------------------------
+
+
+def _extensions(value: object) -> tuple[Any, ...]:
+    if not isinstance(value, (list, tuple)):
+        raise TypeError(f"extensions must be a list of argument handlers, got {value!r}")
+    for handler in value:
+        if not callable(getattr(handler, "prepare_args", None)):
+            raise TypeError(
+                f"the extension {handler!r} has no prepare_args(ty, val, stream=, retr=) method; "
+                "an argument handler gives each launch argument as it is to be passed"
+            )
+    return tuple(value)
 
 
 def _check_bool(name: str, value: object) -> None:

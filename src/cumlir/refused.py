@@ -239,9 +239,8 @@ NUMBA_CUDA_MLIR: dict[str, dict[str, str]] = {
 
 
 _HANDLERS = (
-    "argument handlers prepare a launch's arguments for numba-cuda-mlir's cuda.jit(extensions=[...]), which "
-    "cumlir refuses: convert the arguments before the launch (cuda.to_device, NumPy arrays, scalars, records, "
-    "objects with __cuda_array_interface__ or __dlpack__)"
+    "numba-cuda-mlir's module of the ArgumentHandler protocol; cumlir.extending is one module: "
+    "import ArgumentHandler from cumlir.extending"
 )
 _PLANNERS = (
     "whole-function planners rewrite numba-cuda-mlir's Numba IR after inlining and before typing; cumlir "
@@ -251,7 +250,6 @@ _PLANNERS = (
 
 # numba_cuda_mlir.extending.<name> -> why cumlir.extending refuses it and what to use instead
 EXTENDING = {
-    "ArgumentHandler": _HANDLERS,
     "argument_handler": _HANDLERS,
     "WholeFunctionPlanner": _PLANNERS,
     "register_planner": _PLANNERS,

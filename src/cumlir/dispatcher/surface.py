@@ -356,8 +356,9 @@ class Dispatcher:
 
     @property
     def extensions(self):
-        """Numba-CUDA's argument handlers: cumlir accepts none (``extensions=`` is refused)."""
-        return None
+        """The argument handlers given as ``cuda.jit(extensions=[...])`` (a list), or None
+        where none were given, as Numba-CUDA's."""
+        return list(self.options.extensions) or None
 
     def specialize(self, *args):
         """A kernel compiled for the types of *args* (for the current device) that compiles

@@ -309,7 +309,7 @@ def build_route(kernel, kinds, argtypes, args):
     arguments like *args* (of exact types *kinds*, typed *argtypes*), or None where the
     general path must take such arguments."""
     record = kernel.record
-    if kernel.cooperative or record.raise_sites:
+    if kernel.cooperative or record.raise_sites or kernel.extensions:
         return None
     packer = record.packer
     builder = _Builder(record.context.ordinal)

@@ -89,6 +89,9 @@ class LoadedKernel:
         )
         self.name = compiled.symbol
         self._packer = ArgumentPacker(compiled.argtypes)
+        self._argtypes = tuple(compiled.argtypes)
+        # argument handlers (cuda.jit(extensions=...)): every launch goes the general way through them
+        self.extensions = compiled.options.extensions
         self._raise_sites = compiled.raise_sites
         self._exception_global = compiled.exception_global
         self._shared = SharedMemoryLimits(context, self._function)
@@ -157,7 +160,10 @@ class LoadedKernel:
         staging = HostArrayStaging(stream, context.ordinal)
         if self.uses_runtime:
             nrt_stats.note_launch(self)
+        writebacks: list = []  # what the argument handlers ask to run after the launch
         try:
+            if self.extensions:
+                args = self._handled(args, stream, writebacks)
             pointers, buffer = self._packer.pack(args, staging)
             cu = drv.driver()
             if self.cooperative:  # every block resident at once, as a grid barrier needs
@@ -178,8 +184,28 @@ class LoadedKernel:
             staging.abandon()
             raise
         staging.finish()
+        for writeback in writebacks:
+            writeback()
         if self._raise_sites:
             self._report_device_exception(stream)
+
+    def _handled(self, args, stream, writebacks):
+        """The arguments as the argument handlers give them, from the last handler to the
+        first, as in Numba-CUDA: ``prepare_args(ty, val, stream=, retr=)`` returns the type
+        and value to pass on, and appends to *retr* what must run after the launch. *stream*
+        is the launch's stream handle (0: the default stream)."""
+        handled = []
+        for index, (ty, value) in enumerate(zip(self._argtypes, args)):
+            given = ty
+            for handler in reversed(self.extensions):
+                given, value = handler.prepare_args(given, value, stream=stream, retr=writebacks)
+            if given != ty:
+                raise TypeError(
+                    f"kernel {self.name}: the extension {handler!r} passes argument {index} as {given}, "
+                    f"but the kernel was compiled for {ty}; a handler may change the value, not its type"
+                )
+            handled.append(value)
+        return tuple(handled)
 
     def _check_cooperative(self, griddim, blockdim, sharedmem):
         blocks = griddim[0] * griddim[1] * griddim[2]

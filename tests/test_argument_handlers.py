@@ -1,0 +1,134 @@
+"""``cuda.jit(extensions=[...])``: argument handlers (Numba-CUDA's and numba-cuda-mlir's)
+give each launch argument as it is passed, and what must run after the launch; on a fake
+driver (tests/fake_driver.py), which records the parameters each launch passes."""
+
+import pickle
+import struct
+
+import numpy as np
+import pytest
+
+from cumlir import cuda
+
+from . import fake_driver
+
+
+class ToDevice:
+    """Passes host arrays as device arrays it makes, copied back after the launch."""
+
+    def __init__(self):
+        self.calls = []
+        self.made = []
+        self.copied = 0
+
+    def prepare_args(self, ty, val, stream=0, retr=None):
+        self.calls.append((str(ty), type(val).__name__, stream))
+        if not isinstance(val, np.ndarray):
+            return ty, val
+        device = cuda.to_device(val)
+        self.made.append(device)
+        retr.append(lambda: self._copy_back(device, val))
+        return ty, device
+
+    def _copy_back(self, device, host):
+        device.copy_to_host(host)
+        self.copied += 1
+
+
+class Named:
+    """Records the order handlers are asked in."""
+
+    def __init__(self, name, log):
+        self.name, self.log = name, log
+
+    def prepare_args(self, ty, val, stream=0, retr=None):
+        self.log.append(self.name)
+        return ty, val
+
+
+class Retyping:
+    def prepare_args(self, ty, val, stream=0, retr=None):
+        from numba.core import types
+
+        return (types.float64[::1], val) if isinstance(ty, types.Array) else (ty, val)
+
+
+def double(a, n):
+    i = cuda.grid(1)
+    if i < n:
+        a[i] *= 2
+
+
+SIG = "void(float32[::1], int32)"
+
+
+@pytest.fixture
+def fake(monkeypatch):
+    driver = fake_driver.install(monkeypatch)
+    driver.slots = 5  # the array's pointer, offset, extent, stride; the int
+    return driver
+
+
+def _pointer(launch):
+    return struct.unpack_from("Q", launch["params"], 0)[0]
+
+
+def test_each_launch_passes_what_the_handler_gives_and_runs_its_writebacks(fake):
+    handler = ToDevice()
+    kernel = cuda.jit(SIG, extensions=[handler])(double)
+    host = np.arange(4, dtype=np.float32)
+    for _ in range(2):  # never the fast path: every launch goes through the handler
+        kernel[1, 32](host, np.int32(4))
+    assert handler.calls == [("array(float32, 1d, C)", "ndarray", 0), ("int32", "int32", 0)] * 2
+    assert [_pointer(launch) for launch in fake.launches] == [d.device_pointer for d in handler.made]
+    assert handler.copied == 2  # its writeback ran after each launch
+
+
+def test_handlers_are_asked_from_the_last_to_the_first(fake):
+    log = []
+    kernel = cuda.jit(SIG, extensions=[Named("first", log), Named("second", log)])(double)
+    kernel[1, 32](cuda.to_device(np.zeros(4, np.float32)), np.int32(4))
+    assert log == ["second", "first", "second", "first"]
+
+
+def test_writebacks_run_after_the_launch(fake, monkeypatch):
+    order = []
+    launch = fake.cuLaunchKernel
+    monkeypatch.setattr(fake, "cuLaunchKernel", lambda *a: order.append("launch") or launch(*a))
+
+    class Later:
+        def prepare_args(self, ty, val, stream=0, retr=None):
+            retr.append(lambda: order.append("writeback"))
+            return ty, val
+
+    kernel = cuda.jit(SIG, extensions=[Later()])(double)
+    kernel[1, 32](cuda.to_device(np.zeros(4, np.float32)), np.int32(4))
+    assert order == ["launch", "writeback", "writeback"]
+
+
+def test_a_handler_may_not_change_a_type(fake):
+    kernel = cuda.jit(SIG, extensions=[Retyping()])(double)
+    with pytest.raises(TypeError, match=r"passes argument 0 as array\(float64, 1d, C\), but the kernel was compiled"):
+        kernel[1, 32](cuda.to_device(np.zeros(4, np.float32)), np.int32(4))
+    assert not fake.launches
+
+
+def test_an_extension_needs_prepare_args():
+    with pytest.raises(TypeError, match="has no prepare_args"):
+        cuda.jit(extensions=[object()])(double)
+
+
+def test_the_handlers_are_the_kernel_s_and_change_no_code():
+    handler = ToDevice()
+    kernel = cuda.jit(extensions=[handler])(double)
+    assert kernel.extensions == [handler]
+    assert cuda.jit(double).extensions is None  # as Numba-CUDA's, where none were given
+    assert kernel.options.cache_key() == cuda.jit(double).options.cache_key()
+    plain = cuda.jit(double).compile(SIG).output("ptx", (9, 0))
+    assert kernel.compile(SIG).output("ptx", (9, 0)) == plain
+
+
+def test_a_kernel_with_handlers_pickles():
+    kernel = cuda.jit(extensions=[ToDevice()])(double)
+    again = pickle.loads(pickle.dumps(kernel))
+    assert len(again.extensions) == 1 and isinstance(again.extensions[0], ToDevice)
