@@ -52,8 +52,6 @@ _REFUSED = {
     "argtypes": "signatures are given as the first positional argument",
     "restype": "signatures are given as the first positional argument",
     "bind": "signatures are given as the first positional argument",
-    "experimental_ast_transforms": "cumlir has no AST transforms (consteval, loop unrolling); "
-    "write the constant or the unrolled loop in the source",
 }
 # keywords that choose what @cuda.jit compiles rather than how: cuda/decorators.py reads them
 JIT_SIGNATURE_KEYWORDS = ("signature", "annotations_as_signatures")
@@ -182,10 +180,14 @@ class Options:
 
 # -- keywords numba's own jit knows that have no meaning or an own rule here -----------
 
-_NUMBA_ONLY = {"device", "boundscheck"}
+# experimental_ast_transforms: numba-cuda-mlir's switch of consteval, which cumlir applies
+# wherever a function uses it (typing/consteval.py)
+_NUMBA_ONLY = {"device", "boundscheck", "experimental_ast_transforms"}
 
 
 def _numba_only(where: str, keywords: Mapping[str, Any]) -> None:
+    if not isinstance(keywords.get("experimental_ast_transforms", False), bool):
+        raise TypeError(f"{where}: experimental_ast_transforms must be True or False")
     if keywords.get("boundscheck"):
         raise NotImplementedError(
             f"{where}: boundscheck=True is not supported (as in Numba-CUDA); debug=True checks every index"

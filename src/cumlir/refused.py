@@ -183,13 +183,9 @@ NUMBA_CUDA_MLIR: dict[str, dict[str, str]] = {
         ),
     },
     "cuda.experimental": {
-        "consteval": (
-            "compile-time evaluation by rewriting the kernel's syntax tree is not implemented in cumlir; "
-            "module-level values are constants of the kernels that read them, and cuda.literal_unroll "
-            "unrolls loops over tuples"
-        ),
         "current_target_options": (
-            "usable only inside consteval(), which cumlir does not have; the options are the keywords given to cuda.jit"
+            "cumlir's consteval runs without the kernel's options; they are the keywords given to cuda.jit "
+            "(kernel.options)"
         ),
         "local_array_from": (
             "rewriting a generator expression into an array needs numba-cuda-mlir's syntax-tree rewriting, "

@@ -35,6 +35,7 @@ from numba.core.typing.templates import Signature, fold_arguments, signature
 
 from ..frontend_lock import FRONTEND_LOCK
 from ..options import Options
+from . import consteval
 from .context import CUDATypingContext, typing_context
 from .frontend_passes import STAGES
 from .nesting import nested_typing
@@ -86,6 +87,7 @@ def type_function(pyfunc, argtypes, return_type=None):
 
 def _type_function(pyfunc, argtypes, return_type):
     _refuse_generators(pyfunc)
+    pyfunc = consteval.expanded(pyfunc)  # what its consteval forms make of it, if it has any
     state = compiler.StateDict()
     state.func_id = bytecode.FunctionIdentity.from_function(pyfunc)
     state.typingctx = typing_context()
