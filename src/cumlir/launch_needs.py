@@ -37,26 +37,25 @@ _current = threading.local()
 
 
 @contextlib.contextmanager
-def launching(config: LaunchKey | None) -> Iterator[None]:
+def _bound(name: str, value: object) -> Iterator[None]:
+    """This thread's *name* is *value* for the block, and what it was afterwards."""
+    previous = getattr(_current, name, None)
+    setattr(_current, name, value)
+    try:
+        yield
+    finally:
+        setattr(_current, name, previous)
+
+
+def launching(config: LaunchKey | None) -> contextlib.AbstractContextManager[None]:
     """Kernels compiled on this thread meanwhile are compiled for a launch with *config*
     (None: a compilation without a launch, as ``compile_ptx``)."""
-    previous = getattr(_current, "config", None)
-    _current.config = config
-    try:
-        yield
-    finally:
-        _current.config = previous
+    return _bound("config", config)
 
 
-@contextlib.contextmanager
-def recording(needs: LaunchNeeds) -> Iterator[None]:
+def recording(needs: LaunchNeeds) -> contextlib.AbstractContextManager[None]:
     """The kernel typed and lowered on this thread meanwhile records its needs into *needs*."""
-    previous = getattr(_current, "needs", None)
-    _current.needs = needs
-    try:
-        yield
-    finally:
-        _current.needs = previous
+    return _bound("needs", needs)
 
 
 @contextlib.contextmanager
