@@ -7,8 +7,11 @@ readable for the variable's whole life. Arrays are described as the
 descriptor they are (docs/abi.md): ``data`` points at element [0, ...], ``shape`` and
 ``strides`` count elements, so cuda-gdb prints ``a.data[i]`` for ``a[i]`` of a
 C-contiguous 1-d array (shared and local arrays alike: their descriptors hold generic
-addresses). Variables of other types (records, tuples), and those of device functions
-(inlined into the kernel), are not described; line tables cover every line.
+addresses). A record is the pointer it is held as (models.RecordModel), to a structure
+of its fields at their offsets, so that ``r.x`` prints a field; in an array of records
+``data`` points at records and ``strides`` count bytes (``recs.data[i].x``). Variables
+of other types (tuples), and those of device functions (inlined into the kernel), are
+not described; line tables cover every line.
 
 Every attribute of one kernel is parsed from one text, since the subprogram is a
 distinct attribute that the variables must share.
@@ -27,10 +30,8 @@ from numba.core import types
 
 
 def wanted(lowerer: Any) -> bool:
-    """Whether *lowerer*'s function gets variables: a kernel compiled with debug=True by
-    the nvptx code generator (the nvvm one prints line tables only)."""
-    options = lowerer.options
-    return bool(options.debug) and options.backend == "nvptx" and lowerer.kind == "kernel"
+    """Whether *lowerer*'s function gets variables: a kernel compiled with debug=True."""
+    return bool(lowerer.options.debug) and lowerer.kind == "kernel"
 
 
 def _display(name: str) -> str | None:
@@ -55,6 +56,50 @@ def _scalar_type(ty: Any) -> str | None:  # a numba type (numba declares no bitw
     return None
 
 
+def _element_type(ty: Any) -> str | None:
+    """The DWARF type of a value held in memory: a scalar, a record or a nested array."""
+    if isinstance(ty, types.Record):
+        return _record_type(ty)
+    if isinstance(ty, types.NestedArray):
+        element = _element_type(ty.dtype)
+        if element is None:
+            return None
+        extents = ", ".join(f"#llvm.di_subrange<count = {n} : i64>" for n in ty.shape)
+        return (
+            f"#llvm.di_composite_type<tag = DW_TAG_array_type, baseType = {element}, "
+            f"sizeInBits = {8 * ty.size}, elements = {extents}>"
+        )
+    if isinstance(ty, types.Complex):  # in memory only: a complex variable is not described
+        return _basic(str(ty), _bits(ty), "DW_ATE_complex_float")
+    return _scalar_type(ty)
+
+
+def _record_type(ty: types.Record) -> str | None:
+    members = []
+    for name, field in ty.fields.items():
+        text = _element_type(field.type)
+        if text is None:
+            return None
+        size = field.type.size if isinstance(field.type, (types.Record, types.NestedArray)) else _bits(field.type) // 8
+        members.append(_member(name, text, 8 * size, 8 * field.offset))
+    return (
+        f'#llvm.di_composite_type<tag = DW_TAG_structure_type, name = "record({", ".join(ty.fields)})", '
+        f"sizeInBits = {8 * ty.size}, elements = {', '.join(members)}>"
+    )
+
+
+def _pointer(base: str) -> str:
+    return f"#llvm.di_derived_type<tag = DW_TAG_pointer_type, baseType = {base}, sizeInBits = 64>"
+
+
+def _variable_type(ty: Any) -> str | None:
+    """The DWARF type of a variable of numba type *ty*, or None where it is not described."""
+    if isinstance(ty, types.Record):
+        record = _record_type(ty)
+        return None if record is None else _pointer(record)
+    return _scalar_type(ty) or _array_type(ty)
+
+
 def _member(name: str, base: str, bits: int, offset: int) -> str:
     return (
         f'#llvm.di_derived_type<tag = DW_TAG_member, name = "{name}", baseType = {base}, '
@@ -63,9 +108,12 @@ def _member(name: str, base: str, bits: int, offset: int) -> str:
 
 
 def _array_type(ty: types.Type) -> str | None:
-    if not isinstance(ty, types.Array) or _scalar_type(ty.dtype) is None or ty.ndim == 0:
+    if not isinstance(ty, types.Array) or ty.ndim == 0:
         return None
-    pointer = f"#llvm.di_derived_type<tag = DW_TAG_pointer_type, baseType = {_scalar_type(ty.dtype)}, sizeInBits = 64>"
+    element = _record_type(ty.dtype) if isinstance(ty.dtype, types.Record) else _scalar_type(ty.dtype)
+    if element is None:
+        return None
+    pointer = _pointer(element)
     extents = (
         f"#llvm.di_composite_type<tag = DW_TAG_array_type, baseType = {_basic('int64', 64, 'DW_ATE_signed')}, "
         f"sizeInBits = {64 * ty.ndim}, elements = #llvm.di_subrange<count = {ty.ndim} : i64>>"
@@ -132,7 +180,7 @@ class DebugVariables:
                 ty = lowerer.typemap.get(stmt.target.name)
                 if shown is None or shown in found or ty is None:
                     continue
-                text = _scalar_type(ty) or _array_type(ty)
+                text = _variable_type(ty)
                 if text is not None:
                     found[shown] = (ty, stmt.loc.line or 0, text)
         return found
@@ -154,6 +202,9 @@ class DebugVariables:
             if not isinstance(value.type, ir.MemRefType) or value.type.memory_space is not None:
                 return  # a descriptor of another address space
             value = builtin.UnrealizedConversionCastOp([_descriptor(ty.ndim)], [value]).result
+        elif isinstance(ty, types.Record):
+            if not isinstance(value.type, llvm.PointerType):
+                return
         elif isinstance(value.type, ir.MemRefType) or not _same_width(value.type, ty):
             return
         elif isinstance(ty, types.Boolean):

@@ -52,6 +52,8 @@ def nvvm_options(cc, options, output):
         # half-precision intrinsics (marks.UNCONTRACTED). Under -fma=0 libNVVM contracts
         # only operations carrying the flag; -fma=1 would contract any a*b+c, those included
         result.append("-fma=0")
+    if options is not None and options.debug:
+        result.append("-g")  # the variables the LLVM 7 printer describes (llvm7_debug.py)
     if output == "ltoir":
         result.append("-gen-lto")
     return result
@@ -61,9 +63,10 @@ def llvm_ir(mlir_module, cc, options=None):
     """The LLVM IR text libNVVM is given for *mlir_module* (after the pipeline's "llvm" stage)."""
     if targets.parse_cc(cc) >= MODERN_IR_FROM:
         return modern_ir(mlir_module)
-    # line tables only: full debug info (-g) would also need variables and types
     lines = options is not None and (options.lineinfo or options.debug)
-    return llvm7.print_module(pipeline.gpu_module_of(mlir_module), _nvvm().ir_version(), line_tables=lines)
+    variables = options is not None and bool(options.debug)
+    module = pipeline.gpu_module_of(mlir_module)
+    return llvm7.print_module(module, _nvvm().ir_version(), line_tables=lines, variables=variables)
 
 
 def modern_ir(mlir_module):

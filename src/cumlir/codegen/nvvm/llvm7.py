@@ -36,10 +36,11 @@ _LAUNCH_SCALARS = {
 }
 
 
-def print_module(gpu_module, ir_version=NVVM_IR_VERSION, line_tables=False):
+def print_module(gpu_module, ir_version=NVVM_IR_VERSION, line_tables=False, variables=False):
     """LLVM 7 text of the ``gpu.module`` (or ``builtin.module``) *gpu_module* after the "llvm" stage;
-    with *line_tables*, each instruction carries its Python source line."""
-    return ModulePrinter(gpu_module, ir_version, line_tables).run()
+    with *line_tables*, each instruction carries its Python source line; with *variables*
+    too, the variables ``llvm.intr.dbg.declare`` names are described (full debug information)."""
+    return ModulePrinter(gpu_module, ir_version, line_tables, variables).run()
 
 
 def _string_attr(op, name):
@@ -48,12 +49,12 @@ def _string_attr(op, name):
 
 
 class ModulePrinter:
-    def __init__(self, gpu_module, ir_version=NVVM_IR_VERSION, line_tables=False):
+    def __init__(self, gpu_module, ir_version=NVVM_IR_VERSION, line_tables=False, variables=False):
         self.ir_version = ir_version
         self.nodes = []  # metadata node definitions, numbered in order
         self.named_metadata = {}  # name -> node references
         self.shared_nodes = {}  # what a node says -> its reference, for nodes many uses share
-        self.line_tables = llvm7_debug.LineTables(self) if line_tables else None
+        self.line_tables = llvm7_debug.LineTables(self, variables) if line_tables or variables else None
         self.ops = list(gpu_module.regions[0].blocks[0].operations)
         self.globals = {}  # symbol -> (value Type, address space)
         self.functions = {}  # symbol -> function Type
@@ -94,6 +95,13 @@ class ModulePrinter:
         """A new numbered metadata node holding *text*; its reference ``!N``."""
         self.nodes.append(f"!{len(self.nodes)} = {text}")
         return f"!{len(self.nodes) - 1}"
+
+    def shared_node(self, text):
+        """The one numbered node of the module holding *text*."""
+        key = ("text", text)
+        if key not in self.shared_nodes:
+            self.shared_nodes[key] = self.node(text)
+        return self.shared_nodes[key]
 
     def range_node(self, low, high):
         """The metadata node of the i32 range [low, high), one per module."""
@@ -161,6 +169,7 @@ class FunctionPrinter:
         self.edge_labels = {}  # (terminator, successor index) -> label to branch to
         self.edge_blocks = {}  # block label -> lines of the edge blocks after it
         self.dbg = ""  # the source position appended to each instruction (lineinfo)
+        self.allocas = {}  # the pointer Value of an alloca -> the typed alloca it bitcasts (debug variables)
 
     # -- names -------------------------------------------------------------------------
     def fresh(self, hint="t"):

@@ -1,9 +1,13 @@
-"""Line tables for the LLVM 7 printer (lineinfo=True): each instruction carries the
-Python source line of the op it came from, and libNVVM turns them into ``.loc``
-directives (line tables need no libNVVM option, only this metadata)."""
+"""Debug information for the LLVM 7 printer. Line tables (lineinfo=True): each
+instruction carries the Python source line of the op it came from, and libNVVM turns
+them into ``.loc`` directives (line tables need no libNVVM option, only this metadata).
+Full debug information (debug=True, libNVVM's ``-g``) adds the variables the module
+declares (llvm7_di.py), so that cuda-gdb breaks at a line and prints them."""
 
 import os
 import re
+
+from . import llvm7_di
 
 _FILE_LINE = re.compile(r'"([^"]+)":(\d+):(\d+)')
 
@@ -25,8 +29,10 @@ def _first_position(function):
 
 
 class LineTables:
-    def __init__(self, module):
+    def __init__(self, module, variables=False):
         self.module = module  # a ModulePrinter: its node() numbers metadata
+        self.variables = variables
+        self.file_of_scope = {}  # subprogram reference -> its file node
         self.files = {}
         self.unit = None
         self.locations = {}
@@ -44,8 +50,8 @@ class LineTables:
         file = self._file(path)
         if self.unit is None:
             self.unit = self.module.node(
-                f'distinct !DICompileUnit(language: DW_LANG_C99, file: {file}, producer: "cumlir", '
-                "isOptimized: true, runtimeVersion: 0, emissionKind: LineTablesOnly)"
+                f'distinct !DICompileUnit(language: DW_LANG_C_plus_plus, file: {file}, producer: "cumlir", '
+                f"isOptimized: true, runtimeVersion: 0, emissionKind: {'FullDebug' if self.variables else 'LineTablesOnly'})"
             )
             self.module.named_metadata["llvm.dbg.cu"] = [self.unit]
             flag = self.module.node('!{i32 2, !"Debug Info Version", i32 3}')
@@ -55,7 +61,12 @@ class LineTables:
             f'distinct !DISubprogram(name: "{symbol}", scope: {file}, file: {file}, line: {line}, type: {kind}, '
             f"isLocal: false, isDefinition: true, scopeLine: {line}, isOptimized: true, unit: {self.unit})"
         )
+        self.file_of_scope[scope] = file
         return scope, line
+
+    def variable(self, attribute_text, scope):
+        """The DILocalVariable of a ``dbg.declare``'s variable attribute, in function *scope*."""
+        return llvm7_di.local_variable(self.module, attribute_text, scope, self.file_of_scope[scope])
 
     def location(self, op, scope, fallback_line):
         """``, !dbg !N`` for an instruction printed from *op* inside *scope*."""

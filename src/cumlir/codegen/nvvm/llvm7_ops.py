@@ -219,6 +219,19 @@ def _alloca(p, op):
     if space:
         raise Llvm7Error("allocas outside the generic address space are not supported by the LLVM 7 printer")
     p.define(result, f"bitcast {elem.text}* {slot} to i8*")
+    p.allocas[result] = f"{elem.text}* {slot}"
+
+
+@_rule("llvm.intr.dbg.declare")
+def _dbg_declare(p, op):
+    """debug=True's variable in its stack slot, which LLVM 7 wants named as the alloca itself."""
+    (slot,) = op.operands
+    tables = p.module.line_tables
+    if tables is None or slot not in p.allocas:
+        return  # no variables without full debug information, nor for a slot that is no alloca
+    variable = tables.variable(str(op.attributes["varInfo"]), p.scope)
+    p.module.use_intrinsic("llvm.dbg.declare", "declare void @llvm.dbg.declare(metadata, metadata, metadata)")
+    p.emit(f"call void @llvm.dbg.declare(metadata {p.allocas[slot]}, metadata {variable}, metadata !DIExpression())")
 
 
 # -- calls and control flow --------------------------------------------------------------
