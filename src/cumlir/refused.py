@@ -188,8 +188,9 @@ NUMBA_CUDA_MLIR: dict[str, dict[str, str]] = {
             "(kernel.options)"
         ),
         "local_array_from": (
-            "rewriting a generator expression into an array needs numba-cuda-mlir's syntax-tree rewriting, "
-            "which cumlir does not have; write cuda.local.array(n, dtype) and a loop filling it"
+            "an array from a generator expression is not implemented: cumlir rewrites syntax trees for consteval "
+            "only, and a local array's length must be a compile-time constant; write cuda.local.array(n, dtype) "
+            "and a loop filling it"
         ),
         "struct": (
             "C structs (with bit fields) as device types are not implemented in cumlir; use NumPy "
