@@ -84,6 +84,28 @@ def test_each_launch_passes_what_the_handler_gives_and_runs_its_writebacks(fake)
     assert handler.copied == 2  # its writeback ran after each launch
 
 
+class Scaled:
+    """A user's wrapper that a handler turns into the device array it holds."""
+
+    def __init__(self, device):
+        self.device = device
+
+
+class Unwrapping:
+    def prepare_args(self, ty, val, stream=0, retr=None):
+        return (ty, val.device) if isinstance(val, Scaled) else (ty, val)
+
+
+def test_a_one_signature_kernel_leaves_its_arguments_to_the_handlers(fake):
+    kernel = cuda.jit(SIG, extensions=[Unwrapping()])(double)
+    device = cuda.to_device(np.zeros(4, np.float32))
+    kernel[1, 32](Scaled(device), 4)  # as Numba-CUDA's specialized kernels: no typing of a Scaled
+    assert _pointer(fake.launches[0]) == device.device_pointer
+    lazy = cuda.jit(extensions=[Unwrapping()])(double)  # compiled per argument types: they are typed
+    with pytest.raises(TypeError, match="argument 0: values of type Scaled cannot be passed to a kernel"):
+        lazy[1, 32](Scaled(device), 4)
+
+
 def test_handlers_are_asked_from_the_last_to_the_first(fake):
     log = []
     kernel = cuda.jit(SIG, extensions=[Named("first", log), Named("second", log)])(double)
@@ -132,3 +154,19 @@ def test_a_kernel_with_handlers_pickles():
     kernel = cuda.jit(extensions=[ToDevice()])(double)
     again = pickle.loads(pickle.dumps(kernel))
     assert len(again.extensions) == 1 and isinstance(again.extensions[0], ToDevice)
+
+
+@pytest.mark.gpu
+def test_handlers_on_the_gpu():
+    rng = np.random.default_rng(7)
+    host = rng.standard_normal(1000).astype(np.float32)
+    handler = ToDevice()
+    kernel = cuda.jit(SIG, extensions=[handler])(double)
+    result = host.copy()
+    kernel[4, 256](result, result.size)  # a host array in, the handler's device copy launched, copied back
+    np.testing.assert_array_equal(result, host * 2)
+    assert handler.copied == 1
+    unwrapping = cuda.jit(SIG, extensions=[Unwrapping()])(double)
+    device = cuda.to_device(host)
+    unwrapping[4, 256](Scaled(device), host.size)
+    np.testing.assert_array_equal(device.copy_to_host(), host * 2)

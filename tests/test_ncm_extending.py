@@ -491,3 +491,24 @@ def test_what_a_kernel_asks_of_its_launches_keeps_it_out_of_the_disk_cache(monke
     plain[1, 32](out)
     assert [o.compile_stats["cache"] for o in _overloads(asking)] == ["not cacheable"]
     assert [o.compile_stats["cache"] for o in _overloads(plain)] == ["miss"]
+
+
+@pytest.mark.gpu
+def test_launch_configuration_and_required_shared_memory_on_the_gpu(backend):
+    @cuda.jit(backend=backend)
+    def kernel(out):
+        scratch = cuda.shared.array(0, np.int64)  # dynamic: its size comes from the launch
+        t = cuda.threadIdx.x + cuda.blockDim.x * (cuda.threadIdx.y + cuda.blockDim.y * cuda.threadIdx.z)
+        n = threads_per_block() + scratch_marker(8 * 1024)  # 1024 int64 of scratch asked by the extension
+        scratch[1023 - t] = n + t
+        cuda.syncthreads()
+        out[cuda.blockIdx.x, t] = scratch[1023 - t]
+
+    for grid, block in ((1, 32), (2, 32), (1, (8, 4, 2)), (3, 1024), (1, 32)):
+        threads = int(np.prod(block))
+        out = cuda.to_device(np.full((grid, 1024), -1, np.int64))
+        kernel[grid, block](out)  # no dynamic shared memory asked: the 8 KiB the extension requires
+        expected = np.full((grid, 1024), -1, np.int64)
+        expected[:, :threads] = threads + np.arange(threads)
+        np.testing.assert_array_equal(out.copy_to_host(), expected)
+    assert len(_overloads(kernel)) == 4

@@ -270,5 +270,11 @@ def _overload_for(launches, args, kwargs):
     overload = table.cached_overload(args)
     if overload is not None:
         return overload, overload.argtypes
+    if table.eager and len(table.overloads) == 1 and dispatcher.options.extensions:
+        # one compiled signature and argument handlers: as Numba-CUDA's specialized kernels,
+        # the arguments are not typed here, since the handlers may turn any object into what
+        # the signature takes
+        (overload,) = table.overloads.values()
+        return overload, overload.argtypes
     argtypes = table.argument_types(args)
     return table.overload_for(argtypes), argtypes
