@@ -95,8 +95,8 @@ def test_copy_is_refused_with_a_reason():
         b = a.copy()
         out[0] = b[0]
 
-    # it allocates: only with the device runtime (test_nrt.py compiles it with nrt=True)
-    with pytest.raises(errors.NumbaError, match=r"arr.copy\(\) in device code needs NRT; enable it with nrt=True"):
+    # it allocates: refused where nrt=False turns the device runtime off
+    with pytest.raises(errors.NumbaError, match=r"arr.copy\(\) in device code needs NRT, which nrt=False"):
         cuda.compile_ptx(k, (_array("float32", 1), _array("float32", 1)), cc=(9, 0), nrt=False)
 
 

@@ -109,10 +109,10 @@ def no_nrt_environment(monkeypatch):
     return monkeypatch
 
 
-def test_nrt_option_defaults_off_and_follows_the_environment(no_nrt_environment):
+def test_nrt_option_defaults_to_automatic_and_follows_the_environment(no_nrt_environment):
     from cumlir.options import Options
 
-    assert Options().nrt is False
+    assert Options().nrt is None  # automatic: on for code that allocates
     no_nrt_environment.setenv("NUMBA_CUDA_ENABLE_NRT", "1")
     assert Options().nrt is True
     no_nrt_environment.setenv("CUMLIR_ENABLE_NRT", "0")  # cumlir's own switch comes first
@@ -128,8 +128,9 @@ def test_nrt_option_defaults_off_and_follows_the_environment(no_nrt_environment)
 def test_nrt_is_part_of_the_cache_key(no_nrt_environment):
     from cumlir.options import Options
 
-    assert Options(nrt=True).cache_key() != Options(nrt=False).cache_key()
-    assert Options.from_keywords("k", {"nrt": None}).nrt is False
+    keys = {Options(nrt=value).cache_key() for value in (True, False, None)}
+    assert len(keys) == 3
+    assert Options.from_keywords("k", {"nrt": None}).nrt is None
 
 
 def test_linkable_code_nrt_flag():
@@ -147,6 +148,19 @@ def test_linkable_code_nrt_flag():
 def test_runtime_linked_only_when_code_allocates(no_nrt_environment):
     assert _link_names(_no_allocation, _array_args(), nrt=True) == []
     assert _link_names(_allocates, _array_args(), nrt=True) == [nrt.RUNTIME_NAME]
+    assert _link_names(_no_allocation, _array_args()) == []  # automatic
+    assert _link_names(_allocates, _array_args()) == [nrt.RUNTIME_NAME]
+
+
+def test_code_that_does_not_allocate_is_the_same_whatever_nrt_says(no_nrt_environment):
+    from cumlir import compiler
+    from cumlir.options import Options
+
+    ptx = {
+        value: compiler.kernel(_no_allocation, _array_args(), (9, 0), Options(nrt=value), until="codegen").code
+        for value in (None, False, True)
+    }
+    assert ptx[None] == ptx[False] == ptx[True]
 
 
 def test_runtime_linked_for_an_item_marked_nrt(no_nrt_environment):
@@ -161,16 +175,15 @@ def test_runtime_linked_for_an_item_marked_nrt(no_nrt_environment):
 def test_item_marked_nrt_with_nrt_off_is_refused(no_nrt_environment):
     global twice_extern
     twice_extern = _extern(True)
-    with pytest.raises(ValueError, match="twice.cu is marked nrt=True, but NRT is off; enable it with nrt=True"):
-        _link_names(_calls_extern, _array_args())
+    assert _link_names(_calls_extern, _array_args()) == ["twice.cu", nrt.RUNTIME_NAME]  # automatic
+    with pytest.raises(ValueError, match="twice.cu is marked nrt=True, but nrt=False switches NRT off"):
+        _link_names(_calls_extern, _array_args(), nrt=False)
 
 
 def test_kernel_option_nrt_false_wins_over_the_environment(no_nrt_environment):
     no_nrt_environment.setenv("CUMLIR_ENABLE_NRT", "1")
     assert _link_names(_allocates, _array_args()) == [nrt.RUNTIME_NAME]
-    with pytest.raises(
-        Exception, match="np.empty in device code needs NRT; enable it with nrt=True or CUMLIR_ENABLE_NRT=1"
-    ):
+    with pytest.raises(Exception, match=r"np.empty in device code needs NRT, which nrt=False \(or CUMLIR_ENABLE_NRT=0\)"):
         _link_names(_allocates, _array_args(), nrt=False)
 
 
@@ -271,8 +284,9 @@ def test_device_function_returning_a_new_array_needs_nrt(no_nrt_environment):
     def k(out, n):
         out[0] = returns_new(n)[0]
 
-    message = _lowering_error(k, (_types.float64[::1], _types.int64), "needs NRT; enable it with nrt=True", nrt=False)
-    assert "np.zeros" in message or "returns an array" in message
+    message = _lowering_error(k, (_types.float64[::1], _types.int64), "needs NRT, switched off by nrt=False", nrt=False)
+    assert "returns an array" in message
+    assert _link_names(k, (_types.float64[::1], _types.int64)) == [nrt.RUNTIME_NAME]  # automatic
 
 
 def test_refusal_names_the_function_and_line(no_nrt_environment):
@@ -281,7 +295,7 @@ def test_refusal_names_the_function_and_line(no_nrt_environment):
         out[0] = a[0]
 
     message = _lowering_error(
-        allocating_kernel, (_types.float64[::1], _types.int64), "np.arange in device code needs NRT"
+        allocating_kernel, (_types.float64[::1], _types.int64), "np.arange in device code needs NRT", nrt=False
     )
     assert "allocating_kernel" in message and "a = np.arange(n)" in message
 
@@ -365,7 +379,7 @@ def test_nrt_array_needs_nrt(no_nrt_environment):
     _bind_squares()
     global make_squares
     make_squares = nrt_kernels.squares_function(nrt_marked=False)
-    _lowering_error(adopts_squares, (_types.float64[::1], _types.int32), "needs NRT; enable it with nrt=True")
+    _lowering_error(adopts_squares, (_types.float64[::1], _types.int32), "needs NRT, which nrt=False", nrt=False)
 
 
 def test_extensions_take_and_give_back_references():

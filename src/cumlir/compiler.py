@@ -34,6 +34,7 @@ from .linking import link_cubin
 from .lowering.entry import add_entry
 from .lowering.exceptions import EXCEPTION_GLOBAL
 from .lowering.module import ModuleBuilder
+from .lowering.refcount import RuntimeNeeded
 from .nrt import runtime as nrt_runtime
 from .options import Options
 from .stages import LIBRARY_OUTPUTS, OUTPUTS, STAGES, check_choice
@@ -177,9 +178,11 @@ def _typed(c: Compilation) -> None:
 
 
 def _mlir(c: Compilation) -> None:
-    c.builder = ModuleBuilder(typing_context(), c.options)
-    c.symbol = _made(c.entry, "entry").lower(c.builder, _made(c.typed, "typed function"))
-    c.raise_sites = list(c.builder.raise_sites)
+    try:
+        _lower(c, c.options)
+    except RuntimeNeeded:  # NRT automatic: some function allocates, so all count references
+        _lower(c, c.options.replace(nrt=True))
+    c.raise_sites = list(_made(c.builder, "module").raise_sites)
     c.exception_global = EXCEPTION_GLOBAL if c.raise_sites else None
     c.link = _unique([*c.options.link, *c.builder.link_items])
     c.builder.finish_runtime(_needs_nrt(c))
@@ -188,15 +191,20 @@ def _mlir(c: Compilation) -> None:
     c.cooperative = c.builder.cooperative
 
 
+def _lower(c: Compilation, options: Options) -> None:
+    c.builder = ModuleBuilder(typing_context(), options)
+    c.symbol = _made(c.entry, "entry").lower(c.builder, _made(c.typed, "typed function"))
+
+
 def _needs_nrt(c: Compilation) -> bool:
-    """Whether the device runtime is linked (docs/nrt.md): NRT is on and the code allocates, or
-    a link item is marked nrt=True; such an item with NRT off is refused."""
+    """Whether the device runtime is linked (docs/nrt.md): NRT is not off and the code
+    allocates, or a link item is marked nrt=True; such an item with nrt=False is refused."""
     marked = [item for item in c.link if uses_nrt(item)]
-    if marked and not c.options.nrt:
+    if marked and c.options.nrt is False:
         what = _made(c.entry, "entry").describe()
         raise ValueError(
-            f"{what}: the link item {marked[0].name} is marked nrt=True, but NRT is off; "
-            "enable it with nrt=True or CUMLIR_ENABLE_NRT=1"
+            f"{what}: the link item {marked[0].name} is marked nrt=True, but nrt=False switches NRT off; "
+            "leave nrt unset or set it to True"
         )
     return bool(marked)
 

@@ -79,7 +79,7 @@ class Options:
     cache: bool = False
     shared_memory_carveout: int | None = None  # percent of L1 given to shared memory; -1 the driver's default
     backend: str | None = None  # a code generator of backends.REGISTRY; None: CUMLIR_BACKEND, else backends.DEFAULT
-    nrt: bool | None = None  # the device runtime (docs/nrt.md); None: CUMLIR_ENABLE_NRT or NUMBA_CUDA_ENABLE_NRT
+    nrt: bool | None = None  # the device runtime (docs/nrt.md); None: CUMLIR_ENABLE_NRT or NUMBA_CUDA_ENABLE_NRT, else automatic
     opt_level: int | None = None  # LLVM's optimisation level 0-3; None: 3 if opt else 0
     chip: tuple[int, int] | None = None  # the compute capability compiled for when none is given
     features: str | None = None  # the PTX ISA version, as LLVM's "+ptxNN" (nvptx code generator)
@@ -265,14 +265,15 @@ def _inline(value: object) -> str:
 NRT_VARIABLES = ("CUMLIR_ENABLE_NRT", "NUMBA_CUDA_ENABLE_NRT")
 
 
-def _nrt(value: bool | None) -> bool:
-    """nrt=None takes the environment's switch (cumlir's, else Numba-CUDA's)."""
+def _nrt(value: bool | None) -> bool | None:
+    """nrt=None takes the environment's switch (cumlir's, else Numba-CUDA's); without one it
+    stays None: automatic, on for the code that needs it (docs/nrt.md)."""
     if value is None:
         for name in NRT_VARIABLES:
             setting = os.environ.get(name)
             if setting is not None and setting.strip() != "":
                 return _env_flag(name, setting)
-        return False
+        return None
     _check_bool("nrt", value)
     return value
 

@@ -82,6 +82,8 @@ class MLIRLower(BuilderAPI):
         self._live_in: dict[int, list[str]] = {}
         self.loc: nir.Loc | None = None
         self._debug: debug_variables.DebugVariables | None = None  # debug=True: the kernel's DWARF variables
+        self._label: int | None = None  # the Numba IR block being lowered
+        self._loop_labels: set[int] | None = None  # the blocks inside loops, found when first asked
         # with NRT on, every variable holding arrays owns a reference (refcount.py, docs/nrt.md)
         self.refcounting = bool(module.options.nrt)
         self._fresh: Value | None = None  # the last value an expression made with a reference of its own
@@ -207,6 +209,16 @@ class MLIRLower(BuilderAPI):
 
     # ---- building the function -------------------------------------------------------
 
+    def runs_once_per_array(self) -> bool:
+        """Whether an array made by the statement being lowered may live in a stack slot of
+        the kernel: the statement is in a kernel (whose arrays end with the launch) and in
+        no loop (each array it makes would reuse the slot while an earlier one may live)."""
+        if self.kind != "kernel":
+            return False
+        if self._loop_labels is None:
+            self._loop_labels = {label for loop in self._cfg.loops().values() for label in loop.body}
+        return self._label not in self._loop_labels
+
     def mark_fresh(self, value: Value) -> Value:
         """*value* comes with a reference of its own (a new array, a device function's result):
         the variable it is assigned to takes no other."""
@@ -219,7 +231,7 @@ class MLIRLower(BuilderAPI):
     def lower(self) -> Any:
         """Emit the function into the module's gpu.module; returns the function op."""
         if self.kind == "device":
-            returned_arrays.check(self.typed, self.refcounting)
+            returned_arrays.check(self.typed, self.refcounting, automatic=self.options.nrt is None)
         if self.refcounting:
             self.func_ir = _with_dels(self.func_ir)
         self._debug = debug_variables.DebugVariables(self) if debug_variables.wanted(self) else None
@@ -322,6 +334,7 @@ class MLIRLower(BuilderAPI):
         return [_zero_or_poison(self, t) if self.refcounting else self.poison(t) for t in types_]
 
     def _lower_block(self, label, block):
+        self._label = label
         mlir_block = self._blocks[label]
         arguments, start = list(mlir_block.arguments), 0
         self._values = {}

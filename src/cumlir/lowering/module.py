@@ -109,7 +109,7 @@ class ModuleBuilder:
     def finish_runtime(self, linked_code_uses_nrt: bool) -> bool:
         """Decide whether the device runtime is linked (docs/nrt.md) and give the reference-
         counting helpers their bodies accordingly; returns that decision."""
-        self.uses_nrt = bool(self.options.nrt and (self.allocates or linked_code_uses_nrt))
+        self.uses_nrt = self.options.nrt is not False and (self.allocates or linked_code_uses_nrt)
         with self.context:
             refcount.finish(self, self._refcount_helpers, self.uses_nrt)
         return self.uses_nrt

@@ -76,14 +76,24 @@ def null_memref(memref_type):
     return memref_from_descriptor(memref_type, null, null, zero, [zero] * rank, [zero] * rank)
 
 
+class RuntimeNeeded(errors.NumbaError):
+    """Code lowered without reference counting needs the runtime while NRT is automatic
+    (nrt=None): the compiler lowers the module again with NRT on (compiler.py)."""
+
+
 def require_nrt(lower, what):
-    """Refuse *what* (code needing the runtime) at its line when NRT is off."""
-    if not lower.refcounting:
-        name = lower.func_ir.func_id.func_qualname
-        raise errors.LoweringError(
-            f"{what} in device code needs NRT; enable it with nrt=True or CUMLIR_ENABLE_NRT=1 (in function {name})",
-            lower.loc,
-        )
+    """*what* (code needing the runtime) at its line: with NRT automatic and not yet on, ask
+    for it (RuntimeNeeded); switched off (nrt=False), refuse it."""
+    if lower.refcounting:
+        return
+    if lower.options.nrt is None:
+        raise RuntimeNeeded(what, lower.loc)
+    name = lower.func_ir.func_id.func_qualname
+    raise errors.LoweringError(
+        f"{what} in device code needs NRT, which nrt=False (or CUMLIR_ENABLE_NRT=0) switches off; "
+        f"leave nrt unset or set it to True (in function {name})",
+        lower.loc,
+    )
 
 
 def meminfo_array(lower, array_type, meminfo, sizes, strides=None):

@@ -8,16 +8,18 @@ from numba.core import errors, types
 from numba.core import ir as nir
 
 from ..operations.memory import local_array
+from .refcount import RuntimeNeeded
 
 _VIEWS = ("getitem", "static_getitem", "getattr", "cast", "build_tuple", "exhaust_iter")
 
 
-def check(typed, nrt):
+def check(typed, nrt, automatic=False):
     """Raise LoweringError at a ``return`` of *typed* (a device function) that gives an array it
-    may not: memory of its local arrays, or, without *nrt*, an array not among its arguments."""
+    may not: memory of its local arrays, or, without *nrt*, an array not among its arguments
+    (RuntimeNeeded instead where NRT is *automatic*: the module is lowered again with it on)."""
     _check_local(typed)
     if not nrt:
-        _check_arguments_only(typed)
+        _check_arguments_only(typed, automatic)
 
 
 def _check_local(typed):
@@ -60,7 +62,7 @@ def _from_local(value, typemap, local):
     return False
 
 
-def _check_arguments_only(typed):
+def _check_arguments_only(typed, automatic):
     if not isinstance(typed.return_type, types.Array):
         return
     blocks = typed.func_ir.blocks.values()
@@ -70,9 +72,11 @@ def _check_arguments_only(typed):
     for block in blocks:
         ret = block.terminator
         if isinstance(ret, nir.Return) and casts.get(ret.value.name) not in arguments:
+            if automatic:
+                raise RuntimeNeeded("returning an array", ret.loc)
             raise errors.LoweringError(
                 f"{typed.name or typed.pyfunc.__name__} returns an array that is not one of its arguments, "
-                "which needs NRT; enable it with nrt=True or CUMLIR_ENABLE_NRT=1",
+                "which needs NRT, switched off by nrt=False (or CUMLIR_ENABLE_NRT=0)",
                 ret.loc,
             )
 

@@ -21,7 +21,7 @@ import numpy as np
 from . import _arrayviews as arrayviews
 from . import _fill as fill
 from ._api import declare
-from ._modules import arith, errors, ir, npydecl, templates, types
+from ._modules import arith, errors, ir, memref, npydecl, templates, types
 
 # ---- typing ---------------------------------------------------------------------------------
 
@@ -117,7 +117,9 @@ def _typing(name, stub):
 
 
 for _function, (_name, _stub) in _CONSTRUCTORS.items():
-    declare(_function, f"NumPy_{_name}", exclusive=True).generic(_typing(_name, _stub))
+    # literal shapes are kept in the signature: an array of a size known at compile time
+    # may live in the kernel's stack (allocate)
+    declare(_function, f"NumPy_{_name}", exclusive=True, prefer_literal=True).generic(_typing(_name, _stub))
 
 
 # ---- lowering -------------------------------------------------------------------------------
@@ -127,8 +129,17 @@ def _i64():
     return ir.IntegerType.get_signless(64)
 
 
-def allocate(lower_, array_type, sizes, what):
-    """A new array of *array_type* (C or F layout) with i64 *sizes*, owning one reference."""
+# the largest array made in a kernel's stack (local memory) rather than the device heap
+STACK_BYTES = 16 * 1024
+
+
+def allocate(lower_, array_type, sizes, what, static_sizes=None):
+    """A new array of *array_type* (C or F layout) with i64 *sizes*, owning one reference.
+    Where its extents are known at compile time (*static_sizes*), it is at most STACK_BYTES
+    and the kernel makes it at most once per launch, it lives in a stack slot: no runtime,
+    nothing to free, as a cuda.local.array (docs/nrt.md)."""
+    if static_sizes is not None and _fits_stack(lower_, array_type, static_sizes):
+        return _stack_array(lower_, array_type, static_sizes)
     lower_.require_nrt(what)
     itemsize = types.as_dtype(array_type.dtype).itemsize
     i64 = _i64()
@@ -142,6 +153,37 @@ def allocate(lower_, array_type, sizes, what):
     align = arith.constant(ir.IntegerType.get_signless(32), max(itemsize, 16))
     meminfo = lower_.nrt_allocate(nbytes, align)
     return lower_.meminfo_array(array_type, meminfo, sizes, _contiguous_strides(sizes, array_type.layout == "F"))
+
+
+def _fits_stack(lower_, array_type, static_sizes):
+    count = 1
+    for size in static_sizes:
+        count *= size
+    nbytes = count * types.as_dtype(array_type.dtype).itemsize
+    return min(static_sizes, default=1) >= 0 and nbytes <= STACK_BYTES and lower_.runs_once_per_array()
+
+
+def _stack_array(lower_, array_type, static_sizes):
+    element = lower_.dmm.lookup(array_type.dtype).get_data_type()
+    layout = None
+    if array_type.layout == "F" and len(static_sizes) > 1:
+        strides = [1]
+        for size in static_sizes[:-1]:
+            strides.append(strides[-1] * size)
+        layout = ir.StridedLayoutAttr.get(0, strides)
+    alloca_type = ir.MemRefType.get(list(static_sizes), element, layout)
+    alignment = ir.IntegerAttr.get(_i64(), max(types.as_dtype(array_type.dtype).itemsize, 16))
+    with lower_.alloca_insertion_point():
+        buffer = memref.alloca(alloca_type, [], [], alignment=alignment)
+    return lower_.mark_fresh(memref.cast(lower_.get_mlir_type(array_type), buffer))
+
+
+def _static_sizes(shape_type):
+    """The extents of a shape known at compile time (an integer literal or a tuple of them), or None."""
+    members = [shape_type] if not isinstance(shape_type, types.BaseTuple) else list(shape_type.types)
+    if all(isinstance(m, types.IntegerLiteral) for m in members):
+        return [m.literal_value for m in members]
+    return None
 
 
 def _contiguous_strides(sizes, fortran):
@@ -172,13 +214,15 @@ def _arguments(sig, args):
 
 def _new(lower_, sig, args, name):
     given = _arguments(sig, args)
+    static = None
     if "shape" in given:
         shape, shape_type = given["shape"]
         sizes = _shape_sizes(lower_, shape_type, shape)
+        static = _static_sizes(shape_type)
     else:
         array, array_type = given["a"]
         sizes = arrayviews.parts(array, array_type.ndim)[2]
-    return allocate(lower_, sig.return_type, sizes, f"np.{name}"), given
+    return allocate(lower_, sig.return_type, sizes, f"np.{name}", static), given
 
 
 def _filled(lower_, sig, array, value_type, value):
