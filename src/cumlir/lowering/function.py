@@ -473,8 +473,13 @@ class MLIRLower(BuilderAPI):
         return self.dmm.lookup(result_type).unflatten(parts), result_type
 
     def _call_with_vars(self, key, sig, argvars):
-        args = [self.cast(self.load_var(v), self.typemap[v.name], t) for v, t in zip(argvars, sig.args)]
-        return self.call(key, sig, args)
+        return self.call(key, sig, self._cast_arguments(argvars, sig.args))
+
+    def _cast_arguments(self, argvars, argtypes):
+        """The values of *argvars* as *argtypes*; None (a parameter left to its default) stays None."""
+        return [
+            None if v is None else self.cast(self.load_var(v), self.typemap[v.name], t) for v, t in zip(argvars, argtypes)
+        ]
 
     def _impl_key(self, fn, sig):
         fnty = self.typing_context.resolve_value_type(fn)
@@ -508,14 +513,25 @@ class MLIRLower(BuilderAPI):
             argvars = _fold_keywords(fnty, sig, argvars, dict(expr.kws), expr.loc)
         if isinstance(fnty, types.BoundFunction):
             receiver = self.load_var(expr.func)
-            args = [self.cast(self.load_var(v), self.typemap[v.name], t) for v, t in zip(argvars, sig.args)]
+            args = self._cast_arguments(argvars, sig.args)
             full_sig = sig.as_function() if sig.recvr is not None else sig.replace(args=(fnty.this, *sig.args))
             return self.call(fnty.get_impl_key(sig), full_sig, [receiver] + args), sig.return_type
         if isinstance(fnty, types.RecursiveCall):
             key = fnty.dispatcher_type.dispatcher.get_overload(sig.args, sig.return_type)
         else:
             key = fnty.get_impl_key(sig) if isinstance(fnty, types.Callable) else fnty
+        if sig.args and isinstance(sig.args[-1], (types.StarArgTuple, types.StarArgUniTuple)):
+            return self._call_with_star_args(key, sig, argvars), sig.return_type
         return self._call_with_vars(key, sig, argvars), sig.return_type
+
+    def _call_with_star_args(self, key, sig, argvars):
+        """A call of a function taking ``*args``: the arguments past its named ones are
+        packed into the tuple the function was typed for."""
+        *named, star = sig.args
+        args = self._cast_arguments(argvars, named)
+        rest = argvars[len(named) :]
+        members = [self.cast(self.load_var(v), self.typemap[v.name], t) for v, t in zip(rest, star.types)]
+        return self.call(key, sig, [*args, self.make_struct(star, members)])
 
     def _getattr(self, expr, result_type):
         ty = self.typemap[expr.value.name]
@@ -646,7 +662,10 @@ def _fold_keywords(fnty, sig, argvars, kws, loc):
     if pysig is None:
         raise errors.UnsupportedError(f"{fnty} does not take keyword arguments here", loc)
     bound = pysig.bind(*argvars, **kws)
-    return [bound.arguments[name] for name in pysig.parameters if name in bound.arguments]
+    names = list(pysig.parameters)
+    given = [k for k, name in enumerate(names) if name in bound.arguments]
+    # a parameter left to its default before the last one given: None, its type an Omitted
+    return [bound.arguments.get(name) for name in names[: given[-1] + 1]] if given else []
 
 
 _STATEMENTS = {

@@ -28,12 +28,19 @@ def _check_local(typed):
         return
     for block in typed.func_ir.blocks.values():
         ret = block.terminator
-        if isinstance(ret, nir.Return) and ret.value.name in local:
+        if isinstance(ret, nir.Return) and ret.value.name in local and _holds_array(typed.typemap[ret.value.name]):
             raise errors.LoweringError(
                 f"{typed.name or typed.pyfunc.__name__} returns memory of a cuda.local.array, which ends "
                 "with the call; return an argument, or a copy made with np.empty (nrt=True)",
                 ret.loc,
             )
+
+
+def _holds_array(ty):
+    """Whether a value of *ty* can hold memory (an element read from a local array cannot)."""
+    if isinstance(ty, types.Array):
+        return True
+    return isinstance(ty, types.BaseTuple) and any(_holds_array(t) for t in ty.types)
 
 
 def _local_variables(typed):

@@ -220,12 +220,13 @@ class DeviceDispatcher:
 
     # ---- numba's dispatcher protocol, used by type inference ------------------------------
 
-    def fold_argument_types(self, args, kws):
-        """(Python signature, argument types with keywords and defaults folded in)."""
+    def fold_argument_types(self, args, kws, literal=False):
+        """(Python signature, argument types with keywords and defaults folded in), literal
+        types kept only where *literal*."""
         pysig = utils.pysignature(self.py_func)
 
         def normal(index, param, value):
-            return types.unliteral(value)
+            return value if literal else types.unliteral(value)
 
         def default(index, param, value):
             return types.Omitted(value)
@@ -240,15 +241,36 @@ class DeviceDispatcher:
             return self._call_template(args, kws)
 
     def _call_template(self, args, kws):
+        given = (args, kws)
         pysig, args = self.fold_argument_types(args, kws)
         if self._declared:
             self._compile_declared()
             signatures = list(self._declared)  # known before typing ends (recursion)
         else:
-            self.compile_device(args)
+            args = self._compile_for_call(args, given)
             signatures = [d.signature for d in self._device_functions.values()]
         name = f"CallTemplate({self.py_func.__name__})"
         return numba_typing.make_concrete_template(name, self.py_func, signatures), pysig, args, {}
+
+    def _compile_for_call(self, args, given):
+        """Type the function for a call's argument types, as values of their types first;
+        where that fails and the call passes literals (a shape, a count), for those literal
+        values, as Numba-CUDA specialises on them: ``cuda.local.array(n, dtype)`` inside
+        needs *n* known. Returns the argument types typed for."""
+        try:
+            self.compile_device(args)
+            return args
+        except errors.TypingError:
+            _, literal = self.fold_argument_types(*given, literal=True)
+            if literal == args:
+                raise
+            try:
+                self.compile_device(literal)
+            except errors.TypingError:
+                pass
+            else:
+                return literal
+            raise
 
     def _compile_declared(self):
         for sig in self._declared:
