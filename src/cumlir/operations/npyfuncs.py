@@ -123,6 +123,56 @@ def np_logical_xor(a, b):
     return bool(a) != bool(b)
 
 
+# complex numbers are ordered as NumPy orders them: by real part, then imaginary part; a
+# comparison involving NaN is false. Each function stands alone: these are compiled as
+# they are, and a plain Python function is not callable from them
+def complex_less(a, b):
+    return a.real < b.real or (a.real == b.real and a.imag < b.imag)
+
+
+def complex_less_equal(a, b):
+    return a.real < b.real or (a.real == b.real and a.imag <= b.imag)
+
+
+def complex_greater(a, b):
+    return a.real > b.real or (a.real == b.real and a.imag > b.imag)
+
+
+def complex_greater_equal(a, b):
+    return a.real > b.real or (a.real == b.real and a.imag >= b.imag)
+
+
+def complex_maximum(a, b):
+    keep = a.real > b.real or (a.real == b.real and a.imag >= b.imag)
+    return a if (keep or a.real != a.real or a.imag != a.imag) else b
+
+
+def complex_minimum(a, b):
+    keep = a.real < b.real or (a.real == b.real and a.imag <= b.imag)
+    return a if (keep or a.real != a.real or a.imag != a.imag) else b
+
+
+def complex_fmax(a, b):
+    keep = a.real > b.real or (a.real == b.real and a.imag >= b.imag)
+    return a if (keep or b.real != b.real or b.imag != b.imag) else b
+
+
+def complex_fmin(a, b):
+    keep = a.real < b.real or (a.real == b.real and a.imag <= b.imag)
+    return a if (keep or b.real != b.real or b.imag != b.imag) else b
+
+
+_COMPLEX_PYTHON = {
+    np.less: complex_less,
+    np.less_equal: complex_less_equal,
+    np.greater: complex_greater,
+    np.greater_equal: complex_greater_equal,
+    np.maximum: complex_maximum,
+    np.minimum: complex_minimum,
+    np.fmax: complex_fmax,
+    np.fmin: complex_fmin,
+}
+
 _PYTHON = {
     np.maximum: np_maximum,
     np.minimum: np_minimum,
@@ -196,14 +246,25 @@ def _elementwise(scalar_rule, ufunc):
     return rule
 
 
+def _complex_rule(lower, ufunc, sig, args):
+    """A comparison, maximum or minimum of complex numbers, both made of the wider type."""
+    wide = max((t for t in sig.args if isinstance(t, types.Complex)), key=lambda t: t.bitwidth)
+    values = [lower.cast(v, t, wide) for v, t in zip(args, sig.args)]
+    result_type = types.boolean if sig.return_type == types.boolean else wide
+    value = lower.call_python(_COMPLEX_PYTHON[ufunc], templates.signature(result_type, wide, wide), values)
+    return lower.cast(value, result_type, sig.return_type)
+
+
 def _register():
     for ufunc, (real, complex_) in _EQUIVALENTS.items():
 
-        def rule(lower, sig, args, real=real, complex_=complex_, name=ufunc.__name__):
+        def rule(lower, sig, args, real=real, complex_=complex_, ufunc=ufunc):
             is_complex = any(isinstance(t, types.Complex) for t in sig.args)
+            if is_complex and complex_ is None and ufunc in _COMPLEX_PYTHON:
+                return _complex_rule(lower, ufunc, sig, args)
             fn = complex_ if is_complex else real
             if fn is None:
-                raise TypeError(f"np.{name} on complex numbers is not supported")
+                raise TypeError(f"np.{ufunc.__name__} on complex numbers is not supported")
             value, value_type = lower.call_function(fn, sig.args, args)
             return lower.cast(value, value_type, sig.return_type)
 
@@ -211,7 +272,9 @@ def _register():
 
     for ufunc, implementation in _PYTHON.items():
 
-        def python_rule(lower, sig, args, implementation=implementation):
+        def python_rule(lower, sig, args, implementation=implementation, ufunc=ufunc):
+            if ufunc in _COMPLEX_PYTHON and any(isinstance(t, types.Complex) for t in sig.args):
+                return _complex_rule(lower, ufunc, sig, args)
             return lower.call_python(implementation, sig, args)
 
         declare(ufunc).lower("*Any")(_elementwise(python_rule, ufunc))
