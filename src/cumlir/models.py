@@ -357,6 +357,14 @@ class VectorModel(StructModel):
         return ir.IntegerType.get_signless(8), self.fe_type.size
 
 
+class StringModel(StructModel):
+    """A string in device code (operations/strings.py): its UTF-8 bytes, their count and
+    the count of code points."""
+
+    def __init__(self, dmm, fe_type):
+        super().__init__(dmm, fe_type, [("data", types.voidptr), ("nbytes", types.int64), ("length", types.int64)])
+
+
 class RangeIteratorModel(DataModel):
     """Iteration state of a range: memref<3xT> holding (next value, iterations left, step)."""
 
@@ -439,5 +447,6 @@ for _cls, _model in (
     (types.ExceptionClass, OpaqueModel),
     (types.ExceptionInstance, OpaqueModel),
     (types.StringLiteral, OpaqueModel),
+    (types.UnicodeType, StringModel),
 ):
     default_manager.register(_cls, _model)

@@ -32,6 +32,10 @@ def _format_item(lower, ty, value, constant):
         return f"({body})", [v for p in parts for v in p[1]]
     if isinstance(ty, types.NoneType):
         return "None", []
+    if isinstance(ty, types.UnicodeType):  # (data, bytes, code points): the bytes, however many
+        data = lower.extract(value, ty, 0)
+        nbytes = arith.trunci(ir.IntegerType.get_signless(32), lower.extract(value, ty, 1))
+        return "%.*s", [nbytes, data]
     raise errors.UnsupportedError(f"print() of a value of type {ty} is not supported", lower.loc)
 
 
