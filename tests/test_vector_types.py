@@ -32,6 +32,7 @@ CUDA_LAYOUT = {
     "ulong1": (8, 8), "ulong2": (16, 16), "ulong3": (24, 8), "ulong4": (32, 16),
     "longlong1": (8, 8), "longlong2": (16, 16), "longlong3": (24, 8), "longlong4": (32, 16),
     "ulonglong1": (8, 8), "ulonglong2": (16, 16), "ulonglong3": (24, 8), "ulonglong4": (32, 16),
+    "half1": (2, 2), "half2": (4, 4), "half3": (6, 2), "half4": (8, 8),
     "float1": (4, 4), "float2": (8, 8), "float3": (12, 4), "float4": (16, 16),
     "double1": (8, 8), "double2": (16, 16), "double3": (24, 8), "double4": (32, 16),
 }  # fmt: skip
@@ -47,7 +48,7 @@ def _ptx(fn, sig, backend="nvptx", cc=(9, 0)):
 
 
 def test_every_vector_type_and_alias_is_in_the_cuda_namespace():
-    assert len(K.TYPE_NAMES) == 40
+    assert len(K.TYPE_NAMES) == 44
     for name in K.TYPE_NAMES:
         stub = getattr(cuda, name)
         assert stub.__name__ == name

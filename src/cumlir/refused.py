@@ -166,15 +166,10 @@ _BLACKWELL = "needs a Blackwell GPU to test (tcgen05, sm_100); not implemented i
 
 # numba-cuda-mlir 0.6's names beyond Numba-CUDA's: namespace -> {name: why cumlir refuses it};
 # tests/test_ncm_namespace.py checks them against tests/numba_cuda_mlir_names.json
-_HALF_VECTORS = (
-    "vector types of float16 lanes are not implemented in cumlir (Numba-CUDA has none either); use "
-    "cuda.fp16 on float16 scalars, or float32 vectors"
-)
 
 NUMBA_CUDA_MLIR: dict[str, dict[str, str]] = {
     "cuda": {
         "complex32": "numba has no complex32 type (numba-cuda-mlir's own, two float16 parts); use complex64",
-        **{f"{name}{n}": _HALF_VECTORS for name in ("float16x", "half") for n in (1, 2, 3, 4)},
         "tensor_map": f"TMA tensor maps are {_HOPPER}",
         "vector": (
             "numba-cuda-mlir's loads and stores of MLIR vectors of any shape; cumlir has no such type: "

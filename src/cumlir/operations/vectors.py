@@ -1,7 +1,7 @@
 """CUDA's vector types as Numba-CUDA exposes them: ``cuda.float32x4(x, y, z, w)``, with the
 C names as aliases of the same objects (``cuda.float4``, ``cuda.int2``, ``cuda.double3``).
 
-For each of the ten base types (int8 ... uint64, float32, float64) and 1 to 4 lanes, a
+For each of the eleven base types (int8 ... uint64, float16, float32, float64) and 1 to 4 lanes, a
 stub ``cuda.<base>x<n>`` builds a vector from scalars and smaller vectors of the same base
 type whose lanes add up to n (``float32x4(float32x2(a, b), c, d)``, ``float32x3(v2, z)``);
 scalars are converted to the base type as Numba-CUDA's constructors convert them. The
@@ -22,7 +22,19 @@ from ._elements import ELEMENT_ACCESS
 from ._modules import arith, errors, ir, llvm, templates, types
 from .records import advance, element_pointer
 
-BASE_TYPES = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64")
+BASE_TYPES = (
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "float16",
+    "float32",
+    "float64",
+)
 
 # the C names of the base types, sized as NumPy sizes the C types on 64-bit Linux (long and
 # unsigned long are 64 bits), as Numba-CUDA derives its aliases
@@ -37,6 +49,7 @@ C_NAMES = {
     "uint": "uint32",
     "ulong": "uint64",
     "ulonglong": "uint64",
+    "half": "float16",
     "float": "float32",
     "double": "float64",
 }
