@@ -98,7 +98,7 @@ def main():
         theirs = ncuda.jit(_kernels(ncuda)[".sum()"])
         out = outs["numba-cuda .sum()"] = cp.full(threads, cp.nan, cp.float32)
         launches["numba-cuda .sum()"] = lambda: theirs[blocks, 256](a, out)
-    for label, launch in launches.items():
+    for launch in launches.values():
         launch()
     cp.cuda.runtime.deviceSynchronize()
     for label, out in outs.items():

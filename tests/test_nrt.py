@@ -183,7 +183,9 @@ def test_item_marked_nrt_with_nrt_off_is_refused(no_nrt_environment):
 def test_kernel_option_nrt_false_wins_over_the_environment(no_nrt_environment):
     no_nrt_environment.setenv("CUMLIR_ENABLE_NRT", "1")
     assert _link_names(_allocates, _array_args()) == [nrt.RUNTIME_NAME]
-    with pytest.raises(Exception, match=r"np.empty in device code needs NRT, which nrt=False \(or CUMLIR_ENABLE_NRT=0\)"):
+    with pytest.raises(
+        Exception, match=r"np.empty in device code needs NRT, which nrt=False \(or CUMLIR_ENABLE_NRT=0\)"
+    ):
         _link_names(_allocates, _array_args(), nrt=False)
 
 

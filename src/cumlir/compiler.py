@@ -179,21 +179,22 @@ def _typed(c: Compilation) -> None:
 
 def _mlir(c: Compilation) -> None:
     try:
-        _lower(c, c.options)
+        builder = _lower(c, c.options)
     except RuntimeNeeded:  # NRT automatic: some function allocates, so all count references
-        _lower(c, c.options.replace(nrt=True))
-    c.raise_sites = list(_made(c.builder, "module").raise_sites)
+        builder = _lower(c, c.options.replace(nrt=True))
+    c.raise_sites = list(builder.raise_sites)
     c.exception_global = EXCEPTION_GLOBAL if c.raise_sites else None
-    c.link = _unique([*c.options.link, *c.builder.link_items])
-    c.builder.finish_runtime(_needs_nrt(c))
-    if c.builder.uses_nrt and c.cc is not None:
+    c.link = _unique([*c.options.link, *builder.link_items])
+    builder.finish_runtime(_needs_nrt(c))
+    if builder.uses_nrt and c.cc is not None:
         c.link.append(nrt_runtime(c.cc, c.code_format))
-    c.cooperative = c.builder.cooperative
+    c.cooperative = builder.cooperative
 
 
-def _lower(c: Compilation, options: Options) -> None:
-    c.builder = ModuleBuilder(typing_context(), options)
-    c.symbol = _made(c.entry, "entry").lower(c.builder, _made(c.typed, "typed function"))
+def _lower(c: Compilation, options: Options) -> ModuleBuilder:
+    c.builder = builder = ModuleBuilder(typing_context(), options)
+    c.symbol = _made(c.entry, "entry").lower(builder, _made(c.typed, "typed function"))
+    return builder
 
 
 def _needs_nrt(c: Compilation) -> bool:

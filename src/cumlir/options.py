@@ -79,7 +79,9 @@ class Options:
     cache: bool = False
     shared_memory_carveout: int | None = None  # percent of L1 given to shared memory; -1 the driver's default
     backend: str | None = None  # a code generator of backends.REGISTRY; None: CUMLIR_BACKEND, else backends.DEFAULT
-    nrt: bool | None = None  # the device runtime (docs/nrt.md); None: CUMLIR_ENABLE_NRT or NUMBA_CUDA_ENABLE_NRT, else automatic
+    nrt: bool | None = (
+        None  # the device runtime (docs/nrt.md); None: CUMLIR_ENABLE_NRT or NUMBA_CUDA_ENABLE_NRT, else automatic
+    )
     opt_level: int | None = None  # LLVM's optimisation level 0-3; None: 3 if opt else 0
     chip: tuple[int, int] | None = None  # the compute capability compiled for when none is given
     features: str | None = None  # the PTX ISA version, as LLVM's "+ptxNN" (nvptx code generator)

@@ -478,7 +478,8 @@ class MLIRLower(BuilderAPI):
     def _cast_arguments(self, argvars, argtypes):
         """The values of *argvars* as *argtypes*; None (a parameter left to its default) stays None."""
         return [
-            None if v is None else self.cast(self.load_var(v), self.typemap[v.name], t) for v, t in zip(argvars, argtypes)
+            None if v is None else self.cast(self.load_var(v), self.typemap[v.name], t)
+            for v, t in zip(argvars, argtypes)
         ]
 
     def _impl_key(self, fn, sig):

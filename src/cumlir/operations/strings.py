@@ -169,7 +169,9 @@ def _code_point_bounds(lower, data, nbytes, wanted):
         lead = _starts_code_point(_byte(data, offset))
         seen_now = arith.select(lead, arith.addi(seen, arith.constant(i64, 1)), seen)
         found = arith.andi(lead, arith.cmpi(arith.CmpIPredicate.eq, seen_now, wanted))
-        after = arith.andi(lead, arith.cmpi(arith.CmpIPredicate.eq, seen_now, arith.addi(wanted, arith.constant(i64, 1))))
+        after = arith.andi(
+            lead, arith.cmpi(arith.CmpIPredicate.eq, seen_now, arith.addi(wanted, arith.constant(i64, 1)))
+        )
         scf.YieldOp([seen_now, arith.select(found, offset, start), arith.select(after, offset, end)])
     return loop.results[1], loop.results[2]
 
