@@ -76,7 +76,7 @@ def test_vector_types_module_holds_the_namespace_s_vector_types():
     assert cuda.vector_types is vector_types
     assert float4 is float32x4 is cuda.float32x4
     assert ulong2 is cuda.uint64x2
-    assert len(vector_types.__all__) == len(set(vector_types.__all__)) == 88  # 40 types, 48 C names
+    assert len(vector_types.__all__) == len(set(vector_types.__all__)) == 96  # 44 types, 52 C names
     assert all(getattr(vector_types, name) is getattr(cuda, name) for name in vector_types.__all__)
     with pytest.raises(AttributeError, match="float32x5"):
         vector_types.float32x5

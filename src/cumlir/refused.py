@@ -182,11 +182,6 @@ NUMBA_CUDA_MLIR: dict[str, dict[str, str]] = {
             "cumlir's consteval runs without the kernel's options; they are the keywords given to cuda.jit "
             "(kernel.options)"
         ),
-        "local_array_from": (
-            "an array from a generator expression is not implemented: cumlir rewrites syntax trees for consteval "
-            "only, and a local array's length must be a compile-time constant; write cuda.local.array(n, dtype) "
-            "and a loop filling it"
-        ),
         "struct": (
             "C structs (with bit fields) as device types are not implemented in cumlir; use NumPy "
             "structured dtypes (records), in arrays or as kernel arguments"

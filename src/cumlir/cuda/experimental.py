@@ -1,6 +1,7 @@
 """``cuda.experimental``: numba-cuda-mlir's experimental names. ``inline_ptx`` is
 ``cuda.inline_ptx``, ``intrin`` the module ``cuda.intrin`` and ``consteval`` Python run while
-a kernel compiles (typing/consteval.py); ``local_array_from``, ``current_target_options``,
+a kernel compiles (typing/consteval.py), ``local_array_from`` a local array filled from a
+generator expression (typing/array_from.py); ``current_target_options``,
 C structs and unions, and Blackwell's descriptors are refused by name (cumlir/refused.py
 says why)."""
 
@@ -17,10 +18,12 @@ def __getattr__(name: str) -> typing.Any:
         return importlib.import_module("cumlir.cuda.intrin")
     if name == "consteval":  # numba loads with it, as with any kernel
         return importlib.import_module("cumlir.typing.consteval").consteval
+    if name == "local_array_from":
+        return importlib.import_module("cumlir.operations").stub("local_array_from")
     if name in refused.NUMBA_CUDA_MLIR["cuda.experimental"]:
         raise refused.numba_cuda_mlir_refusal("cuda.experimental", name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | {"inline_ptx", "intrin", "consteval"})
+    return sorted(set(globals()) | {"inline_ptx", "intrin", "consteval", "local_array_from"})

@@ -30,7 +30,10 @@ from typing import Any
 from numba.core import errors
 from numba.core import ir as numba_ir
 
+from . import array_from
+
 _NAME = "consteval"
+_REWRITTEN_NAMES = (_NAME, "local_array_from")
 _lock = threading.Lock()
 _expanded: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()  # function -> rewritten
 
@@ -53,7 +56,8 @@ def consteval(value: Any = None) -> Any:
 
 def expanded(pyfunc: Any) -> Any:
     """*pyfunc*, or the function its consteval forms rewrite it into."""
-    if _NAME not in getattr(getattr(pyfunc, "__code__", None), "co_names", ()):
+    names = getattr(getattr(pyfunc, "__code__", None), "co_names", ())
+    if not any(name in names for name in _REWRITTEN_NAMES):
         return pyfunc
     with _lock:
         found = _expanded.get(pyfunc)
@@ -81,7 +85,7 @@ class _Rewriter:
             lines, first = inspect.getsourcelines(self.pyfunc)
         except (OSError, TypeError) as e:
             raise errors.UnsupportedError(
-                f"consteval needs the source of {self.pyfunc.__name__} to rewrite it: {e}",
+                f"consteval and local_array_from need the source of {self.pyfunc.__name__} to rewrite it: {e}",
                 numba_ir.Loc(self.filename, self.pyfunc.__code__.co_firstlineno),
             ) from None
         tree = ast.parse(textwrap.dedent("".join(lines)))
@@ -109,6 +113,9 @@ class _Rewriter:
         return result
 
     def statement(self, node: ast.stmt) -> list[ast.stmt]:
+        filled = array_from.rewritten(self, node)
+        if filled is not None:
+            return self.block(filled)
         if isinstance(node, ast.With) and len(node.items) == 1 and self._is_call(node.items[0].context_expr, 0):
             self._run_block(node)
             return []
