@@ -7,6 +7,8 @@ for integers and, for complex numbers, True where either part is NaN (NumPy's is
 Complex numbers are ordered as NumPy orders them: by the real part, then the imaginary.
 """
 
+from ._api import implementation
+
 
 def add(total, x):
     return total + x
@@ -35,6 +37,7 @@ def nan_multiply(product, x):
 # ---- orders: NaN first found wins (NumPy's minimum and maximum propagate it) --------------------
 
 
+@implementation
 def _complex_less(x, y):
     return x.real < y.real or (x.real == y.real and x.imag < y.imag)
 
@@ -63,28 +66,23 @@ def complex_max(acc, x):
     return x if x != x or _complex_less(acc, x) else acc
 
 
-def real_argmin(best, at, x, position):
-    if best != best or not (x < best or x != x):
-        return best, at
-    return x, position
+# argmin and argmax: whether x (at a later place) replaces the best so far
 
 
-def real_argmax(best, at, x, position):
-    if best != best or not (x > best or x != x):
-        return best, at
-    return x, position
+def real_argmin(best, x):
+    return best == best and (x < best or x != x)
 
 
-def complex_argmin(best, at, x, position):
-    if best != best or not (x != x or _complex_less(x, best)):
-        return best, at
-    return x, position
+def real_argmax(best, x):
+    return best == best and (x > best or x != x)
 
 
-def complex_argmax(best, at, x, position):
-    if best != best or not (x != x or _complex_less(best, x)):
-        return best, at
-    return x, position
+def complex_argmin(best, x):
+    return best == best and (x != x or _complex_less(x, best))
+
+
+def complex_argmax(best, x):
+    return best == best and (x != x or _complex_less(best, x))
 
 
 # ---- orders skipping NaN: the accumulator starts as NaN and stays so only if every element is ----
@@ -113,10 +111,8 @@ def complex_nanmax(acc, x):
 # ---- means and spreads ---------------------------------------------------------------------
 
 
-def nan_count(total, count, x):
-    if x == x:
-        return total + x, count + 1
-    return total, count
+def is_number(x):
+    return x == x
 
 
 def real_squared_deviation(total, x, mean):

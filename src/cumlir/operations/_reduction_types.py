@@ -66,11 +66,12 @@ def truth(dtype):
 
 
 def working(dtype):
-    """float16 is computed in float32 and rounded once at the end; bool orders as 0 and 1."""
+    """float16 is computed in float32 and rounded once at the end; bool is ordered as the
+    bytes 0 and 1 (whose extremes 255 and 0 convert back to True and False)."""
     if dtype == types.float16:
         return types.float32
     if isinstance(dtype, types.Boolean):
-        return types.int64
+        return types.uint8
     return dtype
 
 

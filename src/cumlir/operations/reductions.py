@@ -41,23 +41,31 @@ def _scalar_fold(lower, array_type, array, acc_type, element_type, initial, pyfu
     return result
 
 
-def _pair_fold(lower, array_type, array, work, initial, pyfunc):
-    """Two accumulators, a value of *work* and an int64, through ``pyfunc(value, n, x[, position])``
-    (argmin's best value and its position, nanmean's total and count)."""
-    pair = types.Tuple((work, types.int64))
-    counted = pyfunc in _POSITIONED
+def _arg_fold(lower, array_type, array, work, initial, takes):
+    """The C-order position of the element ``takes(best, x)`` settles on, from *initial*."""
 
-    def apply(values, element, *position):
+    def apply(values, element, position):
+        best, at = values
         x = lower.cast(element, array_type.dtype, work)
-        arg_types = (work, types.int64, work) + ((types.int64,) if position else ())
-        result = _step(lower, pyfunc, pair, arg_types, [*values, x, *position])
-        return [lower.extract(result, pair, 0), lower.extract(result, pair, 1)]
+        replace = _step(lower, takes, types.boolean, (work, work), [best, x])
+        return [arith.select(replace, x, best), arith.select(replace, position, at)]
 
     start = [lower.constant(work, initial), lower.constant(types.int64, 0)]
-    return fold(lower, array_type, array, start, apply, counted=counted)
+    return fold(lower, array_type, array, start, apply, counted=True)[1]
 
 
-_POSITIONED = (steps.real_argmin, steps.real_argmax, steps.complex_argmin, steps.complex_argmax)
+def _nan_fold(lower, array_type, array, work):
+    """The sum of the elements that are not NaN and their number."""
+
+    def apply(values, element):
+        total, count = values
+        x = lower.cast(element, array_type.dtype, work)
+        number = _step(lower, steps.is_number, types.boolean, (work,), [x])
+        one = arith.extui(count.type, number)
+        return [_step(lower, steps.nan_add, work, (work, work), [total, x]), arith.addi(count, one)]
+
+    start = [lower.constant(work, 0), lower.constant(types.int64, 0)]
+    return fold(lower, array_type, array, start, apply)
 
 
 def _divide(lower, numerator, denominator, work):
@@ -132,7 +140,7 @@ def _arg(name, real, complex_):
         _refuse_empty(lower, array_type, array, f"attempt to get {name} of an empty sequence")
         work = rtypes.working(array_type.dtype)
         pyfunc = complex_ if isinstance(work, types.Complex) else real
-        _, at = _pair_fold(lower, array_type, array, work, _extreme(work, name == "argmin"), pyfunc)
+        at = _arg_fold(lower, array_type, array, work, _extreme(work, name == "argmin"), pyfunc)
         return lower.cast(at, types.int64, result_type)
 
     return reduce
@@ -150,7 +158,7 @@ def _mean(lower, array_type, array, result_type, ddof):
 
 def _nanmean(lower, array_type, array, result_type, ddof):
     work = rtypes.working(result_type)
-    total, count = _pair_fold(lower, array_type, array, work, 0, steps.nan_count)
+    total, count = _nan_fold(lower, array_type, array, work)
     value, _ = _divide(lower, total, lower.cast(count, types.int64, work), work)
     return lower.cast(value, work, result_type)
 
