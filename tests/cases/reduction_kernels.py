@@ -201,7 +201,9 @@ def _empty_extreme(dtype, largest):
 
 def _extremes(a):
     if a.size:
-        return [np.min(a)] * 3 + [np.max(a)] * 3 + [np.nanmin(a), np.nanmax(a)]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # nanmin of all NaN
+            return [np.min(a)] * 3 + [np.max(a)] * 3 + [np.nanmin(a), np.nanmax(a)]
     low, high = _empty_extreme(a.dtype, True), _empty_extreme(a.dtype, False)
     if a.dtype.kind in "biu":
         return [low] * 3 + [high] * 3 + [low, high]
