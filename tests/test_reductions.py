@@ -241,3 +241,107 @@ def test_arrays_of_records_are_refused_by_name():
     argtypes = (types.Array(record, 1, "C"), types.float64[:])
     with pytest.raises(errors.TypingError, match=re.escape("array.min() of an array of Record")):
         compiler.type_function(_records, argtypes)
+
+
+# ---- on the GPU --------------------------------------------------------------------------------
+
+_scalar_kernel = cuda.jit(rk.scalar_reductions)
+_cumulative_kernel = cuda.jit(nrt=True)(rk.cumulative)
+
+
+def _gpu_results(a, dtype):
+    outputs = rk.outputs(dtype)
+    _scalar_kernel[1, 1](a, *outputs.values())  # host outputs come back after the launch
+    return outputs
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", rk.DTYPES)
+def test_scalar_reductions_match_numpy_on_the_gpu(dtype, rng):
+    a = rk.values(dtype, 301, rng)
+    cases = [("random", a), ("empty", a[:0]), ("one", a[:1])]
+    if a.dtype.kind in "fc":
+        cases += [("NaN", rk.with_nans(a, rng)), ("all NaN", rk.with_nans(a[:9], rng, every=True))]
+    for case, x in cases:
+        assert rk.check(x, _gpu_results(x, dtype)) == [], case
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", ["float64", "complex64"])
+def test_every_layout_on_the_gpu(dtype, rng):
+    for name, a in rk.layouts(dtype, rng):
+        # views travel as device arrays, which keep their strides (host arrays are copied contiguous)
+        x = cuda.to_device(a) if a.flags.c_contiguous or a.flags.f_contiguous else _device_view(a, name, rng)
+        assert rk.check(a, _gpu_results(x, dtype)) == [], name
+
+
+def _device_view(a, name, rng):
+    """A device view with *a*'s values and layout, sliced as rk.layouts slices its host arrays."""
+    if name == "a3":
+        base = np.zeros((4, 6, 5), a.dtype)
+        base[::2, 1:5, ::-2] = a
+        return cuda.to_device(base)[::2, 1:5, ::-2]
+    base = np.zeros(40, a.dtype)
+    base[3::3] = a
+    return cuda.to_device(base)[3::3]
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", ["bool", "int8", "uint32", "float16", "float64", "complex128"])
+def test_cumulative_reductions_on_the_gpu(dtype, rng):
+    a = np.asfortranarray(rk.values(dtype, (5, 7), rng))
+    result_dtype = np.cumsum(a[:1]).dtype
+    sums, products = rk.poisoned_like(a.size, result_dtype), rk.poisoned_like(a.size, result_dtype)
+    _cumulative_kernel[1, 1](a, sums, products)
+    if result_dtype.kind in "fc":
+        tolerance = 1e-2 if dtype == "float16" else 1e-6
+        np.testing.assert_allclose(sums, np.cumsum(a), rtol=tolerance, atol=tolerance)
+        np.testing.assert_allclose(products, np.cumprod(a), rtol=tolerance)
+    else:
+        np.testing.assert_array_equal(sums, np.cumsum(a))
+        np.testing.assert_array_equal(products, np.cumprod(a))
+
+
+@pytest.mark.gpu
+def test_views_and_arrays_made_in_the_kernel_on_the_gpu(rng):
+    a = rng.standard_normal((5, 6))
+    out = np.full(6, np.nan)
+    cuda.jit(rk.views)[1, 1](a, out)
+    wanted = [a[::2].sum(), a.T.max(), a[1:, ::-1].argmin(), np.mean(a[:, 1]), a[1].var(), np.nanmin(a[::-1, ::2])]
+    np.testing.assert_allclose(out, wanted, rtol=1e-12)
+    made = np.full(5, np.nan)
+    cuda.jit(nrt=True)(rk.made_in_kernel)[1, 1](made)
+    np.testing.assert_array_equal(made, [45.0, 1.0, 2.5**5, 0.0, 6.0])
+
+
+@pytest.mark.gpu
+def test_shared_and_local_arrays_on_the_gpu(rng):
+    threads = rk.SHARED_SHAPE[0] * rk.SHARED_SHAPE[1]
+    a = rng.uniform(-1.0, 1.0, threads).astype(np.float32)
+    out = np.full((threads, 5), np.nan)
+    cuda.jit(rk.shared_and_local)[1, threads](a, out)
+    np.testing.assert_allclose(out, rk.shared_and_local_reference(a, threads), rtol=1e-5, atol=1e-5)
+
+
+def _minimum(a, out):
+    out[0] = a.min()
+
+
+def _position(a, out):
+    out[0] = np.argmax(a)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize(
+    "fn, message",
+    [
+        (_minimum, "zero-size array to reduction operation minimum which has no identity"),
+        (_position, "attempt to get argmax of an empty sequence"),
+    ],
+)
+def test_empty_arrays_raise_numpy_s_error_with_debug(fn, message):
+    out = np.zeros(1)
+    with pytest.raises(ValueError, match=message):
+        cuda.jit(debug=True, opt=False)(fn)[1, 1](np.zeros(0), out)
+    cuda.jit(fn)[1, 1](np.zeros(0), out)  # without debug: the documented identity
+    assert out[0] == (np.inf if fn is _minimum else 0)

@@ -263,3 +263,11 @@ def check(a, results):
 
 def _isnan(x):
     return bool(np.isnan(x)) if np.asarray(x).dtype.kind in "fc" else False
+
+
+def poisoned_like(n, dtype):
+    """An output of *n* elements of *dtype* holding what no reduction gives by accident."""
+    dtype = np.dtype(dtype)
+    if dtype.kind in "fc":
+        return np.full(n, np.nan, dtype)
+    return np.full(n, 0x5A, dtype) if dtype.kind != "b" else np.ones(n, bool)

@@ -126,7 +126,9 @@ def _truth(initial, pyfunc):
 
 def _ordering(numpy_name, largest, real, complex_, identity=_extreme):
     def reduce(lower, array_type, array, result_type, ddof):
-        _refuse_empty(lower, array_type, array, f"zero-size array to reduction operation {numpy_name} which has no identity")
+        _refuse_empty(
+            lower, array_type, array, f"zero-size array to reduction operation {numpy_name} which has no identity"
+        )
         work = rtypes.working(array_type.dtype)
         pyfunc = complex_ if isinstance(work, types.Complex) else real
         value = _scalar_fold(lower, array_type, array, work, work, identity(work, largest), pyfunc)
