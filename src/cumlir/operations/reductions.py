@@ -69,8 +69,8 @@ def _nan_fold(lower, array_type, array, work):
 
 
 def _divide(lower, numerator, denominator, work):
-    value, result_type = lower.call_function(operator.truediv, [work, work], [numerator, denominator])
-    return value, result_type
+    """numerator / denominator, both of *work*, as user code divides (0 / 0 is NaN)."""
+    return lower.call_function(operator.truediv, [work, work], [numerator, denominator])[0]
 
 
 def _count(lower, array_type, array, work):
@@ -150,7 +150,7 @@ def _arg(name, real, complex_):
 
 def _mean_of(lower, array_type, array, work):
     total = _scalar_fold(lower, array_type, array, work, work, 0, steps.add)
-    return _divide(lower, total, _count(lower, array_type, array, work), work)[0]
+    return _divide(lower, total, _count(lower, array_type, array, work), work)
 
 
 def _mean(lower, array_type, array, result_type, ddof):
@@ -161,7 +161,7 @@ def _mean(lower, array_type, array, result_type, ddof):
 def _nanmean(lower, array_type, array, result_type, ddof):
     work = rtypes.working(result_type)
     total, count = _nan_fold(lower, array_type, array, work)
-    value, _ = _divide(lower, total, lower.cast(count, types.int64, work), work)
+    value = _divide(lower, total, lower.cast(count, types.int64, work), work)
     return lower.cast(value, work, result_type)
 
 
@@ -180,7 +180,7 @@ def _variance(lower, array_type, array, result_type, ddof):
     i64 = ir.IntegerType.get_signless(64)
     dof = arith.subi(size(array, array_type.ndim), ddof if ddof is not None else arith.constant(i64, 0))
     dof = arith.maxsi(dof, arith.constant(i64, 0))  # NumPy divides by max(n - ddof, 0)
-    value, _ = _divide(lower, squares, lower.cast(dof, types.int64, real), real)
+    value = _divide(lower, squares, lower.cast(dof, types.int64, real), real)
     return value, real
 
 
