@@ -100,6 +100,10 @@ def host_llvm_ir(pyfunc, argtypes):
     return f'target triple = "{llvm.get_process_triple()}"\n{text}', c.symbol
 
 
+# libdevice routines whose C math library function has another name (both round to nearest)
+_LIBM_NAMES = {"fsqrt_rn": "sqrtf", "dsqrt_rn": "sqrt"}
+
+
 def _bind_libdevice(llvm, text):
     """Bind each libdevice routine the code calls to the C math library's function of that name."""
     import ctypes.util
@@ -107,7 +111,8 @@ def _bind_libdevice(llvm, text):
 
     libm = ctypes.CDLL(ctypes.util.find_library("m"))
     for name in re.findall(r"^declare [^@]*@__nv_(\w+)\(", text, re.MULTILINE):
-        llvm.add_symbol(f"__nv_{name}", ctypes.cast(getattr(libm, name), ctypes.c_void_p).value)
+        function = getattr(libm, _LIBM_NAMES.get(name, name))
+        llvm.add_symbol(f"__nv_{name}", ctypes.cast(function, ctypes.c_void_p).value)
 
 
 def current():
