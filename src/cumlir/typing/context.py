@@ -18,7 +18,7 @@ from numba.misc import literal  # noqa: F401  (registers literal_unroll's typing
 from .. import types as cumlir_types
 from ..frontend_lock import FRONTEND_LOCK
 from ..operations import Implementation, Stub
-from . import operations, plain_messages
+from . import captured_arrays, operations, plain_messages
 from .operations import stub_type
 from .registry import exclusive, registry
 from .target import target_override
@@ -80,6 +80,9 @@ class CUDATypingContext(BaseContext):
                 owned = None
             if owned is not None:
                 return owned
+        interface = captured_arrays.interface_of(val)
+        if interface is not None:
+            return captured_arrays.captured_array_type(interface)
         if isinstance(val, _GLOBALS_ONLY) or _builtin_class(val):
             found = self._get_global_type(val)
             if found is not None:
