@@ -196,3 +196,20 @@ def test_a_captured_fortran_array_is_read_by_its_strides(backend):
     finally:
         kernel.__globals__["FGRID"] = None
     np.testing.assert_array_equal(out, host.ravel())
+
+
+def test_an_interface_that_fails_to_read_is_a_typing_error_naming_the_global():
+    class Unmapped:
+        @property
+        def __cuda_array_interface__(self):
+            raise ValueError("this array does not view mapped host memory")
+
+    def kernel(out):
+        out[0] = UNMAPPED[0]  # noqa: F821 (set below)
+
+    kernel.__globals__["UNMAPPED"] = Unmapped()
+    try:
+        with pytest.raises(errors.TypingError, match="'UNMAPPED'.*does not view mapped host memory"):
+            cuda.compile_ptx(kernel, "void(float32[::1])", cc=(8, 0))
+    finally:
+        del kernel.__globals__["UNMAPPED"]

@@ -17,6 +17,8 @@ def interface_of(value):
         return value.__cuda_array_interface__
     except AttributeError:
         return None
+    except Exception as e:  # a mapped array whose mapping is gone, say
+        raise TypingError(f"reading a global's __cuda_array_interface__ failed: {e}") from None
 
 
 class _CapturedArray(types.Array):
