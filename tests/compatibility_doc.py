@@ -32,7 +32,8 @@ Notes on some implemented names: `gpus[i]` is a device and a context manager (`w
 a device's `CU_DEVICE_ATTRIBUTE_X` is its attribute `X` (`MULTIPROCESSOR_COUNT`, ...);
 `cuda.runtime.get_version()` is the CUDA toolkit's version read from NVRTC, as in Numba-CUDA;
 `config` is numba's `numba.core.config`; `types` is `cumlir.types` (numba's types and
-cumlir's CUDA types, as Numba-CUDA's `numba.cuda.types`); the scalar types and their short aliases (`f4`, `i8`,
+cumlir's CUDA types, as Numba-CUDA's `numba.cuda.types`; `from cumlir.cuda.types import int32` imports it as a module);
+the scalar types and their short aliases (`f4`, `i8`,
 `b1`, ...) are numba's types; `KernelRuntimeError` exists for code that catches it, but with
 `debug=True` an exception raised in a kernel is re-raised on the host as its own class (as in
 Numba-CUDA); `extensions` lists the argument handlers given as `cuda.jit(extensions=[...])` (None where none were); `inspect_sass` runs

@@ -345,3 +345,43 @@ def test_types_module_is_cumlirs():
 
     assert cuda.types is cumlir.types
     assert cuda.types.float32 is types.float32 and cuda.types.Array is types.Array
+
+
+def test_types_import_as_a_module_as_numba_cuda_s():
+    from numba.core import types
+
+    import cumlir.types
+    from cumlir.cuda.types import Array, float32x4, int32, uintp, void
+
+    import cumlir.cuda.types as module  # isort: skip
+
+    assert module is cumlir.types is cuda.types
+    assert (int32, uintp, void, Array) == (types.int32, types.uintp, types.void, types.Array)
+    assert float32x4 is cumlir.types.vector_types["float32x4"]
+
+
+def test_every_type_name_of_numba_cuda_s_types_module_is_there():
+    import importlib.util
+
+    from .support import python_output
+
+    if importlib.util.find_spec("numba_cuda") is None:
+        pytest.skip("Numba-CUDA is not installed")
+
+    names = python_output(
+        "import numpy as np; np.row_stack = getattr(np, 'row_stack', np.vstack)\n"
+        "import numba.cuda.types as t; print(' '.join(n for n in dir(t) if not n.startswith('_')))"
+    ).split()
+    # the cooperative-group and dim3 types are refused in the namespace (cumlir/refused.py)
+    missing = sorted(set(names) - set(dir(cuda.types)) - {"Dim3", "GridGroup", "dim3", "grid_group", "ext_types"})
+    assert not missing
+
+
+def test_reading_the_types_module_does_not_come_with_the_namespace():
+    from .support import python_output
+
+    code = (
+        "import sys\nfrom cumlir import cuda\nbefore = 'numba' in sys.modules\n"
+        "from cumlir.cuda.types import int32\nprint(before, 'numba' in sys.modules, int32)"
+    )
+    assert python_output(code) == "False True int32"

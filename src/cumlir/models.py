@@ -413,6 +413,11 @@ def register_model(type_class):
     return decorate
 
 
+def _value_model(dmm, fe_type):
+    """An enum member is held as its value."""
+    return dmm.lookup(fe_type.dtype)
+
+
 for _cls, _model in (
     (types.Boolean, BooleanModel),
     (types.Integer, IntegerModel),
@@ -448,5 +453,6 @@ for _cls, _model in (
     (types.ExceptionInstance, OpaqueModel),
     (types.StringLiteral, OpaqueModel),
     (types.UnicodeType, StringModel),
+    (types.EnumMember, _value_model),
 ):
     default_manager.register(_cls, _model)

@@ -153,3 +153,7 @@ def matches_record(vty, record):
     fields = record.dtype.fields
     expected = vty.numpy_dtype().fields
     return list(record.dtype.names) == list(vty.lanes) and all(fields[n][:2] == expected[n][:2] for n in vty.lanes)
+
+
+# float32x4 and the rest by name, as Numba-CUDA's cuda namespace spells them
+globals().update(vector_types)

@@ -102,6 +102,9 @@ class _Describer:
             return self._class(value)
         if isinstance(value, enum.Enum):
             return f"enum:{self._class(type(value))}.{value.name}"
+        if not isinstance(value, type) and hasattr(value, "__cuda_array_interface__"):
+            # compiled in as its address, which means nothing to another process
+            raise Unhashable(f"{where}: a device array is captured by its address")
         numpy = sys.modules.get("numpy")
         if numpy is not None:
             described = self._numpy(numpy, value)

@@ -13,6 +13,7 @@ import numpy as np
 from . import _arrayviews as arrayviews
 from . import _fill as fill
 from ._api import attribute, cast, constant, declare
+from ._captured import captured_array
 from ._elements import dim, i64, load_element, store_element, wrap_index
 from ._modules import arith, errors, ir, memref, types
 
@@ -181,7 +182,11 @@ CONSTANT_MEMORY = 4  # the NVPTX address space of __constant__ data
 
 @constant("Array")
 def array_constant(lower, ty, pyval):
-    """A global NumPy array captured by a kernel lives in constant memory."""
+    """A global NumPy array captured by a kernel lives in constant memory; a device array
+    is used where it is."""
+    interface = getattr(pyval, "__cuda_array_interface__", None)
+    if interface is not None:
+        return captured_array(lower, ty, interface)
     data = np.asfortranarray(pyval) if ty.layout == "F" else np.ascontiguousarray(pyval)
     if data.dtype == np.bool_:
         data = data.view(np.uint8)

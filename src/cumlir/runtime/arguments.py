@@ -21,6 +21,7 @@ record one pointer; a tuple its members' parameters. Each parameter occupies an
 from __future__ import annotations
 
 import ctypes
+import enum
 import struct
 from typing import TYPE_CHECKING
 
@@ -95,6 +96,11 @@ def _scalar_type(value, index):
         return types.BaseTuple.from_types(members, type(value))
     if isinstance(value, ctypes.c_void_p):
         return types.voidptr
+    if isinstance(value, enum.Enum):  # IntEnum members are ints, passed above
+        raise TypeError(
+            f"argument {index}: the enum member {value!r} cannot be passed to a kernel: pass its value "
+            f"({type(value).__name__}.{value.name}.value) or read the member inside the kernel"
+        )
     raise TypeError(f"argument {index}: values of type {type(value).__name__} cannot be passed to a kernel")
 
 

@@ -9,7 +9,8 @@ from typing import Any, ClassVar
 
 from numba.core import types
 from numba.core.dispatcher import Dispatcher as CPUDispatcher
-from numba.core.typing import npydecl
+from numba.core.errors import TypingError
+from numba.core.typing import enumdecl, npydecl
 from numba.core.typing.context import BaseContext
 from numba.core.typing.templates import signature
 from numba.misc import literal  # noqa: F401  (registers literal_unroll's typing)
@@ -17,7 +18,7 @@ from numba.misc import literal  # noqa: F401  (registers literal_unroll's typing
 from .. import types as cumlir_types
 from ..frontend_lock import FRONTEND_LOCK
 from ..operations import Implementation, Stub
-from . import operations, plain_messages
+from . import captured_arrays, operations, plain_messages
 from .operations import stub_type
 from .registry import exclusive, registry
 from .target import target_override
@@ -79,12 +80,15 @@ class CUDATypingContext(BaseContext):
                 owned = None
             if owned is not None:
                 return owned
+        interface = captured_arrays.interface_of(val)
+        if interface is not None:
+            return captured_arrays.captured_array_type(interface)
         if isinstance(val, _GLOBALS_ONLY) or _builtin_class(val):
             found = self._get_global_type(val)
             if found is not None:
                 return found
         if not isinstance(val, _KEPT_VALUES):
-            return super().resolve_value_type(val)
+            return _checked_enum(super().resolve_value_type(val))
         found = self._value_types.get(val)  # a builtin that is no global: typeof() tried once
         if found is None:
             found = super().resolve_value_type(val)
@@ -135,6 +139,7 @@ class CUDATypingContext(BaseContext):
         # first template that accepts the arguments wins
         self.install_registry(registry)
         self.install_registry(npydecl.registry)
+        self.install_registry(enumdecl.registry)  # Enum and IntEnum members (operations/enums.py)
 
 
 _MEMO_LIMIT = 1024  # operator typings remembered; a long-lived process meets ever new literals
@@ -144,6 +149,23 @@ def _builtin_class(val):
     """Whether *val* is a builtin class other than an exception (``bool``, ``range``):
     typeof() types none of them, and asking it imports numba.typed (30-60 ms) to be sure."""
     return isinstance(val, type) and val.__module__ == "builtins" and not issubclass(val, BaseException)
+
+
+def _checked_enum(found):
+    """An enum class whose members device code can hold (numbers, booleans, tuples of them),
+    else a typing error naming it: numba types members of any value, string ones included."""
+    if isinstance(found, types.EnumClass) and not _device_value(found.dtype):
+        raise TypingError(
+            f"the members of the enum {found.instance_class.__name__} have values of type {found.dtype}, "
+            "which device code cannot hold: enum members in kernels need numbers, booleans or tuples of them"
+        )
+    return found
+
+
+def _device_value(ty):
+    if isinstance(ty, types.BaseTuple):
+        return all(_device_value(member) for member in ty)
+    return isinstance(ty, (types.Number, types.Boolean))
 
 
 def _scalar_operator_key(func, args, kws):

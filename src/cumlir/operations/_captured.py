@@ -1,0 +1,26 @@
+"""A device array read as a global: the descriptor its ``__cuda_array_interface__`` gave at
+compile time (address, shape, strides), as constants. Rebinding the global later changes no
+kernel compiled before; the typed code holds the array object, so its memory lives as long
+as the kernel does (as Numba-CUDA keeps it)."""
+
+from ._arrayviews import itemsize
+from ._modules import arith, ir, llvm, types
+
+
+def captured_array(lower, ty, interface):
+    i64 = ir.IntegerType.get_signless(64)
+    shape = [int(n) for n in interface["shape"]]
+    size = itemsize(ty.dtype)
+    strides = interface.get("strides")
+    if strides is None:  # C order, as the interface means by None
+        strides, step = [0] * len(shape), size
+        for axis in reversed(range(len(shape))):
+            strides[axis], step = step, step * max(shape[axis], 1)
+    unit = 1 if isinstance(ty.dtype, types.Record) else size  # records count bytes (docs/abi.md)
+    for stride in strides:
+        if stride % unit:
+            raise TypeError(f"a global device array's byte stride {stride} is not a multiple of its item size {unit}")
+    address = arith.constant(i64, int(interface["data"][0] or 0))
+    pointer = llvm.inttoptr(llvm.PointerType.get(), address)
+    fields = [arith.constant(i64, v) for v in (0, *shape, *(s // unit for s in strides))]
+    return lower.unowned(lower.memref_from_params(ty, [pointer, *fields]))
