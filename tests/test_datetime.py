@@ -206,11 +206,9 @@ def test_argument_types_from_values():
 # ---- every operation in one kernel ------------------------------------------------------------
 
 
-def every_operation(a, b, x, y, n, f, td_ab, td_a, floats, flags, dt_xa, td_xy):
+@cuda.jit(device=True)
+def operations_at(i, a, b, x, y, n, f, td_ab, td_a, floats, flags, dt_xa, td_xy):
     """a, b: timedeltas; x, y: datetimes; n: int64; f: float64. Each output row is one operation."""
-    i = cuda.grid(1)
-    if i >= a.size:
-        return
     td_ab[0, i] = a[i] + b[i]
     td_ab[1, i] = a[i] - b[i]
     td_ab[2, i] = b[i] - a[i]
@@ -244,6 +242,17 @@ def every_operation(a, b, x, y, n, f, td_ab, td_a, floats, flags, dt_xa, td_xy):
     dt_xa[1, i] = a[i] + x[i]
     dt_xa[2, i] = x[i] - a[i]
     td_xy[0, i] = x[i] - y[i]
+
+
+def every_operation(a, b, x, y, n, f, td_ab, td_a, floats, flags, dt_xa, td_xy):
+    i = cuda.grid(1)
+    if i < a.size:
+        operations_at(i, a, b, x, y, n, f, td_ab, td_a, floats, flags, dt_xa, td_xy)
+
+
+def every_operation_in_one_thread(a, b, x, y, n, f, td_ab, td_a, floats, flags, dt_xa, td_xy):
+    for i in range(a.size):
+        operations_at(i, a, b, x, y, n, f, td_ab, td_a, floats, flags, dt_xa, td_xy)
 
 
 def numpy_every_operation(a, b, x, y, n, f):
@@ -316,6 +325,28 @@ def test_every_operation_compiles(units, cc, backend):
     support.ptxas(ptx, f"sm_{cc[0]}{cc[1]}")
 
 
+def _check(units, outputs, expected):
+    names = ["td_ab", "td_a", "floats", "flags", "dt_xa", "td_xy"]
+    for name, got, want in zip(names, outputs, expected):
+        if want.dtype.kind in "mM":
+            np.testing.assert_array_equal(got.view(np.int64), want.view(np.int64), err_msg=f"{units} {name}")
+        else:
+            np.testing.assert_array_equal(got, want, err_msg=f"{units} {name}")
+
+
+@pytest.mark.parametrize("units", UNIT_CASES, ids="-".join)
+def test_every_operation_as_numpy_on_the_host(units):
+    """The kernel's own LLVM IR (the nvptx path's), run on the CPU in one thread, against NumPy."""
+    from .nrt_harness import Kernel
+
+    inputs = _inputs(units)
+    expected = numpy_every_operation(*inputs)
+    outputs = _outputs(expected)
+    kernel = Kernel(every_operation_in_one_thread, _signature(units))
+    kernel(*(v.view(np.int64) if v.dtype.kind in "mM" else v for v in (*inputs, *outputs)))
+    _check(units, outputs, expected)
+
+
 def scalar_arguments(out, dates, start, step):
     """Scalar datetime and timedelta arguments, arrays of them in local and shared memory,
     a device function returning a timedelta and a constant captured from a global."""
@@ -336,6 +367,30 @@ def _twice(step):
 
 ONE_MS = np.timedelta64(1, "ms")
 SCALAR_SIG = (types.NPTimedelta("ms")[::1], types.NPDatetime("s")[::1], types.NPDatetime("D"), types.NPTimedelta("ms"))
+
+
+def scalars_in_one_thread(out, dates, start, step):
+    local = cuda.local.array(4, MS)
+    local[1] = _twice(step)
+    for i in range(dates.size):
+        out[i] = (dates[i] - start) + (local[1] + ONE_MS)
+
+
+def _scalar_case():
+    dates = np.arange("2026-01-01", "2026-01-09", dtype="M8[D]").astype("M8[s]")
+    dates[3] = np.datetime64("NaT")
+    start, step = np.datetime64("2025-12-31"), np.timedelta64(3, "ms")
+    expected = (dates - start) + (2 * step + ONE_MS)
+    return dates, start, step, expected
+
+
+def test_scalars_as_numpy_on_the_host():
+    from .nrt_harness import Kernel
+
+    dates, start, step, expected = _scalar_case()
+    out = np.full(dates.size, 0x5A, np.int64)
+    Kernel(scalars_in_one_thread, SCALAR_SIG)(out, dates.view(np.int64), start.astype(np.int64), step.astype(np.int64))
+    np.testing.assert_array_equal(out, expected.view(np.int64))
 
 
 @pytest.mark.parametrize("cc", CCS, ids=lambda cc: f"sm_{cc[0]}{cc[1]}")
@@ -365,20 +420,12 @@ def test_gpu_every_operation_as_numpy(units, backend):
     outputs = _outputs(expected)
     kernel = cuda.jit(backend=backend)(every_operation)
     kernel[3, 96](*inputs, *outputs)
-    names = ["td_ab", "td_a", "floats", "flags", "dt_xa", "td_xy"]
-    for name, got, want in zip(names, outputs, expected):
-        if want.dtype.kind in "mM":
-            np.testing.assert_array_equal(got.view(np.int64), want.view(np.int64), err_msg=f"{units} {name}")
-        else:
-            np.testing.assert_array_equal(got, want, err_msg=f"{units} {name}")
+    _check(units, outputs, expected)
 
 
 @pytest.mark.gpu
 def test_gpu_scalar_arguments(backend):
-    dates = np.arange("2026-01-01", "2026-01-09", dtype="M8[D]").astype("M8[s]")
-    dates[3] = np.datetime64("NaT")
-    start, step = np.datetime64("2025-12-31"), np.timedelta64(3, "ms")
+    dates, start, step, expected = _scalar_case()
     out = np.full(dates.size, 0x5A, np.int64).view("m8[ms]")
     cuda.jit(backend=backend)(scalar_arguments)[1, 8](out, dates, start, step)
-    expected = (dates - start) + (2 * step + ONE_MS)
     np.testing.assert_array_equal(out.view(np.int64), expected.view(np.int64))
