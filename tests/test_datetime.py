@@ -140,6 +140,22 @@ def test_overflowing_unit_pair_refused():
         )
 
 
+def counts(out, td, dt, nat):
+    out[0] = int(td)
+    out[1] = np.int64(dt)
+    out[2] = int(dt)
+    out[3] = int(nat)
+
+
+def test_counts_as_integers_on_the_host():
+    from .nrt_harness import Kernel
+
+    sig = (types.int64[::1], types.NPTimedelta("ms"), types.NPDatetime("ns"), types.NPTimedelta("s"))
+    out = np.zeros(4, np.int64)
+    Kernel(counts, sig)(out, -1234, 1_700_000_000_000_000_000, NAT)
+    assert list(out) == [-1234, 1_700_000_000_000_000_000, 1_700_000_000_000_000_000, NAT]
+
+
 def test_int_of_a_datetime_needs_nanoseconds():
     def to_int(out, a):
         out[0] = int(a)

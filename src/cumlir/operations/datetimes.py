@@ -108,7 +108,7 @@ def _datetime_in(lower, value, fromty, unit):
     return _scaled(value, _factor("datetime", from_unit, unit))
 
 
-# ---- constants and conversions ---------------------------------------------------------
+# ---- constants and conversions (numba converts no unit to another implicitly) ---------------------------------------------------------
 
 
 @constant("NPDatetime")
@@ -117,16 +117,6 @@ def datetime_constant(lower, ty, pyval):
     kind = "M" if isinstance(ty, types.NPDatetime) else "m"
     count = np.asarray(pyval).astype(f"{kind}8[{ty.unit}]" if ty.unit else f"{kind}8").view(np.int64)
     return _const(int(count))
-
-
-@cast("NPTimedelta", "NPTimedelta")
-def timedelta_to_timedelta(lower, fromty, toty, value):
-    return _nat_unless([value], _timedelta_in(value, fromty, toty.unit))
-
-
-@cast("NPDatetime", "NPDatetime")
-def datetime_to_datetime(lower, fromty, toty, value):
-    return _nat_unless([value], _datetime_in(lower, value, fromty, toty.unit))
 
 
 @cast("NPDatetime", "Integer")
