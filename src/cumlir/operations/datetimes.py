@@ -15,7 +15,7 @@ from ._api import cast, constant, declare, implementation
 from ._modules import arith, errors, ir, npdatetime_helpers, templates, types
 
 NAT = -(1 << 63)
-_WEEKS_UNIT_CODE, _DAYS_UNIT_CODE = 2, 4
+_WEEKS_UNIT_CODE = 2  # numba.np.npdatetime_helpers.DATETIME_UNITS["W"]: Y and M come before it
 
 
 def _i64():
