@@ -180,7 +180,7 @@ def const_of_a_number(out):
 TYPING_ERRORS = [
     (non_constant_shape, "the shape must be an int or a tuple of ints known at compile time"),
     (bad_dtype, "Invalid NumPy dtype specified: 'not_a_dtype'"),
-    (array_as_dtype, "the dtype must be a numeric or boolean type"),
+    (array_as_dtype, "the dtype must be a numeric, boolean, datetime64 or timedelta64 type"),
     (negative_extent, r"the shape \(4, -2\) has a negative extent"),
     (alignment_not_power_of_two, "alignment must be a power of 2, got 24"),
     (alignment_below_itemsize, r"alignment 4 is less than the item size of float64 \(8 bytes\)"),

@@ -131,6 +131,14 @@ class FloatModel(DataModel):
         return _FLOATS[self.fe_type.bitwidth].get()
 
 
+class DatetimeModel(DataModel):
+    """datetime64 and timedelta64: an int64 count of their unit, NaT the smallest int64, as NumPy
+    stores them (so arrays of them are arrays of int64)."""
+
+    def get_value_type(self):
+        return ir.IntegerType.get_signless(64)
+
+
 class Bfloat16Model(DataModel):
     def get_value_type(self):
         return ir.BF16Type.get()
@@ -424,6 +432,8 @@ for _cls, _model in (
     (types.Float, FloatModel),
     (cumlir_types.Bfloat16, Bfloat16Model),
     (types.Complex, ComplexModel),
+    (types.NPDatetime, DatetimeModel),
+    (types.NPTimedelta, DatetimeModel),
     (types.BaseTuple, TupleModel),
     (types.Pair, PairModel),
     (types.RangeType, RangeModel),

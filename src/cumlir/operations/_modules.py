@@ -9,6 +9,7 @@ types = lazy("cumlir.types")
 errors = lazy("numba.core.errors")
 templates = lazy("numba.core.typing.templates")
 npydecl = lazy("numba.core.typing.npydecl")
+npdatetime_helpers = lazy("numba.np.npdatetime_helpers")
 
 # MLIR
 ir = lazy("mlir.ir")

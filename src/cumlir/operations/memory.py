@@ -66,13 +66,17 @@ def _dtype(name, dtype):
         nb_dtype = npydecl.parse_dtype(dtype)
     except errors.TypingError as e:
         raise errors.TypingError(f"{name}: {e}") from None
-    if not isinstance(nb_dtype, (types.Number, types.Boolean)):
-        raise errors.TypingError(f"{name}: the dtype must be a numeric or boolean type such as float32, got {dtype}")
+    if not isinstance(nb_dtype, (types.Number, types.Boolean, types.NPDatetime, types.NPTimedelta)):
+        raise errors.TypingError(
+            f"{name}: the dtype must be a numeric, boolean, datetime64 or timedelta64 type such as float32, got {dtype}"
+        )
     return nb_dtype
 
 
 def itemsize(dtype):
     """Bytes per element (booleans are stored as one byte)."""
+    if isinstance(dtype, (types.NPDatetime, types.NPTimedelta)):
+        return 8
     return 1 if isinstance(dtype, types.Boolean) else dtype.bitwidth // 8
 
 

@@ -388,6 +388,26 @@ def _writable_bytes(record):
     return np.ctypeslib.as_array((ctypes.c_uint8 * record.dtype.itemsize).from_address(address))
 
 
+class _DatetimeParameter:
+    """A datetime64 or timedelta64: its count in the type's unit, as one int64."""
+
+    def __init__(self, ty, index):
+        self.index = index
+        self.type = ty
+        self.slots = 1
+        kind = "M" if ty.type_name == "datetime64" else "m"
+        self._dtype = np.dtype(f"{kind}8[{ty.unit}]" if ty.unit else f"{kind}8")
+
+    def pack(self, value, buffer, offset, launch):
+        if not isinstance(value, (np.datetime64, np.timedelta64)) or value.dtype.kind != self._dtype.kind:
+            raise TypeError(f"argument {self.index}: expected a {self.type}, got {value!r}")
+        try:
+            count = np.array(value).astype(self._dtype, casting="same_kind").view(np.int64)
+        except TypeError:
+            raise TypeError(f"argument {self.index}: {value!r} cannot be expressed in {self.type}") from None
+        struct.pack_into("q", buffer, offset, int(count))
+
+
 def _parameter(ty, index):
     if isinstance(ty, PlainArray):
         return _ArrayParameter(ty, index)
@@ -405,6 +425,8 @@ def _parameter(ty, index):
         return _ScalarParameter(ty, index)
     if isinstance(ty, types.Complex):
         return _ComplexParameter(ty, index)
+    if isinstance(ty, (types.NPDatetime, types.NPTimedelta)):
+        return _DatetimeParameter(ty, index)
     if isinstance(ty, (types.CPointer, types.RawPointer)):
         return _PointerParameter(ty, index)
     if isinstance(ty, types.BaseTuple):
