@@ -23,7 +23,8 @@ def _ptx(kernel, sig=SIG, backend="nvptx"):
 @cuda.jit(device=True)
 def _shared_of(n, dtype):
     s = cuda.shared.array(n, dtype)
-    s[cuda.threadIdx.x % n] = cuda.threadIdx.x
+    if cuda.threadIdx.x < n:
+        s[cuda.threadIdx.x] = cuda.threadIdx.x
     cuda.syncthreads()
     return s[n - 1]
 

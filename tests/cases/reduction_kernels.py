@@ -118,7 +118,7 @@ def shared_and_local_reference(a, threads):
 
 def values(dtype, shape, rng):
     """Random elements of *dtype*: integers over their whole range (sums and products wrap as
-    NumPy's do), floats near 1 in magnitude with both signs (products stay finite in float16)."""
+    NumPy's do), floats and complex numbers near 1 in magnitude with both signs (products stay finite in float16)."""
     dtype = np.dtype(dtype)
     if dtype.kind == "b":
         return rng.integers(0, 2, shape).astype(bool)
@@ -127,8 +127,9 @@ def values(dtype, shape, rng):
         return rng.integers(info.min, info.max, shape, dtype=dtype, endpoint=True)
     if dtype.kind == "f":
         return (rng.uniform(0.8, 1.25, shape) * rng.choice([-1.0, 1.0], shape)).astype(dtype)
-    real = rng.uniform(0.8, 1.25, shape) * rng.choice([-1.0, 1.0], shape)
-    imag = rng.uniform(0.8, 1.25, shape) * rng.choice([-1.0, 1.0], shape)
+    # parts near 1/sqrt(2): magnitudes near 1, so that products of hundreds stay finite
+    real = rng.uniform(0.8, 1.25, shape) * rng.choice([-1.0, 1.0], shape) * 0.5**0.5
+    imag = rng.uniform(0.8, 1.25, shape) * rng.choice([-1.0, 1.0], shape) * 0.5**0.5
     return (real + 1j * imag).astype(dtype)
 
 

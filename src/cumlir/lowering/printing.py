@@ -11,6 +11,8 @@ from mlir import ir
 from mlir.dialects import arith, llvm
 from numba.core import errors, types
 
+from ..operations import strings
+
 
 def _format_item(lower, ty, value, constant):
     """(format text, [MLIR values]) for one printed item."""
@@ -32,10 +34,8 @@ def _format_item(lower, ty, value, constant):
         return f"({body})", [v for p in parts for v in p[1]]
     if isinstance(ty, types.NoneType):
         return "None", []
-    if isinstance(ty, types.UnicodeType):  # (data, bytes, code points): the bytes, however many
-        data = lower.extract(value, ty, 0)
-        nbytes = arith.trunci(ir.IntegerType.get_signless(32), lower.extract(value, ty, 1))
-        return "%.*s", [nbytes, data]
+    if isinstance(ty, types.UnicodeType):
+        return "%s", [strings.printable(lower, value)]
     raise errors.UnsupportedError(f"print() of a value of type {ty} is not supported", lower.loc)
 
 
