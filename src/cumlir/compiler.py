@@ -179,8 +179,10 @@ def _typed(c: Compilation) -> None:
 
 def _mlir(c: Compilation) -> None:
     try:
-        builder = _lower(c, c.options)
+        builder: ModuleBuilder | None = _lower(c, c.options)
     except RuntimeNeeded:  # NRT automatic: some function allocates, so all count references
+        builder = None
+    if builder is None:  # lowered again outside the handler: its errors stand on their own
         builder = _lower(c, c.options.replace(nrt=True))
     c.raise_sites = list(builder.raise_sites)
     c.exception_global = EXCEPTION_GLOBAL if c.raise_sites else None
