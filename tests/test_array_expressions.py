@@ -8,8 +8,6 @@ from numba import typeof
 
 from cumlir import cuda
 
-from . import support
-
 PAIRS = [
     ("bool", "bool"),
     ("int8", "int8"),
@@ -87,8 +85,9 @@ def test_expressions_compile(name, left, right, backend):
     a, b, b2 = _operands(left, right, np.random.default_rng(0))
     expected = _expected(name, a, b, b2)
     sig = (typeof(a), typeof(b), typeof(b2), typeof(np.empty(1, expected.dtype)))
-    ptx, _ = cuda.compile_ptx(_kernel(name), sig, cc=(9, 0), backend=backend)
-    assert "NRT_MemInfo_alloc_aligned" in ptx  # the new arrays come from the heap
+    kernel = cuda.jit(backend=backend)(_kernel(name)).compile(sig)
+    assert "NRT_MemInfo_alloc_aligned" in kernel.output("ptx", (9, 0))  # the new arrays come from the heap
+    assert kernel.binary((9, 0)).cubin[:4] == b"\x7fELF"  # linked with the runtime
 
 
 @pytest.mark.gpu
