@@ -84,15 +84,16 @@ def _engine():
     return llvm
 
 
-def host_llvm_ir(pyfunc, argtypes):
-    """The kernel's LLVM IR (cumlir's nvptx path, NRT on), retargeted to the host CPU."""
+def host_llvm_ir(pyfunc, argtypes, cc=(9, 0)):
+    """The kernel's LLVM IR for chip *cc* (cumlir's nvptx path, NRT on), retargeted to the
+    host CPU (a chip whose code holds inline PTX cannot run here)."""
     import llvmlite.binding as llvm
 
     from cumlir import compiler
     from cumlir.codegen.passes import pipeline
     from cumlir.options import Options
 
-    c = compiler.kernel(pyfunc, argtypes, (9, 0), Options(nrt=True, backend="nvptx"), until="llvm")
+    c = compiler.kernel(pyfunc, argtypes, cc, Options(nrt=True, backend="nvptx"), until="llvm")
     with c.builder.context:
         text = pipeline.llvm_ir_of(c.module)
     lines = [line for line in text.splitlines() if not line.startswith(("target datalayout", "target triple"))]
@@ -124,12 +125,12 @@ class Kernel:
     """A kernel JIT-compiled for the host; ``kernel(*args)`` runs it once, returning the
     runtime it ran against (check_balanced() checks that nothing leaked)."""
 
-    def __init__(self, pyfunc, argtypes, externals=()):
+    def __init__(self, pyfunc, argtypes, externals=(), cc=(9, 0)):
         llvm = _engine()
         for name, callback in externals:  # device functions declared with declare_device
             llvm.add_symbol(name, ctypes.cast(callback, ctypes.c_void_p).value)
         self._externals = externals
-        text, symbol = host_llvm_ir(pyfunc, argtypes)
+        text, symbol = host_llvm_ir(pyfunc, argtypes, cc)
         _bind_libdevice(llvm, text)
         module = llvm.parse_assembly(text)
         module.verify()
