@@ -202,6 +202,20 @@ _LAZY = {
     "DeviceNDArray": lambda: _devicearray_module().DeviceNDArray,
     "random": _random_module,  # cuda.random, the xoroshiro128+ generator (a submodule)
     "bfloat16": lambda: _operations().stub("bf16").bfloat16,  # Numba-CUDA's cuda.bfloat16 is cuda.bf16's
+    # the narrow floats under their ml_dtypes names (cuda.float8_e4m3fn is types.f8E4M3FN)
+    **{
+        name: (lambda name=name: _importlib.import_module("cumlir.types").narrow_floats[name])
+        for name in (
+            "float8_e4m3fn",
+            "float8_e5m2",
+            "float8_e4m3fnuz",
+            "float8_e5m2fnuz",
+            "float8_e8m0fnu",
+            "float6_e2m3fn",
+            "float6_e3m2fn",
+            "float4_e2m1fn",
+        )
+    },
     "config": lambda: _importlib.import_module("numba.core.config"),  # numba's, as Numba-CUDA's
     # numba's types and cumlir's CUDA types, as Numba-CUDA's numba.cuda.types module holds
     "types": lambda: _importlib.import_module("cumlir.types"),

@@ -15,7 +15,7 @@ conversion goes through float32, which holds every narrow value exactly:
   zero of the opposite sign); FNUZ has no -0. f8E8M0FNU rounds ties up on normal float32
   values, as ml_dtypes does, and is NaN for zero and every negative number.
 
-On sm_89 and newer, f8E4M3FN and f8E5M2 convert with PTX's ``cvt`` (``cvt.rn.f16x2.e4m3x2``
+On sm_90 and newer, f8E4M3FN and f8E5M2 convert with PTX's ``cvt`` (``cvt.rn.f16x2.e4m3x2``
 up, ``cvt.rn.satfinite.e4m3x2.f32`` down); ``satfinite`` clamps where ml_dtypes gives NaN or
 infinity, so a comparison against the format's overflow threshold picks that result. The
 lowering cannot know the chip (the ``mlir`` stage is shared by all), so it writes both paths
@@ -36,10 +36,10 @@ from ._modules import arith, errors, ir, llvm, scf, templates, types
 from .bf16 import to_float32_odd
 from .scalars import FLOAT_PREDICATES
 
-# the formats sm_89's cvt converts: name -> (PTX's name, float32 bits of the smallest
+# the formats PTX's cvt converts (sm_89 and newer): name -> (PTX's name, float32 bits of the smallest
 # magnitude ml_dtypes no longer rounds to a finite value)
 _HARDWARE = {"f8E4M3FN": ("e4m3x2", 0x43E80000), "f8E5M2": ("e5m2x2", 0x47700000)}  # 464.0, 61440.0
-_HARDWARE_CC = 89
+_HARDWARE_CC = 90  # sm_89 has the instructions too, but from PTX 8.1, newer than cumlir writes for it
 
 # the narrow types by name (cumlir.types, not imported here: importing stays cheap)
 NAMES = ("f8E4M3FN", "f8E5M2", "f8E4M3FNUZ", "f8E5M2FNUZ", "f8E8M0FNU", "f6E2M3FN", "f6E3M2FN", "f4E2M1FN")
@@ -189,7 +189,7 @@ def _hardware_to_float32(code, ty):
 
 
 def _by_chip(lower, result_type, hardware, software):
-    """``hardware()`` on sm_89 and newer, ``software()`` below: both written, the condition
+    """``hardware()`` on sm_90 and newer, ``software()`` below: both written, the condition
     settled per chip by the optimized stage (see the module's docstring)."""
     condition = arith.constant(_i(1), 0)
     condition.owner.attributes[CHIP_AT_LEAST] = ir.IntegerAttr.get(_i(32), _HARDWARE_CC)
