@@ -101,13 +101,16 @@ def host_llvm_ir(pyfunc, argtypes, cc=(9, 0)):
     return f'target triple = "{llvm.get_process_triple()}"\n{text}', c.symbol
 
 
-def _bind_libdevice(llvm, text):
-    """Bind each libdevice routine the code calls to the C math library's function of that name."""
+def _bind_libdevice(llvm, text, bound=()):
+    """Bind each libdevice routine the code calls (but those *bound* by the caller) to the C
+    math library's function of that name."""
     import ctypes.util
     import re
 
     libm = ctypes.CDLL(ctypes.util.find_library("m"))
     for name in re.findall(r"^declare [^@]*@__nv_(\w+)\(", text, re.MULTILINE):
+        if f"__nv_{name}" in bound:
+            continue
         llvm.add_symbol(f"__nv_{name}", ctypes.cast(getattr(libm, name), ctypes.c_void_p).value)
 
 
@@ -131,7 +134,7 @@ class Kernel:
             llvm.add_symbol(name, ctypes.cast(callback, ctypes.c_void_p).value)
         self._externals = externals
         text, symbol = host_llvm_ir(pyfunc, argtypes, cc)
-        _bind_libdevice(llvm, text)
+        _bind_libdevice(llvm, text, {name for name, _ in externals})
         module = llvm.parse_assembly(text)
         module.verify()
         target = llvm.Target.from_default_triple().create_target_machine()

@@ -43,13 +43,16 @@ SLOT = 8
 # ---- argument types ----------------------------------------------------------------------
 
 
-def _narrow_float(dtype):
-    """The narrow float type (``types.f8E4M3FN``) of an ml_dtypes dtype (``float8_e4m3fn``),
-    found by its name so that ml_dtypes need not be imported; None for other dtypes."""
-    if dtype.itemsize != 1 or dtype.names is not None:
+def _ml_dtypes_float(dtype):
+    """The numba type of an ml_dtypes float dtype (``bfloat16``, ``float8_e4m3fn``: a
+    narrow float such as ``types.f8E4M3FN``), found by its name so that ml_dtypes need not
+    be imported; None for other dtypes."""
+    if dtype.names is not None or dtype.itemsize > 2:
         return None
     from .. import types as cumlir_types
 
+    if dtype.itemsize == 2:
+        return cumlir_types.bfloat16 if dtype.name == "bfloat16" else None
     return cumlir_types.narrow_floats.get(dtype.name)
 
 
@@ -60,7 +63,7 @@ def _array_type(dtype, shape, strides, readonly, index):
     try:
         element = numpy_support.from_dtype(dtype)
     except Exception:
-        element = _narrow_float(dtype)
+        element = _ml_dtypes_float(dtype)
         if element is None:
             raise TypeError(f"argument {index}: arrays of dtype {dtype} are not supported") from None
     layout = array_layout(shape, strides, dtype.itemsize)
@@ -98,9 +101,9 @@ def _scalar_type(value, index):
         try:
             return numpy_support.from_dtype(value.dtype)
         except Exception:
-            narrow = _narrow_float(value.dtype)
-            if narrow is not None:
-                return narrow
+            number = _ml_dtypes_float(value.dtype)
+            if number is not None:
+                return number
     # kinds checked only after the common ones, which keep their cost
     if isinstance(value, complex):
         return types.complex128
