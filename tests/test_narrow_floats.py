@@ -121,7 +121,12 @@ def _integer_routines():
     import ctypes
 
     routines = []
-    for family, c_type in (("int", ctypes.c_int32), ("uint", ctypes.c_uint32), ("ll", ctypes.c_int64), ("ull", ctypes.c_uint64)):
+    for family, c_type in (
+        ("int", ctypes.c_int32),
+        ("uint", ctypes.c_uint32),
+        ("ll", ctypes.c_int64),
+        ("ull", ctypes.c_uint64),
+    ):
         for mode in ("rz", "rd", "ru"):
             callback = ctypes.CFUNCTYPE(ctypes.c_float, c_type)(_directed(mode))
             routines.append((f"__nv_{family}2float_{mode}", callback))
@@ -233,7 +238,9 @@ def test_operators_compute_in_float32_and_round_back(name, op):
     a, b = (np.ascontiguousarray(v.ravel()) for v in np.meshgrid(every, every))
     array = types.Array(ty, 1, "C")
     kernel = Kernel(
-        _exec(BINARY.replace("OP", op))["binary"], (array, array, array, types.boolean[::1], types.boolean[::1]), cc=(8, 0)
+        _exec(BINARY.replace("OP", op))["binary"],
+        (array, array, array, types.boolean[::1], types.boolean[::1]),
+        cc=(8, 0),
     )
     out, less, equal = np.zeros(a.size, a.dtype), np.zeros(a.size, bool), np.zeros(a.size, bool)
     kernel(a, b, out, less, equal)
