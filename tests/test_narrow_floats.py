@@ -4,6 +4,7 @@ CPU by tests/nrt_harness.py: the software conversions), PTX on both code generat
 sm_90 cvt instructions where they are used), typing, kernel arguments, and (marked gpu) the
 same checks on the device."""
 
+import math
 import re
 import warnings
 
@@ -205,14 +206,18 @@ def saturate(a, out):
 """
 
 
+def _clamped(values, name):
+    top = float(ml_dtypes.finfo(_dtype(name)).max)
+    return np.where(np.isnan(values), values, np.clip(values, -top, top))
+
+
 @pytest.mark.parametrize("name", NAMES)
 def test_satfinite_clamps_what_ml_dtypes_leaves_out_of_range(name):
     from .nrt_harness import Kernel
 
     ty = NARROW[name]
     values = float32_sweep()
-    top = float(ml_dtypes.finfo(_dtype(name)).max)
-    clamped = np.where(np.isnan(values), values, np.clip(values, -top, top))
+    clamped = _clamped(values, name)
     kernel = Kernel(_exec(SATURATE, ty=ty)["saturate"], (types.float32[::1], types.Array(ty, 1, "C")), cc=(8, 0))
     out = np.zeros(values.size, _dtype(name))
     kernel(values, out)
@@ -342,6 +347,29 @@ def test_satfinite_needs_a_narrow_type_and_a_number():
         cuda.compile_ptx(of_a_tuple, "void(float32[::1], float8_e4m3fn[::1])", cc=(9, 0))
 
 
+def test_what_narrow_floats_do_not_do_is_a_typing_error():
+    def atomic(a):
+        cuda.atomic.add(a, 0, a[1])
+
+    with pytest.raises(TypingError, match=r"atomic.add"):
+        cuda.compile_ptx(atomic, "void(float8_e4m3fn[::1])", cc=(9, 0))
+
+    def as_float(a, out):
+        out[0] = float(a[0])
+
+    with pytest.raises(TypingError, match=r"float\(f8E4M3FN\)"):
+        cuda.compile_ptx(as_float, "void(float8_e4m3fn[::1], float32[::1])", cc=(9, 0))
+
+
+def test_math_takes_a_narrow_float_as_a_float32():
+    from cumlir.compiler import type_function
+
+    def f(x):
+        return math.sin(x)
+
+    assert type_function(f, (types.f8E5M2,)).return_type == types.float32
+
+
 def test_arrays_and_scalars_of_ml_dtypes_are_kernel_arguments():
     for name, ty in NARROW.items():
         array = np.zeros((2, 3), _dtype(name))
@@ -366,6 +394,13 @@ def up(a, out):
     i = cuda.grid(1)
     if i < a.size:
         out[i] = np.float32(a[i])
+"""
+
+DEVICE_SATURATE = """
+def saturate(a, out):
+    i = cuda.grid(1)
+    if i < a.size:
+        out[i] = cuda.to_narrow_satfinite(a[i], ty)
 """
 
 DEVICE_DOWN = """
@@ -398,6 +433,9 @@ def test_gpu_conversions_match_ml_dtypes(backend, name):
     got = np.zeros(values.size, _dtype(name))
     down[(values.size + 255) // 256, 256](values, got)
     _same_bits(got, _reference(values, name))
+    saturate = cuda.jit(backend=backend)(_exec(DEVICE_SATURATE, ty=ty)["saturate"])
+    saturate[(values.size + 255) // 256, 256](values, got)
+    _same_bits(got, _reference(_clamped(values, name), name))
 
 
 MEMORY = """
@@ -420,8 +458,9 @@ def test_gpu_arrays_in_shared_and_local_memory_and_scalar_arguments(backend, nam
     a = rng.choice(codes(name)[np.isfinite(codes(name).astype(np.float32))], 64)
     s = _dtype(name).type(1.5)
     kernel = cuda.jit(backend=backend)(_exec(MEMORY, ty=ty)["memory"])
-    out = np.zeros(64, _dtype(name))
+    out = cuda.to_device(np.zeros(64, _dtype(name)))  # a device array of the ml_dtypes dtype
     kernel[1, 64](a, s, out)
+    out = out.copy_to_host()
     x = a.astype(np.float32)
     product = _reference(x[::-1] * np.float32(s), name).astype(np.float32)
     _nan_aware(out.astype(np.float32), _reference(product + x[::-1], name).astype(np.float32))
