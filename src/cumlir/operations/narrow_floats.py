@@ -5,8 +5,8 @@ other numbers, their operators and ``cuda.to_narrow_satfinite``.
 A value is the one-byte code ml_dtypes stores (``models.NarrowFloatModel``). Every
 conversion goes through float32, which holds every narrow value exactly:
 
-- up, exactly, by placing the code's fields in a float32 (a NaN becomes the quiet NaN of its
-  sign, as ml_dtypes gives it);
+- up, exactly, by placing the code's fields in a float32 (a NaN becomes the quiet NaN
+  ml_dtypes gives: of its sign, negative for FNUZ);
 - down, rounding to nearest even once (float64 and integers first rounded to float32 *to
   odd*, as for bfloat16, so that the second rounding is the one correct rounding), with what
   ml_dtypes' ``astype`` does at the edges: out of range is infinity for f8E5M2, NaN for the
@@ -36,9 +36,10 @@ from ._modules import arith, errors, ir, llvm, scf, templates, types
 from .bf16 import to_float32_odd
 from .scalars import FLOAT_PREDICATES
 
-# the formats PTX's cvt converts (sm_89 and newer): name -> (PTX's name, float32 bits of the smallest
-# magnitude ml_dtypes no longer rounds to a finite value)
-_HARDWARE = {"f8E4M3FN": ("e4m3x2", 0x43E80000), "f8E5M2": ("e5m2x2", 0x47700000)}  # 464.0, 61440.0
+# the formats PTX's cvt converts (sm_89 and newer): name -> (PTX's name, float32 bits of the
+# midpoint between the largest value and the next power of two: 464.0 rounds to 448 (even),
+# 61440.0 to infinity (57344's code is odd); beyond it ml_dtypes gives NaN or infinity)
+_HARDWARE = {"f8E4M3FN": ("e4m3x2", 0x43E80000), "f8E5M2": ("e5m2x2", 0x47700000)}
 _HARDWARE_CC = 90  # sm_89 has the instructions too, but from PTX 8.1, newer than cumlir writes for it
 
 # the narrow types by name (cumlir.types, not imported here: importing stays cheap)
