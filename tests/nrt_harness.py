@@ -84,15 +84,16 @@ def _engine():
     return llvm
 
 
-def host_llvm_ir(pyfunc, argtypes):
-    """The kernel's LLVM IR (cumlir's nvptx path, NRT on), retargeted to the host CPU."""
+def host_llvm_ir(pyfunc, argtypes, cc=(9, 0)):
+    """The kernel's LLVM IR for chip *cc* (cumlir's nvptx path, NRT on), retargeted to the
+    host CPU (a chip whose code holds inline PTX cannot run here)."""
     import llvmlite.binding as llvm
 
     from cumlir import compiler
     from cumlir.codegen.passes import pipeline
     from cumlir.options import Options
 
-    c = compiler.kernel(pyfunc, argtypes, (9, 0), Options(nrt=True, backend="nvptx"), until="llvm")
+    c = compiler.kernel(pyfunc, argtypes, cc, Options(nrt=True, backend="nvptx"), until="llvm")
     with c.builder.context:
         text = pipeline.llvm_ir_of(c.module)
     lines = [line for line in text.splitlines() if not line.startswith(("target datalayout", "target triple"))]
@@ -104,13 +105,16 @@ def host_llvm_ir(pyfunc, argtypes):
 _LIBM_NAMES = {"fsqrt_rn": "sqrtf", "dsqrt_rn": "sqrt"}
 
 
-def _bind_libdevice(llvm, text):
-    """Bind each libdevice routine the code calls to the C math library's function of that name."""
+def _bind_libdevice(llvm, text, bound=()):
+    """Bind each libdevice routine the code calls (but those *bound* by the caller) to the C
+    math library's function of that name."""
     import ctypes.util
     import re
 
     libm = ctypes.CDLL(ctypes.util.find_library("m"))
     for name in re.findall(r"^declare [^@]*@__nv_(\w+)\(", text, re.MULTILINE):
+        if f"__nv_{name}" in bound:
+            continue
         function = getattr(libm, _LIBM_NAMES.get(name, name))
         llvm.add_symbol(f"__nv_{name}", ctypes.cast(function, ctypes.c_void_p).value)
 
@@ -129,13 +133,13 @@ class Kernel:
     """A kernel JIT-compiled for the host; ``kernel(*args)`` runs it once, returning the
     runtime it ran against (check_balanced() checks that nothing leaked)."""
 
-    def __init__(self, pyfunc, argtypes, externals=()):
+    def __init__(self, pyfunc, argtypes, externals=(), cc=(9, 0)):
         llvm = _engine()
         for name, callback in externals:  # device functions declared with declare_device
             llvm.add_symbol(name, ctypes.cast(callback, ctypes.c_void_p).value)
         self._externals = externals
-        text, symbol = host_llvm_ir(pyfunc, argtypes)
-        _bind_libdevice(llvm, text)
+        text, symbol = host_llvm_ir(pyfunc, argtypes, cc)
+        _bind_libdevice(llvm, text, {name for name, _ in externals})
         module = llvm.parse_assembly(text)
         module.verify()
         target = llvm.Target.from_default_triple().create_target_machine()

@@ -36,6 +36,8 @@ def _evaluated_names():
             names[spelling] = cumlir_types.vector_types[name]
     names.update(types.__dict__)
     names.update(bfloat16=cumlir_types.bfloat16)
+    names.update((t.name, t) for t in cumlir_types.narrow_floats.values())
+    names.update(cumlir_types.narrow_floats)
     return names
 
 

@@ -19,3 +19,9 @@ FUNCTION_FASTMATH = "cumlir.fastmath"
 # on the counter's llvm.add of a counted loop (codegen/passes/counted_loops.py): the llvm
 # stage writes it no-signed-wrap, and the "nvvm" printer reads the mark to print ``nsw``
 COUNTED_LOOP_COUNTER = "cumlir.counted_loop_counter"
+
+# on an i1 arith.constant: true on chips of this compute capability (major * 10 + minor) and
+# newer, settled by codegen/passes/pipeline.set_target; on the gpu.module: it holds such
+# constants (lowering cannot know the chip: the narrow floats' hardware conversions)
+CHIP_AT_LEAST = "cumlir.chip_at_least"
+CHIP_PATHS = "cumlir.chip_paths"

@@ -144,6 +144,14 @@ class Bfloat16Model(DataModel):
         return ir.BF16Type.get()
 
 
+class NarrowFloatModel(DataModel):
+    """One byte in registers and in memory, the code ml_dtypes stores: LLVM has no types
+    of fewer than 16 bits, so operations convert (operations/narrow_floats.py)."""
+
+    def get_value_type(self):
+        return ir.IntegerType.get_signless(8)
+
+
 class CompositeModel(DataModel):
     """A value made of parts held side by side as a Python tuple, never as one MLIR value.
 
@@ -431,6 +439,7 @@ for _cls, _model in (
     (types.Integer, IntegerModel),
     (types.Float, FloatModel),
     (cumlir_types.Bfloat16, Bfloat16Model),
+    (cumlir_types.NarrowFloat, NarrowFloatModel),
     (types.Complex, ComplexModel),
     (types.NPDatetime, DatetimeModel),
     (types.NPTimedelta, DatetimeModel),

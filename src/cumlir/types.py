@@ -1,5 +1,5 @@
 """Numba's types, as extensions of cumlir use them: ``from cumlir import types``, and the
-types cumlir adds: ``bfloat16`` and CUDA's vector types.
+types cumlir adds: ``bfloat16``, the narrow floats (``f8E4M3FN`` ...) and CUDA's vector types.
 
 New types subclass ``types.Type``; see docs/extending.md. Operation modules name the
 types of their patterns here (``"Integer"``, ``"bfloat16"``, ``"VectorType"``).
@@ -50,6 +50,68 @@ class Bfloat16(_types.Number):
 
 
 bfloat16 = Bfloat16()
+
+
+class NarrowFloat(_types.Number):
+    """A float of at most 8 bits (float8, float6, float4), one byte in memory, named as
+    numba-cuda-mlir and MLIR name it (``f8E4M3FN``). Its format is the one ml_dtypes gives
+    the NumPy dtype *dtype_name*: *exponent* and *mantissa* bits, the exponent *bias*, and
+    *kind*, what its top codes mean:
+
+    - ``"ieee"``: infinities and NaNs as IEEE 754 (float8_e5m2);
+    - ``"fn"``: finite, the all-ones codes NaN (float8_e4m3fn);
+    - ``"fnuz"``: finite, no negative zero, -0's code (0x80) the one NaN;
+    - ``"finite"``: neither infinities nor NaN (float6, float4);
+    - ``"e8m0"``: unsigned powers of two, 0xFF NaN (float8_e8m0fnu).
+
+    As bfloat16, a Number but not a numba Float: it converts to float32 and float64 without
+    loss (safe) and from every other number only explicitly (unsafe); mixed with a float
+    it computes in that float, or float32 (docs/semantics.md)."""
+
+    def __init__(self, name, dtype_name, bits, exponent, mantissa, bias, kind):
+        super().__init__(name=name)
+        self.bitwidth = bits
+        self.dtype_name = dtype_name
+        self.exponent_bits = exponent
+        self.mantissa_bits = mantissa
+        self.bias = bias
+        self.kind = kind
+
+    @property
+    def signed(self):
+        return self.kind != "e8m0"
+
+    def can_convert_from(self, typingctx, other):
+        if isinstance(other, (_types.Float, _types.Integer, Bfloat16, NarrowFloat)):
+            return Conversion.unsafe
+        return None
+
+    def can_convert_to(self, typingctx, other):
+        if isinstance(other, _types.Float):
+            return Conversion.safe if other.bitwidth >= 32 else Conversion.unsafe
+        if isinstance(other, (_types.Integer, Bfloat16, NarrowFloat)):
+            return Conversion.unsafe
+        return None
+
+    def unify(self, typingctx, other):
+        if isinstance(other, _types.Float):
+            return other if other.bitwidth >= 32 else _types.float32
+        return None
+
+
+f8E4M3FN = NarrowFloat("f8E4M3FN", "float8_e4m3fn", 8, 4, 3, 7, "fn")
+f8E5M2 = NarrowFloat("f8E5M2", "float8_e5m2", 8, 5, 2, 15, "ieee")
+f8E4M3FNUZ = NarrowFloat("f8E4M3FNUZ", "float8_e4m3fnuz", 8, 4, 3, 8, "fnuz")
+f8E5M2FNUZ = NarrowFloat("f8E5M2FNUZ", "float8_e5m2fnuz", 8, 5, 2, 16, "fnuz")
+f8E8M0FNU = NarrowFloat("f8E8M0FNU", "float8_e8m0fnu", 8, 8, 0, 127, "e8m0")
+f6E2M3FN = NarrowFloat("f6E2M3FN", "float6_e2m3fn", 6, 2, 3, 1, "finite")
+f6E3M2FN = NarrowFloat("f6E3M2FN", "float6_e3m2fn", 6, 3, 2, 3, "finite")
+f4E2M1FN = NarrowFloat("f4E2M1FN", "float4_e2m1fn", 4, 2, 1, 1, "finite")
+
+# every narrow float, by its ml_dtypes dtype name ("float8_e4m3fn")
+narrow_floats = {
+    t.dtype_name: t for t in (f8E4M3FN, f8E5M2, f8E4M3FNUZ, f8E5M2FNUZ, f8E8M0FNU, f6E2M3FN, f6E3M2FN, f4E2M1FN)
+}
 
 
 class WideIntegerConstant(_types.Dummy):

@@ -4,6 +4,7 @@ Importing this module is cheap: numba, MLIR and the CUDA driver are loaded only
 when a kernel is compiled or launched.
 """
 
+import functools as _functools
 import importlib as _importlib
 import typing as _typing
 
@@ -196,12 +197,30 @@ def _random_module():
     return _importlib.import_module(f"{__name__}.random")
 
 
+_NARROW_FLOATS = (
+    "float8_e4m3fn",
+    "float8_e5m2",
+    "float8_e4m3fnuz",
+    "float8_e5m2fnuz",
+    "float8_e8m0fnu",
+    "float6_e2m3fn",
+    "float6_e3m2fn",
+    "float4_e2m1fn",
+)
+
+
+def _narrow_float(name: str) -> _typing.Any:
+    return _importlib.import_module("cumlir.types").narrow_floats[name]
+
+
 # names loaded on first use: the runtime's device arrays import the driver bindings
-_LAZY = {
+_LAZY: dict[str, _typing.Callable[[], _typing.Any]] = {
     "devicearray": _devicearray_module,
     "DeviceNDArray": lambda: _devicearray_module().DeviceNDArray,
     "random": _random_module,  # cuda.random, the xoroshiro128+ generator (a submodule)
     "bfloat16": lambda: _operations().stub("bf16").bfloat16,  # Numba-CUDA's cuda.bfloat16 is cuda.bf16's
+    # the narrow floats under their ml_dtypes names (cuda.float8_e4m3fn is types.f8E4M3FN)
+    **{name: _functools.partial(_narrow_float, name) for name in _NARROW_FLOATS},
     "config": lambda: _importlib.import_module("numba.core.config"),  # numba's, as Numba-CUDA's
     # numba's types and cumlir's CUDA types, as Numba-CUDA's numba.cuda.types module holds
     "types": lambda: _importlib.import_module("cumlir.types"),

@@ -1,7 +1,7 @@
 """The kernel parameter ABI: how each argument type is passed to a ``gpu.func`` kernel.
 
-A scalar is one parameter of its in-memory type (bool as one byte; a datetime64 or
-timedelta64 an int64, the count of its unit); a complex number
+A scalar is one parameter of its in-memory type (bool and the narrow floats as one
+byte; a datetime64 or timedelta64 an int64, the count of its unit); a complex number
 two, its real and imaginary parts. An N-d array is 2 + 2N parameters, the memref
 descriptor without its allocation pointer: ``data pointer, offset, size[0..N-1],
 stride[0..N-1]``, offset and strides in elements (bytes for arrays of records and of
@@ -17,7 +17,7 @@ from mlir.dialects import complex as mlir_complex
 from mlir.dialects import llvm
 from numba.core import errors, types
 
-from ..types import VectorType
+from ..types import NarrowFloat, VectorType
 from .refcount import memref_from_descriptor
 
 _POINTERS = (types.Record, types.CPointer, types.RawPointer)
@@ -33,7 +33,7 @@ def param_types(lower, ty):
         return [llvm.PointerType.get()] + [_i64()] * (1 + 2 * ty.ndim)
     if isinstance(ty, _POINTERS):  # a record by reference: the launcher copies it in and out
         return [llvm.PointerType.get()]
-    if isinstance(ty, (types.Integer, types.Float, types.Boolean, types.NPDatetime, types.NPTimedelta)):
+    if isinstance(ty, (types.Integer, types.Float, types.Boolean, types.NPDatetime, types.NPTimedelta, NarrowFloat)):
         return [lower.dmm.lookup(ty).get_data_type()]
     if isinstance(ty, VectorType):  # one parameter per lane
         return [lower.get_mlir_type(ty.base_type)] * ty.count

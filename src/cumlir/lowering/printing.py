@@ -1,8 +1,8 @@
 """``print()`` in kernels, through CUDA's device-side ``vprintf(format, arguments)``.
 
-Formats are Numba-CUDA's: integers as %lld or %llu, floats as %f, booleans as
-True/False, string constants verbatim, tuples in parentheses; items separated by
-spaces and the line ended with a newline. Only string constants are
+Formats are Numba-CUDA's: integers as %lld or %llu, floats as %f (bfloat16 and the narrow
+floats too), booleans as True/False, string constants verbatim, tuples in parentheses; items
+separated by spaces and the line ended with a newline. Only string constants are
 written into the format: a numeric constant is printed through its format like any
 value, so ``print(1.5)`` prints ``1.500000`` as in Numba-CUDA.
 """
@@ -11,6 +11,7 @@ from mlir import ir
 from mlir.dialects import arith, llvm
 from numba.core import errors, types
 
+from .. import types as cumlir_types
 from ..operations import strings
 
 
@@ -25,7 +26,7 @@ def _format_item(lower, ty, value, constant):
     if isinstance(ty, types.Integer):
         wide = types.int64 if ty.signed else types.uint64
         return ("%lld" if ty.signed else "%llu"), [lower.cast(value, ty, wide)]
-    if isinstance(ty, types.Float):
+    if isinstance(ty, (types.Float, cumlir_types.Bfloat16, cumlir_types.NarrowFloat)):
         return "%f", [lower.cast(value, ty, types.float64)]
     if isinstance(ty, types.BaseTuple):
         parts = [_format_item(lower, t, lower.extract(value, ty, i), None) for i, t in enumerate(ty.types)]

@@ -81,7 +81,7 @@ def _odd_from_integer(lower, value, fromty):
     return arith.bitcast(f32, arith.select(inexact, odd, toward_zero))
 
 
-def _to_float32_odd(lower, value, fromty):
+def to_float32_odd(lower, value, fromty):
     if isinstance(fromty, types.Integer):
         return _odd_from_integer(lower, value, fromty)
     if fromty == types.float64:
@@ -111,7 +111,7 @@ def to_bfloat16(lower, value, fromty, mode=None):
     nearest even; "rz", "rd", "ru")."""
     if fromty == types.bfloat16:
         return value
-    value = _to_float32_odd(lower, value, fromty)
+    value = to_float32_odd(lower, value, fromty)
     if mode in (None, "rn"):
         return arith.truncf(ir.BF16Type.get(), value)
     return _round_bits(value, mode)

@@ -44,6 +44,19 @@ SLOT = 8
 # ---- argument types ----------------------------------------------------------------------
 
 
+def _ml_dtypes_float(dtype):
+    """The numba type of an ml_dtypes float dtype (``bfloat16``, ``float8_e4m3fn``: a
+    narrow float such as ``types.f8E4M3FN``), found by its name so that ml_dtypes need not
+    be imported; None for other dtypes."""
+    if dtype.names is not None or dtype.itemsize > 2:
+        return None
+    from .. import types as cumlir_types
+
+    if dtype.itemsize == 2:
+        return cumlir_types.bfloat16 if dtype.name == "bfloat16" else None
+    return cumlir_types.narrow_floats.get(dtype.name)
+
+
 def _array_type(dtype, shape, strides, readonly, index):
     from numba.core import types
     from numba.np import numpy_support
@@ -51,7 +64,9 @@ def _array_type(dtype, shape, strides, readonly, index):
     try:
         element = numpy_support.from_dtype(dtype)
     except Exception:
-        raise TypeError(f"argument {index}: arrays of dtype {dtype} are not supported") from None
+        element = _ml_dtypes_float(dtype)
+        if element is None:
+            raise TypeError(f"argument {index}: arrays of dtype {dtype} are not supported") from None
     layout = array_layout(shape, strides, dtype.itemsize)
     return types.Array(element, len(shape), layout, readonly=readonly)
 
@@ -87,7 +102,9 @@ def _scalar_type(value, index):
         try:
             return numpy_support.from_dtype(value.dtype)
         except Exception:
-            pass
+            number = _ml_dtypes_float(value.dtype)
+            if number is not None:
+                return number
     # kinds checked only after the common ones, which keep their cost
     if isinstance(value, complex):
         return types.complex128
@@ -208,6 +225,34 @@ class _ScalarParameter:
             struct.pack_into(self.format, buffer, offset, value)
         except (struct.error, OverflowError):
             raise OverflowError(f"argument {self.index}: {value!r} does not fit in {self.type}") from None
+
+
+class _NarrowFloatParameter:
+    """A narrow float (``types.f8E4M3FN``): its one-byte code. A scalar of the type's ml_dtypes
+    dtype passes as it is; another number is rounded by ml_dtypes, which must be installed."""
+
+    slots = 1
+
+    def __init__(self, ty, index):
+        self.index = index
+        self.type = ty
+
+    def pack(self, value, buffer, offset, launch):
+        if not (isinstance(value, np.generic) and value.dtype.name == self.type.dtype_name):
+            value = self._rounded(value)
+        struct.pack_into("B", buffer, offset, int(np.asarray(value).view(np.uint8)))
+
+    def _rounded(self, value):
+        if not isinstance(value, (int, float, np.integer, np.floating)) or isinstance(value, bool):
+            raise TypeError(f"argument {self.index}: expected a number for {self.type}, got {value!r}")
+        try:
+            import ml_dtypes
+        except ImportError:
+            raise TypeError(
+                f"argument {self.index}: {value!r} for a {self.type} parameter is rounded by ml_dtypes, "
+                f"which is not installed (pip install ml_dtypes); or pass an ml_dtypes.{self.type.dtype_name} scalar"
+            ) from None
+        return np.asarray(value, dtype=np.float64).astype(getattr(ml_dtypes, self.type.dtype_name))
 
 
 class _ArrayParameter:
@@ -423,6 +468,10 @@ def _parameter(ty, index):
         return _VectorParameter(ty, index)
     if str(ty) in _SCALAR_FORMATS:
         return _ScalarParameter(ty, index)
+    from .. import types as cumlir_types
+
+    if isinstance(ty, cumlir_types.NarrowFloat):
+        return _NarrowFloatParameter(ty, index)
     if isinstance(ty, types.Complex):
         return _ComplexParameter(ty, index)
     if isinstance(ty, (types.NPDatetime, types.NPTimedelta)):

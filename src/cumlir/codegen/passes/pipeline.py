@@ -15,7 +15,7 @@ from __future__ import annotations
 from mlir import ir, passmanager
 from mlir.dialects import llvm
 
-from ...marks import FUNCTION_FASTMATH, PARALLEL_LOOPS_MARK, UNCONTRACTED
+from ...marks import CHIP_AT_LEAST, CHIP_PATHS, FUNCTION_FASTMATH, PARALLEL_LOOPS_MARK, UNCONTRACTED
 from ...mlir_context import thread_pass_managers
 from ...options import check_ptx_feature
 from .. import targets
@@ -82,12 +82,30 @@ def set_target(module, cc, options):
     # stores without an explicit alignment take the layout's, and LLVM's default aligns
     # i64 to 4 bytes, which splits every 64-bit integer access in two
     gpu_module.attributes["llvm.data_layout"] = ir.StringAttr.get(NVPTX_DATA_LAYOUT)
+    if CHIP_PATHS in gpu_module.attributes:
+        _settle_chip_conditions(gpu_module, targets.parse_cc(cc))
     limits = kernel_limits(options)
     if limits:
         for op in gpu_module.regions[0].blocks[0].operations:
             if op.operation.name == "gpu.func" and "gpu.kernel" in op.attributes:
                 for name, value in limits.items():
                     op.attributes[name] = value
+
+
+def _settle_chip_conditions(gpu_module, cc):
+    """Each i1 constant marked CHIP_AT_LEAST becomes whether *cc* is that chip or newer;
+    canonicalization then keeps the one path it selects."""
+    i1 = ir.IntegerType.get_signless(1)
+    chip = cc[0] * 10 + cc[1]
+
+    def visit(op):
+        if CHIP_AT_LEAST in op.attributes:
+            op.attributes["value"] = ir.IntegerAttr.get(i1, int(chip >= op.attributes[CHIP_AT_LEAST].value))
+            del op.attributes[CHIP_AT_LEAST]
+        return ir.WalkResult.ADVANCE
+
+    gpu_module.operation.walk(visit)
+    del gpu_module.attributes[CHIP_PATHS]
 
 
 def kernel_limits(options):
