@@ -182,11 +182,16 @@ def _software_to_float32(code, ty):
 
 
 def _hardware_to_float32(code, ty):
-    """The i8 *code* of *ty* -> float32 by PTX's cvt to a float16 pair (exact), widened."""
+    """The i8 *code* of *ty* -> float32 by PTX's cvt to a float16 pair (exact), widened; a NaN
+    keeps the code's sign, as ml_dtypes keeps it (the cvt gives the canonical, positive NaN)."""
     name, _ = _HARDWARE[ty.name]
     pair = llvm.inline_asm(_i(32), [arith.extui(_i(16), code)], f"cvt.rn.f16x2.{name} $0, $1;", "=r,h")
     half = arith.bitcast(ir.F16Type.get(), arith.trunci(_i(16), pair))
-    return arith.extf(ir.F32Type.get(), half)
+    bits = arith.bitcast(_i(32), arith.extf(ir.F32Type.get(), half))
+    magnitude = arith.andi(bits, _k(0x7FFFFFFF))
+    sign = arith.shli(arith.shrui(arith.extui(_i(32), code), _k(7)), _k(31))
+    bits = _pick(_cmp("ugt", magnitude, _k(0x7F800000)), arith.ori(magnitude, sign), bits)
+    return arith.bitcast(ir.F32Type.get(), bits)
 
 
 def _by_chip(lower, result_type, hardware, software):
