@@ -7,8 +7,9 @@ host, it is the reference. ``Case.outputs(inputs)`` gives the outputs' shapes an
 found by NumPy from the same expressions.
 """
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -112,6 +113,8 @@ DTYPES = [
     "complex64",
     "complex128",
 ]
+# one of each class for the GPU, which compiles a kernel per case and argument types
+GPU_DTYPES = ["bool", "int8", "uint64", "float16", "float32", "float64", "complex64", "complex128"]
 # the dtypes the host harness (tests/nrt_harness.py) runs: float16 needs routines it lacks
 HOST_DTYPES = [d for d in DTYPES if d != "float16"]
 
