@@ -69,11 +69,11 @@ def where_expression(out, x):
 
 def clip_both(out1, out2, a, lo, hi):
     out1[...] = np.clip(a, lo, hi)
-    out2[...] = a.clip(lo, hi)
+    out2[...] = a.clip(max=hi, min=lo)
 
 
 def clip_one_side(out1, out2, a, bound):
-    out1[...] = np.clip(a, bound, None)
+    out1[...] = np.clip(a, a_min=bound, a_max=None)
     out2[...] = a.clip(None, bound)
 
 

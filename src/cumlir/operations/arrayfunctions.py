@@ -9,6 +9,7 @@ counting as the Python number it stands for (NumPy 2's rules: ``np.clip(f32, 0, 
 float32). On scalars alone both give a scalar. Matrix products are refused by name.
 """
 
+import inspect
 import operator
 
 import numpy as np
@@ -41,6 +42,10 @@ def result_dtype(operands):
             stand_in = _python_stand_in(scalar)
             given.append(types.as_dtype(scalar) if stand_in is None else stand_in)
     return types.from_dtype(np.result_type(*given))
+
+
+def _absent(ty):
+    return isinstance(ty, (types.NoneType, types.Omitted))
 
 
 def _operand(name, what, ty):
@@ -115,11 +120,11 @@ def _where(lower, sig, args):
 
 
 def _clip_type(name, a, a_min, a_max, out):
-    if out is not None and not isinstance(out, (types.NoneType, types.Omitted)):
+    if out is not None and not _absent(out):
         raise errors.TypingError(
             f"{name}: out= is not supported in device code; assign the result instead (out[...] = {name}(...))"
         )
-    bounds = [b for b in (a_min, a_max) if b is not None and not isinstance(b, (types.NoneType, types.Omitted))]
+    bounds = [b for b in (a_min, a_max) if b is not None and not _absent(b)]
     if not bounds:
         raise errors.TypingError(f"{name}: give a_min, a_max or both (NumPy raises when both are None)")
     operands = [a, *bounds]
@@ -133,43 +138,72 @@ def _clip_type(name, a, a_min, a_max, out):
     return _new_array_type(operands, dtype)
 
 
-def _clip_rule(name):
-    """clip's rule for a signature whose arguments are (a, a_min, a_max) with None for a
-    missing bound (NumPy's minimum and maximum: NaN propagates)."""
+def _clip_element(lower, values, element_types, dtype):
+    """NumPy's minimum(maximum(a, a_min), a_max), a missing bound skipped: NaN propagates."""
+    a = lower.cast(values[0], element_types[0], dtype)
+    for ufunc, bound, bound_type in zip((np.maximum, np.minimum), values[1:], element_types[1:]):
+        if not _absent(bound_type):
+            a, ty = lower.call_function(ufunc, (dtype, dtype), [a, lower.cast(bound, bound_type, dtype)])
+            a = lower.cast(a, ty, dtype)
+    return a
 
-    def element(lower, values, element_types, dtype):
-        a, a_min, a_max = (v if t is None else lower.cast(v, t, dtype) for v, t in zip(values, element_types))
-        for ufunc, bound in ((np.maximum, a_min), (np.minimum, a_max)):
-            if bound is not None:
-                a, ty = lower.call_function(ufunc, (dtype, dtype), [a, bound])
-                a = lower.cast(a, ty, dtype)
-        return a
+
+def _clip_rule(name):
+    """clip's rule: the arguments given, named by the signature's pysig (a method's receiver
+    first, unnamed); a missing bound is skipped."""
 
     def rule(lower, sig, args):
-        operands = [(v, t) for v, t in zip(args, sig.args)][:3]
-        present = [(v, t) for v, t in operands if not isinstance(t, (types.NoneType, types.Omitted))]
-        kinds = [None if isinstance(t, (types.NoneType, types.Omitted)) else t for _, t in operands]
+        names = list(sig.pysig.parameters)
+        if len(names) < len(args):
+            names.insert(0, "a")
+        given = dict(zip(names, zip(args, sig.args)))
+        none = (None, types.none)
+        operands = [given["a"], given.get("a_min", given.get("min", none)), given.get("a_max", given.get("max", none))]
+        values, operand_types = [v for v, _ in operands], [t for _, t in operands]
         result = sig.return_type
         if not isinstance(result, types.Array):
-            return element(lower, [v for v, _ in operands], kinds, result)
-        inner = templates.signature(result, *[t for _, t in present])
+            return _clip_element(lower, values, operand_types, result)
 
-        def each(values, element_types):
-            it = iter(zip(values, element_types))
-            full = [(None, None) if kind is None else next(it) for kind in kinds]
-            return element(lower, [v for v, _ in full], [t for _, t in full], result.dtype)
+        def element(loaded, element_types):
+            return _clip_element(lower, loaded, element_types, result.dtype)
 
-        return _broadcast_into_new(lower, inner, [v for v, _ in present], name, each)
+        clip_sig = templates.signature(result, *operand_types)
+        return _broadcast_into_new(lower, clip_sig, values, name, element)
 
     return rule
+
+
+def _clip_typing(name, pysig, receiver=None):
+    """The typing of a clip whose parameters are *pysig*'s: the signature holds the arguments
+    given, in the parameters' order, and a pysig naming them."""
+
+    def typing(*args, **kws):
+        if receiver is not None:
+            args = (receiver, *args)
+        try:
+            bound = pysig.bind(*args, **kws)
+        except TypeError as e:
+            raise errors.TypingError(f"{name}: {e}") from None
+        given = bound.arguments
+        bounds = [given.get(p, given.get(p.removeprefix("a_"))) for p in ("a_min", "a_max")]
+        result = _clip_type(name, given.get("a", receiver), *bounds, given.get("out"))
+        names = [p for p in pysig.parameters if p in given and (receiver is None or p != "a")]
+        sig = templates.signature(result, *(given[p] for p in names), recvr=receiver)
+        return sig.replace(pysig=inspect.Signature([pysig.parameters[p] for p in names]))
+
+    return typing
+
+
+def _np_clip(a, a_min=None, a_max=None, out=None): ...
+def _array_clip(a, min=None, max=None, out=None): ...
 
 
 np_clip = declare(np.clip, "NumPy_clip", exclusive=True)
 
 
-@np_clip.typer
-def _np_clip_typing(a, a_min, a_max, out=None):
-    return _clip_type("np.clip", a, a_min, a_max, out)
+@np_clip.generic
+def _np_clip_typing(context, args, kws):
+    return _clip_typing("np.clip", inspect.signature(_np_clip))(*args, **kws)
 
 
 np_clip.lower("*Any")(_clip_rule("np.clip"))
@@ -178,10 +212,8 @@ array_clip = method("Array", "clip")
 
 
 @array_clip.typer
-def _array_clip_typing(receiver, a_min=None, a_max=None, out=None):
-    result = _clip_type("array.clip", receiver, a_min, a_max, out)
-    given = [b if b is not None else types.none for b in (a_min, a_max)]
-    return templates.signature(result, *given, recvr=receiver)
+def _array_clip_typing(receiver, *args, **kws):
+    return _clip_typing("array.clip", inspect.signature(_array_clip), receiver)(*args, **kws)
 
 
 array_clip.lower("Array", "*Any")(_clip_rule("array.clip"))
