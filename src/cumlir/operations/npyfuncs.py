@@ -138,12 +138,22 @@ def _on_arrays(lower, ufunc, sig, args):
     name = ufunc.__name__
     if ufunc.nout == 1 and len(args) == ufunc.nin and isinstance(sig.return_type, types.Array):
         return _into_new_array(lower, ufunc, sig, args)
+    if ufunc.nout == 1 and len(args) == ufunc.nin and all(getattr(t, "ndim", 0) == 0 for t in sig.args):
+        return _of_elements(lower, ufunc, sig, args)
     if ufunc.nout != 1 or len(args) != ufunc.nin + 1 or not isinstance(sig.args[-1], types.Array):
         raise TypeError(
             f"np.{name} on arrays in device code needs its output array as the last argument "
             f"(np.{name}({', '.join('x' + str(k) for k in range(ufunc.nin))}, out)), or NRT to allocate it"
         )
     return _store_into(lower, ufunc, sig.args[:-1], args[:-1], sig.args[-1], args[-1])
+
+
+def _of_elements(lower, ufunc, sig, args):
+    """0-d arrays (and scalars) give a scalar, as in NumPy: the ufunc of their elements."""
+    values = [fill.source(lower, 0, t, v)([]) for t, v in zip(sig.args, args)]
+    scalar_types = [t.dtype if isinstance(t, types.Array) else t for t in sig.args]
+    value, value_type = lower.call_function(ufunc, scalar_types, values)
+    return lower.cast(value, value_type, sig.return_type)
 
 
 def _into_new_array(lower, ufunc, sig, args):
