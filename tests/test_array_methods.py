@@ -94,6 +94,9 @@ def launches(rng, dtypes, fewer=False):
             v = am.values(other, (9,), rng, -5, 5, integral=True)
             out.append(_launch(am.dot_1d, [b, v], outputs=[np.empty(4, np.result_type(b.dtype, v.dtype))]))
     out.append(_launch(am.array_from_tuples, [np.array([0.25]), 7]))
+    for a in am.layouts(am.values("float64", (3, 4), rng)):
+        results = [np.empty(a.shape, np.int16), np.empty(a.shape), np.empty((), np.float64)]
+        out.append(_launch(am.array_from_arrays, [a, 9], outputs=results))
     eps = float(np.finfo(np.float64).eps)
     for start, stop, n in ((0.0, 1.0, 7), (-3, 11.5, 13), (2.5, 2.5, 4), (1.0, -1.0, 1), (0.0, 1.0, 0)):
         bounds = np.array([start, stop], np.float64)
@@ -266,6 +269,9 @@ def test_result_shapes_and_layouts():
     assert _typed("np.where(a0, a1, a2)", (types.bool_, types.float64, types.int64)) == types.float64
     assert _typed("np.asarray(((1, 2), (3, 4)))", ()) == types.int64[:, ::1]
     assert _typed("np.asarray(a0)", (types.float32[:, :],)) == types.float32[:, :]
+    assert _typed("np.asarray(a0, dtype=np.int8)", (types.float32[::1, :],)) == types.int8[::1, :]
+    assert _typed("np.array(a0)", (types.float32[:, :],)) == types.float32[:, ::1]
+    assert _typed("np.array(a0)", (types.float32,)) == types.Array(types.float32, 0, "C")
     assert _typed("np.dot(a0, a1)", (types.float32[:], types.float64[::1])) == types.float64
 
 
@@ -287,7 +293,7 @@ def test_result_shapes_and_layouts():
         ("np.clip(a0, 0, 1)", (types.complex64[:],), "np.clip of complex numbers"),
         ("a0.fill(a0)", (types.float64[:],), "array.fill\\(\\) takes a number"),
         ("np.array(((1, 2), (3,)))", (), "np.array: the rows"),
-        ("np.array(a0)", (types.float64[:],), "np.array in device code takes a non-empty tuple"),
+        ("np.array(())", (), "np.array in device code takes an array, a number or a non-empty tuple"),
     ],
 )
 def test_bad_inputs_are_typing_errors_naming_the_function(source, argtypes, match):

@@ -98,6 +98,16 @@ def array_from_tuples(out1, out2, out3, xs, k):
     out3[...] = np.array((k, 3, k + 1))
 
 
+def array_from_arrays(out1, out2, out3, a, k):
+    same = np.asarray(a)
+    same[0, 0] = k  # the array itself: the write reaches a
+    copied = np.array(a)
+    copied[0, 1] = k  # a copy: a keeps its element
+    out1[...] = np.asarray(a, dtype=np.int16)
+    out2[...] = copied
+    out3[...] = np.array(k) + np.asarray(k, dtype=np.float32)
+
+
 # ---- inputs and outputs ---------------------------------------------------------------------
 
 DTYPES = [

@@ -1,16 +1,21 @@
 """Arrays of values given in the code: ``np.linspace(start, stop, num=50, endpoint=True)``,
 ``np.array(t)`` / ``np.asarray(t)`` of a tuple of numbers (1-d) or of equal-length tuples
-of numbers (2-d), with an optional ``dtype=``. ``np.asarray`` of an array is the array.
+of numbers (2-d) or a number (0-d), with an optional ``dtype=``; of an array, ``np.array`` a
+copy (F order for F arrays, else C) and ``np.asarray`` the array itself unless the dtype
+asked for differs.
 
 Typing as NumPy's: linspace gives float64; a tuple's array has NumPy's promoted dtype of
 its members (``np.result_type`` of their types: a Python float is float64). The arrays
 are new, C-ordered (arraycreation.allocate); a tuple's shape is known when compiling.
 """
 
+import functools
 import inspect
 
 import numpy as np
 
+from . import _arrayviews as arrayviews
+from . import _fill as fill
 from ._api import declare
 from ._elements import store_element
 from ._modules import arith, errors, ir, templates, types
@@ -100,9 +105,13 @@ def _array(object, dtype=None): ...
 
 
 def _tuple_shape(name, ty):
-    """The shape of the array a (nested) tuple of numbers gives, and its members' types."""
+    """The shape of the array a number or a (nested) tuple of numbers gives, and its members' types."""
+    if isinstance(ty, _scalars()):
+        return (), [ty]
     if not isinstance(ty, types.BaseTuple) or len(ty) == 0:
-        raise errors.TypingError(f"np.{name} in device code takes a non-empty tuple of numbers, got {ty}")
+        raise errors.TypingError(
+            f"np.{name} in device code takes an array, a number or a non-empty tuple of numbers, got {ty}"
+        )
     if all(isinstance(t, _scalars()) for t in ty.types):
         return (len(ty),), list(ty.types)
     if all(isinstance(t, types.BaseTuple) for t in ty.types):
@@ -117,10 +126,14 @@ def _array_type(name):
     def result_of(arguments):
         source = arguments["object"]
         dtype = arguments.get("dtype")
-        if name == "asarray" and isinstance(source, types.Array):
-            if dtype is None or element_type(name, dtype, source.dtype) == source.dtype:
-                return source
-            raise errors.TypingError("np.asarray of an array with another dtype: use a.astype(dtype)")
+        if isinstance(source, types.Array):
+            if not isinstance(source.dtype, _scalars()):
+                raise errors.TypingError(f"np.{name} of an array of {source.dtype} is not supported")
+            element = element_type(name, dtype, source.dtype)
+            if name == "asarray" and element == source.dtype:
+                return source  # the array itself, as NumPy gives it
+            # a copy (NumPy's default order "K": F stays F)
+            return types.Array(element, source.ndim, "F" if source.layout == "F" else "C")
         shape, members = _tuple_shape(name, source)
         default = types.from_dtype(np.result_type(*(types.as_dtype(types.unliteral(m)) for m in members)))
         return types.Array(element_type(name, dtype, default), len(shape), "C")
@@ -128,12 +141,17 @@ def _array_type(name):
     return result_of
 
 
-def _array_rule(lower, sig, args):
+def _array_rule(name, lower, sig, args):
     given = _given(sig, args)
     value, source_type = given["object"]
     result = sig.return_type
+    if name == "asarray" and result == source_type:
+        return value  # an array of the dtype asked for: itself
     if isinstance(source_type, types.Array):
-        return value
+        sizes = arrayviews.parts(value, source_type.ndim)[2]
+        array = allocate(lower, result, sizes, "np.array")
+        fill.assign(lower, result, array, source_type, value)
+        return lower.mark_fresh(array)
     shape, _ = _tuple_shape("array", source_type)
     i64 = ir.IntegerType.get_signless(64)
     array = allocate(lower, result, [arith.constant(i64, n) for n in shape], "np.array")
@@ -157,4 +175,4 @@ def _array_typing(name):
 for _function, _name in ((np.array, "array"), (np.asarray, "asarray")):
     _operation = declare(_function, f"NumPy_{_name}", exclusive=True)
     _operation.generic(_array_typing(_name))
-    _operation.lower("*Any")(_array_rule)
+    _operation.lower("*Any")(functools.partial(_array_rule, _name))
