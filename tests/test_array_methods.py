@@ -165,7 +165,15 @@ def test_every_case_assembles(cc, backend):
     support.ptxas(ptx, f"sm_{cc[0]}{cc[1]}", relocatable=True)  # the runtime is linked later
 
 
-def test_shared_and_local_arrays_fill_and_ravel(backend):
+MEMORY_ARGTYPES = (types.float32[::1], types.int16[::1], types.int32[::1], types.float64)
+
+
+def test_shared_and_local_arrays_assemble(backend):
+    ptx, _ = cuda.compile_ptx(am.memory_arrays, MEMORY_ARGTYPES, cc=(9, 0), nrt=True, backend=backend)
+    support.ptxas(ptx, relocatable=True)
+
+
+def test_fill_and_ravel_of_shared_and_local_arrays_need_no_nrt():
     def k(out, value):
         s = cuda.shared.array((4, 8), np.float32)
         t = cuda.local.array((3, 5), np.int16)
@@ -174,7 +182,7 @@ def test_shared_and_local_arrays_fill_and_ravel(backend):
         out[0, :] = s.ravel()[:15]
         out[1, :] = t.ravel()
 
-    ptx, _ = cuda.compile_ptx(k, (types.float64[:, ::1], types.float64), cc=(9, 0), nrt=False, backend=backend)
+    ptx, _ = cuda.compile_ptx(k, (types.float64[:, ::1], types.float64), cc=(9, 0), nrt=False)
     support.ptxas(ptx)
     assert "NRT_MemInfo_alloc" not in ptx
 
@@ -330,3 +338,12 @@ def test_dot_of_arrays_of_different_lengths_raises_with_debug():
     kernel = cuda.jit(debug=True, nrt=True)(am.dot_1d)
     with pytest.raises(ValueError, match="not aligned"):
         kernel[1, 1](np.zeros(4), np.ones(6), np.ones(7))
+
+
+@pytest.mark.gpu
+def test_shared_and_local_arrays_on_the_gpu():
+    expected = am.memory_arrays_reference(2.5)
+    outputs = [support.poisoned(e.size, e.dtype) for e in expected]
+    cuda.jit(nrt=True)(am.memory_arrays)[1, 1](*outputs, 2.5)
+    for got, want in zip(outputs, expected):
+        np.testing.assert_array_equal(got, want)

@@ -13,6 +13,8 @@ from typing import Any
 
 import numpy as np
 
+from cumlir import cuda
+
 # ---- the cases ------------------------------------------------------------------------------
 
 
@@ -106,6 +108,27 @@ def array_from_arrays(out1, out2, out3, a, k):
     out1[...] = np.asarray(a, dtype=np.int16)
     out2[...] = copied
     out3[...] = np.array(k) + np.asarray(k, dtype=np.float32)
+
+
+def memory_arrays(out1, out2, out3, value):
+    """Shared and local arrays (a kernel only: its reference is memory_arrays_reference)."""
+    s = cuda.shared.array((4, 8), np.float32)
+    t = cuda.local.array((3, 5), np.int16)
+    s.fill(value)
+    s[::2, 1::3].fill(-value)
+    t.fill(value)
+    t[1, ::2].fill(-7)
+    out1[...] = s.ravel()
+    out2[...] = t.ravel()
+    out3[...] = np.where(s > 0, s, t[1, 0]).astype(np.int32).T.flatten()
+
+
+def memory_arrays_reference(value):
+    s = np.full((4, 8), value, np.float32)
+    s[::2, 1::3] = -value
+    t = np.full((3, 5), value).astype(np.int16)
+    t[1, ::2] = -7
+    return [s.ravel(), t.ravel(), np.where(s > 0, s, t[1, 0]).astype(np.int32).T.flatten()]
 
 
 # ---- inputs and outputs ---------------------------------------------------------------------
