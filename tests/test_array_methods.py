@@ -12,6 +12,7 @@ from numba.core.errors import TypingError
 from numba.np import numpy_support
 
 from cumlir import compiler, cuda
+from cumlir.types import bfloat16
 
 from . import support
 from .cases import array_method_kernels as am
@@ -301,6 +302,7 @@ def test_result_shapes_and_layouts():
         ("np.clip(a0, 0, 1)", (types.complex64[:],), "np.clip of complex numbers"),
         ("a0.fill(a0)", (types.float64[:],), "array.fill\\(\\) takes a number"),
         ("np.array(((1, 2), (3,)))", (), "np.array: the rows"),
+        ("np.where(a0, a1, a1)", (types.bool_[:], types.Array(bfloat16, 1, "C")), "np.where of bfloat16"),
         ("np.array(())", (), "np.array in device code takes an array, a number or a non-empty tuple"),
     ],
 )

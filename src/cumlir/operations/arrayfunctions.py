@@ -26,21 +26,28 @@ def _scalars():
     return (types.Number, types.Boolean)
 
 
-# the scalar types of Python numbers, standing for them in NumPy 2's promotion
 def _python_stand_in(scalar):
+    """The Python number a scalar of this type stands for in NumPy 2's promotion, or None."""
     return {types.int64: 0, types.float64: 0.0, types.complex128: 0j, types.boolean: False}.get(scalar)
 
 
-def result_dtype(operands):
+def _numpy_dtype(name, ty):
+    try:
+        return types.as_dtype(ty)
+    except errors.NumbaNotImplementedError:  # bfloat16, vector types: NumPy has no promotion for them
+        raise errors.TypingError(f"{name} of {ty}, which NumPy has no dtype for, is not supported") from None
+
+
+def result_dtype(name, operands):
     """NumPy's result type of *operands* (arrays and scalars) as a numba type."""
     given = []
     for ty in operands:
         if isinstance(ty, types.Array):
-            given.append(types.as_dtype(ty.dtype))
+            given.append(_numpy_dtype(name, ty.dtype))
         else:
             scalar = types.unliteral(ty)
             stand_in = _python_stand_in(scalar)
-            given.append(types.as_dtype(scalar) if stand_in is None else stand_in)
+            given.append(_numpy_dtype(name, scalar) if stand_in is None else stand_in)
     return types.from_dtype(np.result_type(*given))
 
 
@@ -97,7 +104,7 @@ def _where_typing(context, args, kws):
         # on scalars, a scalar of the type both branches unify to (numba's choice)
         result = context.unify_types(*args[1:])
         return None if result is None else templates.signature(result, *args)
-    return templates.signature(_new_array_type(args, result_dtype(args[1:])), *args)
+    return templates.signature(_new_array_type(args, result_dtype("np.where", args[1:])), *args)
 
 
 @np_where.lower("*Any")
@@ -130,7 +137,7 @@ def _clip_type(name, a, a_min, a_max, out):
     operands = [a, *bounds]
     for what, ty in zip(("a", "the bound", "the bound"), operands):
         _operand(name, what, ty)
-    dtype = result_dtype(operands)
+    dtype = result_dtype(name, operands)
     if isinstance(dtype, types.Complex):
         raise errors.TypingError(f"{name} of complex numbers (ordered by NumPy lexicographically) is not supported")
     if not any(isinstance(t, types.Array) for t in operands):
@@ -234,7 +241,7 @@ def _dot_type(name, a, b):
         )
     _operand(name, "a", a)
     _operand(name, "b", b)
-    return result_dtype((a, b))
+    return result_dtype(name, (a, b))
 
 
 def _dot_loop(a, b, n, total):
