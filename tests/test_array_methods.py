@@ -206,6 +206,21 @@ def test_generated_code_gives_numpy_results(rng):
         _run_and_compare(launch, run)
 
 
+@pytest.mark.parametrize("dtype", ["uint64", "int64", "uint8", "int16"])
+def test_integer_dot_products_wrap_as_numpys(dtype):
+    from . import nrt_harness
+
+    def k(out, a, b):
+        out[0] = np.dot(a, b)
+
+    info = np.iinfo(dtype)
+    a = np.array([info.max, info.min + 3, info.max // 3, 7], dtype)
+    b = np.array([info.max - 1, 3, 5, info.min], dtype)
+    out = np.zeros(1, dtype)
+    nrt_harness.Kernel(k, (typeof(out), typeof(a), typeof(b)))(out, a, b).check_balanced()
+    assert out[0] == np.dot(a, b)
+
+
 def test_ravel_of_c_arrays_is_a_view_without_nrt():
     def k(out, a):
         out[...] = a.ravel()

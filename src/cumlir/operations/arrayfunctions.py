@@ -256,7 +256,9 @@ def _accumulator(dtype):
         return types.complex128
     if isinstance(dtype, types.Float):
         return types.float64
-    return types.int64  # integers wrap as NumPy's do, modulo the result's width
+    # integers wrap as NumPy's do, modulo the result's width; an unsigned result has unsigned
+    # operands, whose products numba types uint64 (an int64 sum would turn them to float64)
+    return types.uint64 if isinstance(dtype, types.Integer) and not dtype.signed else types.int64
 
 
 def _check_lengths(lower, n, m):
