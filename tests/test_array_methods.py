@@ -316,8 +316,11 @@ def test_result_shapes_and_layouts():
         ("np.clip(a0, 0, 1, a0)", (types.float64[:],), "np.clip: out= is not supported"),
         ("np.clip(a0, 0, 1)", (types.complex64[:],), "np.clip of complex numbers"),
         ("a0.fill(a0)", (types.float64[:],), "array.fill\\(\\) takes a number"),
+        ("a0.fill(a1)", (types.float64[:], types.complex64), "array.fill\\(\\) of a complex value"),
         ("np.array(((1, 2), (3,)))", (), "np.array: the rows"),
         ("np.where(a0, a1, a1)", (types.bool_[:], types.Array(bfloat16, 1, "C")), "np.where of bfloat16"),
+        ("np.array((1j, 2), dtype=np.float64)", (), "np.array: complex values into dtype float64"),
+        ("np.asarray(a0, dtype=np.int8)", (types.complex64[:],), "np.asarray: complex values into dtype int8"),
         ("np.array(())", (), "np.array in device code takes an array, a number or a non-empty tuple"),
     ],
 )

@@ -122,6 +122,16 @@ def _tuple_shape(name, ty):
     raise errors.TypingError(f"np.{name}: {ty} mixes numbers and tuples, or holds something else")
 
 
+def _checked(name, element, members):
+    """*element*, refused where a complex member would lose its imaginary part."""
+    if not isinstance(element, types.Complex) and any(isinstance(m, types.Complex) for m in members):
+        raise errors.TypingError(
+            f"np.{name}: complex values into dtype {element} (NumPy drops the imaginary part with a warning) "
+            "is not supported"
+        )
+    return element
+
+
 def _array_type(name):
     def result_of(arguments):
         source = arguments["object"]
@@ -129,14 +139,17 @@ def _array_type(name):
         if isinstance(source, types.Array):
             if not isinstance(source.dtype, _scalars()):
                 raise errors.TypingError(f"np.{name} of an array of {source.dtype} is not supported")
-            element = element_type(name, dtype, source.dtype)
+            element = _checked(name, element_type(name, dtype, source.dtype), [source.dtype])
             if name == "asarray" and element == source.dtype:
                 return source  # the array itself, as NumPy gives it
             # a copy (NumPy's default order "K": F stays F)
             return types.Array(element, source.ndim, "F" if source.layout == "F" else "C")
         shape, members = _tuple_shape(name, source)
-        default = types.from_dtype(np.result_type(*(types.as_dtype(types.unliteral(m)) for m in members)))
-        return types.Array(element_type(name, dtype, default), len(shape), "C")
+        try:
+            default = types.from_dtype(np.result_type(*(types.as_dtype(types.unliteral(m)) for m in members)))
+        except errors.NumbaNotImplementedError:  # bfloat16: NumPy has no dtype for it
+            raise errors.TypingError(f"np.{name}: NumPy has no dtype for a member of {source}") from None
+        return types.Array(_checked(name, element_type(name, dtype, default), members), len(shape), "C")
 
     return result_of
 

@@ -36,6 +36,11 @@ def _fill_typing(receiver, *args, **kws):
         raise errors.TypingError(f"array.fill() takes a number or a bool, got {value}")
     if not isinstance(receiver.dtype, _scalars()):
         raise errors.TypingError(f"array.fill() on an array of {receiver.dtype} is not supported")
+    if isinstance(value, types.Complex) and not isinstance(receiver.dtype, types.Complex):
+        raise errors.TypingError(
+            f"array.fill() of a complex value into an array of {receiver.dtype} is not supported "
+            "(NumPy drops the imaginary part with a warning): fill with value.real"
+        )
     if not receiver.mutable:
         raise errors.TypingError(f"array.fill() on a read-only array ({receiver})")
     return templates.signature(types.none, value, recvr=receiver)
