@@ -321,6 +321,8 @@ def test_result_shapes_and_layouts():
         ("np.where(a0, a1, a1)", (types.bool_[:], types.Array(bfloat16, 1, "C")), "np.where of bfloat16"),
         ("np.array((1j, 2), dtype=np.float64)", (), "np.array: complex values into dtype float64"),
         ("np.asarray(a0, dtype=np.int8)", (types.complex64[:],), "np.asarray: complex values into dtype int8"),
+        ("a0.astype(np.int32, copy=False)", (types.float64[:],), "array.astype\\(\\) does not take the arguments"),
+        ("a0.ravel('F')", (types.float64[:, :],), "array.ravel\\(\\) does not take the arguments"),
         ("np.array(())", (), "np.array in device code takes an array, a number or a non-empty tuple"),
     ],
 )
