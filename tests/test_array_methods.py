@@ -3,6 +3,7 @@ generators, the generated code run on the host (tests/nrt_harness.py) against Nu
 bad inputs refused by name, and (``gpu``) the kernels against NumPy on the GPU."""
 
 import functools
+import textwrap
 
 import numpy as np
 import pytest
@@ -31,7 +32,7 @@ def _launch(case, inputs, outputs=None, tolerance=0.0):
 
 
 def _numpy_results(case, inputs):
-    """What NumPy's own expressions give: the case run on outputs of object dtype."""
+    """The arrays NumPy's own expressions of the case give (they size the outputs)."""
     probes = {
         am.where_arrays: lambda c, x, y: [np.where(c, x, y)],
         am.where_scalar: lambda x, y: [np.where(x > y, x, 3)],
@@ -309,7 +310,6 @@ def test_result_shapes_and_layouts():
         ("np.where(a0)", (types.bool_[:],), "np.where\\(condition\\) with one argument"),
         ("np.where(a0, a1, a2)", (types.UniTuple(types.int64, 2), types.float64[:], types.float64), "condition"),
         ("np.dot(a0, a1)", (types.float64[:, :], types.float64[:]), "np.dot of a 2-d and a 1-d array"),
-        ("a0 @ a1", (types.float64[:, :], types.float64[:, :]), "a @ b of a 2-d and a 2-d array"),
         ("a0.dot(a1)", (types.float64[:], types.float64), "array.dot takes two 1-d arrays"),
         ("np.linspace(0, 1, a0)", (types.float64,), "np.linspace: num must be an integer"),
         ("np.clip(a0, None, None)", (types.float64[:],), "np.clip: give a_min, a_max or both"),
@@ -329,6 +329,27 @@ def test_result_shapes_and_layouts():
 def test_bad_inputs_are_typing_errors_naming_the_function(source, argtypes, match):
     with pytest.raises(TypingError, match=match):
         _typed(source, argtypes)
+
+
+def test_matrix_products_with_the_operator_are_refused_by_name():
+    """In a fresh process: once numba's linear algebra (numba.np.linalg) is imported, its
+    typing of 2-d ``@`` comes first, and compiling fails on its implementation instead."""
+    code = textwrap.dedent(
+        """
+        from numba.core import types
+        from numba.core.errors import TypingError
+        from cumlir import cuda
+
+        def k(a, b):
+            x = a @ b
+
+        try:
+            cuda.compile_ptx(k, (types.float64[:, :], types.float64[:, :]), cc=(9, 0), nrt=True)
+        except TypingError as e:
+            print(e)
+        """
+    )
+    assert "a @ b of a 2-d and a 2-d array" in support.python_output(code)
 
 
 def test_astype_to_a_record_dtype_names_it():
