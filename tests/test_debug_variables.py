@@ -110,7 +110,9 @@ def test_records_and_arrays_of_records_are_described_by_their_fields(backend):
         assert name in dwarf, name
     if backend == "nvptx":
         text = kernel.compile(sig).output("llvm", (9, 0))
-        record = re.search(r'DICompositeType\(tag: DW_TAG_structure_type, name: "record\(x, n, v, c\)", size: (\d+)', text)
+        record = re.search(
+            r'DICompositeType\(tag: DW_TAG_structure_type, name: "record\(x, n, v, c\)", size: (\d+)', text
+        )
         assert record and int(record.group(1)) == 8 * REC.itemsize
         offsets = dict(re.findall(r'DW_TAG_member, name: "([xnvc])".*?offset: (\d+)', text))
         assert {k: int(v) // 8 for k, v in offsets.items() if k != "x"} == {

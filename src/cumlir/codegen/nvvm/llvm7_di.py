@@ -21,7 +21,7 @@ def _tokens(text):
         m = _TOKEN.match(text, position)
         if m is None:
             if text[position:].strip():
-                raise Llvm7Error(f"unreadable debug attribute near {text[position:position + 40]!r}")
+                raise Llvm7Error(f"unreadable debug attribute near {text[position : position + 40]!r}")
             break
         result.append(m.group(1))
         position = m.end()
