@@ -516,6 +516,8 @@ class MLIRLower(BuilderAPI):
             receiver = self.load_var(expr.func)
             args = self._cast_arguments(argvars, sig.args)
             full_sig = sig.as_function() if sig.recvr is not None else sig.replace(args=(fnty.this, *sig.args))
+            # a rule of a method taking keywords reads which arguments were given from the pysig
+            full_sig = full_sig.replace(pysig=sig.pysig)
             return self.call(fnty.get_impl_key(sig), full_sig, [receiver] + args), sig.return_type
         if isinstance(fnty, types.RecursiveCall):
             key = fnty.dispatcher_type.dispatcher.get_overload(sig.args, sig.return_type)

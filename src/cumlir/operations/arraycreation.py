@@ -35,7 +35,7 @@ def _full_like(a, fill_value, dtype=None): ...
 def _arange(start, stop=None, step=None, dtype=None): ...
 
 
-def _dtype(name, dtype, default):
+def element_type(name, dtype, default):
     """The numba element type a ``dtype=`` argument names (*default* where it is absent)."""
     if dtype is None or isinstance(dtype, (types.NoneType, types.Omitted)):
         return default
@@ -57,7 +57,7 @@ def _shape_ndim(name, shape):
 def _like_type(name, a, dtype):
     if not isinstance(a, types.Array):
         raise errors.TypingError(f"np.{name} needs an array as its first argument, got {a}")
-    element = _dtype(name, dtype, a.dtype)
+    element = element_type(name, dtype, a.dtype)
     return types.Array(element, a.ndim, "F" if a.layout == "F" else "C")
 
 
@@ -69,16 +69,16 @@ def _arange_type(start, stop, step, dtype):
         default = types.float64
     else:
         default = max([b for b in bounds if isinstance(b, types.Integer)] + [types.int64])
-    return types.Array(_dtype("arange", dtype, default), 1, "C")
+    return types.Array(element_type("arange", dtype, default), 1, "C")
 
 
 def _result(name, bound):
     args = bound.arguments
     if name in ("empty", "zeros", "ones"):
-        return types.Array(_dtype(name, args.get("dtype"), types.float64), _shape_ndim(name, args["shape"]), "C")
+        return types.Array(element_type(name, args.get("dtype"), types.float64), _shape_ndim(name, args["shape"]), "C")
     if name == "full":
         value = types.unliteral(args["fill_value"])
-        return types.Array(_dtype(name, args.get("dtype"), value), _shape_ndim(name, args["shape"]), "C")
+        return types.Array(element_type(name, args.get("dtype"), value), _shape_ndim(name, args["shape"]), "C")
     if name in ("empty_like", "zeros_like", "ones_like"):
         return _like_type(name, args["a"], args.get("dtype"))
     if name == "full_like":

@@ -5,9 +5,7 @@ result converted to the type NumPy's rules give (numba's npydecl).
 On arrays, a ufunc takes its output array (``np.sin(x, out)``): one loop nest over ``out``
 applies the scalar ufunc to the inputs broadcast against it, and the call returns ``out``.
 Without one, and with NRT on, the output is a new array (so are array operators:
-``a + b``, ``-a``, ``a < b``); with NRT off that is refused.
-
-``np.where(condition, x, y)`` on scalars is typed here (numba's overload is for arrays)."""
+``a + b``, ``-a``, ``a < b``); with NRT off that is refused."""
 
 import cmath
 import math
@@ -19,7 +17,7 @@ from . import _arrayviews as arrayviews
 from . import _fill as fill
 from . import arraycreation
 from ._api import declare
-from ._modules import arith, ir, templates, types
+from ._modules import arith, ir, types
 from .math import call_libdevice
 
 # ufunc -> (function for real arguments, function for complex arguments or None)
@@ -190,6 +188,8 @@ def _on_arrays(lower, ufunc, sig, args):
     name = ufunc.__name__
     if ufunc.nout == 1 and len(args) == ufunc.nin and isinstance(sig.return_type, types.Array):
         return _into_new_array(lower, ufunc, sig, args)
+    if ufunc.nout == 1 and len(args) == ufunc.nin and all(getattr(t, "ndim", 0) == 0 for t in sig.args):
+        return _of_elements(lower, ufunc, sig, args)
     if ufunc.nout != 1 or len(args) != ufunc.nin + 1 or not isinstance(sig.args[-1], types.Array):
         raise TypeError(
             f"np.{name} on arrays in device code needs its output array as the last argument "
@@ -198,18 +198,26 @@ def _on_arrays(lower, ufunc, sig, args):
     return _store_into(lower, ufunc, sig.args[:-1], args[:-1], sig.args[-1], args[-1])
 
 
+def _of_elements(lower, ufunc, sig, args):
+    """0-d arrays (and scalars) give a scalar, as in NumPy: the ufunc of their elements."""
+    values = [fill.source(lower, 0, t, v)([]) for t, v in zip(sig.args, args)]
+    scalar_types = [t.dtype if isinstance(t, types.Array) else t for t in sig.args]
+    value, value_type = lower.call_function(ufunc, scalar_types, values)
+    return lower.cast(value, value_type, sig.return_type)
+
+
 def _into_new_array(lower, ufunc, sig, args):
     """With NRT on, a ufunc without its output array makes one (a temporary, freed when the
     variable holding it dies): the inputs' broadcast shape, NumPy's result type."""
     out_type = sig.return_type
     out = arraycreation.allocate(
-        lower, out_type, _broadcast_sizes(sig.args, args, out_type.ndim), f"np.{ufunc.__name__}"
+        lower, out_type, broadcast_sizes(sig.args, args, out_type.ndim), f"np.{ufunc.__name__}"
     )
     _store_into(lower, ufunc, sig.args, args, out_type, out)
     return lower.mark_fresh(out)
 
 
-def _broadcast_sizes(argtypes, args, ndim):
+def broadcast_sizes(argtypes, args, ndim):
     """Each axis's extent: the last input extent that is not 1 (extents are not checked)."""
     i64 = ir.IntegerType.get_signless(64)
     one = arith.constant(i64, 1)
@@ -310,23 +318,6 @@ def float_floor_divide(lower, sig, args):
     ratio, _ = lower.call_function(operator.truediv, (ty, ty), [a, b])
     zero = arith.cmpf(arith.CmpFPredicate.OEQ, b, lower.constant(ty, 0.0))
     return arith.select(zero, ratio, quotient)
-
-
-@declare(np.where).generic
-def _scalar_where_typing(context, args, kws):
-    if kws or len(args) != 3 or not all(isinstance(t, (types.Number, types.Boolean)) for t in args):
-        return None
-    condition, x, y = args
-    result = context.unify_types(x, y)
-    if result is not None:
-        return templates.signature(result, condition, x, y)
-
-
-@declare(np.where).lower("Any", "Any", "Any")
-def scalar_where(lower, sig, args):
-    ty = sig.return_type
-    condition = lower.cast(args[0], sig.args[0], types.boolean)
-    return arith.select(condition, lower.cast(args[1], sig.args[1], ty), lower.cast(args[2], sig.args[2], ty))
 
 
 # ---- array operators: the ufuncs NumPy gives them -----------------------------------------

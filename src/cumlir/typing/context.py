@@ -115,13 +115,24 @@ class CUDATypingContext(BaseContext):
             return signature(func.instance_type, *args)
         key = _scalar_operator_key(func, args, kws)
         if key is None:
-            return super().resolve_function_type(func, args, kws)
+            return self._resolve_call(func, args, kws)
         found = self._scalar_operators.get(key)
         if found is None:
             if len(self._scalar_operators) >= _MEMO_LIMIT:  # literal values in keys: bounded, not kept forever
                 self._scalar_operators = {}
             found = self._scalar_operators[key] = super().resolve_function_type(func, args, kws)
         return found
+
+    def _resolve_call(self, func, args, kws):
+        try:
+            return super().resolve_function_type(func, args, kws)
+        except AssertionError:
+            # numba's array methods assert their argument counts (``a.ravel("F")``,
+            # ``a.astype(t, copy=False)``): a typing error naming the call instead
+            if not isinstance(func, types.BoundFunction):
+                raise
+            given = [str(a) for a in args] + [f"{k}={v}" for k, v in kws.items()]
+            raise TypingError(f"{func.typing_key}() does not take the arguments ({', '.join(given)})") from None
 
     def refresh(self):
         self._scalar_operators = {}  # extensions may have declared new typings
