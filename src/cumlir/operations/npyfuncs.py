@@ -17,7 +17,7 @@ from . import _arrayviews as arrayviews
 from . import _fill as fill
 from . import arraycreation
 from ._api import declare
-from ._modules import arith, ir, types
+from ._modules import arith, ir, templates, types
 from .math import call_libdevice
 
 # ufunc -> (function for real arguments, function for complex arguments or None)
