@@ -167,7 +167,8 @@ def _array_rule(name, lower, sig, args):
         return lower.mark_fresh(array)
     shape, _ = _tuple_shape("array", source_type)
     i64 = ir.IntegerType.get_signless(64)
-    array = allocate(lower, result, [arith.constant(i64, n) for n in shape], "np.array")
+    # its shape is known while compiling: in the kernel's stack where it may be (allocate)
+    array = allocate(lower, result, [arith.constant(i64, n) for n in shape], "np.array", list(shape))
     index = ir.IndexType.get()
     for position in np.ndindex(*shape):
         member, member_type = value, source_type
