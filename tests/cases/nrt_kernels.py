@@ -245,6 +245,16 @@ def expressions(out, x, n):
     out[2 * n] = g.shape[0] * 10 + g.shape[1]
 
 
+def methods_of_temporaries(out, x, n):
+    """A method called on an array no variable holds: the bound method keeps it alive."""
+    v = x[:n]
+    c = (v + 1.0).copy()
+    t = (v * 2.0).reshape(1, n).T.copy()
+    for i in range(n):
+        out[i] = c[i]
+        out[n + i] = t[i, 0]
+
+
 CASES = [
     empty_filled,
     constructors,
@@ -260,6 +270,7 @@ CASES = [
     returned_from_device_functions,
     layouts,
     expressions,
+    methods_of_temporaries,
 ]
 
 # dtypes np.full / np.arange / np.zeros make on the device

@@ -16,7 +16,7 @@ from mlir.dialects import arith, builtin, cf, func, llvm
 from numba.core import errors
 
 from .. import nrt
-from ..models import ArrayModel, CompositeModel, StructModel
+from ..models import ArrayModel, BoundFunctionModel, CompositeModel, StructModel
 
 MEMINFO_DATA_OFFSET = 24  # NRT_MemInfo's data field: after refct, dtor and dtor_info (nrt.cuh)
 INCREF = "cumlir_nrt_incref"
@@ -116,10 +116,12 @@ def meminfo_array(lower, array_type, meminfo, sizes, strides=None):
 
 def owned_arrays(dmm, fe_type, value):
     """The memrefs of arrays a value of Numba type *fe_type* holds (itself, tuple members,
-    the array an iterator walks)."""
+    the array an iterator walks, the receiver a method is bound to)."""
     model = dmm.lookup(fe_type)
     if isinstance(model, ArrayModel):
         return [value]
+    if isinstance(model, BoundFunctionModel):
+        return owned_arrays(dmm, fe_type.this, value)
     if isinstance(model, CompositeModel) or (isinstance(model, StructModel) and model.held_apart):
         parts = (
             model.part_models() if isinstance(model, CompositeModel) else [dmm.lookup(t) for t in model.member_types()]
@@ -137,6 +139,8 @@ def holds_arrays(dmm, fe_type):
     model = dmm.lookup(fe_type)
     if isinstance(model, ArrayModel):
         return True
+    if isinstance(model, BoundFunctionModel):  # ``a.copy`` holds ``a``, which must outlive the call
+        return holds_arrays(dmm, fe_type.this)
     if isinstance(model, CompositeModel):
         return any(p.fe_type is not None and p.has_value and holds_arrays(dmm, p.fe_type) for p in model.part_models())
     if isinstance(model, StructModel) and model.held_apart:
