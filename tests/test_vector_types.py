@@ -318,3 +318,10 @@ def test_cxx_callers_link_vector_operators(cc):
     ptx, _ = cuda.compile(K.scale_xyz, "float4(float4, float32)", cc=cc, abi_info={"abi_name": "scale_xyz"})
     cubin = linking.link_cubin([PTXSource(ptx, "scale_xyz.ptx"), CUSource(K.SCALE_XYZ_CALLER, "caller.cu")], cc)
     assert b"call_scale_xyz" in cubin and b"scale_xyz" in cubin
+
+
+def test_the_operation_module_names_the_same_base_types():
+    from cumlir.operations import vectors
+    from cumlir.types import BASE_TYPES
+
+    assert vectors.BASE_TYPES == BASE_TYPES

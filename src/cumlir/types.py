@@ -142,19 +142,7 @@ class WideIntegerConstant(_types.Dummy):
 # ``float2`` to 8, a 3-lane vector to its base type), so that a whole vector is loaded or
 # stored with one vector instruction (docs/vector_types.md).
 
-BASE_TYPES = (
-    "int8",
-    "int16",
-    "int32",
-    "int64",
-    "uint8",
-    "uint16",
-    "uint32",
-    "uint64",
-    "float16",
-    "float32",
-    "float64",
-)
+BASE_TYPES = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "float32", "float64")
 LANES = ("x", "y", "z", "w")
 
 

@@ -40,16 +40,17 @@ def wrap_index(lower, length, index, index_type):
     else:
         index = lower.cast(index, index_type, types.uint64)
     if lower.options.debug:
-        _check_bounds(lower, index, length)
+        check_bounds(lower, index, length)
     return arith.index_cast(_index_type(), index)
 
 
-def _check_bounds(lower, index, length):
+def check_bounds(lower, index, length, message="index is out of bounds"):
+    """With debug=True: raise IndexError(*message*) where the i64 *index* is not below *length*."""
     # one unsigned comparison also catches indices still negative after wrapping
     outside = arith.cmpi(arith.CmpIPredicate.uge, index, length)
     branch = scf.IfOp(outside)
     with ir.InsertionPoint(branch.then_block):
-        lower.record_raise(IndexError, ("index is out of bounds",))
+        lower.record_raise(IndexError, (message,))
         nvvm.exit()
         scf.YieldOp([])
 

@@ -14,7 +14,8 @@ refuses them), and no string kernel arguments.
 import operator
 
 from ._api import cast, constant, declare
-from ._modules import arith, errors, ir, llvm, nvvm, scf, templates, types
+from ._elements import check_bounds
+from ._modules import arith, errors, ir, llvm, scf, templates, types
 
 # ---- typing ---------------------------------------------------------------------------------
 
@@ -213,7 +214,7 @@ def string_getitem(lower, sig, args):
         negative = arith.cmpi(arith.CmpIPredicate.slt, wanted, arith.constant(i64, 0))
         wanted = arith.select(negative, arith.addi(wanted, length), wanted)
     if lower.options.debug:
-        _check_index(lower, wanted, length)
+        check_bounds(lower, wanted, length, "string index out of range")
     ascii_only = arith.cmpi(arith.CmpIPredicate.eq, nbytes, length)
     pick = scf.IfOp(ascii_only, [i64, i64], has_else=True)
     with ir.InsertionPoint(pick.then_block):
@@ -223,15 +224,6 @@ def string_getitem(lower, sig, args):
     start, end = pick.results
     address = llvm.getelementptr(llvm.PointerType.get(), data, [start], [-(2**31)], ir.IntegerType.get_signless(8), 0)
     return lower.make_struct(types.unicode_type, [address, arith.subi(end, start), arith.constant(i64, 1)])
-
-
-def _check_index(lower, index, length):
-    outside = arith.cmpi(arith.CmpIPredicate.uge, index, length)
-    branch = scf.IfOp(outside)
-    with ir.InsertionPoint(branch.then_block):
-        lower.record_raise(IndexError, ("string index out of range",))
-        nvvm.exit()
-        scf.YieldOp([])
 
 
 @declare(ord).lower("UnicodeType")

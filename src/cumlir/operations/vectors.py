@@ -22,19 +22,8 @@ from ._elements import ELEMENT_ACCESS
 from ._modules import arith, errors, ir, llvm, templates, types
 from .records import advance, element_pointer
 
-BASE_TYPES = (
-    "int8",
-    "int16",
-    "int32",
-    "int64",
-    "uint8",
-    "uint16",
-    "uint32",
-    "uint64",
-    "float16",
-    "float32",
-    "float64",
-)
+# cumlir.types.BASE_TYPES, spelled again so that importing this module loads no numba
+BASE_TYPES = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "float32", "float64")
 
 # the C names of the base types, sized as NumPy sizes the C types on 64-bit Linux (long and
 # unsigned long are 64 bits), as Numba-CUDA derives its aliases
