@@ -8,13 +8,16 @@ batches of LAUNCHES back-to-back launches, each batch ended by a device synchron
   - cumlir and Numba-CUDA (where it imports) launching the same kernels with: no
     arguments, 3 CuPy arrays, 3 CuPy slices made for each launch, 3 PyTorch tensors,
     3 device arrays of their own, 16 scalars, a tuple, and 3 NumPy arrays (copied in
-    and out around each launch: informational, fewer launches);
+    and out around each launch: informational, fewer launches); under the table, the
+    CuPy slices' row less the time of making the slices alone (CuPy's part, not the
+    launch's);
   - what reading one CuPy array costs by three routes, without launching: cumlir's
     general path (its CUDA Array Interface typed and read), its fast-path reader, and
     cuda.core's StridedMemoryView (which reads DLPack or the interface).
 
 Rows whose library is missing are skipped. ``--profile`` also prints a cProfile of
-10,000 launches with 3 CuPy arrays (the 15 functions of most own time).
+10,000 launches with 3 CuPy arrays and one with 3 PyTorch tensors (the 15 functions of
+most own time).
 
     source .gpu/prelude.sh && python3 benchmarks/launch.py [--profile]
 """
@@ -159,6 +162,23 @@ def measure():
         print(f"{label:>26} {mine:9.2f} {floor:7.2f} {mine / floor:8.2f} {numba_part}")
     if why:
         print(f"  ({why})")
+    _slicing_share(rows, cuda.synchronize)
+
+
+def _slicing_share(rows, sync):
+    """The CuPy slices row less the slicing itself, timed alone: what the launch of views
+    made per launch costs, to set beside the row of 3 CuPy arrays."""
+    cupy = _optional("cupy")
+    label = "3 CuPy slices"
+    if cupy is None or label not in rows:
+        return
+    a, b, c = (cupy.arange(N, dtype=cupy.float32) for _ in range(3))
+    slicing = per_launch_us(lambda: (a[1:], b[1:], c[1:]), sync)[0]
+    mine, floor, _ = rows[label]
+    print(
+        f"  ({label}: {slicing:.2f} µs of the {mine:.2f} make the slices, timed alone; "
+        f"the launch of the views: {(mine - slicing) / floor:.2f} / floor)"
+    )
 
 
 def array_reading():
@@ -217,25 +237,28 @@ def profile():
     import cProfile
     import pstats
 
-    cupy = _optional("cupy")
-    if cupy is None:
-        print("--profile: CuPy is not installed")
-        return
-
     from cumlir import cuda
 
     kernel = _compile(cuda)["vadd"]
-    a, b, c = (cupy.arange(N, dtype=cupy.float32) for _ in range(3))
     launch = kernel[(N + 255) // 256, 256]
-    launch(a, b, c)
-    profiler = cProfile.Profile()
-    profiler.enable()
-    for _ in range(10_000):
-        launch(a, b, c)
-    profiler.disable()
-    cuda.synchronize()
-    print("\ncProfile of 10,000 launches with 3 CuPy arrays")
-    pstats.Stats(profiler).sort_stats("tottime").print_stats(15)
+    cupy, torch = _optional("cupy"), _optional("torch")
+    cases = []
+    if cupy is not None:
+        cases.append(("3 CuPy arrays", [cupy.arange(N, dtype=cupy.float32) for _ in range(3)]))
+    if torch is not None:
+        cases.append(("3 PyTorch tensors", [torch.arange(N, dtype=torch.float32, device="cuda") for _ in range(3)]))
+    if not cases:
+        print("--profile: neither CuPy nor PyTorch is installed")
+    for label, args in cases:
+        launch(*args)
+        profiler = cProfile.Profile()
+        profiler.enable()
+        for _ in range(10_000):
+            launch(*args)
+        profiler.disable()
+        cuda.synchronize()
+        print(f"\ncProfile of 10,000 launches with {label}")
+        pstats.Stats(profiler).sort_stats("tottime").print_stats(15)
 
 
 def main():

@@ -68,31 +68,59 @@ def install_fake_cupy(monkeypatch):
 _TORCH_DTYPES = {}
 
 
+class _TorchLayout:
+    """``torch.strided``, ``torch.sparse_coo``: one object each, compared by identity."""
+
+    def __init__(self, name):
+        self.name = name
+
+    def __repr__(self):
+        return f"torch.{self.name}"
+
+
+STRIDED, SPARSE_COO = _TorchLayout("strided"), _TorchLayout("sparse_coo")
+
+
 class FakeTensor:
-    """PyTorch's ``Tensor``: ``data_ptr()``, ``stride()`` in elements, ``is_contiguous()``
-    ..., and the version 2 interface PyTorch exports (no stream)."""
+    """PyTorch's ``Tensor``: ``data_ptr()``, ``stride()`` in elements, ``is_contiguous()``,
+    ``layout``, ``element_size()`` ..., and the version 2 interface PyTorch exports (no
+    stream), refused as PyTorch refuses it: for a tensor that requires grad, a sparse one."""
 
     def __init__(self, host, device=0, requires_grad=False):
         self._host = host
         self.dtype = _TORCH_DTYPES.setdefault(host.dtype.str, object())  # one object per dtype, as torch's
         self.shape = host.shape
         self.requires_grad = requires_grad
-        self.is_sparse = False
+        self.layout = STRIDED
         self._device = device
+
+    @property
+    def is_sparse(self):
+        return self.layout is SPARSE_COO
 
     def dim(self):
         return self._host.ndim
 
+    def element_size(self):
+        return self._host.itemsize
+
     def get_device(self):
         return self._device
 
+    def _strided(self, what):
+        if self.layout is not STRIDED:
+            raise RuntimeError(f"Tensors of layout {self.layout!r} do not have {what}")
+
     def is_contiguous(self):
+        self._strided("is_contiguous")
         return self._host.flags.c_contiguous
 
     def stride(self):
+        self._strided("strides")
         return tuple(s // self._host.itemsize for s in self._host.strides)
 
     def data_ptr(self):
+        self._strided("storage")
         return self._host.ctypes.data
 
     def numel(self):
@@ -102,7 +130,15 @@ class FakeTensor:
         return FakeTensor(self._host[key], self._device)
 
     @property
+    def T(self):
+        return FakeTensor(self._host.T, self._device)
+
+    @property
     def __cuda_array_interface__(self):
+        if self._device < 0:
+            raise AttributeError("Can't get __cuda_array_interface__ on non-CUDA tensor type")
+        if self.is_sparse:
+            raise AttributeError("Can't get __cuda_array_interface__ on sparse type")
         if self.requires_grad:
             raise RuntimeError("Can't get __cuda_array_interface__ on Variable that requires grad.")
         host = self._host
@@ -114,6 +150,16 @@ class FakeTensor:
             "data": (self.data_ptr() if host.size else 0, False),
             "version": 2,
         }
+
+    def __dlpack_device__(self):
+        return (2, self._device) if self._device >= 0 else (1, 0)  # kDLCUDA, kDLCPU
+
+    def __dlpack__(self, stream=None, **kwargs):
+        if self.requires_grad:
+            raise RuntimeError("Can't export tensors that require gradient, use tensor.detach()")
+        if self.layout is not STRIDED:
+            raise RuntimeError("Can't export tensors with layout other than torch.strided")
+        raise BufferError("this stand-in exports no DLPack capsule")
 
 
 FakeTensor.__module__ = "torch"

@@ -27,7 +27,7 @@ import os
 
 from . import placement
 from .devicearray import DeviceNDArray
-from .layout import array_layout, cai_dtype, contiguous_strides, element_strides
+from .layout import array_layout, cai_dtype, contiguous_strides, element_strides, is_contiguous
 from .plain_types import PlainArray
 
 
@@ -175,30 +175,55 @@ def _cupy_stream(current, default):
 
 
 def _torch(sample, ty, ordinal):
-    import numpy as np
-
-    tdtype, ndim = sample.dtype, sample.dim()
-    itemsize = np.dtype(sample.__cuda_array_interface__["typestr"]).itemsize
-    layout = ty.layout
+    """PyTorch tensors, read through their C-implemented attributes: torch builds the
+    interface dict in Python at each read, a few microseconds per tensor. What the
+    interface would say is rebuilt from them: no strides where ``is_contiguous()``
+    (NumPy's rule, in elements), the strides otherwise; it refuses tensors that require
+    grad or are not strided, and so does this reader, leaving the general path to say why."""
+    if not ty.mutable:  # the interface of a tensor is never read-only
+        return None
+    dtype, strided, ndim, layout = sample.dtype, sample.layout, ty.ndim, ty.layout
 
     def read(value):
-        if value.dtype is not tdtype or value.dim() != ndim or value.get_device() != ordinal:
+        if value.dtype is not dtype or value.layout is not strided or value.requires_grad:
             return None
-        if value.requires_grad or value.is_sparse:
-            return None  # its interface refuses these: the general path says why
-        shape = tuple(value.shape)
-        if value.is_contiguous():
+        if value.get_device() != ordinal:
+            return None
+        shape, strides = value.shape, value.stride()  # strides in elements
+        if len(shape) != ndim:
+            return None
+        if is_contiguous(shape, strides, 1, "C"):  # torch's rule, NumPy's, holds for element strides too
             if layout != "C":
                 return None
             strides = _compact(shape)
-        else:
-            strides = value.stride()
-            if array_layout(shape, [s * itemsize for s in strides], itemsize) != layout:
-                return None
-        pointer = value.data_ptr() if value.numel() else 0
-        return (pointer, 0, *shape, *strides)
+        elif array_layout(shape, strides, 1) != layout:
+            return None
+        return (value.data_ptr() if 0 not in shape else 0, 0, *shape, *strides)
 
-    return Reader(read)
+    reader = Reader(read)
+    if layout == "C" and ndim:
+        reader.inline = functools.partial(
+            _torch_compact_lines, ndim=ndim, dtype=dtype, strided=strided, ordinal=ordinal
+        )
+    return reader
+
+
+def _torch_compact_lines(name, ndim, dtype, strided, ordinal):
+    """A C-contiguous tensor read in place: torch's own ``is_contiguous()`` (the flag it
+    keeps) answers what the interface's missing strides would, and the compact strides
+    are computed from the extents, as the general packer computes them."""
+    extents = [f"{name}_n{k}" for k in range(ndim)]
+    lines = [
+        f"if {name}.dtype is not {name}_dtype or {name}.layout is not {name}_strided or {name}.requires_grad: return False",
+        f"if {name}.get_device() != {ordinal} or not {name}.is_contiguous(): return False",
+        f"{', '.join(extents)}, = {name}.shape",  # another dimension count raises: the general path takes it
+    ]
+    nonempty = " and ".join(extents)
+    strides = ["1"]
+    for extent in reversed(extents[1:]):  # an extent of 0 counts as 1 (contiguous_strides)
+        strides.insert(0, f"({extent} or 1)" if strides[0] == "1" else f"({extent} or 1) * {strides[0]}")
+    slots = [f"({name}.data_ptr() if {nonempty} else 0)", "0", *extents, *strides]
+    return lines, slots, {f"{name}_dtype": dtype, f"{name}_strided": strided}
 
 
 def _strides_omitted_by_numba(shape, strides, itemsize):
