@@ -68,6 +68,13 @@ def install_fake_cupy(monkeypatch):
 _TORCH_DTYPES = {}
 
 
+class _TorchDtype:
+    """A ``torch.dtype``: one object per dtype, compared by identity."""
+
+    def __init__(self, numpy_dtype):
+        self.is_complex = numpy_dtype.kind == "c"
+
+
 class _TorchLayout:
     """``torch.strided``, ``torch.sparse_coo``: one object each, compared by identity."""
 
@@ -86,13 +93,17 @@ class FakeTensor:
     ``layout``, ``element_size()`` ..., and the version 2 interface PyTorch exports (no
     stream), refused as PyTorch refuses it: for a tensor that requires grad, a sparse one."""
 
-    def __init__(self, host, device=0, requires_grad=False):
+    def __init__(self, host, device=0, requires_grad=False, conjugated=False):
         self._host = host
-        self.dtype = _TORCH_DTYPES.setdefault(host.dtype.str, object())  # one object per dtype, as torch's
+        self.dtype = _TORCH_DTYPES.setdefault(host.dtype.str, _TorchDtype(host.dtype))  # one per dtype, as torch's
         self.shape = host.shape
         self.requires_grad = requires_grad
         self.layout = STRIDED
         self._device = device
+        self._conjugated = conjugated  # t.conj(): the memory holds the values before conjugation
+
+    def is_conj(self):
+        return self._conjugated
 
     @property
     def is_sparse(self):

@@ -228,3 +228,16 @@ def test_an_eager_signature_refuses_another_dtype(fake, general):
     with pytest.raises(TypeError, match="no compiled signature accepts"):
         three_eager[1, 1](args[0], FakeTensor(np.zeros((5, 10), np.float32)), args[2])
     assert len(fake.launches) == count
+
+
+def test_a_pending_conjugation_is_refused_on_either_path(fake, general):
+    kernel = cuda.jit(K.vadd)
+    values = [FakeTensor(np.arange(50, dtype=np.complex64) * (1 + 1j)) for _ in range(3)]
+    _launch(fake, kernel, values, (1, 32))  # the general path, which makes the route
+    _launch(fake, kernel, values, (1, 32))  # the fast path
+    count = len(fake.launches)
+    pending = FakeTensor(np.arange(50, dtype=np.complex64), conjugated=True)
+    for args in ((pending, values[1], values[2]), (values[0], values[1], pending)):
+        with pytest.raises(TypeError, match=r"conjugation is pending \(t.conj\(\)\).*t.resolve_conj\(\)"):
+            kernel[1, 32](*args)
+    assert len(fake.launches) == count

@@ -122,11 +122,20 @@ def _scalar_type(value, index):
 
 
 def cuda_array_interface(value):
-    """The ``__cuda_array_interface__`` dict of *value*, or None."""
+    """The ``__cuda_array_interface__`` dict of *value*, or None. A PyTorch tensor whose
+    conjugation is pending (``t.conj()``) is refused: its interface names the memory of
+    the unconjugated values."""
     try:
-        return value.__cuda_array_interface__
+        interface = value.__cuda_array_interface__
     except AttributeError:
         return None
+    is_conj = getattr(value, "is_conj", None)
+    if is_conj is not None and is_conj():
+        raise TypeError(
+            "a tensor whose conjugation is pending (t.conj()) cannot be passed to a kernel: its memory holds "
+            "the values before conjugation; pass t.resolve_conj()"
+        )
+    return interface
 
 
 def argument_type(value, index):

@@ -183,9 +183,12 @@ def _torch(sample, ty, ordinal):
     if not ty.mutable:  # the interface of a tensor is never read-only
         return None
     dtype, strided, ndim, layout = sample.dtype, sample.layout, ty.ndim, ty.layout
+    complex_ = bool(dtype.is_complex)  # a pending conjugation leaves to the general path, which refuses it
 
     def read(value):
         if value.dtype is not dtype or value.layout is not strided or value.requires_grad:
+            return None
+        if complex_ and value.is_conj():
             return None
         if value.get_device() != ordinal:
             return None
@@ -203,12 +206,12 @@ def _torch(sample, ty, ordinal):
     reader = Reader(read)
     if layout == "C" and ndim:
         reader.inline = functools.partial(
-            _torch_compact_lines, ndim=ndim, dtype=dtype, strided=strided, ordinal=ordinal
+            _torch_compact_lines, ndim=ndim, dtype=dtype, strided=strided, ordinal=ordinal, complex_=complex_
         )
     return reader
 
 
-def _torch_compact_lines(name, ndim, dtype, strided, ordinal):
+def _torch_compact_lines(name, ndim, dtype, strided, ordinal, complex_):
     """A C-contiguous tensor read in place: torch's own ``is_contiguous()`` (the flag it
     keeps) answers what the interface's missing strides would, and the compact strides
     are computed from the extents, as the general packer computes them."""
@@ -216,6 +219,7 @@ def _torch_compact_lines(name, ndim, dtype, strided, ordinal):
     lines = [
         f"if {name}.dtype is not {name}_dtype or {name}.layout is not {name}_strided or {name}.requires_grad: return False",
         f"if {name}.get_device() != {ordinal} or not {name}.is_contiguous(): return False",
+        *([f"if {name}.is_conj(): return False"] if complex_ else []),
         f"{', '.join(extents)}, = {name}.shape",  # another dimension count raises: the general path takes it
     ]
     nonempty = " and ".join(extents)
