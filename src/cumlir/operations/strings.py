@@ -29,13 +29,23 @@ def _len_typing(s):
     return types.intp if _is_string(s) else None
 
 
+_NO_SLICES = "slicing a string is not supported in device code; index one character: s[i]"
+
+
 @declare(operator.getitem, "string getitem").typer
 def _getitem_typing(s, index):
     if _is_string(s) and isinstance(index, types.Integer):
         return types.unicode_type
     if _is_string(s) and isinstance(index, types.SliceType):
-        raise errors.TypingError("slicing a string is not supported in device code; index one character: s[i]")
+        raise errors.TypingError(_NO_SLICES)
     return None
+
+
+@declare(operator.getitem).lower("UnicodeType", "SliceType")
+@declare(operator.getitem).lower("StringLiteral", "SliceType")
+def string_slice(lower, sig, args):
+    # reached where numba's own typing of str slices answered first
+    raise errors.UnsupportedError(_NO_SLICES, lower.loc)
 
 
 @declare(ord, "ord").typer
@@ -230,10 +240,12 @@ def string_getitem(lower, sig, args):
 @declare(ord).lower("StringLiteral")
 def string_ord(lower, sig, args):
     (string_type,) = sig.args
+    # numba's own typing of ord (an int64) may have answered first: the result is made its type
     if isinstance(string_type, types.StringLiteral) and len(string_type.literal_value) == 1:
-        return lower.constant(types.int32, ord(string_type.literal_value))
+        return lower.constant(sig.return_type, ord(string_type.literal_value))
     data, nbytes, _ = parts(lower, args[0], string_type)
-    return lower.call_python(decode_utf8, _decode_signature(), [_bytes_word(lower, data, nbytes), nbytes])
+    code = lower.call_python(decode_utf8, _decode_signature(), [_bytes_word(lower, data, nbytes), nbytes])
+    return lower.cast(code, types.int32, sig.return_type)
 
 
 def _bytes_word(lower, data, nbytes):
