@@ -123,3 +123,16 @@ def test_on_the_gpu(capfd, backend):
     cuda.synchronize()
     printed = capfd.readouterr().out
     assert "word héllo 5\né\n" in printed, printed
+
+
+def test_the_same_once_numbas_own_string_typing_is_loaded():
+    import numba.cpython.unicode  # noqa: F401  (numba's CPU typing of str, which some imports load)
+
+    from . import nrt_harness
+
+    kernel = nrt_harness.Kernel(facts, SIG)
+    for k in range(len(WORDS)):
+        out = np.full(11, -7, np.int64)
+        kernel(out, k, 1)
+        np.testing.assert_array_equal(out, _expected(k, 1))
+    test_refused_forms_name_the_problem("s = word(k)\n    out[0] = len(s[1:3])", "slicing a string is not supported")
