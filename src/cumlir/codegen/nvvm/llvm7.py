@@ -111,10 +111,11 @@ class ModulePrinter:
         return self.shared_nodes[key]
 
     def loop_unroll_node(self, count):
-        """A new loop identity (LLVM wants one distinct node per loop) asking to unroll it *count* times."""
+        """A new loop identity (LLVM wants one distinct node per loop) asking to unroll it
+        *count* times, or fully where *count* is None."""
         loop = f"!{len(self.nodes)}"
         self.nodes.append(f"{loop} = distinct !{{{loop}, !{len(self.nodes) + 1}}}")
-        self.node(f'!{{!"llvm.loop.unroll.count", i32 {count}}}')
+        self.node('!{!"llvm.loop.unroll.full"}' if count is None else f'!{{!"llvm.loop.unroll.count", i32 {count}}}')
         return loop
 
     def _metadata(self):

@@ -5,8 +5,9 @@ Pointers are ``i8 addrspace(N)*`` everywhere, so memory ops bitcast to the eleme
 first (``p.cast_pointer``) and GEP results are cast back.
 """
 
+import re
+
 from ...marks import COUNTED_LOOP_COUNTER
-from ..passes import counted_loops
 from . import intrinsics_nvvm as intrinsics
 from . import llvm7_types
 from .llvm7_constants import float_literal, int_literal
@@ -277,17 +278,29 @@ def _call_intrinsic(p, op):
 
 @_rule("llvm.br")
 def _br(p, op):
-    p.emit(f"br label {p.target(op, 0, op.successors[0])}")
+    p.emit(f"br label {p.target(op, 0, op.successors[0])}{_loop_metadata(p, op)}")
 
 
 @_rule("llvm.cond_br")
 def _cond_br(p, op):
     cond = op.operands[0]
     true, false = op.successors
-    loop = ""
-    if "loop_annotation" in op.attributes:  # only codegen/passes/counted_loops.py sets one: unroll it
-        loop = f", !llvm.loop {p.module.loop_unroll_node(counted_loops.UNROLL)}"
+    loop = _loop_metadata(p, op)
     p.emit(f"br {p.typed(cond)}, label {p.target(op, 0, true)}, label {p.target(op, 1, false)}{loop}")
+
+
+def _loop_metadata(p, op):
+    """The ``!llvm.loop`` of a back edge's unroll annotation (codegen/passes/counted_loops.py
+    and constant_trip_loops.py set them: a count, or a full unroll); empty without one."""
+    if "loop_annotation" not in op.attributes:
+        return ""
+    annotation = str(op.attributes["loop_annotation"])
+    if "full = true" in annotation:
+        return f", !llvm.loop {p.module.loop_unroll_node(None)}"
+    count = re.search(r"count = (\d+)", annotation)
+    if count is None:
+        raise Llvm7Error(f"the LLVM 7 printer does not know the loop annotation {annotation}")
+    return f", !llvm.loop {p.module.loop_unroll_node(int(count.group(1)))}"
 
 
 @_rule("llvm.switch")

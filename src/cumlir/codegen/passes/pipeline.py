@@ -4,7 +4,8 @@
              functions, canonicalize, CSE
   llvm       structured control flow -> cf, everything -> LLVM dialect (math ops
              become libdevice calls), drop the casts used to build memref descriptors;
-             counted loops with a runtime step marked for unrolling (counted_loops.py)
+             counted loops with a runtime step marked for unrolling (counted_loops.py),
+             loops over a range of constant length too (constant_trip_loops.py)
 
 Each transforms the module in place; the order is the compiler's (compiler.py), which
 then lets the code generator prepare the module (``Backend.prepare``) and make its code.
@@ -19,7 +20,7 @@ from ...marks import CHIP_AT_LEAST, CHIP_PATHS, FUNCTION_FASTMATH, PARALLEL_LOOP
 from ...mlir_context import thread_pass_managers
 from ...options import check_ptx_feature
 from .. import targets
-from . import counted_loops
+from . import constant_trip_loops, counted_loops
 from .parallel_loops import distribute
 
 STAGES = {
@@ -146,6 +147,7 @@ def run_stage(module, name, options):
     if name == "llvm":
         if options.opt:
             counted_loops.mark(module, gpu_module_of(module))
+            constant_trip_loops.mark(gpu_module_of(module))
         if options.fast:
             _flush_denormals(module)
 
