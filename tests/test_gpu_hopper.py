@@ -1,6 +1,7 @@
 """Hopper's intrinsics on the GPU (sm_90), on both code generators: blocks of a cluster
-exchanging values through mapa-ed shared memory, an mbarrier handing values from a producer
-thread to the block, and cp.async copies checked against their source."""
+(launched with a cluster shape) exchanging values through mapa-ed shared memory, an mbarrier
+handing values from a producer thread to the block, and cp.async copies checked against
+their source."""
 
 import numpy as np
 import pytest
@@ -28,6 +29,24 @@ def test_a_launch_without_a_cluster_runs_in_clusters_of_one_block(backend):
     np.testing.assert_array_equal(out, np.tile(np.arange(hk.THREADS), blocks))
     for b in range(blocks):
         assert list(where[b]) == [0, 1, 0, 0, 1, b, blocks, 0 + 1 + 0]
+
+
+@pytest.mark.parametrize("launch", ["getitem", "configure"])
+def test_blocks_of_a_cluster_read_each_others_shared_memory(backend, launch):
+    kernel = cuda.jit(backend=backend)(hk.cluster_exchange)
+    blocks, size = 6, 2
+    out, where = poisoned(blocks * hk.THREADS, np.int32), poisoned(blocks * 8, np.int32).reshape(blocks, 8)
+    if launch == "getitem":
+        kernel[blocks, hk.THREADS, 0, 0, size](out, where)
+    else:
+        kernel.configure(blocks, hk.THREADS, cluster=(size, 1, 1))(out, where)
+    for b in range(blocks):
+        rank = b % size
+        neighbour = (rank + 1) % size
+        np.testing.assert_array_equal(
+            out[b * hk.THREADS : (b + 1) * hk.THREADS], neighbour * 1000 + np.arange(hk.THREADS)
+        )
+        assert list(where[b]) == [rank, size, rank, rank, size, b // size, blocks // size, 0 + 1 + 0]
 
 
 def test_an_mbarrier_hands_each_round_to_the_block(backend):
