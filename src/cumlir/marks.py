@@ -32,3 +32,5 @@ CHIP_PATHS = "cumlir.chip_paths"
 # codegen/passes/pipeline.set_target, which raises the PTX version LLVM's NVPTX writes
 NEEDS_CHIP = "cumlir.needs_chip"
 NEEDS_PTX = "cumlir.needs_ptx"
+# the same for an operation that needs a chip's architecture-specific target (sm_90a): the chip
+NEEDS_ARCH_SPECIFIC = "cumlir.needs_arch_specific"

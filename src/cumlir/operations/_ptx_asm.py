@@ -3,7 +3,7 @@ cluster, mbarrier and cp.async instructions): both code generators print ``llvm.
 as it is, so LLVM's NVPTX and libNVVM 7 (which lacks their intrinsics) take the same PTX.
 Addresses are generic: a shared array's data pointer is a generic address (memory.py)."""
 
-from ..marks import NEEDS_CHIP, NEEDS_PTX
+from ..marks import NEEDS_ARCH_SPECIFIC, NEEDS_CHIP, NEEDS_PTX
 from ._arrayviews import aligned_pointer, parts
 from ._modules import arith, errors, ir, llvm, types
 
@@ -48,11 +48,16 @@ def check_integer(what, ty):
         raise errors.TypingError(f"{what} must be an integer, got {ty}")
 
 
-def require(lower, what, cc, ptx):
+def require(lower, what, cc, ptx, arch_specific=False):
     """The code of the operation *what* runs on chips *cc* (major, minor) or newer and is PTX
-    ISA *ptx* (80 for 8.0) or later: recorded on the module, checked against the chip compiled for."""
+    ISA *ptx* (80 for 8.0) or later; with *arch_specific*, on the architecture-specific target
+    of *cc* only (sm_90a). Recorded on the module, checked against the target compiled for."""
     attributes = lower.mlir_gpu_module.attributes
-    for mark, level in ((NEEDS_CHIP, cc[0] * 10 + cc[1]), (NEEDS_PTX, ptx)):
+    chip = cc[0] * 10 + cc[1]
+    if arch_specific:
+        attributes[NEEDS_ARCH_SPECIFIC] = ir.IntegerAttr.get(i32(), chip)
+        attributes[f"{NEEDS_ARCH_SPECIFIC}_for"] = ir.StringAttr.get(what)
+    for mark, level in ((NEEDS_CHIP, chip), (NEEDS_PTX, ptx)):
         if mark not in attributes or ir.IntegerAttr(attributes[mark]).value < level:
             attributes[mark] = ir.IntegerAttr.get(i32(), level)
             attributes[f"{mark}_for"] = ir.StringAttr.get(what)

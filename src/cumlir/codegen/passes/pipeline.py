@@ -19,6 +19,7 @@ from ...marks import (
     CHIP_AT_LEAST,
     CHIP_PATHS,
     FUNCTION_FASTMATH,
+    NEEDS_ARCH_SPECIFIC,
     NEEDS_CHIP,
     NEEDS_PTX,
     PARALLEL_LOOPS_MARK,
@@ -79,14 +80,15 @@ def set_target(module, cc, options):
     and the options' register and launch limits to its kernels."""
     gpu_module = gpu_module_of(module)
     flags = ", flags = {ftz}" if options.fast else ""
-    needed_ptx = _check_needs(gpu_module, targets.parse_cc(cc), options.features)
-    features = options.features or targets.ptx_feature(cc, debug=options.debug)
+    arch_specific = targets.arch_specific(cc, options)
+    needed_ptx = check_needs(gpu_module, targets.parse_cc(cc), options.features, arch_specific)
+    features = options.features or targets.ptx_feature(cc, debug=options.debug, arch_specific=arch_specific)
     if options.features:
-        check_ptx_feature(options.features, targets.parse_cc(cc))
+        check_ptx_feature(options.features, targets.parse_cc(cc), arch_specific)
     elif needed_ptx > int(features[len("+ptx") :]):
         features = f"+ptx{needed_ptx}"
     target = ir.Attribute.parse(
-        f'#nvvm.target<O = {options.opt_level}, chip = "{targets.chip(cc)}", features = "{features}"{flags}>'
+        f'#nvvm.target<O = {options.opt_level}, chip = "{targets.chip(cc, arch_specific)}", features = "{features}"{flags}>'
     )
     gpu_module.attributes["targets"] = ir.ArrayAttr.get([target])
     # the NVPTX layout must be known when the module is translated to LLVM IR: loads and
@@ -103,16 +105,26 @@ def set_target(module, cc, options):
                     op.attributes[name] = value
 
 
-def _check_needs(gpu_module, cc, features):
+def check_needs(gpu_module, cc, features, arch_specific=False):
     """The PTX version the module's instructions need (0: none), once their chip is checked
-    against *cc* and their PTX version against the options' ``features``; the marks are removed."""
+    against *cc* (and its architecture-specific target, *arch_specific*) and their PTX version
+    against the options' ``features``; the marks are removed."""
     attributes = gpu_module.attributes
     needed = {}
-    for mark in (NEEDS_CHIP, NEEDS_PTX):
+    for mark in (NEEDS_ARCH_SPECIFIC, NEEDS_CHIP, NEEDS_PTX):
         if mark in attributes:
             needed[mark] = (ir.IntegerAttr(attributes[mark]).value, ir.StringAttr(attributes[f"{mark}_for"]).value)
             del attributes[mark]
             del attributes[f"{mark}_for"]
+    if NEEDS_ARCH_SPECIFIC in needed:
+        level, what = needed[NEEDS_ARCH_SPECIFIC]
+        if not arch_specific or cc[0] * 10 + cc[1] != level:
+            compiled = f"sm_{cc[0]}{cc[1]}{'a' if arch_specific else ''}"
+            raise ValueError(
+                f"{what} needs the architecture-specific target sm_{level}a; the code is compiled for "
+                f"{compiled}: give the option chip='sm_{level}a' (a kernel so compiled runs on "
+                f"{level // 10}.{level % 10} devices only)"
+            )
     if NEEDS_CHIP in needed:
         level, what = needed[NEEDS_CHIP]
         if cc[0] * 10 + cc[1] < level:
