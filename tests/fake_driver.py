@@ -1,5 +1,6 @@
 """A stand-in for ``cuda.bindings.driver`` so that launches run on a machine without a GPU:
-kernels compile for real, and each cuLaunchKernel records its configuration and the bytes
+kernels compile for real, and each cuLaunchKernel (or cuLaunchKernelEx: its cluster shape
+too) records its configuration and the bytes
 of its parameters (read through the pointer array, as the driver reads them). "Device"
 memory is host memory, so copies in and out of NumPy arrays behave.
 
@@ -35,6 +36,22 @@ class _Names:
         raise AttributeError(name)
 
 
+class _ClusterDim:
+    x = y = z = 0
+
+
+class CUlaunchAttribute:
+    def __init__(self):
+        self.id = None
+        self.value = SimpleNamespace(clusterDim=_ClusterDim())
+
+
+class CUlaunchConfig:
+    gridDimX = gridDimY = gridDimZ = blockDimX = blockDimY = blockDimZ = sharedMemBytes = numAttrs = 0
+    hStream = 0
+    attrs = ()
+
+
 class FakeDriver:
     CUresult = SimpleNamespace(CUDA_SUCCESS=0)
     CUdevice_attribute = _Names()
@@ -45,6 +62,9 @@ class FakeDriver:
     CU_STREAM_LEGACY = 1
     CU_STREAM_PER_THREAD = 2
     CUstream = int
+    CUlaunchAttributeID = _Names()
+    CUlaunchAttribute = CUlaunchAttribute
+    CUlaunchConfig = CUlaunchConfig
 
     def __init__(self, devices=1):
         self.devices = devices
@@ -135,6 +155,21 @@ class FakeDriver:
                 "params": data,
             }
         )
+        return (0,)
+
+    def cuLaunchKernelEx(self, config, f, params, extra):
+        """As cuLaunchKernel, recording the launch attributes: {attribute id: its value}."""
+        assert len(config.attrs) == config.numAttrs
+        c = config
+        self.cuLaunchKernel(
+            f, c.gridDimX, c.gridDimY, c.gridDimZ, c.blockDimX, c.blockDimY, c.blockDimZ, c.sharedMemBytes,
+            c.hStream, params, extra,
+        )  # fmt: skip
+        attributes = {}
+        for attribute in config.attrs:
+            dims = attribute.value.clusterDim
+            attributes[attribute.id] = (dims.x, dims.y, dims.z)
+        self.launches[-1]["attributes"] = attributes
         return (0,)
 
     # ---- streams ----

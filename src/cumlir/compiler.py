@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Protocol, TypeVar
 from . import launch_needs
 from .codegen import backend_for, get_backend
 from .codegen.passes import pipeline
-from .codegen.targets import CODE_FORMATS, parse_cc
+from .codegen.targets import CODE_FORMATS, arch_specific, parse_cc
 from .compile_stats import FIGURE_OF_STAGE
 from .dumps import after_run, after_stage
 from .frontend_lock import FRONTEND_LOCK
@@ -237,7 +237,7 @@ def _cubin(c: Compilation) -> None:
     code = PTXSource(made, name=name) if c.code_format == "ptx" else LTOIR(made, name=name)
     # debug=True: ptxas keeps the DWARF of locals (and compiles without optimising, as -g does)
     ptxas = ("-g", *c.options.ptxas_options) if c.options.debug else c.options.ptxas_options
-    c.cubin = link_cubin([code, *c.link], c.cc, ptxas)
+    c.cubin = link_cubin([code, *c.link], c.cc, ptxas, arch_specific(_made(c.cc, "chip"), c.options))
 
 
 _RUN: dict[str, Callable[[Compilation], None]] = {

@@ -22,27 +22,28 @@ def load_library():
     nvjitlink.version()
 
 
-def link_cubin(items, cc, ptxas_options=()):
-    """A cubin for compute capability *cc* linking every item (LinkableCode objects or paths);
-    *ptxas_options* are given to ptxas as it compiles the PTX among them."""
-    return _link(items, cc, ptx=False, ptxas_options=ptxas_options)
+def link_cubin(items, cc, ptxas_options=(), arch_specific=False):
+    """A cubin for compute capability *cc* (its architecture-specific target, sm_90a, with
+    *arch_specific*) linking every item (LinkableCode objects or paths); *ptxas_options* are
+    given to ptxas as it compiles the PTX among them."""
+    return _link(items, cc, ptx=False, ptxas_options=ptxas_options, arch_specific=arch_specific)
 
 
-def link_ptx(items, cc):
+def link_ptx(items, cc, arch_specific=False):
     """The PTX nvJitLink's link-time optimiser makes for *cc* from the LTO-IR among *items*
     (CUDA C++ compiled to LTO-IR first); items of other kinds are left out."""
     items = [item for item in (load(as_linkable(item)) for item in items) if isinstance(item, (LTOIR, CUSource))]
     if not any(isinstance(item, LTOIR) for item in items):
         raise ValueError("link_ptx needs LTO-IR to optimise (compile with lto=True)")
-    return _link(items, cc, ptx=True).rstrip(b"\0").decode()
+    return _link(items, cc, ptx=True, arch_specific=arch_specific).rstrip(b"\0").decode()
 
 
-def _link(items, cc, ptx, ptxas_options=()):
+def _link(items, cc, ptx, ptxas_options=(), arch_specific=False):
     from cuda.bindings import nvjitlink
 
     items = [load(as_linkable(item)) for item in items]
     lto = any(isinstance(item, LTOIR) for item in items)
-    options = [f"-arch={targets.chip(cc)}"] + (["-lto"] if lto else []) + (["-ptx"] if ptx else [])
+    options = [f"-arch={targets.chip(cc, arch_specific)}"] + (["-lto"] if lto else []) + (["-ptx"] if ptx else [])
     options += [f"-Xptxas={option}" for option in ptxas_options]
     handle = nvjitlink.create(len(options), options)
     try:

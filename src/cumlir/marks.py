@@ -25,3 +25,12 @@ COUNTED_LOOP_COUNTER = "cumlir.counted_loop_counter"
 # constants (lowering cannot know the chip: the narrow floats' hardware conversions)
 CHIP_AT_LEAST = "cumlir.chip_at_least"
 CHIP_PATHS = "cumlir.chip_paths"
+
+# on the gpu.module: the oldest chip (major * 10 + minor) and PTX ISA version its code needs,
+# each with the operation that needs it (a string attribute "<name>_for"), set by operations
+# emitting newer instructions (operations/_ptx_asm.py) and checked by
+# codegen/passes/pipeline.set_target, which raises the PTX version LLVM's NVPTX writes
+NEEDS_CHIP = "cumlir.needs_chip"
+NEEDS_PTX = "cumlir.needs_ptx"
+# the same for an operation that needs a chip's architecture-specific target (sm_90a): the chip
+NEEDS_ARCH_SPECIFIC = "cumlir.needs_arch_specific"

@@ -17,7 +17,7 @@ from dataclasses import dataclass, fields, replace
 from typing import TYPE_CHECKING, Any
 
 from . import backends
-from .chips import MIN_PTX, parse_cc
+from .chips import min_ptx, parse_target
 from .linkable import as_linkable, load
 
 if TYPE_CHECKING:
@@ -84,6 +84,8 @@ class Options:
     )
     opt_level: int | None = None  # LLVM's optimisation level 0-3; None: 3 if opt else 0
     chip: tuple[int, int] | None = None  # the compute capability compiled for when none is given
+    # chip="sm_90a": the chip's architecture-specific target (set from chip, not a keyword)
+    arch_specific: bool = False
     features: str | None = None  # the PTX ISA version, as LLVM's "+ptxNN" (nvptx code generator)
     ptxas_options: tuple[str, ...] = ()  # passed to ptxas by nvJitLink (-Xptxas=)
     capi: bool | str = False  # a kernel's symbol: its function's name (True, as always), or this name
@@ -105,8 +107,13 @@ class Options:
         object.__setattr__(self, "backend", backends.check(backend))
         object.__setattr__(self, "nrt", _nrt(self.nrt))
         object.__setattr__(self, "opt_level", _opt_level(self.opt, self.opt_level))
-        object.__setattr__(self, "chip", _chip(self.chip))
-        object.__setattr__(self, "features", _features(self.features, self.backend, self.chip))
+        chip, arch_specific = _target(self.chip)
+        _check_bool("arch_specific", self.arch_specific)
+        if self.arch_specific and chip is None:
+            raise ValueError("an architecture-specific target needs its chip: give chip='sm_90a'")
+        object.__setattr__(self, "chip", chip)
+        object.__setattr__(self, "arch_specific", arch_specific or self.arch_specific)
+        object.__setattr__(self, "features", _features(self.features, self.backend, self.chip, self.arch_specific))
         object.__setattr__(self, "ptxas_options", _ptxas_options(self.ptxas_options))
         object.__setattr__(self, "capi", _capi(self.capi))
         object.__setattr__(self, "dumps", _dumps(self.dumps))
@@ -115,7 +122,7 @@ class Options:
     @classmethod
     def from_keywords(cls, where: str, keywords: Mapping[str, Any]) -> Options:
         """Options from user keywords: unknown ones raise TypeError naming the closest known one."""
-        known = {f.name for f in fields(cls)} - {"dumps"}
+        known = {f.name for f in fields(cls)} - {"dumps", "arch_specific"}
         keywords = _translated(where, keywords)
         for name, value in keywords.items():
             if name in _REFUSED and value not in (None, False):
@@ -340,9 +347,11 @@ def _translated(where: str, keywords: Mapping[str, Any]) -> dict[str, Any]:
         result["dumps"] = frozenset(dumps)
     if result.get("cc") is not None:
         cc = result.pop("cc")
-        if result.get("chip") is not None and _chip(result["chip"]) != _chip(cc):
+        chip = result.get("chip")
+        if chip is not None and _chip(chip) != _chip(cc):
             raise ValueError(f"{where}: cc={cc!r} and chip={result['chip']!r} name different compute capabilities")
-        result["chip"] = cc
+        if chip is None or not _target(chip)[1]:  # the architecture-specific spelling of the two wins
+            result["chip"] = cc
     result.pop("cc", None)
     abi = result.pop("abi", "numba")
     if abi != "numba":
@@ -389,30 +398,36 @@ def _opt_level(opt: bool, level: object) -> int:
 
 
 def _chip(value: object) -> tuple[int, int] | None:
-    """A chip as "sm_90" or a (major, minor) pair (numba-cuda-mlir's ``cc``)."""
+    """The compute capability of a chip option (see _target)."""
+    return _target(value)[0]
+
+
+def _target(value: object) -> tuple[tuple[int, int] | None, bool]:
+    """A chip as "sm_90", "sm_90a" (architecture-specific), a (major, minor) pair
+    (numba-cuda-mlir's ``cc``) or (major, minor, "a") (Numba-CUDA's): the compute capability
+    and whether the target is architecture-specific."""
     if value is None:
-        return None
+        return None, False
     if isinstance(value, str):
         form = _CHIP.match(value)
         if form is None or len(form.group(1)) < 2:
             raise ValueError(
                 f"the option chip must be 'sm_' and a compute capability, as 'sm_90' or 'sm_100', got {value!r}"
             )
-        if form.group(2):
+        if form.group(2) not in ("", "a"):
             raise ValueError(
-                f"the option chip={value!r} names an architecture-specific target; cumlir compiles for a "
-                f"(major, minor) compute capability through code generation, nvJitLink and its cache, so "
-                f"use chip='sm_{form.group(1)}'"
+                f"the option chip={value!r}: cumlir compiles for a chip ('sm_90') or its architecture-specific "
+                f"target ('sm_90a'), not for the family target '{form.group(2)}'; use chip='sm_{form.group(1)}'"
             )
     elif not isinstance(value, tuple):
         raise TypeError(f"the option chip must be a string such as 'sm_90' or a (major, minor) tuple, got {value!r}")
     try:
-        return parse_cc(value)
+        return parse_target(value)
     except ValueError as e:
         raise ValueError(f"the option chip: {e}") from None
 
 
-def _features(value: object, backend: object, chip: tuple[int, int] | None) -> str | None:
+def _features(value: object, backend: object, chip: tuple[int, int] | None, arch_specific: bool = False) -> str | None:
     """The PTX ISA version LLVM's NVPTX writes, "+ptxNN" (libNVVM chooses its own)."""
     if value is None:
         return None
@@ -421,17 +436,17 @@ def _features(value: object, backend: object, chip: tuple[int, int] | None) -> s
     if backend != "nvptx":
         raise ValueError(f"the option features={value!r} applies to backend='nvptx'; libNVVM chooses the PTX version")
     if chip is not None:
-        check_ptx_feature(value, chip)
+        check_ptx_feature(value, chip, arch_specific)
     return value
 
 
-def check_ptx_feature(feature: str, cc: tuple[int, int]) -> None:
-    """A PTX version of ``features`` must be one the chip *cc* exists in."""
+def check_ptx_feature(feature: str, cc: tuple[int, int], arch_specific: bool = False) -> None:
+    """A PTX version of ``features`` must be one the chip *cc* (its ``a`` target) exists in."""
     version = int(feature[len("+ptx") :])
-    if version < MIN_PTX[cc]:
-        raise ValueError(
-            f"the option features={feature!r} is older than sm_{cc[0]}{cc[1]} allows: it needs +ptx{MIN_PTX[cc]} or later"
-        )
+    least = min_ptx(cc, arch_specific)
+    if version < least:
+        name = f"sm_{cc[0]}{cc[1]}{'a' if arch_specific else ''}"
+        raise ValueError(f"the option features={feature!r} is older than {name} allows: it needs +ptx{least} or later")
 
 
 def _ptxas_options(value: object) -> tuple[str, ...]:

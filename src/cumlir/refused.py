@@ -161,7 +161,7 @@ DISPATCHER = {
 }
 
 
-_HOPPER = "not yet implemented in cumlir: see the Hopper work (TMA, mbarriers and thread-block clusters)"
+_HOPPER = "not yet implemented in cumlir: TMA and bulk copies are the next layer of the Hopper work (docs/hopper.md)"
 _BLACKWELL = "needs a Blackwell GPU to test (tcgen05, sm_100); not implemented in cumlir"
 
 # numba-cuda-mlir 0.6's names beyond Numba-CUDA's: namespace -> {name: why cumlir refuses it};
@@ -195,12 +195,15 @@ NUMBA_CUDA_MLIR: dict[str, dict[str, str]] = {
     "cuda.intrin": {
         **dict.fromkeys(
             (
-                "block_idx_in_cluster cluster_arrive_relaxed cluster_ctarank cluster_wait cp_async_bulk_load "
-                "cp_async_bulk_store cp_async_bulk_tensor_2d cp_async_bulk_tensor_2d_multicast elect_sync "
-                "elect_sync_mask fence_mbarrier_init mapa mbarrier_arrive_expect_tx mbarrier_init "
-                "mbarrier_try_wait prefetch_tensormap"
+                "cp_async_bulk_load cp_async_bulk_store cp_async_bulk_tensor_2d cp_async_bulk_tensor_2d_multicast "
+                "prefetch_tensormap"
             ).split(),
             _HOPPER,
+        ),
+        **dict.fromkeys(
+            ("elect_sync", "elect_sync_mask"),
+            "elect.sync is a warp-collective instruction cumlir does not yet emit as convergent; "
+            "elect one lane with cuda.laneid == 0 after cuda.syncwarp()",
         ),
         **dict.fromkeys(
             (

@@ -2,22 +2,35 @@
 
 from __future__ import annotations
 
-from ..chips import MIN_PTX, SUPPORTED_CCS, ComputeCapability, parse_cc
+from typing import TYPE_CHECKING
+
+from ..chips import SUPPORTED_CCS, ComputeCapability, min_ptx, parse_cc
+
+if TYPE_CHECKING:
+    from ..options import Options
 
 CODE_FORMATS = ("ptx", "ltoir")  # what code generation makes: PTX text, or LTO-IR for nvJitLink -lto
 
-__all__ = ["CODE_FORMATS", "SUPPORTED_CCS", "ComputeCapability", "chip", "parse_cc", "ptx_feature"]
+__all__ = ["CODE_FORMATS", "SUPPORTED_CCS", "ComputeCapability", "arch_specific", "chip", "parse_cc", "ptx_feature"]
 
 
-def chip(cc: ComputeCapability) -> str:
+def chip(cc: ComputeCapability, arch_specific: bool = False) -> str:
+    """The target's name: "sm_90", or "sm_90a" for the chip's architecture-specific target."""
     major, minor = parse_cc(cc)
-    return f"sm_{major}{minor}"
+    return f"sm_{major}{minor}{'a' if arch_specific else ''}"
 
 
 # DWARF of local variables (debug=True) has label differences in .section, PTX 7.5's
 DEBUG_MIN_PTX = 75
 
 
-def ptx_feature(cc: ComputeCapability, debug: bool = False) -> str:
-    version = MIN_PTX[parse_cc(cc)]
+def ptx_feature(cc: ComputeCapability, debug: bool = False, arch_specific: bool = False) -> str:
+    version = min_ptx(parse_cc(cc), arch_specific)
     return f"+ptx{max(version, DEBUG_MIN_PTX) if debug else version}"
+
+
+def arch_specific(cc: ComputeCapability, options: Options | None) -> bool:
+    """Whether code for *cc* is compiled for its architecture-specific target (sm_90a): the
+    options ask for it (chip="sm_90a") and *cc* is their chip. A launch on a device of another
+    compute capability compiles for that device's plain target."""
+    return options is not None and options.arch_specific and parse_cc(cc) == options.chip

@@ -73,6 +73,7 @@ def _compile(
 ) -> tuple[Any, types.Type]:  # (code, or (code, link items) with *with_link*; the return type)
     """*kernel_outputs*: any stage's output of a kernel (mlir, cubin ...), not only the codes
     other languages' toolchains take."""
+    from ..chips import arch_suffix
     from ..options import Options
     from ..stages import LIBRARY_OUTPUTS, OUTPUTS, check_choice
     from ..typing.signatures import parse_signature
@@ -81,6 +82,8 @@ def _compile(
     check_choice("abi", abi, ABIS)
     check_choice("output", output, OUTPUTS if kernel_outputs and not device else LIBRARY_OUTPUTS)
     argtypes, return_type = parse_signature(sig)
+    if cc is not None and arch_suffix(cc):  # "sm_90a", (9, 0, "a"): the options' chip and its target
+        settings, cc = {**settings, "cc": cc}, None
     compile_options = Options.from_keywords(where, settings)
     chip = _compute_capability(cc, compile_options)
     if device:

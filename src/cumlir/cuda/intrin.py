@@ -1,6 +1,7 @@
 """``cuda.intrin``: numba-cuda-mlir's module of intrinsics written in MLIR. The names that are
 an intrinsic cumlir has are that intrinsic (``intrin.ffs`` is ``cuda.ffs``, which returns a
-uint32); the rest, Hopper's and Blackwell's instructions mostly, are refused by name
+uint32); Hopper's thread-block clusters, mbarriers and cp.async are here by their names
+(docs/hopper.md); the rest, TMA and Blackwell's instructions mostly, are refused by name
 (cumlir/refused.py says why)."""
 
 import importlib
@@ -10,6 +11,16 @@ from .. import refused
 
 # numba-cuda-mlir's name -> the cumlir.cuda intrinsic it is
 _SAME_AS = {"ffs": "ffs", "ffsll": "ffs", "nanosleep": "nanosleep", "barrier": "syncthreads"}
+# the Hopper intrinsics (docs/hopper.md): the stub of the same name
+_SAME_AS.update(
+    (name, name)
+    for name in (
+        "block_idx_in_cluster cluster_ctarank cluster_nctarank cluster_ctaid cluster_nctaid clusterid "
+        "nclusterid cluster_arrive cluster_arrive_relaxed cluster_wait cluster_sync mapa "
+        "mbarrier_init mbarrier_arrive mbarrier_arrive_expect_tx mbarrier_try_wait fence_mbarrier_init "
+        "cp_async cp_async_commit_group cp_async_wait_group cp_async_wait_all"
+    ).split()
+)
 
 
 def __getattr__(name: str) -> typing.Any:

@@ -63,14 +63,14 @@ class Launches:
 
     def configure(self, config):
         """The launcher of a configuration not found as written in the launcher cache."""
-        if type(config) is tuple and len(config) in (3, 4) and plain(config[:2] + config[3:]):
+        if type(config) is tuple and len(config) in (3, 4, 5) and plain(config[:2] + config[3:]):
             # a stream object: keyed by its handle, so the cache keeps no stream alive
             config = (config[0], config[1], stream_handle(config[2]), *config[3:])
             launcher = self.launchers.get(config)
             if launcher is not None and plain(config):
                 return launcher
         parsed = LaunchConfiguration(config)
-        key = (parsed.griddim, parsed.blockdim, parsed.stream, parsed.sharedmem)
+        key = (parsed.griddim, parsed.blockdim, parsed.stream, parsed.sharedmem, parsed.cluster)
         launcher = self.launchers.get(key)
         if launcher is None:
             if len(self.launchers) >= 1024:  # grids sized by the data: keep the cache small
@@ -114,7 +114,7 @@ class Launches:
 
 
 class ConfiguredKernel:
-    """``kernel[grid, block, stream, shared_bytes]``: launches with that configuration.
+    """``kernel[grid, block, stream, shared_bytes, cluster]``: launches with that configuration.
 
     One per configuration and kernel (the dispatcher keeps them). A launch whose argument
     kinds have a fast path (a Route, runtime/fastpack.py: made after the first launch with
@@ -179,8 +179,8 @@ class ConfiguredKernel:
     def _fast_launch(self, route):
         """The route's launch function with this configuration, once the configuration has
         been checked in the route's context (until then, one that declines every launch)."""
-        if route.context is not self._checked:
-            return _declined
+        if route.context is not self._checked or self.config.cluster is not None:
+            return _declined  # a launch in clusters goes through cuLaunchKernelEx, on the general path
         launch = _declined
         geometry, sharedmem = self._geometry, self._sharedmem
         if route.kernel.min_dynamic_shared > sharedmem:  # its code asked for more (launch_needs.py)

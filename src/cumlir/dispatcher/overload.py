@@ -6,7 +6,7 @@ import sys
 import time
 
 from .. import compile_stats
-from ..codegen.targets import parse_cc
+from ..codegen.targets import arch_specific, parse_cc
 from ..launch_needs import LaunchNeeds, recording
 from ..linkable import LTOIR
 from ..linking import link_ptx
@@ -156,7 +156,7 @@ class KernelOverload:
     def lto_ptx(self, cc=None):
         """The PTX nvJitLink's link-time optimiser makes from this kernel and its LTO-IR link items."""
         c = self.compilation(cc or self.dispatcher.options.chip or current_cc(), "codegen")
-        return link_ptx([LTOIR(c.code, name=f"{c.symbol}.ltoir"), *c.link], c.cc)
+        return link_ptx([LTOIR(c.code, name=f"{c.symbol}.ltoir"), *c.link], c.cc, arch_specific(c.cc, c.options))
 
     def resource(self, name):
         """A resource the kernel loaded on the current device uses: ``regs_per_thread``,

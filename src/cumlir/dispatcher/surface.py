@@ -388,9 +388,12 @@ class Dispatcher:
         """Whether this kernel was made by ``specialize``."""
         return self._specialized
 
-    def configure(self, griddim, blockdim, stream=0, sharedmem=0):
-        """The kernel with a launch configuration: ``kernel.configure(g, b)`` is ``kernel[g, b]``."""
-        return self[griddim, blockdim, stream, sharedmem]
+    def configure(self, griddim, blockdim, stream=0, sharedmem=0, cluster=None):
+        """The kernel with a launch configuration: ``kernel.configure(g, b)`` is ``kernel[g, b]``;
+        *cluster*, a shape of thread-block clusters (sm_90), is ``kernel[g, b, stream, sharedmem, cluster]``."""
+        if cluster is None:
+            return self[griddim, blockdim, stream, sharedmem]
+        return self[griddim, blockdim, stream, sharedmem, cluster]
 
     def mark_launch_config_sensitive(self):
         """The kernel's code depends on its launch configuration: each configuration (grid,

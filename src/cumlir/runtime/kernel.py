@@ -157,6 +157,11 @@ class LoadedKernel:
             self._shared.allow_dynamic(sharedmem)
         if self.cooperative:
             self._check_cooperative(griddim, blockdim, sharedmem)
+            if config.cluster is not None:
+                raise ValueError(
+                    f"kernel {self.name} synchronizes its grid (a cooperative launch); cumlir does not launch "
+                    "such a kernel in thread-block clusters: launch it without a cluster shape"
+                )
         staging = HostArrayStaging(stream, context.ordinal)
         if self.uses_runtime:
             nrt_stats.note_launch(self)
@@ -173,6 +178,8 @@ class LoadedKernel:
                         self._function, *griddim, *blockdim, sharedmem, stream, ctypes.addressof(pointers)
                     ),
                 )
+            elif config.cluster is not None:
+                _launch_in_clusters(self._function, config, config.cluster, sharedmem, ctypes.addressof(pointers))
             else:
                 drv.check(
                     "cuLaunchKernel",
@@ -277,3 +284,22 @@ def _threads(blockdim: int | Sequence[int]) -> int:
     for extent in blockdim:
         threads *= extent
     return threads
+
+
+def _launch_in_clusters(
+    function: object, config: LaunchConfiguration, cluster: tuple[int, ...], sharedmem: int, parameters: int
+) -> None:
+    """cuLaunchKernelEx with the cluster shape as its one launch attribute."""
+    cu = drv.driver()
+    attribute = cu.CUlaunchAttribute()
+    attribute.id = cu.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
+    dims = attribute.value.clusterDim
+    dims.x, dims.y, dims.z = cluster
+    launch = cu.CUlaunchConfig()
+    launch.gridDimX, launch.gridDimY, launch.gridDimZ = config.griddim
+    launch.blockDimX, launch.blockDimY, launch.blockDimZ = config.blockdim
+    launch.sharedMemBytes = sharedmem
+    launch.hStream = cu.CUstream(config.stream)
+    launch.attrs = [attribute]
+    launch.numAttrs = 1
+    drv.check("cuLaunchKernelEx", cu.cuLaunchKernelEx(launch, function, parameters, 0))

@@ -1,5 +1,6 @@
-"""``kernel[grid, block, stream, dynamic_shared_bytes](*args)``: the configuration, checked
-when written and against the device it is launched on."""
+"""``kernel[grid, block, stream, dynamic_shared_bytes, cluster](*args)``: the configuration,
+checked when written and against the device it is launched on. A cluster shape (sm_90,
+docs/hopper.md) groups the grid's blocks into thread-block clusters."""
 
 from __future__ import annotations
 
@@ -29,14 +30,19 @@ def _dim3(value: object, what: str) -> tuple[int, ...]:
     return dims + (1,) * (3 - len(dims))
 
 
+# the most blocks a cluster may have on every chip that has clusters (CUDA's portable size)
+PORTABLE_CLUSTER_BLOCKS = 8
+
+
 class LaunchConfiguration:
-    """The parts of ``kernel[grid, block, stream, dynamic_shared_bytes]``, checked."""
+    """The parts of ``kernel[grid, block, stream, dynamic_shared_bytes, cluster]``, checked."""
 
     def __init__(self, config: object) -> None:
-        if not isinstance(config, tuple) or not 2 <= len(config) <= 4:
+        if not isinstance(config, tuple) or not 2 <= len(config) <= 5:
             raise TypeError(
-                "a launch configuration is [blocks, threads], [blocks, threads, stream] or "
-                f"[blocks, threads, stream, dynamic_shared_bytes]; got {config!r}"
+                "a launch configuration is [blocks, threads], [blocks, threads, stream], "
+                "[blocks, threads, stream, dynamic_shared_bytes] or "
+                f"[blocks, threads, stream, dynamic_shared_bytes, cluster]; got {config!r}"
             )
         self.griddim = _dim3(config[0], "grid (number of blocks)")
         self.blockdim = _dim3(config[1], "block (threads per block)")
@@ -45,6 +51,7 @@ class LaunchConfiguration:
         if not isinstance(sharedmem, int) or isinstance(sharedmem, bool) or sharedmem < 0:
             raise TypeError(f"dynamic shared memory must be a non-negative int of bytes, got {sharedmem!r}")
         self.sharedmem = sharedmem
+        self.cluster = _cluster(config[4], self.griddim) if len(config) > 4 and config[4] is not None else None
 
     def geometry(self) -> tuple[int, ...]:
         """The grid, block and dynamic shared memory as cuLaunchKernel takes them."""
@@ -55,6 +62,31 @@ class LaunchConfiguration:
         and a stream of another context."""
         check_dimensions(context, self.griddim, self.blockdim)
         check_stream_context(self.stream, context)
+        if self.cluster is not None and context.compute_capability < (9, 0):
+            major, minor = context.compute_capability
+            raise ValueError(
+                f"a launch with the cluster shape {self.cluster} needs a device of compute capability 9.0 or "
+                f"newer (thread-block clusters); this one is {major}.{minor}"
+            )
+
+
+def _cluster(value: object, griddim: tuple[int, ...]) -> tuple[int, ...]:
+    """The cluster shape: 1 to 3 extents, dividing the grid, of at most 8 blocks in all."""
+    cluster = _dim3(value, "cluster (blocks per cluster)")
+    blocks = cluster[0] * cluster[1] * cluster[2]
+    if blocks > PORTABLE_CLUSTER_BLOCKS:
+        raise ValueError(
+            f"a cluster of {cluster[0]}x{cluster[1]}x{cluster[2]} = {blocks} blocks is more than the "
+            f"{PORTABLE_CLUSTER_BLOCKS} every chip with clusters allows (larger, non-portable sizes are not "
+            "supported by cumlir)"
+        )
+    for axis, (extent, grid) in enumerate(zip(cluster, griddim)):
+        if grid % extent:
+            raise ValueError(
+                f"the grid must be a whole number of clusters: its {'xyz'[axis]} dimension {grid} is not a "
+                f"multiple of the cluster's {extent}"
+            )
+    return cluster
 
 
 def check_dimensions(context: Context, griddim: Sequence[int], blockdim: Sequence[int]) -> None:

@@ -42,7 +42,8 @@ def _libdevice():
 def nvvm_options(cc, options, output):
     """libNVVM's command-line options for a compute capability, Options and output kind."""
     major, minor = targets.parse_cc(cc)
-    result = [f"-arch=compute_{major}{minor}", f"-opt={3 if options is None else options.opt_level}"]
+    suffix = "a" if targets.arch_specific(cc, options) else ""
+    result = [f"-arch=compute_{major}{minor}{suffix}", f"-opt={3 if options is None else options.opt_level}"]
     if options is not None and options.fast:
         result += ["-ftz=1", "-prec-div=0", "-prec-sqrt=0", "-fma=1"]
     else:

@@ -16,7 +16,16 @@ from __future__ import annotations
 from mlir import ir, passmanager
 from mlir.dialects import llvm
 
-from ...marks import CHIP_AT_LEAST, CHIP_PATHS, FUNCTION_FASTMATH, PARALLEL_LOOPS_MARK, UNCONTRACTED
+from ...marks import (
+    CHIP_AT_LEAST,
+    CHIP_PATHS,
+    FUNCTION_FASTMATH,
+    NEEDS_ARCH_SPECIFIC,
+    NEEDS_CHIP,
+    NEEDS_PTX,
+    PARALLEL_LOOPS_MARK,
+    UNCONTRACTED,
+)
 from ...mlir_context import thread_pass_managers
 from ...options import check_ptx_feature
 from .. import targets
@@ -72,11 +81,15 @@ def set_target(module, cc, options):
     and the options' register and launch limits to its kernels."""
     gpu_module = gpu_module_of(module)
     flags = ", flags = {ftz}" if options.fast else ""
-    features = options.features or targets.ptx_feature(cc, debug=options.debug)
+    arch_specific = targets.arch_specific(cc, options)
+    needed_ptx = check_needs(gpu_module, targets.parse_cc(cc), options.features, arch_specific)
+    features = options.features or targets.ptx_feature(cc, debug=options.debug, arch_specific=arch_specific)
     if options.features:
-        check_ptx_feature(options.features, targets.parse_cc(cc))
+        check_ptx_feature(options.features, targets.parse_cc(cc), arch_specific)
+    elif needed_ptx > int(features[len("+ptx") :]):
+        features = f"+ptx{needed_ptx}"
     target = ir.Attribute.parse(
-        f'#nvvm.target<O = {options.opt_level}, chip = "{targets.chip(cc)}", features = "{features}"{flags}>'
+        f'#nvvm.target<O = {options.opt_level}, chip = "{targets.chip(cc, arch_specific)}", features = "{features}"{flags}>'
     )
     gpu_module.attributes["targets"] = ir.ArrayAttr.get([target])
     # the NVPTX layout must be known when the module is translated to LLVM IR: loads and
@@ -91,6 +104,43 @@ def set_target(module, cc, options):
             if op.operation.name == "gpu.func" and "gpu.kernel" in op.attributes:
                 for name, value in limits.items():
                     op.attributes[name] = value
+
+
+def check_needs(gpu_module, cc, features, arch_specific=False):
+    """The PTX version the module's instructions need (0: none), once their chip is checked
+    against *cc* (and its architecture-specific target, *arch_specific*) and their PTX version
+    against the options' ``features``; the marks are removed."""
+    attributes = gpu_module.attributes
+    needed = {}
+    for mark in (NEEDS_ARCH_SPECIFIC, NEEDS_CHIP, NEEDS_PTX):
+        if mark in attributes:
+            needed[mark] = (ir.IntegerAttr(attributes[mark]).value, ir.StringAttr(attributes[f"{mark}_for"]).value)
+            del attributes[mark]
+            del attributes[f"{mark}_for"]
+    if NEEDS_ARCH_SPECIFIC in needed:
+        level, what = needed[NEEDS_ARCH_SPECIFIC]
+        if not arch_specific or cc[0] * 10 + cc[1] != level:
+            compiled = f"sm_{cc[0]}{cc[1]}{'a' if arch_specific else ''}"
+            raise ValueError(
+                f"{what} needs the architecture-specific target sm_{level}a; the code is compiled for "
+                f"{compiled}: give the option chip='sm_{level}a' (a kernel so compiled runs on "
+                f"{level // 10}.{level % 10} devices only)"
+            )
+    if NEEDS_CHIP in needed:
+        level, what = needed[NEEDS_CHIP]
+        if cc[0] * 10 + cc[1] < level:
+            raise ValueError(
+                f"{what} needs sm_{level} or newer; the code is compiled for sm_{cc[0]}{cc[1]} "
+                f"(give cc=({level // 10}, {level % 10}) or compile for a newer device)"
+            )
+    if NEEDS_PTX not in needed:
+        return 0
+    version, what = needed[NEEDS_PTX]
+    if features and int(features[len("+ptx") :]) < version:
+        raise ValueError(
+            f"{what} needs PTX ISA {version // 10}.{version % 10}; the option features={features!r} is older"
+        )
+    return version
 
 
 def _settle_chip_conditions(gpu_module, cc):

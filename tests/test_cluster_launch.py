@@ -1,0 +1,81 @@
+"""Launches in thread-block clusters (``kernel[grid, block, stream, shared, cluster]``,
+``kernel.configure(..., cluster=)``, docs/hopper.md) on a fake driver (tests/fake_driver.py):
+what cuLaunchKernelEx is given, every launch in clusters taking it, and the configurations
+refused."""
+
+import numpy as np
+import pytest
+
+from cumlir import cuda
+
+from . import fake_driver
+
+CLUSTER = "CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION"
+
+
+def _add_one(a):
+    a[cuda.grid(1)] += 1
+
+
+@pytest.fixture
+def fake(monkeypatch):
+    return fake_driver.install(monkeypatch)
+
+
+@pytest.fixture
+def kernel():
+    return cuda.jit("void(float32[:])")(_add_one)
+
+
+def _device_array(n):
+    return cuda.to_device(np.zeros(n, np.float32))
+
+
+def test_the_cluster_shape_reaches_cuLaunchKernelEx(fake, kernel):
+    a = _device_array(8 * 32)
+    kernel[8, 32, 0, 0, 2](a)
+    kernel[(4, 2), (32, 1), 0, 16, (2, 2)](a)
+    kernel.configure((8, 1, 2), 32, cluster=(4, 1, 2))(a)
+    first, second, third = fake.launches
+    assert first["grid"] == (8, 1, 1) and first["block"] == (32, 1, 1)
+    assert first["attributes"] == {CLUSTER: (2, 1, 1)}
+    assert second["grid"] == (4, 2, 1) and second["shared"] == 16 and second["attributes"] == {CLUSTER: (2, 2, 1)}
+    assert third["grid"] == (8, 1, 2) and third["attributes"] == {CLUSTER: (4, 1, 2)}
+    # the arguments are packed as for any launch
+    assert first["params"] == second["params"] == third["params"]
+
+
+def test_every_launch_in_clusters_takes_cuLaunchKernelEx(fake, kernel):
+    a = _device_array(64)
+    launcher = kernel[4, 16, 0, 0, 2]
+    for _ in range(3):  # the later launches would take the fast path of cuLaunchKernel
+        launcher(a)
+    assert [launch.get("attributes") for launch in fake.launches] == [{CLUSTER: (2, 1, 1)}] * 3
+    kernel[4, 16](a)
+    kernel[4, 16, 0, 0, None](a)
+    assert "attributes" not in fake.launches[-1] and "attributes" not in fake.launches[-2]
+
+
+@pytest.mark.parametrize(
+    "config, error, message",
+    [
+        ((6, 32, 0, 0, 4), ValueError, r"its x dimension 6 is not a multiple of the cluster's 4"),
+        (((4, 3), 32, 0, 0, (2, 2)), ValueError, r"its y dimension 3 is not a multiple of the cluster's 2"),
+        ((16, 32, 0, 0, 16), ValueError, r"16 blocks is more than the 8 every chip with clusters allows"),
+        ((16, 32, 0, 0, (4, 4)), ValueError, r"4x4x1 = 16 blocks is more than the 8"),
+        ((8, 32, 0, 0, 0), ValueError, r"every cluster \(blocks per cluster\) dimension must be at least 1"),
+        ((8, 32, 0, 0, 2.0), TypeError, r"the cluster \(blocks per cluster\) must be an int or a tuple"),
+        ((8, 32, 0, 0, 2, 1), TypeError, r"a launch configuration is"),
+    ],
+)
+def test_bad_cluster_shapes(kernel, config, error, message):
+    with pytest.raises(error, match=message):
+        kernel[config]
+
+
+def test_clusters_need_compute_capability_9(fake, kernel, monkeypatch):
+    monkeypatch.setitem(fake_driver.LIMITS, "COMPUTE_CAPABILITY_MAJOR", 8)
+    a = _device_array(64)
+    with pytest.raises(ValueError, match=r"cluster shape \(2, 1, 1\) needs a device of compute capability 9.0 .* 8.0"):
+        kernel[4, 16, 0, 0, 2](a)
+    assert fake.launches == []
