@@ -296,7 +296,7 @@ class _ComplexParameter:
     def __init__(self, ty, index):
         self.index = index
         self.type = ty
-        self._format = "ff" if ty.bitwidth == 64 else "dd"
+        self._format = {32: "HH", 64: "ff"}.get(ty.bitwidth, "dd")
 
     def pack(self, value, buffer, offset, launch):
         try:
@@ -305,8 +305,12 @@ class _ComplexParameter:
             raise TypeError(
                 f"argument {self.index}: expected a complex number for {self.type}, got {value!r}"
             ) from None
-        struct.pack_into(self._format[0], buffer, offset, value.real)
-        struct.pack_into(self._format[1], buffer, offset + SLOT, value.imag)
+        parts = (value.real, value.imag)
+        if self.type.bitwidth == 32:  # complex32: each part rounded to float16 (struct's "e" refuses overflow)
+            with np.errstate(over="ignore"):
+                parts = tuple(int(np.float16(p).view(np.uint16)) for p in parts)
+        struct.pack_into(self._format[0], buffer, offset, parts[0])
+        struct.pack_into(self._format[1], buffer, offset + SLOT, parts[1])
 
 
 class _PointerParameter:
