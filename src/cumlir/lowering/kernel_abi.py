@@ -39,6 +39,8 @@ def param_types(lower, ty):
         return [lower.get_mlir_type(ty.base_type)] * ty.count
     if isinstance(ty, types.Complex):
         return [lower.dmm.lookup(ty.underlying_float).get_data_type()] * 2
+    if isinstance(ty, types.EnumMember):  # its value's parameter
+        return param_types(lower, ty.dtype)
     if isinstance(ty, types.BaseTuple):
         return [t for member in ty.types for t in param_types(lower, member)]
     if not lower.has_value(ty):

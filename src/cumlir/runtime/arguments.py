@@ -95,7 +95,7 @@ def _scalar_type(value, index):
     if isinstance(value, bool) or isinstance(value, np.bool_):
         return types.boolean
     if isinstance(value, int):
-        return types.int64
+        return _enum_member_type(value, index) if isinstance(value, enum.Enum) else types.int64
     if isinstance(value, float):
         return types.float64
     if isinstance(value, np.generic):
@@ -113,12 +113,27 @@ def _scalar_type(value, index):
         return types.BaseTuple.from_types(members, type(value))
     if isinstance(value, ctypes.c_void_p):
         return types.voidptr
-    if isinstance(value, enum.Enum):  # IntEnum members are ints, passed above
-        raise TypeError(
-            f"argument {index}: the enum member {value!r} cannot be passed to a kernel: pass its value "
-            f"({type(value).__name__}.{value.name}.value) or read the member inside the kernel"
-        )
+    if isinstance(value, enum.Enum):
+        return _enum_member_type(value, index)
     raise TypeError(f"argument {index}: values of type {type(value).__name__} cannot be passed to a kernel")
+
+
+def _enum_member_type(value, index):
+    """numba's type of an enum member (IntEnumMember or EnumMember of its class), as Numba-CUDA
+    types such an argument; the kernel receives its value, which must be a number or a bool."""
+    from numba.core import types
+    from numba.core.typing.typeof import typeof
+
+    try:
+        ty = typeof(value)
+    except ValueError as e:  # numba's "heterogeneous enum"
+        raise TypeError(f"argument {index}: the enum member {value!r} cannot be passed to a kernel: {e}") from None
+    if not isinstance(ty.dtype, (types.Integer, types.Float, types.Boolean)):
+        raise TypeError(
+            f"argument {index}: the enum member {value!r} cannot be passed to a kernel: its class's values are "
+            f"{ty.dtype}, not numbers; pass a number, or read the member inside the kernel"
+        )
+    return ty
 
 
 def cuda_array_interface(value):
@@ -225,6 +240,23 @@ class _ScalarParameter:
             struct.pack_into(self.format, buffer, offset, value)
         except (struct.error, OverflowError):
             raise OverflowError(f"argument {self.index}: {value!r} does not fit in {self.type}") from None
+
+
+class _EnumParameter:
+    """An enum member (numba's EnumMember or IntEnumMember): its value, as its value type."""
+
+    def __init__(self, ty, index):
+        self.index = index
+        self.type = ty
+        self._value = _ScalarParameter(ty.dtype, index)
+        self.slots = self._value.slots
+
+    def pack(self, value, buffer, offset, launch):
+        if not isinstance(value, self.type.instance_class):
+            raise TypeError(
+                f"argument {self.index}: expected a member of {self.type.instance_class.__name__}, got {value!r}"
+            )
+        self._value.pack(value.value, buffer, offset, launch)
 
 
 class _NarrowFloatParameter:
@@ -478,6 +510,8 @@ def _parameter(ty, index):
         return _NarrowFloatParameter(ty, index)
     if isinstance(ty, types.Complex):
         return _ComplexParameter(ty, index)
+    if isinstance(ty, types.EnumMember):
+        return _EnumParameter(ty, index)
     if isinstance(ty, (types.NPDatetime, types.NPTimedelta)):
         return _DatetimeParameter(ty, index)
     if isinstance(ty, (types.CPointer, types.RawPointer)):
