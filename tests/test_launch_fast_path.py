@@ -443,6 +443,11 @@ def half_complex(z):
     pass
 
 
+@cuda.jit("void(tf32)")
+def tensor_float(x):
+    pass
+
+
 def _every_time_general(fake, general, launcher, args):
     for _ in range(3):
         before = len(general)
@@ -461,6 +466,11 @@ def test_complex32_takes_the_general_path_rounding_each_part(fake, general):
     slot = arguments.SLOT
     assert struct.unpack_from("e", params, 0)[0] == float(np.float16(0.1))
     assert struct.unpack_from("e", params, slot)[0] == 65504.0
+
+
+def test_tf32_takes_the_general_path_rounding_ties_away(fake, general):
+    params = _every_time_general(fake, general, tensor_float[1, 1], (1 + 2.0**-11,))
+    assert struct.unpack_from("f", params, 0)[0] == 1 + 2.0**-10
 
 
 # ---- streams, contexts, threads ----------------------------------------------------------------

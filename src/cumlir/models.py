@@ -145,6 +145,13 @@ class Bfloat16Model(DataModel):
         return ir.BF16Type.get()
 
 
+class Tf32Model(DataModel):
+    """The float32 it is (its 13 low significand bits zero), in registers and in memory."""
+
+    def get_value_type(self):
+        return ir.F32Type.get()
+
+
 class NarrowFloatModel(DataModel):
     """One byte in registers and in memory, the code ml_dtypes stores: LLVM has no types
     of fewer than 16 bits, so operations convert (operations/narrow_floats.py)."""
@@ -460,6 +467,7 @@ for _cls, _model in (
     (types.Float, FloatModel),
     (cumlir_types.Bfloat16, Bfloat16Model),
     (cumlir_types.NarrowFloat, NarrowFloatModel),
+    (cumlir_types.Tf32, Tf32Model),
     (types.Complex, ComplexModel),
     (cumlir_types.Complex32, Complex32Model),
     (types.NPDatetime, DatetimeModel),

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import ctypes
 import enum
+import math
 import struct
 from typing import TYPE_CHECKING
 
@@ -257,6 +258,38 @@ class _EnumParameter:
                 f"argument {self.index}: expected a member of {self.type.instance_class.__name__}, got {value!r}"
             )
         self._value.pack(value.value, buffer, offset, launch)
+
+
+class _Tf32Parameter:
+    """A tf32: the float32 nearest to the number with 10 stored significand bits, ties away
+    from zero (as the device's conversion; beyond the largest tf32, infinity; NaN 0x7FFFE000)."""
+
+    slots = 1
+    _LARGEST = (2 - 2.0**-10) * 2.0**127
+    _SMALLEST_ULP = 2.0**-136  # float32's subnormals keep 10 significand bits from 2**-149
+
+    def __init__(self, ty, index):
+        self.index = index
+        self.type = ty
+
+    def pack(self, value, buffer, offset, launch):
+        if not isinstance(value, (int, float, np.integer, np.floating)) or isinstance(value, (bool, np.bool_)):
+            raise TypeError(f"argument {self.index}: expected a real number for tf32, got {value!r}")
+        x = float(value)
+        if math.isnan(x):
+            struct.pack_into("I", buffer, offset, 0x7FFFE000)
+            return
+        struct.pack_into("f", buffer, offset, self.rounded(x))
+
+    @classmethod
+    def rounded(cls, x):
+        if not math.isfinite(x) or x == 0:
+            return x
+        _, exponent = math.frexp(x)  # |x| in [2**(exponent-1), 2**exponent)
+        ulp = max(2.0 ** (exponent - 11), cls._SMALLEST_ULP)
+        steps = math.floor(abs(x) / ulp + 0.5)  # exact: fewer than 2**12 steps, halves exact
+        magnitude = steps * ulp
+        return math.copysign(magnitude if magnitude <= cls._LARGEST else math.inf, x)
 
 
 class _NarrowFloatParameter:
@@ -508,6 +541,8 @@ def _parameter(ty, index):
 
     if isinstance(ty, cumlir_types.NarrowFloat):
         return _NarrowFloatParameter(ty, index)
+    if isinstance(ty, cumlir_types.Tf32):
+        return _Tf32Parameter(ty, index)
     if isinstance(ty, types.Complex):
         return _ComplexParameter(ty, index)
     if isinstance(ty, types.EnumMember):
