@@ -3,6 +3,7 @@ generators, typing errors for what device code cannot hold, and on the GPU the r
 each kernel against the same Python function run on the host."""
 
 import enum
+import re
 
 import numba
 import numpy as np
@@ -139,19 +140,80 @@ def test_an_enum_of_mixed_value_types_is_refused_by_name():
     assert "heterogeneous enum" in message and "'Mixed'" in message
 
 
-def test_an_enum_member_argument_is_refused_naming_the_argument():
+def member_argument(out, mode, color):
+    """Enum members as arguments: their values, identities and comparisons."""
+    out[0] = mode.value
+    out[1] = mode is Mode.FAST
+    out[2] = mode == Mode.FAST
+    out[3] = mode is not Mode.SLOW
+    out[4] = mode * 10  # an IntEnum member is its integer
+    out[5] = color.value
+    out[6] = color is Color.BLUE
+    out[7] = color == Color.RED
+    out[8] = color != Color.GREEN
+
+
+def _argument_types(*values):
     from cumlir.runtime import arguments
 
-    with pytest.raises(TypeError, match=r"argument 1: .*Color.*\.value"):
-        arguments.argument_type(Color.RED, 1)
+    return tuple(arguments.argument_type(v, k) for k, v in enumerate(values))
 
 
-def test_an_int_enum_argument_is_its_integer():
+def test_member_arguments_are_typed_as_numba_cuda_types_them():
     from numba.core import types
 
+    assert _argument_types(Mode.FAST, Color.RED, Scale.HALF) == (
+        types.IntEnumMember(Mode, types.int64),
+        types.EnumMember(Color, types.int64),
+        types.EnumMember(Scale, types.float64),
+    )
+
+
+@pytest.mark.parametrize("cc", ARCHS)
+def test_member_arguments_compile_and_assemble(cc, backend):
+    argtypes = (cuda.float64[::1], *_argument_types(Mode.FAST, Color.RED))
+    ptx, _ = cuda.compile_ptx(member_argument, argtypes, cc=cc, backend=backend)
+    support.ptxas(ptx, targets.chip(cc))
+    # the array's four parameters, then each member as its int64 value, compared with the members' values
+    assert len(re.findall(r"\.param \.[ub]64 (\.ptr \.align 1 )?member_argument_param_\d", ptx)) == 6, ptx
+    for value in (1, 2, 3):
+        assert re.search(rf"setp\.(eq|ne)\.[sbu]64\s+%p\d+, %rd\d+, {value};", ptx), (value, ptx)
+
+
+@pytest.mark.parametrize(
+    "value, message",
+    [
+        (Named.A, r"argument 1: .*Named\.A.*unicode_type, not numbers"),
+        (Planet.EARTH, r"argument 1: .*Planet\.EARTH.*not numbers"),
+        (Mixed.ONE, r"argument 1: .*Mixed\.ONE.*heterogeneous enum"),
+    ],
+)
+def test_an_enum_argument_of_other_values_is_refused_naming_it(value, message):
     from cumlir.runtime import arguments
 
-    assert arguments.argument_type(Mode.FAST, 0) == types.int64
+    with pytest.raises(TypeError, match=message):
+        arguments.argument_type(value, 1)
+
+
+def test_a_member_argument_packs_its_value():
+    import struct
+
+    from cumlir.runtime import arguments
+
+    packer = arguments._parameter(_argument_types(Color.BLUE)[0], 0)
+    buffer = bytearray(8)
+    packer.pack(Color.BLUE, buffer, 0, None)
+    assert struct.unpack("q", buffer) == (3,)
+    with pytest.raises(TypeError, match="argument 0: expected a member of Color, got 3"):
+        packer.pack(3, buffer, 0, None)
+
+
+def test_int_enum_members_have_no_plain_type():
+    """The numba-free launch path (disk cache by plain types) leaves members to numba."""
+    from cumlir.runtime import plain_types
+
+    assert plain_types.plain_type(Mode.FAST) is None
+    assert plain_types.plain_type(2) is not None
 
 
 @pytest.mark.gpu
@@ -166,12 +228,25 @@ def test_enum_kernels_match_python(kernel, backend):
 
 
 @pytest.mark.gpu
-def test_int_enum_arguments_launch_as_integers(backend):
+def test_member_arguments_launch_as_their_values(backend):
+    kernel = cuda.jit(backend=backend)(member_argument)
+    for mode, color in ((Mode.FAST, Color.RED), (Mode.SLOW, Color.BLUE), (Mode.QUICK, Color.GREEN)):
+        expected = np.zeros(9)
+        member_argument(expected, mode, color)
+        for _ in range(3):  # the later launches take the launcher cache's path
+            got = np.zeros(9)
+            kernel[1, 1](got, mode, color)
+            np.testing.assert_array_equal(got, expected)
+    assert len(kernel.overloads) == 1  # one type per enum class, whichever member
+
+
+@pytest.mark.gpu
+def test_an_int_enum_argument_and_an_integer_are_two_overloads(backend):
     @cuda.jit(backend=backend)
     def kernel(out, mode):
-        out[0] = mode == Mode.FAST
-        out[1] = mode * 10
+        out[0] = mode * 10
 
-    out = np.zeros(2, np.int64)
+    out = np.zeros(1, np.int64)
     kernel[1, 1](out, Mode.FAST)
-    np.testing.assert_array_equal(out, [1, 20])
+    kernel[1, 1](out, 2)
+    assert out[0] == 20 and len(kernel.overloads) == 2

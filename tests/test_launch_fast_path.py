@@ -6,8 +6,10 @@ typing the arguments again; anything else must go the general way with its check
 
 import collections
 import ctypes
+import enum
 import itertools
 import os
+import struct
 import subprocess
 import sys
 
@@ -424,6 +426,51 @@ def test_values_that_do_not_fit_raise_the_general_error(fake, general):
         one[1, 1](1, 2)
     with pytest.raises(TypeError, match="positional arguments only"):
         one[1, 1](x=1)
+
+
+class Level(enum.IntEnum):
+    LOW = 1
+    HIGH = 7
+
+
+class Shade(enum.Enum):
+    DARK = 3
+    LIGHT = 5
+
+
+@cuda.jit("void(complex32)")
+def half_complex(z):
+    pass
+
+
+@cuda.jit("void(tf32)")
+def tensor_float(x):
+    pass
+
+
+def _every_time_general(fake, general, launcher, args):
+    for _ in range(3):
+        before = len(general)
+        launch = _launch(fake, launcher, args)
+        assert len(general) == before + 1, "a route was made for arguments the fast path declines"
+    return launch["params"]
+
+
+@pytest.mark.parametrize("member", [Level.HIGH, Shade.LIGHT, Shade.DARK])
+def test_enum_members_take_the_general_path_as_their_values(fake, general, member):
+    assert _every_time_general(fake, general, one[1, 1], (member,)) == struct.pack("q", member.value)
+
+
+def test_complex32_takes_the_general_path_rounding_each_part(fake, general):
+    params = _every_time_general(fake, general, half_complex[1, 1], (0.1 + 65519j,))
+    slot = arguments.SLOT
+    assert struct.unpack_from("e", params, 0)[0] == float(np.float16(0.1))
+    assert struct.unpack_from("e", params, slot)[0] == 65504.0
+
+
+def test_tf32_takes_the_general_path_rounding_ties_away(fake, general):
+    params = _every_time_general(fake, general, tensor_float[1, 1], (1 + 2.0**-11,))
+    assert struct.unpack_from("f", params, 0)[0] == 1 + 2.0**-10
 
 
 # ---- streams, contexts, threads ----------------------------------------------------------------

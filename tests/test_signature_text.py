@@ -35,7 +35,7 @@ def _evaluated_names():
         for spelling in (name, *stub.aliases):
             names[spelling] = cumlir_types.vector_types[name]
     names.update(types.__dict__)
-    names.update(bfloat16=cumlir_types.bfloat16)
+    names.update(bfloat16=cumlir_types.bfloat16, complex32=cumlir_types.complex32, tf32=cumlir_types.tf32)
     names.update((t.name, t) for t in cumlir_types.narrow_floats.values())
     names.update(cumlir_types.narrow_floats)
     return names
@@ -216,7 +216,7 @@ def test_every_type_name_reads_as_numbas_eval_read_it():
     assert {"f4", "i8", "u1", "b1", "c8", "intp", "uintp", "float16", "bool_", "boolean", "void", "none"} <= set(
         _type_names()
     )
-    assert {"bfloat16", "float32x4", "float4", "int2", "uchar4", "double2"} <= set(_type_names())
+    assert {"bfloat16", "complex32", "float32x4", "float4", "int2", "uchar4", "double2"} <= set(_type_names())
 
 
 def test_an_unknown_name_is_said_as_before():

@@ -9,6 +9,7 @@ Models are looked up by the Numba type's class, most derived first.
 
 from mlir import ir
 from mlir.dialects import arith, llvm
+from mlir.dialects import complex as cx
 from numba.core import types
 
 from . import types as cumlir_types
@@ -144,6 +145,13 @@ class Bfloat16Model(DataModel):
         return ir.BF16Type.get()
 
 
+class Tf32Model(DataModel):
+    """The float32 it is (its 13 low significand bits zero), in registers and in memory."""
+
+    def get_value_type(self):
+        return ir.F32Type.get()
+
+
 class NarrowFloatModel(DataModel):
     """One byte in registers and in memory, the code ml_dtypes stores: LLVM has no types
     of fewer than 16 bits, so operations convert (operations/narrow_floats.py)."""
@@ -213,6 +221,25 @@ class ComplexModel(DataModel):
 
     def get_value_type(self):
         return ir.ComplexType.get(_FLOATS[self.fe_type.bitwidth // 2].get())
+
+
+class Complex32Model(ComplexModel):
+    """complex<f16> in registers; in memory an i32, the real part's bits low, so that an
+    element is 4-byte aligned and moves with one 32-bit load or store (as CUDA's half2)."""
+
+    def get_data_type(self):
+        return ir.IntegerType.get_signless(32)
+
+    def as_data(self, value):
+        i16, i32 = ir.IntegerType.get_signless(16), self.get_data_type()
+        real, imag = (arith.extui(i32, arith.bitcast(i16, part)) for part in (cx.re(value), cx.im(value)))
+        return arith.ori(real, arith.shli(imag, arith.constant(i32, 16)))
+
+    def from_data(self, value):
+        i16, f16 = ir.IntegerType.get_signless(16), ir.F16Type.get()
+        high = arith.shrui(value, arith.constant(value.type, 16))
+        real, imag = (arith.bitcast(f16, arith.trunci(i16, bits)) for bits in (value, high))
+        return cx.create_(self.get_value_type(), real, imag)
 
 
 class StructModel(DataModel):
@@ -440,7 +467,9 @@ for _cls, _model in (
     (types.Float, FloatModel),
     (cumlir_types.Bfloat16, Bfloat16Model),
     (cumlir_types.NarrowFloat, NarrowFloatModel),
+    (cumlir_types.Tf32, Tf32Model),
     (types.Complex, ComplexModel),
+    (cumlir_types.Complex32, Complex32Model),
     (types.NPDatetime, DatetimeModel),
     (types.NPTimedelta, DatetimeModel),
     (types.BaseTuple, TupleModel),

@@ -169,7 +169,6 @@ _BLACKWELL = "needs a Blackwell GPU to test (tcgen05, sm_100); not implemented i
 
 NUMBA_CUDA_MLIR: dict[str, dict[str, str]] = {
     "cuda": {
-        "complex32": "numba has no complex32 type (numba-cuda-mlir's own, two float16 parts); use complex64",
         "tensor_map": f"TMA tensor maps are {_HOPPER}",
         "vector": (
             "numba-cuda-mlir's loads and stores of MLIR vectors of any shape; cumlir has no such type: "

@@ -1,5 +1,6 @@
 """Numba's types, as extensions of cumlir use them: ``from cumlir import types``, and the
-types cumlir adds: ``bfloat16``, the narrow floats (``f8E4M3FN`` ...) and CUDA's vector types.
+types cumlir adds: ``bfloat16``, ``complex32``, ``tf32``, the narrow floats (``f8E4M3FN`` ...) and CUDA's
+vector types.
 
 New types subclass ``types.Type``; see docs/extending.md. Operation modules name the
 types of their patterns here (``"Integer"``, ``"bfloat16"``, ``"VectorType"``).
@@ -112,6 +113,74 @@ f4E2M1FN = NarrowFloat("f4E2M1FN", "float4_e2m1fn", 4, 2, 1, 1, "finite")
 narrow_floats = {
     t.dtype_name: t for t in (f8E4M3FN, f8E5M2, f8E4M3FNUZ, f8E5M2FNUZ, f8E8M0FNU, f6E2M3FN, f6E3M2FN, f4E2M1FN)
 }
+
+
+class Tf32(_types.Number):
+    """tf32 (``types.tf32``, numba-cuda-mlir's): TensorFloat-32, a float32 whose 13 low
+    significand bits are zero (8 exponent bits, 10 stored significand bits). A value is that
+    float32, 4 bytes in memory. As the narrow floats, a Number but not a numba Float: it
+    converts to float32 and float64 exactly (safe), from every other number only explicitly
+    (unsafe), rounded to nearest, ties away from zero, as PTX's ``cvt.rna.tf32.f32``."""
+
+    def __init__(self):
+        super().__init__(name="tf32")
+        self.bitwidth = 32
+
+    def can_convert_from(self, typingctx, other):
+        if isinstance(other, (_types.Float, _types.Integer, _types.Boolean, Bfloat16, NarrowFloat)):
+            return Conversion.unsafe
+        return None
+
+    def can_convert_to(self, typingctx, other):
+        if isinstance(other, _types.Float):
+            return Conversion.safe if other.bitwidth >= 32 else Conversion.unsafe
+        if isinstance(other, (_types.Integer, Bfloat16, NarrowFloat)):
+            return Conversion.unsafe
+        return None
+
+    def unify(self, typingctx, other):
+        if isinstance(other, _types.Float):
+            return other if other.bitwidth >= 32 else _types.float32
+        return None
+
+
+tf32 = Tf32()
+
+
+class Complex32(_types.Complex):
+    """complex32 (``cuda.complex32``): a complex number of two float16 parts, as
+    numba-cuda-mlir names it. NumPy has no such dtype, so values are made in device code.
+
+    float16 converts to it exactly (safe) and it to complex64 and complex128 exactly
+    (promote); every other number converts to it only explicitly (unsafe), each part
+    rounded to the nearest float16, ties to even (docs/semantics.md)."""
+
+    def __init__(self):
+        super().__init__("complex32", _types.float16)
+
+    def can_convert_from(self, typingctx, other):
+        if other == _types.float16:
+            return Conversion.safe
+        if isinstance(other, (_types.Integer, _types.Float, _types.Boolean, _types.Complex)):
+            return Conversion.unsafe
+        return None
+
+    def can_convert_to(self, typingctx, other):
+        if isinstance(other, _types.Complex) and other.bitwidth > self.bitwidth:
+            return Conversion.promote
+        return None
+
+    def unify(self, typingctx, other):
+        if other == _types.float16:
+            return self
+        if isinstance(other, _types.Integer):
+            return _types.complex64 if other.bitwidth <= 16 else _types.complex128
+        if isinstance(other, (_types.Float, _types.Complex)):
+            return _types.complex128 if other in (_types.float64, _types.complex128) else _types.complex64
+        return None
+
+
+complex32 = Complex32()
 
 
 class WideIntegerConstant(_types.Dummy):

@@ -219,6 +219,7 @@ _LAZY: dict[str, _typing.Callable[[], _typing.Any]] = {
     "DeviceNDArray": lambda: _devicearray_module().DeviceNDArray,
     "random": _random_module,  # cuda.random, the xoroshiro128+ generator (a submodule)
     "bfloat16": lambda: _operations().stub("bf16").bfloat16,  # Numba-CUDA's cuda.bfloat16 is cuda.bf16's
+    "complex32": lambda: _importlib.import_module("cumlir.types").complex32,  # numba-cuda-mlir's
     # the narrow floats under their ml_dtypes names (cuda.float8_e4m3fn is types.f8E4M3FN)
     **{name: _functools.partial(_narrow_float, name) for name in _NARROW_FLOATS},
     "config": lambda: _importlib.import_module("numba.core.config"),  # numba's, as Numba-CUDA's

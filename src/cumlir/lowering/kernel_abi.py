@@ -17,7 +17,7 @@ from mlir.dialects import complex as mlir_complex
 from mlir.dialects import llvm
 from numba.core import errors, types
 
-from ..types import NarrowFloat, VectorType
+from ..types import NarrowFloat, Tf32, VectorType
 from .refcount import memref_from_descriptor
 
 _POINTERS = (types.Record, types.CPointer, types.RawPointer)
@@ -33,12 +33,16 @@ def param_types(lower, ty):
         return [llvm.PointerType.get()] + [_i64()] * (1 + 2 * ty.ndim)
     if isinstance(ty, _POINTERS):  # a record by reference: the launcher copies it in and out
         return [llvm.PointerType.get()]
-    if isinstance(ty, (types.Integer, types.Float, types.Boolean, types.NPDatetime, types.NPTimedelta, NarrowFloat)):
+    if isinstance(
+        ty, (types.Integer, types.Float, types.Boolean, types.NPDatetime, types.NPTimedelta, NarrowFloat, Tf32)
+    ):
         return [lower.dmm.lookup(ty).get_data_type()]
     if isinstance(ty, VectorType):  # one parameter per lane
         return [lower.get_mlir_type(ty.base_type)] * ty.count
     if isinstance(ty, types.Complex):
         return [lower.dmm.lookup(ty.underlying_float).get_data_type()] * 2
+    if isinstance(ty, types.EnumMember):  # its value's parameter
+        return param_types(lower, ty.dtype)
     if isinstance(ty, types.BaseTuple):
         return [t for member in ty.types for t in param_types(lower, member)]
     if not lower.has_value(ty):

@@ -1,14 +1,16 @@
 """``print()`` in kernels, through CUDA's device-side ``vprintf(format, arguments)``.
 
-Formats are Numba-CUDA's: integers as %lld or %llu, floats as %f (bfloat16 and the narrow
-floats too), booleans as True/False, string constants verbatim, tuples in parentheses; items
-separated by spaces and the line ended with a newline. Only string constants are
-written into the format: a numeric constant is printed through its format like any
-value, so ``print(1.5)`` prints ``1.500000`` as in Numba-CUDA.
+Formats are Numba-CUDA's: integers as %lld or %llu, floats as %f (bfloat16, tf32 and the
+narrow floats too), complex numbers as ``(%f%+fj)`` (cumlir's: Numba-CUDA refuses them),
+booleans as True/False, string constants verbatim, tuples in parentheses; items separated
+by spaces and the line ended with a newline. Only string constants are written into the
+format: a numeric constant is printed through its format like any value, so ``print(1.5)``
+prints ``1.500000`` as in Numba-CUDA.
 """
 
 from mlir import ir
 from mlir.dialects import arith, llvm
+from mlir.dialects import complex as mlir_complex
 from numba.core import errors, types
 
 from .. import types as cumlir_types
@@ -26,8 +28,12 @@ def _format_item(lower, ty, value, constant):
     if isinstance(ty, types.Integer):
         wide = types.int64 if ty.signed else types.uint64
         return ("%lld" if ty.signed else "%llu"), [lower.cast(value, ty, wide)]
-    if isinstance(ty, (types.Float, cumlir_types.Bfloat16, cumlir_types.NarrowFloat)):
+    if isinstance(ty, (types.Float, cumlir_types.Bfloat16, cumlir_types.NarrowFloat, cumlir_types.Tf32)):
         return "%f", [lower.cast(value, ty, types.float64)]
+    if isinstance(ty, types.Complex):  # as Python writes it: (1.500000-2.000000j)
+        part = ty.underlying_float
+        real, imag = (lower.cast(p, part, types.float64) for p in (mlir_complex.re(value), mlir_complex.im(value)))
+        return "(%f%+fj)", [real, imag]
     if isinstance(ty, types.BaseTuple):
         parts = [_format_item(lower, t, lower.extract(value, ty, i), None) for i, t in enumerate(ty.types)]
         texts = [p[0] for p in parts]

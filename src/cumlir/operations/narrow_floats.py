@@ -194,11 +194,11 @@ def _hardware_to_float32(code, ty):
     return arith.bitcast(ir.F32Type.get(), bits)
 
 
-def _by_chip(lower, result_type, hardware, software):
-    """``hardware()`` on sm_90 and newer, ``software()`` below: both written, the condition
-    settled per chip by the optimized stage (see the module's docstring)."""
+def by_chip(lower, result_type, hardware, software, cc=_HARDWARE_CC):
+    """``hardware()`` on chips from *cc* (sm_90 by default), ``software()`` below: both written,
+    the condition settled per chip by the optimized stage (see the module's docstring)."""
     condition = arith.constant(_i(1), 0)
-    condition.owner.attributes[CHIP_AT_LEAST] = ir.IntegerAttr.get(_i(32), _HARDWARE_CC)
+    condition.owner.attributes[CHIP_AT_LEAST] = ir.IntegerAttr.get(_i(32), cc)
     lower.mlir_gpu_module.attributes[CHIP_PATHS] = ir.UnitAttr.get()
     branch = scf.IfOp(condition, [result_type], has_else=True)
     for block, build in ((branch.then_block, hardware), (branch.else_block, software)):
@@ -212,7 +212,7 @@ def from_float32(lower, value, ty, saturate=False):
     software = lambda: _software_from_float32(value, ty, saturate)  # noqa: E731
     if ty.name not in _HARDWARE:
         return software()
-    return _by_chip(lower, _i(8), lambda: _hardware_from_float32(value, ty, saturate), software)
+    return by_chip(lower, _i(8), lambda: _hardware_from_float32(value, ty, saturate), software)
 
 
 def to_float32(lower, code, ty):
@@ -220,7 +220,7 @@ def to_float32(lower, code, ty):
     software = lambda: _software_to_float32(code, ty)  # noqa: E731
     if ty.name not in _HARDWARE:
         return software()
-    return _by_chip(lower, ir.F32Type.get(), lambda: _hardware_to_float32(code, ty), software)
+    return by_chip(lower, ir.F32Type.get(), lambda: _hardware_to_float32(code, ty), software)
 
 
 def to_narrow(lower, value, fromty, ty, saturate=False):

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import ctypes
 import enum
+import math
 import struct
 from typing import TYPE_CHECKING
 
@@ -95,7 +96,7 @@ def _scalar_type(value, index):
     if isinstance(value, bool) or isinstance(value, np.bool_):
         return types.boolean
     if isinstance(value, int):
-        return types.int64
+        return _enum_member_type(value, index) if isinstance(value, enum.Enum) else types.int64
     if isinstance(value, float):
         return types.float64
     if isinstance(value, np.generic):
@@ -113,12 +114,27 @@ def _scalar_type(value, index):
         return types.BaseTuple.from_types(members, type(value))
     if isinstance(value, ctypes.c_void_p):
         return types.voidptr
-    if isinstance(value, enum.Enum):  # IntEnum members are ints, passed above
-        raise TypeError(
-            f"argument {index}: the enum member {value!r} cannot be passed to a kernel: pass its value "
-            f"({type(value).__name__}.{value.name}.value) or read the member inside the kernel"
-        )
+    if isinstance(value, enum.Enum):
+        return _enum_member_type(value, index)
     raise TypeError(f"argument {index}: values of type {type(value).__name__} cannot be passed to a kernel")
+
+
+def _enum_member_type(value, index):
+    """numba's type of an enum member (IntEnumMember or EnumMember of its class), as Numba-CUDA
+    types such an argument; the kernel receives its value, which must be a number or a bool."""
+    from numba.core import types
+    from numba.core.typing.typeof import typeof
+
+    try:
+        ty = typeof(value)
+    except ValueError as e:  # numba's "heterogeneous enum"
+        raise TypeError(f"argument {index}: the enum member {value!r} cannot be passed to a kernel: {e}") from None
+    if not isinstance(ty.dtype, (types.Integer, types.Float, types.Boolean)):
+        raise TypeError(
+            f"argument {index}: the enum member {value!r} cannot be passed to a kernel: its class's values are "
+            f"{ty.dtype}, not numbers; pass a number, or read the member inside the kernel"
+        )
+    return ty
 
 
 def cuda_array_interface(value):
@@ -236,6 +252,55 @@ class _ScalarParameter:
             raise OverflowError(f"argument {self.index}: {value!r} does not fit in {self.type}") from None
 
 
+class _EnumParameter:
+    """An enum member (numba's EnumMember or IntEnumMember): its value, as its value type."""
+
+    def __init__(self, ty, index):
+        self.index = index
+        self.type = ty
+        self._value = _ScalarParameter(ty.dtype, index)
+        self.slots = self._value.slots
+
+    def pack(self, value, buffer, offset, launch):
+        if not isinstance(value, self.type.instance_class):
+            raise TypeError(
+                f"argument {self.index}: expected a member of {self.type.instance_class.__name__}, got {value!r}"
+            )
+        self._value.pack(value.value, buffer, offset, launch)
+
+
+class _Tf32Parameter:
+    """A tf32: the float32 nearest to the number with 10 stored significand bits, ties away
+    from zero (as the device's conversion; beyond the largest tf32, infinity; NaN 0x7FFFE000)."""
+
+    slots = 1
+    _LARGEST = (2 - 2.0**-10) * 2.0**127
+    _SMALLEST_ULP = 2.0**-136  # float32's subnormals keep 10 significand bits from 2**-149
+
+    def __init__(self, ty, index):
+        self.index = index
+        self.type = ty
+
+    def pack(self, value, buffer, offset, launch):
+        if not isinstance(value, (int, float, np.integer, np.floating)) or isinstance(value, (bool, np.bool_)):
+            raise TypeError(f"argument {self.index}: expected a real number for tf32, got {value!r}")
+        x = float(value)
+        if math.isnan(x):
+            struct.pack_into("I", buffer, offset, 0x7FFFE000)
+            return
+        struct.pack_into("f", buffer, offset, self.rounded(x))
+
+    @classmethod
+    def rounded(cls, x):
+        if not math.isfinite(x) or x == 0:
+            return x
+        _, exponent = math.frexp(x)  # |x| in [2**(exponent-1), 2**exponent)
+        ulp = max(2.0 ** (exponent - 11), cls._SMALLEST_ULP)
+        steps = math.floor(abs(x) / ulp + 0.5)  # exact: fewer than 2**12 steps, halves exact
+        magnitude = steps * ulp
+        return math.copysign(magnitude if magnitude <= cls._LARGEST else math.inf, x)
+
+
 class _NarrowFloatParameter:
     """A narrow float (``types.f8E4M3FN``): its one-byte code. A scalar of the type's ml_dtypes
     dtype passes as it is; another number is rounded by ml_dtypes, which must be installed."""
@@ -305,7 +370,7 @@ class _ComplexParameter:
     def __init__(self, ty, index):
         self.index = index
         self.type = ty
-        self._format = "ff" if ty.bitwidth == 64 else "dd"
+        self._format = {32: "HH", 64: "ff"}.get(ty.bitwidth, "dd")
 
     def pack(self, value, buffer, offset, launch):
         try:
@@ -314,8 +379,12 @@ class _ComplexParameter:
             raise TypeError(
                 f"argument {self.index}: expected a complex number for {self.type}, got {value!r}"
             ) from None
-        struct.pack_into(self._format[0], buffer, offset, value.real)
-        struct.pack_into(self._format[1], buffer, offset + SLOT, value.imag)
+        parts = (value.real, value.imag)
+        if self.type.bitwidth == 32:  # complex32: each part rounded to float16 (struct's "e" refuses overflow)
+            with np.errstate(over="ignore"):
+                parts = tuple(int(np.float16(p).view(np.uint16)) for p in parts)
+        struct.pack_into(self._format[0], buffer, offset, parts[0])
+        struct.pack_into(self._format[1], buffer, offset + SLOT, parts[1])
 
 
 class _PointerParameter:
@@ -481,8 +550,12 @@ def _parameter(ty, index):
 
     if isinstance(ty, cumlir_types.NarrowFloat):
         return _NarrowFloatParameter(ty, index)
+    if isinstance(ty, cumlir_types.Tf32):
+        return _Tf32Parameter(ty, index)
     if isinstance(ty, types.Complex):
         return _ComplexParameter(ty, index)
+    if isinstance(ty, types.EnumMember):
+        return _EnumParameter(ty, index)
     if isinstance(ty, (types.NPDatetime, types.NPTimedelta)):
         return _DatetimeParameter(ty, index)
     if isinstance(ty, (types.CPointer, types.RawPointer)):

@@ -69,7 +69,7 @@ class _Builder:
         if isinstance(parameter, _ScalarParameter):
             return _is_scalar_kind(kind) and self._scalar(parameter.format, kind, name)
         if isinstance(parameter, _ComplexParameter):
-            if not _is_scalar_kind(kind):
+            if not _is_scalar_kind(kind) or parameter.type.bitwidth == 32:  # complex32: rounded by the general path
                 return False
             self.lines.append(f"    {name}_c = _complex({name})")
             part = parameter._format[0]

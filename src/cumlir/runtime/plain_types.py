@@ -11,6 +11,8 @@ launch types it with numba.
 
 from __future__ import annotations
 
+import enum
+
 import numpy as np
 
 from .arg_hints import ArgHint
@@ -113,8 +115,8 @@ def plain_type(value):
 def _number(value):
     if isinstance(value, (bool, np.bool_)):
         return _NUMBER_TYPES[_BOOL]
-    if isinstance(value, int):
-        return _NUMBER_TYPES[_INT64]
+    if isinstance(value, int):  # an IntEnum member is numba's IntEnumMember: typed by numba
+        return None if isinstance(value, enum.Enum) else _NUMBER_TYPES[_INT64]
     if isinstance(value, float):
         return _NUMBER_TYPES[_FLOAT64]
     if isinstance(value, np.generic):

@@ -103,6 +103,20 @@ class CUDATypingContext(BaseContext):
         return super().resolve_module_constants(typ, attr)
 
     def resolve_function_type(self, func, args, kws):
+        try:
+            return self._resolve_function_type(func, args, kws)
+        except TypeError:
+            # numba's NumPy templates ask NumPy for a dtype of every argument, and NumPy has
+            # none for complex32: a TypeError from deep inside them, made a typing error here
+            if not any(_holds_complex32(a) for a in (*args, *kws.values())):
+                raise
+            shown = ", ".join(str(a) for a in (*args, *kws.values()))
+            raise TypingError(
+                f"{getattr(func, 'typing_key', func)} of ({shown}) is not supported: complex32 has no NumPy "
+                "dtype, so NumPy's functions and array operators do not take it (convert to complex64)"
+            ) from None
+
+    def _resolve_function_type(self, func, args, kws):
         # complex64(re, im) / complex128(re, im): numba's template for calling a number class
         # takes one argument and is consulted before any registered after it
         if (
@@ -151,6 +165,10 @@ class CUDATypingContext(BaseContext):
         self.install_registry(registry)
         self.install_registry(npydecl.registry)
         self.install_registry(enumdecl.registry)  # Enum and IntEnum members (operations/enums.py)
+
+
+def _holds_complex32(ty):
+    return ty == cumlir_types.complex32 or getattr(ty, "dtype", None) == cumlir_types.complex32
 
 
 _MEMO_LIMIT = 1024  # operator typings remembered; a long-lived process meets ever new literals
