@@ -40,8 +40,7 @@ def test_a_dropped_kernel_unloads_its_module(monkeypatch):
     assert cu.cuModuleGetFunction(module, name.encode())[0] == cu.CUresult.CUDA_SUCCESS
     del kernel, overload, loaded
     gc.collect()
-    assert module in unloaded
-    assert cu.cuModuleGetFunction(module, name.encode())[0] != cu.CUresult.CUDA_SUCCESS
+    assert module in unloaded  # (asking the driver about the unloaded handle is undefined: it crashed once)
 
 
 def test_kernels_launched_after_others_were_dropped_compute_right():
