@@ -290,15 +290,18 @@ def kernel(a, b, out, flags, s):
 
 @pytest.mark.parametrize("cc", [(8, 0), (8, 9), (9, 0), (10, 0)])
 @pytest.mark.parametrize("name", NAMES)
-def test_ptx_assembles_and_uses_cvt_from_sm_90(backend, cc, name):
+def test_ptx_assembles_and_uses_cvt_from_sm_89(backend, cc, name):
     sig = f"void(float32[::1], {name}[::1], {NARROW[name].name}[::1], boolean[::1], {name})"
     ptx, _ = cuda.compile_ptx(_exec(KERNEL, ty=NARROW[name])["kernel"], sig, cc=cc, backend=backend)
     support.ptxas(ptx, f"sm_{cc[0]}{cc[1]}")
     hardware = re.findall(r"cvt\.rn(?:\.satfinite)?\.(?:e4m3x2\.f32|e5m2x2\.f32|f16x2\.e4m3x2|f16x2\.e5m2x2)", ptx)
-    if cc < (9, 0):
+    if cc < (8, 9):
         assert not hardware
     else:
-        # the shared array's float8_e5m2 is always converted by the hardware from sm_90
+        # the shared array's float8_e5m2 is always converted by the hardware from sm_89
+        # (on sm_89 in PTX ISA 8.1 at least, which the nvptx code generator raises itself)
+        if backend == "nvptx" and cc == (8, 9):
+            assert re.search(r"^\.version (8\.[1-9]|9\.)", ptx, re.M), ptx[:200]
         assert "cvt.rn.satfinite.e5m2x2.f32" in ptx
         assert ("cvt.rn.f16x2.e4m3x2" in ptx) == (name == "float8_e4m3fn")
 

@@ -24,6 +24,7 @@ COUNTED_LOOP_COUNTER = "cumlir.counted_loop_counter"
 # newer, settled by codegen/passes/pipeline.set_target; on the gpu.module: it holds such
 # constants (lowering cannot know the chip: the narrow floats' hardware conversions)
 CHIP_AT_LEAST = "cumlir.chip_at_least"
+CHIP_PATH_PTX = "cumlir.chip_path_ptx"  # the PTX ISA (81 for 8.1) a CHIP_AT_LEAST path needs where it is kept
 CHIP_PATHS = "cumlir.chip_paths"
 
 # on the gpu.module: the oldest chip (major * 10 + minor) and PTX ISA version its code needs,

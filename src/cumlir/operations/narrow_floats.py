@@ -15,8 +15,9 @@ conversion goes through float32, which holds every narrow value exactly:
   zero of the opposite sign); FNUZ has no -0. f8E8M0FNU rounds ties up on normal float32
   values, as ml_dtypes does, and is NaN for zero and every negative number.
 
-On sm_90 and newer, f8E4M3FN and f8E5M2 convert with PTX's ``cvt`` (``cvt.rn.f16x2.e4m3x2``
-up, ``cvt.rn.satfinite.e4m3x2.f32`` down); ``satfinite`` clamps where ml_dtypes gives NaN or
+On sm_89 and newer, f8E4M3FN and f8E5M2 convert with PTX's ``cvt`` (``cvt.rn.f16x2.e4m3x2``
+up, ``cvt.rn.satfinite.e4m3x2.f32`` down; PTX ISA 8.1 on sm_89, recorded where that path is
+kept); ``satfinite`` clamps where ml_dtypes gives NaN or
 infinity, so a comparison against the format's overflow threshold picks that result. The
 lowering cannot know the chip (the ``mlir`` stage is shared by all), so it writes both paths
 under a condition marked ``CHIP_AT_LEAST``, which ``codegen/passes/pipeline.set_target``
@@ -29,7 +30,7 @@ a narrow float converts as bfloat16 does (``types.NarrowFloat``).
 
 import operator
 
-from ..marks import CHIP_AT_LEAST, CHIP_PATHS
+from ..marks import CHIP_AT_LEAST, CHIP_PATH_PTX, CHIP_PATHS
 from ._api import Stub, cast, declare
 from ._half import declare_operators
 from ._modules import arith, errors, ir, llvm, scf, templates, types
@@ -40,7 +41,8 @@ from .scalars import FLOAT_PREDICATES
 # midpoint between the largest value and the next power of two: 464.0 rounds to 448 (even),
 # 61440.0 to infinity (57344's code is odd); beyond it ml_dtypes gives NaN or infinity)
 _HARDWARE = {"f8E4M3FN": ("e4m3x2", 0x43E80000), "f8E5M2": ("e5m2x2", 0x47700000)}
-_HARDWARE_CC = 90  # sm_89 has the instructions too, but from PTX 8.1, newer than cumlir writes for it
+_HARDWARE_CC = 89  # the first chip with the e4m3/e5m2 conversions
+_HARDWARE_PTX = 81  # ptxas takes them for sm_89 from PTX ISA 8.1, above what cumlir writes for it by default
 
 # the narrow types by name (cumlir.types, not imported here: importing stays cheap)
 NAMES = ("f8E4M3FN", "f8E5M2", "f8E4M3FNUZ", "f8E5M2FNUZ", "f8E8M0FNU", "f6E2M3FN", "f6E3M2FN", "f4E2M1FN")
@@ -194,11 +196,14 @@ def _hardware_to_float32(code, ty):
     return arith.bitcast(ir.F32Type.get(), bits)
 
 
-def by_chip(lower, result_type, hardware, software, cc=_HARDWARE_CC):
-    """``hardware()`` on chips from *cc* (sm_90 by default), ``software()`` below: both written,
-    the condition settled per chip by the optimized stage (see the module's docstring)."""
+def by_chip(lower, result_type, hardware, software, cc=_HARDWARE_CC, ptx=None):
+    """``hardware()`` on chips from *cc* (sm_89 by default), ``software()`` below: both written,
+    the condition settled per chip by the optimized stage (see the module's docstring); where
+    the hardware path is kept, the PTX is at least ISA *ptx*."""
     condition = arith.constant(_i(1), 0)
     condition.owner.attributes[CHIP_AT_LEAST] = ir.IntegerAttr.get(_i(32), cc)
+    if ptx is not None:
+        condition.owner.attributes[CHIP_PATH_PTX] = ir.IntegerAttr.get(_i(32), ptx)
     lower.mlir_gpu_module.attributes[CHIP_PATHS] = ir.UnitAttr.get()
     branch = scf.IfOp(condition, [result_type], has_else=True)
     for block, build in ((branch.then_block, hardware), (branch.else_block, software)):
@@ -212,7 +217,8 @@ def from_float32(lower, value, ty, saturate=False):
     software = lambda: _software_from_float32(value, ty, saturate)  # noqa: E731
     if ty.name not in _HARDWARE:
         return software()
-    return by_chip(lower, _i(8), lambda: _hardware_from_float32(value, ty, saturate), software)
+    hardware = lambda: _hardware_from_float32(value, ty, saturate)  # noqa: E731
+    return by_chip(lower, _i(8), hardware, software, ptx=_HARDWARE_PTX)
 
 
 def to_float32(lower, code, ty):
@@ -220,7 +226,7 @@ def to_float32(lower, code, ty):
     software = lambda: _software_to_float32(code, ty)  # noqa: E731
     if ty.name not in _HARDWARE:
         return software()
-    return by_chip(lower, ir.F32Type.get(), lambda: _hardware_to_float32(code, ty), software)
+    return by_chip(lower, ir.F32Type.get(), lambda: _hardware_to_float32(code, ty), software, ptx=_HARDWARE_PTX)
 
 
 def to_narrow(lower, value, fromty, ty, saturate=False):

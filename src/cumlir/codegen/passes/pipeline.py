@@ -18,6 +18,7 @@ from mlir.dialects import llvm
 
 from ...marks import (
     CHIP_AT_LEAST,
+    CHIP_PATH_PTX,
     CHIP_PATHS,
     FUNCTION_FASTMATH,
     NEEDS_ARCH_SPECIFIC,
@@ -82,6 +83,8 @@ def set_target(module, cc, options):
     gpu_module = gpu_module_of(module)
     flags = ", flags = {ftz}" if options.fast else ""
     arch_specific = targets.arch_specific(cc, options)
+    if CHIP_PATHS in gpu_module.attributes:  # first: a path kept may need a newer PTX ISA
+        _settle_chip_conditions(gpu_module, targets.parse_cc(cc))
     needed_ptx = check_needs(gpu_module, targets.parse_cc(cc), options.features, arch_specific)
     features = options.features or targets.ptx_feature(cc, debug=options.debug, arch_specific=arch_specific)
     if options.features:
@@ -96,8 +99,6 @@ def set_target(module, cc, options):
     # stores without an explicit alignment take the layout's, and LLVM's default aligns
     # i64 to 4 bytes, which splits every 64-bit integer access in two
     gpu_module.attributes["llvm.data_layout"] = ir.StringAttr.get(NVPTX_DATA_LAYOUT)
-    if CHIP_PATHS in gpu_module.attributes:
-        _settle_chip_conditions(gpu_module, targets.parse_cc(cc))
     limits = kernel_limits(options)
     if limits:
         for op in gpu_module.regions[0].blocks[0].operations:
@@ -145,14 +146,24 @@ def check_needs(gpu_module, cc, features, arch_specific=False):
 
 def _settle_chip_conditions(gpu_module, cc):
     """Each i1 constant marked CHIP_AT_LEAST becomes whether *cc* is that chip or newer;
-    canonicalization then keeps the one path it selects."""
+    canonicalization then keeps the one path it selects. A path kept that needs a PTX ISA
+    (CHIP_PATH_PTX) records it as the module's need (check_needs)."""
     i1 = ir.IntegerType.get_signless(1)
+    i32 = ir.IntegerType.get_signless(32)
     chip = cc[0] * 10 + cc[1]
+    attributes = gpu_module.attributes
 
     def visit(op):
         if CHIP_AT_LEAST in op.attributes:
-            op.attributes["value"] = ir.IntegerAttr.get(i1, int(chip >= op.attributes[CHIP_AT_LEAST].value))
+            kept = chip >= op.attributes[CHIP_AT_LEAST].value
+            op.attributes["value"] = ir.IntegerAttr.get(i1, int(kept))
             del op.attributes[CHIP_AT_LEAST]
+            if CHIP_PATH_PTX in op.attributes:
+                ptx = op.attributes[CHIP_PATH_PTX].value
+                del op.attributes[CHIP_PATH_PTX]
+                if kept and (NEEDS_PTX not in attributes or ir.IntegerAttr(attributes[NEEDS_PTX]).value < ptx):
+                    attributes[NEEDS_PTX] = ir.IntegerAttr.get(i32, ptx)
+                    attributes[f"{NEEDS_PTX}_for"] = ir.StringAttr.get("the float8 conversion instructions")
         return ir.WalkResult.ADVANCE
 
     gpu_module.operation.walk(visit)
