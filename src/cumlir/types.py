@@ -53,7 +53,25 @@ class Bfloat16(_types.Number):
 bfloat16 = Bfloat16()
 
 
-class NarrowFloat(_types.Number):
+class _HeldAsFloat32:
+    """Conversions of a number computed as float32 (the narrow floats, tf32): to float32 and
+    float64 exactly (safe), to any other number only explicitly (unsafe); with a float it
+    unifies to that float, at least float32."""
+
+    def can_convert_to(self, typingctx, other):
+        if isinstance(other, _types.Float):
+            return Conversion.safe if other.bitwidth >= 32 else Conversion.unsafe
+        if isinstance(other, (_types.Integer, Bfloat16, NarrowFloat)):
+            return Conversion.unsafe
+        return None
+
+    def unify(self, typingctx, other):
+        if isinstance(other, _types.Float):
+            return other if other.bitwidth >= 32 else _types.float32
+        return None
+
+
+class NarrowFloat(_HeldAsFloat32, _types.Number):
     """A float of at most 8 bits (float8, float6, float4), one byte in memory, named as
     numba-cuda-mlir and MLIR name it (``f8E4M3FN``). Its format is the one ml_dtypes gives
     the NumPy dtype *dtype_name*: *exponent* and *mantissa* bits, the exponent *bias*, and
@@ -87,18 +105,6 @@ class NarrowFloat(_types.Number):
             return Conversion.unsafe
         return None
 
-    def can_convert_to(self, typingctx, other):
-        if isinstance(other, _types.Float):
-            return Conversion.safe if other.bitwidth >= 32 else Conversion.unsafe
-        if isinstance(other, (_types.Integer, Bfloat16, NarrowFloat)):
-            return Conversion.unsafe
-        return None
-
-    def unify(self, typingctx, other):
-        if isinstance(other, _types.Float):
-            return other if other.bitwidth >= 32 else _types.float32
-        return None
-
 
 f8E4M3FN = NarrowFloat("f8E4M3FN", "float8_e4m3fn", 8, 4, 3, 7, "fn")
 f8E5M2 = NarrowFloat("f8E5M2", "float8_e5m2", 8, 5, 2, 15, "ieee")
@@ -115,7 +121,7 @@ narrow_floats = {
 }
 
 
-class Tf32(_types.Number):
+class Tf32(_HeldAsFloat32, _types.Number):
     """tf32 (``types.tf32``, numba-cuda-mlir's): TensorFloat-32, a float32 whose 13 low
     significand bits are zero (8 exponent bits, 10 stored significand bits). A value is that
     float32, 4 bytes in memory. As the narrow floats, a Number but not a numba Float: it
@@ -129,18 +135,6 @@ class Tf32(_types.Number):
     def can_convert_from(self, typingctx, other):
         if isinstance(other, (_types.Float, _types.Integer, _types.Boolean, Bfloat16, NarrowFloat)):
             return Conversion.unsafe
-        return None
-
-    def can_convert_to(self, typingctx, other):
-        if isinstance(other, _types.Float):
-            return Conversion.safe if other.bitwidth >= 32 else Conversion.unsafe
-        if isinstance(other, (_types.Integer, Bfloat16, NarrowFloat)):
-            return Conversion.unsafe
-        return None
-
-    def unify(self, typingctx, other):
-        if isinstance(other, _types.Float):
-            return other if other.bitwidth >= 32 else _types.float32
         return None
 
 

@@ -275,7 +275,8 @@ def _satfinite(lower, sig, args):
 
 # ---- operators: in float32, rounded back --------------------------------------------------
 
-_ARITHMETIC = {
+# the operators computed in float32 and rounded back, by the arith op computing them (tf32.py too)
+FLOAT32_ARITHMETIC = {
     operator.add: "addf",
     operator.sub: "subf",
     operator.mul: "mulf",
@@ -312,7 +313,7 @@ def _negation(lower, sig, args):
 def _declare_operators():
     for name in NAMES:
         declare_operators(name)
-    for op, build in _ARITHMETIC.items():
+    for op, build in FLOAT32_ARITHMETIC.items():
         declare(op).lower("NarrowFloat", "NarrowFloat")(_arithmetic(build))
     for op, predicate in FLOAT_PREDICATES.items():
         declare(op).lower("NarrowFloat", "NarrowFloat")(_comparison(predicate))

@@ -20,7 +20,7 @@ from ._api import cast, declare
 from ._half import declare_operators
 from ._modules import arith, ir, llvm, types
 from .bf16 import to_float32_odd
-from .narrow_floats import by_chip
+from .narrow_floats import FLOAT32_ARITHMETIC, by_chip
 from .narrow_floats import to_float32 as narrow_to_float32
 from .scalars import FLOAT_PREDICATES
 
@@ -91,18 +91,6 @@ def tf32_to_number(lower, fromty, toty, value):
     return lower.cast(value, types.float32, toty)
 
 
-_ARITHMETIC = {
-    operator.add: "addf",
-    operator.sub: "subf",
-    operator.mul: "mulf",
-    operator.truediv: "divf",
-    operator.iadd: "addf",
-    operator.isub: "subf",
-    operator.imul: "mulf",
-    operator.itruediv: "divf",
-}
-
-
 def _arithmetic(build):
     def rule(lower, sig, args):
         return round_float32(lower, getattr(arith, build)(*args))
@@ -119,7 +107,7 @@ def _comparison(predicate):
 
 def _declare_operators():
     declare_operators("tf32")
-    for op, build in _ARITHMETIC.items():
+    for op, build in FLOAT32_ARITHMETIC.items():
         declare(op).lower("Tf32", "Tf32")(_arithmetic(build))
     for op, predicate in FLOAT_PREDICATES.items():
         declare(op).lower("Tf32", "Tf32")(_comparison(predicate))
