@@ -7,8 +7,10 @@ conversion goes through float32, which holds every narrow value exactly:
 
 - up, exactly, by placing the code's fields in a float32 (a NaN becomes the quiet NaN
   ml_dtypes gives: of its sign, negative for FNUZ);
-- down, rounding to nearest even once (float64 and integers first rounded to float32 *to
-  odd*, as for bfloat16, so that the second rounding is the one correct rounding), with what
+- down, rounding to nearest even (integers first rounded to float32 *to odd*, as for
+  bfloat16, so that the second rounding is the one correct rounding; float64 first rounded
+  to float32 to nearest, as ml_dtypes' ``astype`` does, so that device and host agree on
+  every value), with what
   ml_dtypes' ``astype`` does at the edges: out of range is infinity for f8E5M2, NaN for the
   FN and FNUZ formats and the largest finite value for the float6 and float4 ones; a NaN
   keeps its sign (FNUZ has one NaN; float6 and float4, which have none, give ml_dtypes'
@@ -230,9 +232,11 @@ def to_float32(lower, code, ty):
 
 
 def to_narrow(lower, value, fromty, ty, saturate=False):
-    """*value* of the numba type *fromty* rounded once to the narrow type *ty*."""
+    """*value* of the numba type *fromty* rounded to the narrow type *ty*, as ml_dtypes rounds it."""
     if isinstance(fromty, types.NarrowFloat):
         value = to_float32(lower, value, fromty)
+    elif isinstance(fromty, types.Float) and fromty.bitwidth == 64:
+        value = lower.cast(value, fromty, types.float32)  # ml_dtypes rounds a float64 twice
     else:
         value = to_float32_odd(lower, value, fromty)
     return from_float32(lower, value, ty, saturate)
