@@ -22,6 +22,8 @@ annotation goes on the branch of the loop's single latch, as LLVM reads it.
 
 from mlir import ir
 
+from .counted_loops import successor_operands
+
 FULL_UNROLL_BUDGET = 1024  # weighted operations of the fully unrolled loop
 LARGE_BODY = 75  # weighted operations: LLVM's partial-unroll limit on NVPTX (its threshold / 4)
 CALL_WEIGHT = 40  # a libdevice function is tens of instructions once inlined
@@ -165,7 +167,7 @@ def _arguments_given(branch, number):
     """The block arguments operand *number* of *branch* becomes."""
     arguments = []
     at = 0 if branch.name == "llvm.br" else 1
-    for successor, passed in zip(branch.successors, _successor_operands(branch)):
+    for successor, passed in zip(branch.successors, successor_operands(branch)):
         if at <= number < at + len(passed):
             arguments.append(successor.arguments[number - at])
         at += len(passed)
@@ -272,7 +274,7 @@ class _Roots:
         found = _ANY
         for block in argument.owner.region.blocks:
             branch = list(block.operations)[-1].operation
-            for successor, passed in zip(branch.successors, _successor_operands(branch)):
+            for successor, passed in zip(branch.successors, successor_operands(branch)):
                 if successor != argument.owner:
                     continue
                 if passed is None:
@@ -303,14 +305,3 @@ def _constant_value(value):
         return None
     attribute = value.owner.operation.attributes["value"]
     return ir.IntegerAttr(attribute).value if isinstance(attribute, ir.IntegerAttr) else None
-
-
-def _successor_operands(branch):
-    """The operands *branch* passes to each of its successors (None where unknown)."""
-    operands = list(branch.operands)
-    if branch.name == "llvm.br":
-        return [operands]
-    if branch.name == "llvm.cond_br":
-        sizes = list(ir.DenseI32ArrayAttr(branch.attributes["operandSegmentSizes"]))
-        return [operands[1 : 1 + sizes[1]], operands[1 + sizes[1] :]]
-    return [None] * len(list(branch.successors))

@@ -149,7 +149,7 @@ def _reads_grid_size(value, seen):
 
 def _back_edge_arguments(branch):
     """The values the back edge of *branch* (its first successor) passes to the loop's block."""
-    return _successor_operands(branch)[0]
+    return successor_operands(branch)[0]
 
 
 def _defined_in(value, block):
@@ -225,7 +225,7 @@ def _entering(argument):
         if other == block:
             continue
         branch = list(other.operations)[-1].operation
-        for successor, passed in zip(branch.successors, _successor_operands(branch)):
+        for successor, passed in zip(branch.successors, successor_operands(branch)):
             if successor != block:
                 continue
             if passed is None:
@@ -243,10 +243,10 @@ def _entering(argument):
 
 def _passed_from(branch_block, block):
     branch = list(branch_block.operations)[-1].operation
-    return [p for s, p in zip(branch.successors, _successor_operands(branch)) if s == block and p is not None]
+    return [p for s, p in zip(branch.successors, successor_operands(branch)) if s == block and p is not None]
 
 
-def _successor_operands(branch):
+def successor_operands(branch):
     """The operands *branch* passes to each of its successors (None where unknown)."""
     operands = list(branch.operands)
     if branch.name == "llvm.br":
