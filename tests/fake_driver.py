@@ -73,6 +73,8 @@ class FakeDriver:
         self.synchronized = []  # streams cuStreamSynchronize waited for
         self.stream_contexts = {}  # stream handle -> its context (default: the current one)
         self.slots = 0  # parameter slots the next launches read
+        self.function_attributes = []  # (attribute, value) of each cuFuncSetAttribute
+        self.largest_cluster = 16  # what cuOccupancyMaxPotentialClusterSize answers
         self._memory = {}
 
     # ---- errors, devices, contexts ----
@@ -139,7 +141,11 @@ class FakeDriver:
         return 0, FUNCTION[attr.replace("CU_FUNC_ATTRIBUTE_", "")]
 
     def cuFuncSetAttribute(self, function, attr, value):
+        self.function_attributes.append((attr, value))
         return (0,)
+
+    def cuOccupancyMaxPotentialClusterSize(self, function, config):
+        return 0, self.largest_cluster
 
     def cuLaunchKernel(self, f, gx, gy, gz, bx, by, bz, shared, stream, params, extra):
         assert f[0] == self.current, "a kernel launched outside the context it was loaded in"

@@ -61,8 +61,8 @@ def test_every_launch_in_clusters_takes_cuLaunchKernelEx(fake, kernel):
     [
         ((6, 32, 0, 0, 4), ValueError, r"its x dimension 6 is not a multiple of the cluster's 4"),
         (((4, 3), 32, 0, 0, (2, 2)), ValueError, r"its y dimension 3 is not a multiple of the cluster's 2"),
-        ((16, 32, 0, 0, 16), ValueError, r"16 blocks is more than the 8 every chip with clusters allows"),
-        ((16, 32, 0, 0, (4, 4)), ValueError, r"4x4x1 = 16 blocks is more than the 8"),
+        ((32, 32, 0, 0, 32), ValueError, r"32 blocks is more than the 16 any chip with clusters allows"),
+        ((32, 32, 0, 0, (4, 8)), ValueError, r"4x8x1 = 32 blocks is more than the 16"),
         ((8, 32, 0, 0, 0), ValueError, r"every cluster \(blocks per cluster\) dimension must be at least 1"),
         ((8, 32, 0, 0, 2.0), TypeError, r"the cluster \(blocks per cluster\) must be an int or a tuple"),
         ((8, 32, 0, 0, 2, 1), TypeError, r"a launch configuration is"),
@@ -71,6 +71,29 @@ def test_every_launch_in_clusters_takes_cuLaunchKernelEx(fake, kernel):
 def test_bad_cluster_shapes(kernel, config, error, message):
     with pytest.raises(error, match=message):
         kernel[config]
+
+
+NON_PORTABLE = "CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED"
+
+
+def test_clusters_over_8_blocks_opt_in_once(fake, kernel):
+    a = _device_array(32 * 16)
+    kernel[32, 16, 0, 0, 8](a)
+    assert (NON_PORTABLE, 1) not in fake.function_attributes  # 8 blocks are portable
+    kernel[32, 16, 0, 0, 16](a)
+    kernel[(8, 4), 16, 0, 0, (4, 4)](a)
+    assert fake.function_attributes.count((NON_PORTABLE, 1)) == 1
+    assert [launch["attributes"][CLUSTER] for launch in fake.launches] == [(8, 1, 1), (16, 1, 1), (4, 4, 1)]
+
+
+def test_a_cluster_larger_than_the_device_runs_is_refused(fake, kernel):
+    fake.largest_cluster = 12  # as for blocks with much shared memory
+    a = _device_array(32 * 16)
+    with pytest.raises(
+        ValueError, match=r"16 blocks is more than the 12 this device runs at once for blocks of 16x1x1"
+    ):
+        kernel[32, 16, 0, 0, 16](a)
+    assert fake.launches == []
 
 
 def test_clusters_need_compute_capability_9(fake, kernel, monkeypatch):

@@ -31,10 +31,12 @@ def test_a_launch_without_a_cluster_runs_in_clusters_of_one_block(backend):
         assert list(where[b]) == [0, 1, 0, 0, 1, b, blocks, 0 + 1 + 0]
 
 
-@pytest.mark.parametrize("launch", ["getitem", "configure"])
-def test_blocks_of_a_cluster_read_each_others_shared_memory(backend, launch):
+@pytest.mark.parametrize(
+    "launch, blocks, size",
+    [("getitem", 6, 2), ("configure", 6, 2), ("getitem", 32, 16)],  # 16: a non-portable size, opted in
+)
+def test_blocks_of_a_cluster_read_each_others_shared_memory(backend, launch, blocks, size):
     kernel = cuda.jit(backend=backend)(hk.cluster_exchange)
-    blocks, size = 6, 2
     out, where = poisoned(blocks * hk.THREADS, np.int32), poisoned(blocks * 8, np.int32).reshape(blocks, 8)
     if launch == "getitem":
         kernel[blocks, hk.THREADS, 0, 0, size](out, where)

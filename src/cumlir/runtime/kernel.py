@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from . import cleanup, nrt_stats
 from . import driver as drv
+from .launch import PORTABLE_CLUSTER_BLOCKS
 
 if TYPE_CHECKING:
     from numba.core import types
@@ -108,6 +109,7 @@ class LoadedKernel:
         self.cooperative = compiled.cooperative  # it synchronizes the grid
         # (threads per block, dynamic shared bytes) -> blocks resident at once
         self._resident: dict[tuple[int, int], int] = {}
+        self._non_portable_clusters = False  # opted in to clusters of more than 8 blocks
         nrt_stats.register(self, context, self._module)
 
     def __repr__(self) -> str:
@@ -179,7 +181,12 @@ class LoadedKernel:
                     ),
                 )
             elif config.cluster is not None:
-                _launch_in_clusters(self._function, config, config.cluster, sharedmem, ctypes.addressof(pointers))
+                launch = _cluster_launch(config, sharedmem)
+                if _blocks(config.cluster) > PORTABLE_CLUSTER_BLOCKS:
+                    self._check_large_cluster(launch, config.cluster)
+                drv.check(
+                    "cuLaunchKernelEx", cu.cuLaunchKernelEx(launch, self._function, ctypes.addressof(pointers), 0)
+                )
             else:
                 drv.check(
                     "cuLaunchKernel",
@@ -195,6 +202,26 @@ class LoadedKernel:
             writeback()
         if self._raise_sites:
             self._report_device_exception(stream)
+
+    def _check_large_cluster(self, launch: Any, cluster: tuple[int, ...]) -> None:
+        """Clusters of more than 8 blocks: the kernel opts in once, and the device must run
+        clusters that large of this kernel's blocks (16 at most on sm_90, fewer for blocks
+        with many threads or much shared memory)."""
+        cu = drv.driver()
+        if not self._non_portable_clusters:
+            attr = cu.CUfunction_attribute.CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED
+            drv.check("cuFuncSetAttribute", cu.cuFuncSetAttribute(self._function, attr, 1))
+            self._non_portable_clusters = True
+        largest = drv.check(
+            "cuOccupancyMaxPotentialClusterSize", cu.cuOccupancyMaxPotentialClusterSize(self._function, launch)
+        )
+        if _blocks(cluster) > largest:
+            raise ValueError(
+                f"kernel {self.name}: a cluster of {cluster[0]}x{cluster[1]}x{cluster[2]} = {_blocks(cluster)} "
+                f"blocks is more than the {largest} this device runs at once for blocks of "
+                f"{launch.blockDimX}x{launch.blockDimY}x{launch.blockDimZ} threads and {launch.sharedMemBytes} "
+                "bytes of dynamic shared memory"
+            )
 
     def _handled(self, args, stream, writebacks):
         """The arguments as the argument handlers give them, from the last handler to the
@@ -286,15 +313,17 @@ def _threads(blockdim: int | Sequence[int]) -> int:
     return threads
 
 
-def _launch_in_clusters(
-    function: object, config: LaunchConfiguration, cluster: tuple[int, ...], sharedmem: int, parameters: int
-) -> None:
-    """cuLaunchKernelEx with the cluster shape as its one launch attribute."""
+def _blocks(cluster: tuple[int, ...]) -> int:
+    return cluster[0] * cluster[1] * cluster[2]
+
+
+def _cluster_launch(config: LaunchConfiguration, sharedmem: int) -> Any:
+    """The CUlaunchConfig of cuLaunchKernelEx with the cluster shape as its one attribute."""
     cu = drv.driver()
     attribute = cu.CUlaunchAttribute()
     attribute.id = cu.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
     dims = attribute.value.clusterDim
-    dims.x, dims.y, dims.z = cluster
+    dims.x, dims.y, dims.z = config.cluster
     launch = cu.CUlaunchConfig()
     launch.gridDimX, launch.gridDimY, launch.gridDimZ = config.griddim
     launch.blockDimX, launch.blockDimY, launch.blockDimZ = config.blockdim
@@ -302,4 +331,4 @@ def _launch_in_clusters(
     launch.hStream = cu.CUstream(config.stream)
     launch.attrs = [attribute]
     launch.numAttrs = 1
-    drv.check("cuLaunchKernelEx", cu.cuLaunchKernelEx(launch, function, parameters, 0))
+    return launch

@@ -32,6 +32,8 @@ def _dim3(value: object, what: str) -> tuple[int, ...]:
 
 # the most blocks a cluster may have on every chip that has clusters (CUDA's portable size)
 PORTABLE_CLUSTER_BLOCKS = 8
+# the most any chip allows, once a kernel opts in to non-portable sizes (sm_90, sm_100)
+MAX_CLUSTER_BLOCKS = 16
 
 
 class LaunchConfiguration:
@@ -71,14 +73,14 @@ class LaunchConfiguration:
 
 
 def _cluster(value: object, griddim: tuple[int, ...]) -> tuple[int, ...]:
-    """The cluster shape: 1 to 3 extents, dividing the grid, of at most 8 blocks in all."""
+    """The cluster shape: 1 to 3 extents, dividing the grid, of at most 16 blocks in all (over 8,
+    the kernel's launch checks that the device runs clusters that large: kernel.py)."""
     cluster = _dim3(value, "cluster (blocks per cluster)")
     blocks = cluster[0] * cluster[1] * cluster[2]
-    if blocks > PORTABLE_CLUSTER_BLOCKS:
+    if blocks > MAX_CLUSTER_BLOCKS:
         raise ValueError(
             f"a cluster of {cluster[0]}x{cluster[1]}x{cluster[2]} = {blocks} blocks is more than the "
-            f"{PORTABLE_CLUSTER_BLOCKS} every chip with clusters allows (larger, non-portable sizes are not "
-            "supported by cumlir)"
+            f"{MAX_CLUSTER_BLOCKS} any chip with clusters allows"
         )
     for axis, (extent, grid) in enumerate(zip(cluster, griddim)):
         if grid % extent:
