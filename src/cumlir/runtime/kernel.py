@@ -319,6 +319,7 @@ def _blocks(cluster: tuple[int, ...]) -> int:
 
 def _cluster_launch(config: LaunchConfiguration, sharedmem: int) -> Any:
     """The CUlaunchConfig of cuLaunchKernelEx with the cluster shape as its one attribute."""
+    assert config.cluster is not None
     cu = drv.driver()
     attribute = cu.CUlaunchAttribute()
     attribute.id = cu.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
