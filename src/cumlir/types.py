@@ -110,6 +110,9 @@ f8E4M3FN = NarrowFloat("f8E4M3FN", "float8_e4m3fn", 8, 4, 3, 7, "fn")
 f8E5M2 = NarrowFloat("f8E5M2", "float8_e5m2", 8, 5, 2, 15, "ieee")
 f8E4M3FNUZ = NarrowFloat("f8E4M3FNUZ", "float8_e4m3fnuz", 8, 4, 3, 8, "fnuz")
 f8E5M2FNUZ = NarrowFloat("f8E5M2FNUZ", "float8_e5m2fnuz", 8, 5, 2, 16, "fnuz")
+f8E4M3 = NarrowFloat("f8E4M3", "float8_e4m3", 8, 4, 3, 7, "ieee")
+f8E3M4 = NarrowFloat("f8E3M4", "float8_e3m4", 8, 3, 4, 3, "ieee")
+f8E4M3B11FNUZ = NarrowFloat("f8E4M3B11FNUZ", "float8_e4m3b11fnuz", 8, 4, 3, 11, "fnuz")
 f8E8M0FNU = NarrowFloat("f8E8M0FNU", "float8_e8m0fnu", 8, 8, 0, 127, "e8m0")
 f6E2M3FN = NarrowFloat("f6E2M3FN", "float6_e2m3fn", 6, 2, 3, 1, "finite")
 f6E3M2FN = NarrowFloat("f6E3M2FN", "float6_e3m2fn", 6, 3, 2, 3, "finite")
@@ -117,8 +120,12 @@ f4E2M1FN = NarrowFloat("f4E2M1FN", "float4_e2m1fn", 4, 2, 1, 1, "finite")
 
 # every narrow float, by its ml_dtypes dtype name ("float8_e4m3fn")
 narrow_floats = {
-    t.dtype_name: t for t in (f8E4M3FN, f8E5M2, f8E4M3FNUZ, f8E5M2FNUZ, f8E8M0FNU, f6E2M3FN, f6E3M2FN, f4E2M1FN)
-}
+    t.dtype_name: t
+    for t in (
+        f8E4M3FN, f8E5M2, f8E4M3FNUZ, f8E5M2FNUZ, f8E4M3, f8E3M4, f8E4M3B11FNUZ, f8E8M0FNU, f6E2M3FN, f6E3M2FN,
+        f4E2M1FN,
+    )
+}  # fmt: skip
 
 
 class Tf32(_HeldAsFloat32, _types.Number):

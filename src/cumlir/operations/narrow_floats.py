@@ -1,5 +1,5 @@
 """The narrow floats (``types.f8E4M3FN``, ``f8E5M2``, ``f8E4M3FNUZ``, ``f8E5M2FNUZ``,
-``f8E8M0FNU``, ``f6E2M3FN``, ``f6E3M2FN``, ``f4E2M1FN``): their conversions to and from the
+``f8E4M3``, ``f8E3M4``, ``f8E4M3B11FNUZ``, ``f8E8M0FNU``, ``f6E2M3FN``, ``f6E3M2FN``, ``f4E2M1FN``): their conversions to and from the
 other numbers, their operators and ``cuda.to_narrow_satfinite``.
 
 A value is the one-byte code ml_dtypes stores (``models.NarrowFloatModel``). Every
@@ -47,7 +47,10 @@ _HARDWARE_CC = 89  # the first chip with the e4m3/e5m2 conversions
 _HARDWARE_PTX = 81  # ptxas takes them for sm_89 from PTX ISA 8.1, above what cumlir writes for it by default
 
 # the narrow types by name (cumlir.types, not imported here: importing stays cheap)
-NAMES = ("f8E4M3FN", "f8E5M2", "f8E4M3FNUZ", "f8E5M2FNUZ", "f8E8M0FNU", "f6E2M3FN", "f6E3M2FN", "f4E2M1FN")
+NAMES = (
+    "f8E4M3FN", "f8E5M2", "f8E4M3FNUZ", "f8E5M2FNUZ", "f8E4M3", "f8E3M4", "f8E4M3B11FNUZ", "f8E8M0FNU", "f6E2M3FN",
+    "f6E3M2FN", "f4E2M1FN",
+)  # fmt: skip
 
 to_narrow_satfinite = Stub(
     "to_narrow_satfinite",
