@@ -472,3 +472,32 @@ def test_gpu_arrays_in_shared_and_local_memory_and_scalar_arguments(backend, nam
     x = a.astype(np.float32)
     product = _reference(x[::-1] * np.float32(s), name).astype(np.float32)
     _nan_aware(out.astype(np.float32), _reference(product + x[::-1], name).astype(np.float32), nan_signs=False)
+
+
+def _float_and_int(a, f, n):
+    i = cuda.grid(1)
+    if i < a.size:
+        f[i] = float(a[i])
+        n[i] = int(a[i]) if abs(float(a[i])) < 1e18 else 0
+
+
+@pytest.mark.parametrize("name", ["float8_e4m3fn", "float4_e2m1fn", "bfloat16"])
+def test_float_and_int_of_cumlir_floats_compile(backend, name):
+    ty = NARROW.get(name, types.bfloat16)
+    # sm_100: the nvvm code generator has bfloat16 from there (LLVM 7 IR has no bfloat type)
+    signature = (ty[::1], types.float64[::1], types.int64[::1])
+    ptx, _ = cuda.compile_ptx(_float_and_int, signature, cc=(10, 0), backend=backend)
+    support.ptxas(ptx, "sm_100")
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("name", [*NAMES, "bfloat16"])
+def test_gpu_float_and_int_of_every_code(backend, name):
+    dtype = _dtype(name)
+    a = np.arange(2 ** (8 * dtype.itemsize), dtype=f"u{dtype.itemsize}").view(dtype)
+    a = a[np.isfinite(a.astype(np.float64))]
+    f, n = np.full(a.size, np.nan), np.full(a.size, -7, np.int64)
+    cuda.jit(backend=backend)(_float_and_int)[(a.size + 255) // 256, 256](a, f, n)
+    x = a.astype(np.float64)
+    np.testing.assert_array_equal(f, x)
+    np.testing.assert_array_equal(n, np.where(np.abs(x) < 1e18, np.trunc(x), 0).astype(np.int64))

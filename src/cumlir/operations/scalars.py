@@ -8,7 +8,7 @@ does the one overflowing case MIN // -1.
 import operator
 
 from ._api import cast, constant, declare, named_type
-from ._modules import arith, errors, ir, mlir_math, scf, types
+from ._modules import arith, errors, ir, mlir_math, scf, templates, types
 from ._signedness import cmpi_predicate, int_op
 
 
@@ -125,6 +125,26 @@ def tuple_to_tuple(lower, fromty, toty, value):
 @declare(named_type("NumberClass")).lower("Any")
 def convert_call(lower, sig, args):
     return lower.cast(args[0], sig.args[0], sig.return_type)
+
+
+# numba's float() and int() know its own numbers only: bfloat16, tf32 and the narrow floats
+# convert as a float does (float() to float64, int() truncating to int64)
+_CUMLIR_FLOATS = (types.Bfloat16, types.NarrowFloat, types.Tf32)
+
+
+def _convert_cumlir_float(result):
+    def typer(x):
+        if isinstance(x, _CUMLIR_FLOATS):
+            return templates.signature(result, x)
+        return None
+
+    return typer
+
+
+for _builtin, _result in ((float, types.float64), (int, types.int64)):
+    _conversion = declare(_builtin, name=f"{_builtin.__name__}() of cumlir's floats")
+    _conversion.typer(_convert_cumlir_float(_result))
+    _conversion.lower("Any")(convert_call)
 
 
 # ---- integer arithmetic --------------------------------------------------------------
