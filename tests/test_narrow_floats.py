@@ -493,6 +493,8 @@ def test_float_and_int_of_cumlir_floats_compile(backend, name):
 @pytest.mark.gpu
 @pytest.mark.parametrize("name", [*NAMES, "bfloat16"])
 def test_gpu_float_and_int_of_every_code(backend, name):
+    if name == "bfloat16" and backend == "nvvm" and cuda.get_current_device().compute_capability < (10, 0):
+        pytest.skip("the nvvm code generator has bfloat16 from sm_100")
     dtype = _dtype(name)
     a = np.arange(2 ** (8 * dtype.itemsize), dtype=f"u{dtype.itemsize}").view(dtype)
     a = a[np.isfinite(a.astype(np.float64))]
