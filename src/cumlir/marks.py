@@ -35,3 +35,8 @@ NEEDS_CHIP = "cumlir.needs_chip"
 NEEDS_PTX = "cumlir.needs_ptx"
 # the same for an operation that needs a chip's architecture-specific target (sm_90a): the chip
 NEEDS_ARCH_SPECIFIC = "cumlir.needs_arch_specific"
+
+# on a kernel: its parameters passed by value and read in place (TMA tensor maps), an array of
+# [index, bytes, alignment]; the llvm stage (codegen/passes/by_value_params.py) makes them
+# ``llvm.byval`` ``nvvm.grid_constant`` parameters, which the code generators write as such
+BY_VALUE_PARAMS = "cumlir.by_value_params"

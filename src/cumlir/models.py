@@ -486,6 +486,7 @@ for _cls, _model in (
     (types.Record, RecordModel),
     (types.CPointer, PointerModel),
     (types.RawPointer, PointerModel),
+    (cumlir_types.TensorMap, PointerModel),
     (VectorType, VectorModel),
     (types.NoneType, OpaqueModel),
     (types.Omitted, OpaqueModel),

@@ -161,7 +161,6 @@ DISPATCHER = {
 }
 
 
-_HOPPER = "not yet implemented in cumlir: TMA and bulk copies are the next layer of the Hopper work (docs/hopper.md)"
 _BLACKWELL = "needs a Blackwell GPU to test (tcgen05, sm_100); not implemented in cumlir"
 
 # numba-cuda-mlir 0.6's names beyond Numba-CUDA's: namespace -> {name: why cumlir refuses it};
@@ -169,7 +168,6 @@ _BLACKWELL = "needs a Blackwell GPU to test (tcgen05, sm_100); not implemented i
 
 NUMBA_CUDA_MLIR: dict[str, dict[str, str]] = {
     "cuda": {
-        "tensor_map": f"TMA tensor maps are {_HOPPER}",
         "vector": (
             "numba-cuda-mlir's loads and stores of MLIR vectors of any shape; cumlir has no such type: "
             "use CUDA's vector types (cuda.float32x4, ...), whose array elements are loaded and stored "
@@ -192,13 +190,6 @@ NUMBA_CUDA_MLIR: dict[str, dict[str, str]] = {
         "tcgen05_descriptors": f"tcgen05 (tensor memory) descriptors: {_BLACKWELL}",
     },
     "cuda.intrin": {
-        **dict.fromkeys(
-            (
-                "cp_async_bulk_load cp_async_bulk_store cp_async_bulk_tensor_2d cp_async_bulk_tensor_2d_multicast "
-                "prefetch_tensormap"
-            ).split(),
-            _HOPPER,
-        ),
         **dict.fromkeys(
             ("elect_sync", "elect_sync_mask"),
             "elect.sync is a warp-collective instruction cumlir does not yet emit as convergent; "

@@ -1,6 +1,6 @@
 """Numba's types, as extensions of cumlir use them: ``from cumlir import types``, and the
-types cumlir adds: ``bfloat16``, ``complex32``, ``tf32``, the narrow floats (``f8E4M3FN`` ...) and CUDA's
-vector types.
+types cumlir adds: ``bfloat16``, ``complex32``, ``tf32``, the narrow floats (``f8E4M3FN`` ...), CUDA's
+vector types and TMA tensor maps (``TensorMap``).
 
 New types subclass ``types.Type``; see docs/extending.md. Operation modules name the
 types of their patterns here (``"Integer"``, ``"bfloat16"``, ``"VectorType"``).
@@ -277,3 +277,21 @@ def matches_record(vty, record):
 
 # float32x4 and the rest by name, as Numba-CUDA's cuda namespace spells them
 globals().update(vector_types)
+
+
+class TensorMap(_types.Type):
+    """A TMA tensor map (``cuda.bindings.driver.CUtensorMap``) passed to a kernel: a 128-byte
+    descriptor the kernel receives by value as a ``__grid_constant__`` parameter aligned to
+    64, and holds as the parameter's generic address, the operand TMA instructions take
+    (docs/hopper.md). *rank* (1 to 5) is known for maps made by ``cuda.tensor_map.tiled``,
+    so that a copy with another number of coordinates is a typing error; None otherwise."""
+
+    size = 128
+    alignment = 64
+
+    def __init__(self, rank=None):
+        self.rank = rank
+        super().__init__(name="TensorMap" if rank is None else f"TensorMap({rank})")
+
+
+tensor_map = TensorMap()

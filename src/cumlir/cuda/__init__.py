@@ -167,6 +167,7 @@ _FUNCTIONS = [
     "compile_cubin",
     "compile_for",
     "intrin",
+    "tensor_map",
     "experimental",
 ]
 
@@ -242,6 +243,7 @@ _LAZY: dict[str, _typing.Callable[[], _typing.Any]] = {
     "vector_types": lambda: _importlib.import_module(f"{__name__}.vector_types"),
     "libdevicefuncs": lambda: _importlib.import_module(f"{__name__}.libdevicefuncs"),
     "intrin": lambda: _importlib.import_module(f"{__name__}.intrin"),
+    "tensor_map": lambda: _importlib.import_module(f"{__name__}.tensor_map"),
     "experimental": lambda: _importlib.import_module(f"{__name__}.experimental"),
 }
 

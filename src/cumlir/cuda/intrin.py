@@ -1,8 +1,8 @@
 """``cuda.intrin``: numba-cuda-mlir's module of intrinsics written in MLIR. The names that are
 an intrinsic cumlir has are that intrinsic (``intrin.ffs`` is ``cuda.ffs``, which returns a
-uint32); Hopper's thread-block clusters, mbarriers and cp.async are here by their names
-(docs/hopper.md); the rest, TMA and Blackwell's instructions mostly, are refused by name
-(cumlir/refused.py says why)."""
+uint32); Hopper's thread-block clusters, mbarriers, cp.async and TMA are here by their names
+(docs/hopper.md), with cumlir's general TMA forms; the rest, Blackwell's instructions mostly,
+are refused by name (cumlir/refused.py says why)."""
 
 import importlib
 import typing
@@ -18,7 +18,10 @@ _SAME_AS.update(
         "block_idx_in_cluster cluster_ctarank cluster_nctarank cluster_ctaid cluster_nctaid clusterid "
         "nclusterid cluster_arrive cluster_arrive_relaxed cluster_wait cluster_sync mapa "
         "mbarrier_init mbarrier_arrive mbarrier_arrive_expect_tx mbarrier_try_wait fence_mbarrier_init "
-        "cp_async cp_async_commit_group cp_async_wait_group cp_async_wait_all"
+        "cp_async cp_async_commit_group cp_async_wait_group cp_async_wait_all "
+        "cp_async_bulk_tensor_2d cp_async_bulk_tensor_2d_multicast cp_async_bulk_load cp_async_bulk_store "
+        "prefetch_tensormap cp_async_bulk_tensor_load cp_async_bulk_tensor_store cp_async_bulk_commit_group "
+        "cp_async_bulk_wait_group cp_async_bulk_wait_group_read fence_proxy_async_shared"
     ).split()
 )
 

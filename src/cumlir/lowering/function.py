@@ -257,6 +257,7 @@ class MLIRLower(BuilderAPI):
                 params = [t for ty in argtypes for t in kernel_abi.param_types(self, ty)]
                 fn_type = ir.FunctionType.get(params, [])
                 op = gpu.GPUFuncOp(ir.TypeAttr.get(fn_type), sym_name=self.symbol, kernel=True)
+                kernel_abi.mark_by_value_params(self, op, argtypes)
             else:
                 params = self.flat_types(argtypes)
                 results = self.flat_types([self.typed.return_type])

@@ -6,7 +6,9 @@ two, its real and imaginary parts. An N-d array is 2 + 2N parameters, the memref
 descriptor without its allocation pointer: ``data pointer, offset, size[0..N-1],
 stride[0..N-1]``, offset and strides in elements (bytes for arrays of records and of
 vectors), all i64. A record is one pointer to its bytes, a raw pointer (``CPointer``,
-``voidptr``) one pointer, a CUDA vector (float32x4, ...) one parameter per lane. A tuple
+``voidptr``) one pointer, a CUDA vector (float32x4, ...) one parameter per lane. A TMA
+tensor map is its 128 bytes by value (``byval``, aligned to 64), a grid constant: the
+kernel holds the parameter's address, which TMA instructions read the descriptor at. A tuple
 is its members' parameters in order, nested tuples flattened.
 docs/abi.md describes this for callers; runtime/arguments.py writes arguments in
 this layout.
@@ -17,7 +19,9 @@ from mlir.dialects import complex as mlir_complex
 from mlir.dialects import llvm
 from numba.core import errors, types
 
-from ..types import NarrowFloat, Tf32, VectorType
+from ..marks import BY_VALUE_PARAMS
+from ..operations._ptx_asm import require
+from ..types import NarrowFloat, TensorMap, Tf32, VectorType
 from .refcount import memref_from_descriptor
 
 _POINTERS = (types.Record, types.CPointer, types.RawPointer)
@@ -31,7 +35,7 @@ def param_types(lower, ty):
     """The MLIR types of the kernel parameters that carry an argument of Numba type *ty*."""
     if isinstance(ty, types.Array):
         return [llvm.PointerType.get()] + [_i64()] * (1 + 2 * ty.ndim)
-    if isinstance(ty, _POINTERS):  # a record by reference: the launcher copies it in and out
+    if isinstance(ty, (*_POINTERS, TensorMap)):  # a record by reference: the launcher copies it in and out
         return [llvm.PointerType.get()]
     if isinstance(
         ty, (types.Integer, types.Float, types.Boolean, types.NPDatetime, types.NPTimedelta, NarrowFloat, Tf32)
@@ -48,6 +52,33 @@ def param_types(lower, ty):
     if not lower.has_value(ty):
         return []
     raise errors.UnsupportedError(f"kernel arguments of type {ty} are not supported yet")
+
+
+def mark_by_value_params(lower, op, argtypes):
+    """Mark the kernel *op*'s parameters passed by value (tensor maps) with BY_VALUE_PARAMS,
+    ``[index, bytes, alignment]`` each: the llvm stage makes them ``byval`` grid constants
+    (MLIR's conversion of gpu.func to llvm.func keeps no ``llvm.byval``, and accepts
+    ``nvvm.grid_constant`` on llvm.func kernels only)."""
+    marked, index = [], 0
+    for ty in argtypes:
+        marked += _by_value(lower, ty, index)
+        index += len(param_types(lower, ty))
+    if marked:
+        # read through cvta.param (PTX 7.7), and of use to TMA instructions only
+        require(lower, "a tensor map argument", (9, 0), 80)
+        op.attributes[BY_VALUE_PARAMS] = ir.ArrayAttr.get([ir.DenseI64ArrayAttr.get(m) for m in marked])
+
+
+def _by_value(lower, ty, index):
+    if isinstance(ty, TensorMap):
+        return [[index, ty.size, ty.alignment]]
+    if isinstance(ty, types.BaseTuple):
+        found = []
+        for member in ty.types:
+            found += _by_value(lower, member, index)
+            index += len(param_types(lower, member))
+        return found
+    return []
 
 
 def value_from_params(lower, ty, params):

@@ -30,7 +30,10 @@ def first_element_address(lower, array_type, array):
     """The generic address (i64) of the array's first element, the one its view starts at."""
     _, offset, _, _ = parts(array, array_type.ndim)
     start = llvm.ptrtoint(i64(), aligned_pointer(array))
-    size = arith.constant(i64(), types.as_dtype(array_type.dtype).itemsize)
+    dtype = array_type.dtype
+    # bfloat16 and the narrow floats have no NumPy dtype of numba's: their width gives the size
+    itemsize = dtype.bitwidth // 8 if isinstance(dtype, types.Number) else types.as_dtype(dtype).itemsize
+    size = arith.constant(i64(), itemsize)
     return arith.addi(start, arith.muli(offset, size))
 
 
@@ -46,6 +49,14 @@ def check_number_array(what, ty):
 def check_integer(what, ty):
     if not isinstance(ty, (types.Integer, types.Boolean)):
         raise errors.TypingError(f"{what} must be an integer, got {ty}")
+
+
+def check_barrier(name, bar):
+    if not (isinstance(bar, types.Array) and isinstance(bar.dtype, types.Integer) and bar.dtype.bitwidth == 64):
+        raise errors.TypingError(
+            f"intrin.{name}: the barrier must be an array of 64-bit integers in shared memory "
+            f"(cuda.shared.array(1, np.uint64)), got {bar}"
+        )
 
 
 def require(lower, what, cc, ptx, arch_specific=False):

@@ -10,17 +10,8 @@ the phase waits for; ``mbarrier_try_wait(bar, parity)`` waits until the phase of
 initialisations visible to the cluster and to asynchronous copies."""
 
 from . import Stub
-from ._modules import errors, llvm, templates, types
-from ._ptx_asm import as_i32, check_integer, first_element_address, i64, require, statement
-
-
-def _check_barrier(name, bar):
-    if not (isinstance(bar, types.Array) and isinstance(bar.dtype, types.Integer) and bar.dtype.bitwidth == 64):
-        raise errors.TypingError(
-            f"intrin.{name}: the barrier must be an array of 64-bit integers in shared memory "
-            f"(cuda.shared.array(1, np.uint64)), got {bar}"
-        )
-
+from ._modules import llvm, templates, types
+from ._ptx_asm import as_i32, check_barrier, check_integer, first_element_address, i64, require, statement
 
 mbarrier_init = Stub(
     "mbarrier_init", "mbarrier_init(bar, count): make bar[0] a barrier whose phases wait for count arrivals (sm_90)."
@@ -45,7 +36,7 @@ fence_mbarrier_init = Stub(
 
 def _barrier_and_count(name, what):
     def typer(bar, count):
-        _check_barrier(name, bar)
+        check_barrier(name, bar)
         check_integer(f"intrin.{name}: the {what}", count)
         return templates.signature(types.none, bar, count)
 
@@ -59,7 +50,7 @@ mbarrier_try_wait.typer(_barrier_and_count("mbarrier_try_wait", "phase parity"))
 
 @mbarrier_arrive.typer
 def _arrive_typer(bar):
-    _check_barrier("mbarrier_arrive", bar)
+    check_barrier("mbarrier_arrive", bar)
     return templates.signature(types.uint64, bar)
 
 

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from . import driver as drv
-from . import placement, readers
+from . import placement, readers, tensor_maps
 from .arg_hints import ArgHint
 from .devicearray import DeviceNDArray, import_dlpack
 from .hostmemory import mapped_pointer
@@ -116,6 +116,10 @@ def _scalar_type(value, index):
         return types.voidptr
     if isinstance(value, enum.Enum):
         return _enum_member_type(value, index)
+    if isinstance(value, tensor_maps.TiledTensorMap) or tensor_maps.is_driver_tensor_map(value):
+        from .. import types as cumlir_types
+
+        return cumlir_types.TensorMap(getattr(value, "rank", None))
     raise TypeError(f"argument {index}: values of type {type(value).__name__} cannot be passed to a kernel")
 
 
@@ -531,6 +535,46 @@ class _DatetimeParameter:
         struct.pack_into("q", buffer, offset, int(count))
 
 
+class _TensorMapParameter:
+    """A TMA tensor map: its 128 bytes by value, one parameter of 16 slots (docs/abi.md)."""
+
+    slots = tensor_maps.DESCRIPTOR_BYTES // SLOT
+    one_parameter = True
+
+    def __init__(self, ty, index):
+        self.index = index
+        self.type = ty
+
+    def pack(self, value, buffer, offset, launch):
+        data = tensor_maps.descriptor_bytes(value)
+        if data is None:
+            raise TypeError(
+                f"argument {self.index}: expected a tensor map (cuda.tensor_map.tiled, or a "
+                f"cuda.bindings.driver.CUtensorMap), got {type(value).__name__}"
+            )
+        rank = self.type.rank
+        if rank is not None and getattr(value, "rank", rank) != rank:
+            raise TypeError(f"argument {self.index}: the kernel was compiled for a tensor map of rank {rank}")
+        buffer[offset : offset + len(data)] = data
+
+
+def parameter_offsets(parameters):
+    """The byte offset of each kernel parameter in the buffer: one a slot, except a
+    parameter that spans several slots (a tensor map)."""
+    offsets = []
+    base = 0
+    for parameter in parameters:
+        members = getattr(parameter, "members", None)
+        if members is not None:
+            offsets += [base + o for o in parameter_offsets(members)]
+        elif getattr(parameter, "one_parameter", False):
+            offsets.append(base)
+        else:
+            offsets += [base + SLOT * k for k in range(parameter.slots)]
+        base += SLOT * parameter.slots
+    return offsets
+
+
 def _parameter(ty, index):
     if isinstance(ty, PlainArray):
         return _ArrayParameter(ty, index)
@@ -562,6 +606,8 @@ def _parameter(ty, index):
         return _PointerParameter(ty, index)
     if isinstance(ty, types.BaseTuple):
         return _TupleParameter(ty, index)
+    if isinstance(ty, cumlir_types.TensorMap):
+        return _TensorMapParameter(ty, index)
     raise TypeError(f"argument {index}: kernel parameters of type {ty} are not supported yet")
 
 
@@ -571,12 +617,13 @@ class ArgumentPacker:
     def __init__(self, argtypes):
         self.parameters = [_parameter(ty, i) for i, ty in enumerate(argtypes)]
         self.slots = sum(p.slots for p in self.parameters)
+        self.offsets = parameter_offsets(self.parameters)
 
     def pack(self, args, launch):
         """A (pointer array, buffer) pair; keep both alive until cuLaunchKernel returns."""
         buffer = (ctypes.c_uint8 * max(SLOT * self.slots, SLOT))()
         base = ctypes.addressof(buffer)
-        pointers = (ctypes.c_void_p * max(self.slots, 1))(*[base + SLOT * i for i in range(self.slots)])
+        pointers = (ctypes.c_void_p * max(len(self.offsets), 1))(*[base + o for o in self.offsets])
         offset = 0
         for parameter, value in zip(self.parameters, args):
             parameter.pack(value, buffer, offset, launch)

@@ -28,13 +28,14 @@ import threading
 import numpy as np
 
 from . import driver as drv
-from . import nrt_stats, readers
+from . import nrt_stats, readers, tensor_maps
 from .arguments import (
     SLOT,
     _ArrayParameter,
     _ComplexParameter,
     _PointerParameter,
     _ScalarParameter,
+    _TensorMapParameter,
     _TupleParameter,
 )
 from .readers import make_reader
@@ -82,6 +83,8 @@ class _Builder:
             return self._array(parameter, kind, ty, name, value, index)
         if isinstance(parameter, _TupleParameter):
             return self._tuple(parameter, kind, ty, name, value, index)
+        if isinstance(parameter, _TensorMapParameter):
+            return self._tensor_map(parameter, kind, name)
         return False
 
     def _scalar(self, fmt, kind, name):
@@ -100,6 +103,19 @@ class _Builder:
         if issubclass(kind, bool) or not issubclass(kind, (int, np.integer, ctypes.c_void_p)):
             return False
         self.slot(f"({name}.value or 0)" if issubclass(kind, ctypes.c_void_p) else name, "Q")
+        return True
+
+    def _tensor_map(self, parameter, kind, name):
+        """Its 128 bytes, read from the driver's CUtensorMap; a map of another rank than the
+        kernel's takes the general path."""
+        tiled = issubclass(kind, tensor_maps.TiledTensorMap)
+        if not tiled and not tensor_maps.is_driver_tensor_map_kind(kind):
+            return False
+        rank = parameter.type.rank
+        if tiled and rank is not None:
+            self.lines.append(f"    if {name}.rank != {rank}: return False")
+        self.names["_descriptor_bytes"] = tensor_maps.descriptor_bytes
+        self.slot(f"_descriptor_bytes({name})", f"{tensor_maps.DESCRIPTOR_BYTES}s")
         return True
 
     def _array(self, parameter, kind, ty, name, value, index):
@@ -328,7 +344,7 @@ def build_route(kernel, kinds, argtypes, args):
     except Exception:  # a value the general path refuses: no route for it
         return None
     pointers = None
-    if slots:
+    if packer.offsets:
         base = ctypes.addressof(buffer)
-        pointers = (ctypes.c_void_p * slots)(*[base + SLOT * i for i in range(slots)])
+        pointers = (ctypes.c_void_p * len(packer.offsets))(*[base + offset for offset in packer.offsets])
     return Route(kernel, fill, buffer, pointers, builder.readers, builder)

@@ -209,8 +209,8 @@ def _shown(node: ast.AST) -> str:
 @functools.cache
 def signature_names() -> dict[str, Any]:
     """The names a signature may use: numba's types (float32, f4, intp, void ...), cumlir's
-    (bfloat16, complex32, tf32, the narrow floats as f8E4M3FN and float8_e4m3fn), the CUDA vector types under both their
-    names (float32x4, float4), and the
+    (bfloat16, complex32, tf32, the narrow floats as f8E4M3FN and float8_e4m3fn, tensor_map: a TMA tensor map of
+    any rank), the CUDA vector types under both their names (float32x4, float4), and the
     constructors of _CONSTRUCTORS. Only types and those constructors: numba's namespace
     also holds modules and functions, which a signature has no use for."""
     names: dict[str, Any] = {}
@@ -219,6 +219,7 @@ def signature_names() -> dict[str, Any]:
             names[spelling] = cumlir_types.vector_types[name]
     names.update((k, v) for k, v in vars(types).items() if isinstance(v, types.Type))
     names.update(bfloat16=cumlir_types.bfloat16, complex32=cumlir_types.complex32, tf32=cumlir_types.tf32)
+    names.update(tensor_map=cumlir_types.tensor_map)
     names.update((t.name, t) for t in cumlir_types.narrow_floats.values())
     names.update(cumlir_types.narrow_floats)
     names.update((k, c) for k, (c, _) in _CONSTRUCTORS.items())

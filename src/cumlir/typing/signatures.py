@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from numba.core import sigutils, types
 from numba.core.typing.templates import Signature
 
-from ..types import VectorType, matches_record
+from ..types import TensorMap, VectorType, matches_record
 from .context import typing_context
 from .signature_text import read_signature
 
@@ -65,6 +65,8 @@ def _accepts_one(declared, actual):
         return isinstance(actual, (types.Integer, types.RawPointer)) or (
             isinstance(actual, types.CPointer) and isinstance(declared, types.RawPointer)
         )
+    if isinstance(declared, TensorMap):  # a rank unknown on either side is not checked
+        return isinstance(actual, TensorMap) and None in (declared.rank, actual.rank)
     return False
 
 

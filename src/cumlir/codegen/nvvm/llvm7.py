@@ -216,6 +216,11 @@ class FunctionPrinter:
             return f"declare {result.text} @{self.symbol}({', '.join(p.text for p in params)}{vararg})\n"
         if self.type.vararg:
             raise Llvm7Error(f"variadic function definitions are not supported (@{self.symbol})")
+        if "arg_attrs" in op.attributes and "nvvm.grid_constant" in str(op.attributes["arg_attrs"]):
+            raise Llvm7Error(
+                f"@{self.symbol} takes a TMA tensor map, a by-value grid-constant parameter, which "
+                f"backend='nvvm' does not write yet; compile it with backend='nvptx'"
+            )
         if any(a in op.attributes for a in _KERNEL_ATTRIBUTES):
             self.module.kernels.append((self.symbol, self.type, self.module.kernel_annotations(op)))
         blocks = list(region.blocks)

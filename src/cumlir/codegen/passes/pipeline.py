@@ -30,7 +30,7 @@ from ...marks import (
 from ...mlir_context import thread_pass_managers
 from ...options import check_ptx_feature
 from .. import targets
-from . import constant_trip_loops, counted_loops
+from . import by_value_params, constant_trip_loops, counted_loops
 from .parallel_loops import distribute
 
 STAGES = {
@@ -206,6 +206,7 @@ def run_stage(module, name, options):
             pipeline = OPTIMIZED_WITHOUT_CALLS
     pass_manager(pipeline, options).run(module.operation)
     if name == "llvm":
+        by_value_params.apply(gpu_module_of(module))
         if options.opt:
             counted_loops.mark(module, gpu_module_of(module))
             constant_trip_loops.mark(gpu_module_of(module))
