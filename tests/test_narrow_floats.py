@@ -359,12 +359,6 @@ def test_what_narrow_floats_do_not_do_is_a_typing_error():
     with pytest.raises(TypingError, match=r"atomic.add"):
         cuda.compile_ptx(atomic, "void(float8_e4m3fn[::1])", cc=(9, 0))
 
-    def as_float(a, out):
-        out[0] = float(a[0])
-
-    with pytest.raises(TypingError, match=r"float\(f8E4M3FN\)"):
-        cuda.compile_ptx(as_float, "void(float8_e4m3fn[::1], float32[::1])", cc=(9, 0))
-
 
 def test_math_takes_a_narrow_float_as_a_float32():
     from cumlir.compiler import type_function

@@ -129,19 +129,16 @@ def convert_call(lower, sig, args):
 
 # numba's float() and int() know its own numbers only: bfloat16, tf32 and the narrow floats
 # convert as a float does (float() to float64, int() truncating to int64)
-_CUMLIR_FLOATS = (types.Bfloat16, types.NarrowFloat, types.Tf32)
-
-
 def _convert_cumlir_float(result):
     def typer(x):
-        if isinstance(x, _CUMLIR_FLOATS):
-            return templates.signature(result, x)
+        if isinstance(x, (types.Bfloat16, types.NarrowFloat, types.Tf32)):
+            return templates.signature(getattr(types, result), x)
         return None
 
     return typer
 
 
-for _builtin, _result in ((float, types.float64), (int, types.int64)):
+for _builtin, _result in ((float, "float64"), (int, "int64")):
     _conversion = declare(_builtin, name=f"{_builtin.__name__}() of cumlir's floats")
     _conversion.typer(_convert_cumlir_float(_result))
     _conversion.lower("Any")(convert_call)
