@@ -1,7 +1,8 @@
 """``cuda.intrin``: numba-cuda-mlir's module of intrinsics written in MLIR. The names that are
 an intrinsic cumlir has are that intrinsic (``intrin.ffs`` is ``cuda.ffs``, which returns a
-uint32); Hopper's thread-block clusters, mbarriers and cp.async are here by their names
-(docs/hopper.md); the rest, TMA and Blackwell's instructions mostly, are refused by name
+uint32); Hopper's thread-block clusters, mbarriers, cp.async, elect.sync, setmaxnreg and
+griddepcontrol are here by their names (docs/hopper.md), its warpgroup tensor cores as
+``wgmma_*`` (docs/tensor_cores.md); the rest, TMA and Blackwell's instructions mostly, are refused by name
 (cumlir/refused.py says why)."""
 
 import importlib
@@ -18,7 +19,16 @@ _SAME_AS.update(
         "block_idx_in_cluster cluster_ctarank cluster_nctarank cluster_ctaid cluster_nctaid clusterid "
         "nclusterid cluster_arrive cluster_arrive_relaxed cluster_wait cluster_sync mapa "
         "mbarrier_init mbarrier_arrive mbarrier_arrive_expect_tx mbarrier_try_wait fence_mbarrier_init "
-        "cp_async cp_async_commit_group cp_async_wait_group cp_async_wait_all"
+        "cp_async cp_async_commit_group cp_async_wait_group cp_async_wait_all "
+        "elect_sync elect_sync_mask setmaxnreg_inc setmaxnreg_dec griddepcontrol_wait "
+        "griddepcontrol_launch_dependents"
+    ).split()
+)
+# the warpgroup tensor cores (docs/tensor_cores.md): the stub of the same name
+_SAME_AS.update(
+    (name, name)
+    for name in (
+        "wgmma_fence wgmma_commit_group wgmma_wait_group wgmma_descriptor wgmma_mma_async fence_proxy_async"
     ).split()
 )
 
