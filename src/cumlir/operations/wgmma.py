@@ -140,8 +140,9 @@ def _descriptor(lower, sig, args):
         _field(lower.cast(args[1], lbo_type, types.uint64), "leading_byte_offset"),
         _field(lower.cast(args[2], sbo_type, types.uint64), "stride_byte_offset"),
     ]
-    code = wgmma_layout.SWIZZLE_CODES[swizzle_type.literal_value]
-    descriptor = arith.constant(i64(), code << wgmma_layout.FIELDS["swizzle"][0])
+    code = wgmma_layout.SWIZZLE_CODES[swizzle_type.literal_value] << wgmma_layout.FIELDS["swizzle"][0]
+    # the top bits as a signed i64: codes 2 and 3 set bit 63
+    descriptor = arith.constant(i64(), code - (1 << 64) if code >> 63 else code)
     for value in fields:
         descriptor = arith.ori(descriptor, value)
     return descriptor
