@@ -48,7 +48,7 @@ def test_elect_sync_elects_one_lane_per_warp(backend):
 
 
 def test_setmaxnreg_in_two_warpgroups(backend):
-    kernel = cuda.jit(chip="sm_90a", backend=backend)(wk.two_warpgroups)
+    kernel = cuda.jit(chip="sm_90a", backend=backend, max_registers=wk.SETMAXNREG_REGISTERS)(wk.two_warpgroups)
     out = poisoned(2 * wk.WARPGROUP, np.int32)
     kernel[1, 2 * wk.WARPGROUP](out)
     np.testing.assert_array_equal(out, np.arange(2 * wk.WARPGROUP, dtype=np.int32))

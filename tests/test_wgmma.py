@@ -217,12 +217,15 @@ def test_elect_sync_stays_in_its_branch(backend):
 
 
 def test_the_extras_in_ptx(backend):
-    ptx, _ = cuda.compile_ptx(wk.two_warpgroups, "void(int32[:])", cc="sm_90a", backend=backend)
+    ptx, _ = cuda.compile_ptx(
+        wk.two_warpgroups, "void(int32[:])", cc="sm_90a", backend=backend, max_registers=wk.SETMAXNREG_REGISTERS
+    )
     support.ptxas(ptx, "sm_90a")
     assert _instructions(ptx, r"^setmaxnreg") == [
         "setmaxnreg.dec.sync.aligned.u32 40;",
-        "setmaxnreg.inc.sync.aligned.u32 232;",
+        "setmaxnreg.inc.sync.aligned.u32 216;",
     ]
+    assert re.search(rf"\.maxnreg {wk.SETMAXNREG_REGISTERS}\b", ptx)
     ptx, _ = cuda.compile_ptx(wk.dependent, "void(int32[:])", cc=(9, 0), backend=backend)
     support.ptxas(ptx, "sm_90")
     assert _instructions(ptx, r"^griddepcontrol") == ["griddepcontrol.wait;", "griddepcontrol.launch_dependents;"]

@@ -2,7 +2,8 @@
 
 ``setmaxnreg_inc(n)`` / ``setmaxnreg_dec(n)`` (sm_90a): the warpgroup asks for (gives back)
 registers until each of its threads holds *n*, a literal from 24 to 256 in steps of 8; every
-thread of the warpgroup runs it. ``griddepcontrol_wait()`` (sm_90) waits until the grids this
+thread of the warpgroup runs it. ptxas honours it only in a kernel compiled with
+``max_registers`` (the count at entry), and a warpgroup takes only registers others gave back. ``griddepcontrol_wait()`` (sm_90) waits until the grids this
 one depends on have completed and their memory is visible; ``griddepcontrol_launch_dependents()``
 lets the grids that depend on this one start before it ends. Without a dependent launch both
 do nothing."""
