@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from cumlir import cuda
+from cumlir.cuda import intrin
 
 from .cases import wgmma_kernels as wk
 from .support import poisoned
@@ -59,3 +60,15 @@ def test_griddepcontrol_without_dependencies_runs(backend):
     out = poisoned(256, np.int32)
     kernel[2, 128](out)
     np.testing.assert_array_equal(out, np.full(256, 7, np.int32))
+
+
+def _short_accumulator(descriptors, out):
+    acc = cuda.local.array(8, np.float32)
+    intrin.wgmma_mma_async(acc, descriptors[0], descriptors[1], "m64n64k16", 0, dtype="bf16")
+    out[0] = acc[0]
+
+
+def test_a_short_accumulator_raises_with_debug(backend):
+    kernel = cuda.jit(chip="sm_90a", backend=backend, debug=True)(_short_accumulator)
+    with pytest.raises(ValueError, match=r"the accumulator holds fewer than the shape's 32 elements"):
+        kernel[1, wk.WARPGROUP](np.zeros(2, np.uint64), poisoned(1, np.float32))
