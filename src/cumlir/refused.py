@@ -191,11 +191,6 @@ NUMBA_CUDA_MLIR: dict[str, dict[str, str]] = {
     },
     "cuda.intrin": {
         **dict.fromkeys(
-            ("elect_sync", "elect_sync_mask"),
-            "elect.sync is a warp-collective instruction cumlir does not yet emit as convergent; "
-            "elect one lane with cuda.laneid == 0 after cuda.syncwarp()",
-        ),
-        **dict.fromkeys(
             (
                 "encode_instr_descriptor encode_smem_descriptor tcgen05_alloc tcgen05_alloc_2cta "
                 "tcgen05_commit_arrive tcgen05_dealloc tcgen05_dealloc_2cta tcgen05_ld tcgen05_ld_x2 "

@@ -1,8 +1,9 @@
 """``cuda.intrin``: numba-cuda-mlir's module of intrinsics written in MLIR. The names that are
 an intrinsic cumlir has are that intrinsic (``intrin.ffs`` is ``cuda.ffs``, which returns a
-uint32); Hopper's thread-block clusters, mbarriers, cp.async and TMA are here by their names
-(docs/hopper.md), with cumlir's general TMA forms; the rest, Blackwell's instructions mostly,
-are refused by name (cumlir/refused.py says why)."""
+uint32); Hopper's thread-block clusters, mbarriers, cp.async, TMA (with cumlir's general
+forms), elect.sync, setmaxnreg and griddepcontrol are here by their names (docs/hopper.md), its
+warpgroup tensor cores as ``wgmma_*`` (docs/tensor_cores.md); the rest, Blackwell's
+instructions mostly, are refused by name (cumlir/refused.py says why)."""
 
 import importlib
 import typing
@@ -21,7 +22,16 @@ _SAME_AS.update(
         "cp_async cp_async_commit_group cp_async_wait_group cp_async_wait_all "
         "cp_async_bulk_tensor_2d cp_async_bulk_tensor_2d_multicast cp_async_bulk_load cp_async_bulk_store "
         "prefetch_tensormap cp_async_bulk_tensor_load cp_async_bulk_tensor_store cp_async_bulk_commit_group "
-        "cp_async_bulk_wait_group cp_async_bulk_wait_group_read fence_proxy_async_shared"
+        "cp_async_bulk_wait_group cp_async_bulk_wait_group_read fence_proxy_async_shared "
+        "elect_sync elect_sync_mask setmaxnreg_inc setmaxnreg_dec griddepcontrol_wait "
+        "griddepcontrol_launch_dependents"
+    ).split()
+)
+# the warpgroup tensor cores (docs/tensor_cores.md): the stub of the same name
+_SAME_AS.update(
+    (name, name)
+    for name in (
+        "wgmma_fence wgmma_commit_group wgmma_wait_group wgmma_descriptor wgmma_mma_async fence_proxy_async"
     ).split()
 )
 

@@ -1,0 +1,270 @@
+"""Hopper's warpgroup tensor cores (wgmma, sm_90a; docs/tensor_cores.md): a warpgroup of 128
+threads multiplies a 64 x K tile of A by a K x N tile of B, both in shared memory and described
+by 64-bit matrix descriptors, into a float32 accumulator spread over the threads' registers.
+
+``wgmma_mma_async(acc, a_desc, b_desc, shape, scale_d=1, trans_a=0, trans_b=0, dtype=...)``
+starts ``wgmma.mma_async`` on *acc*, a 1-D float32 array (a ``cuda.local.array``) of N/2
+elements per thread; ``wgmma_fence()`` orders the accumulator's registers and shared memory
+before it, ``wgmma_commit_group()`` closes a group of them and ``wgmma_wait_group(n, acc)``
+waits until at most *n* groups are in flight. ``wgmma_descriptor(smem, lbo, sbo, swizzle)``
+packs the descriptor of a shared array's first element (cumlir/wgmma_layout.py);
+``fence_proxy_async()`` makes the block's ordinary writes to shared memory visible to them.
+
+The accumulator stays in registers: its elements are loaded, tied to the instruction's outputs
+and stored back at constant indices, which LLVM keeps in registers when the array is local."""
+
+import inspect
+
+from .. import wgmma_layout
+from . import Stub
+from ._elements import dim
+from ._modules import arith, errors, ir, llvm, memref, nvvm, scf, templates, types
+from ._ptx_asm import check_integer, check_number_array, first_element_address, i32, i64, read, require, statement
+
+HOPPER = (9, 0)
+
+# input type -> the K of one instruction; tf32 and float8 read K-major operands only
+_K = {"bf16": 16, "f16": 16, "tf32": 8, "e4m3": 32, "e5m2": 32}
+_TRANSPOSABLE = ("bf16", "f16")
+
+wgmma_fence = Stub(
+    "wgmma_fence",
+    "wgmma_fence(): wgmma.fence: the accumulator registers and shared memory written before are "
+    "ordered before the next wgmma_mma_async (sm_90a).",
+)
+wgmma_commit_group = Stub(
+    "wgmma_commit_group", "wgmma_commit_group(): close the group of wgmma_mma_async started since the last (sm_90a)."
+)
+wgmma_wait_group = Stub(
+    "wgmma_wait_group",
+    "wgmma_wait_group(n): wait until at most n (a literal) groups of wgmma_mma_async are in flight (sm_90a).",
+)
+wgmma_descriptor = Stub(
+    "wgmma_descriptor",
+    "wgmma_descriptor(smem, leading_byte_offset, stride_byte_offset, swizzle): the 64-bit matrix "
+    "descriptor (uint64) of the shared array smem from its first element; swizzle in bytes, the "
+    "literal 0, 32, 64 or 128.",
+)
+wgmma_mma_async = Stub(
+    "wgmma_mma_async",
+    "wgmma_mma_async(acc, a_desc, b_desc, shape, scale_d=1, trans_a=0, trans_b=0, dtype=...): "
+    "acc = A @ B + (acc if scale_d else 0) for the warpgroup, shape 'm64nNk16' (k8 for tf32, k32 "
+    "for e4m3/e5m2), dtype 'bf16', 'f16', 'tf32', 'e4m3' or 'e5m2'; acc a float32 array of N/2 (sm_90a).",
+)
+fence_proxy_async = Stub(
+    "fence_proxy_async",
+    "fence_proxy_async(): fence.proxy.async.shared::cta: the thread's writes to shared memory are "
+    "visible to asynchronous operations (wgmma) after it (sm_90).",
+)
+
+
+# ---- fences and groups ----------------------------------------------------------------------
+
+
+@wgmma_fence.cases
+@wgmma_commit_group.cases
+@fence_proxy_async.cases
+def _nullary_cases():
+    return [templates.signature(types.none)]
+
+
+@wgmma_fence.lower
+def _fence(lower, sig, args):
+    require(lower, "intrin.wgmma_fence", HOPPER, 80, arch_specific=True)
+    statement("wgmma.fence.sync.aligned;")
+
+
+@wgmma_commit_group.lower
+def _commit(lower, sig, args):
+    require(lower, "intrin.wgmma_commit_group", HOPPER, 80, arch_specific=True)
+    statement("wgmma.commit_group.sync.aligned;")
+
+
+@fence_proxy_async.lower
+def _fence_proxy_async(lower, sig, args):
+    require(lower, "intrin.fence_proxy_async", HOPPER, 80)
+    statement("fence.proxy.async.shared::cta;")
+
+
+def _check_accumulator(what, acc):
+    if not (isinstance(acc, types.Array) and acc.ndim == 1 and acc.dtype == types.float32):
+        raise errors.TypingError(
+            f"{what}: the accumulator must be a 1-D float32 array (cuda.local.array(N // 2, np.float32)), got {acc}"
+        )
+
+
+@wgmma_wait_group.typer
+def _wait_group_typer(n):
+    if not isinstance(n, types.IntegerLiteral) or n.literal_value < 0:
+        raise errors.TypingError(f"intrin.wgmma_wait_group(n): n must be a non-negative literal, got {n}")
+    return templates.signature(types.none, n)
+
+
+@wgmma_wait_group.lower("Any")
+def _wait_group(lower, sig, args):
+    require(lower, "intrin.wgmma_wait_group", HOPPER, 80, arch_specific=True)
+    statement(f"wgmma.wait_group.sync.aligned {sig.args[0].literal_value};")
+
+
+# ---- the descriptor -------------------------------------------------------------------------
+
+
+@wgmma_descriptor.typer
+def _descriptor_typer(smem, leading_byte_offset, stride_byte_offset, swizzle):
+    what = "intrin.wgmma_descriptor(smem, leading_byte_offset, stride_byte_offset, swizzle)"
+    check_number_array(f"{what}: smem (a cuda.shared.array)", smem)
+    check_integer(f"{what}: leading_byte_offset", leading_byte_offset)
+    check_integer(f"{what}: stride_byte_offset", stride_byte_offset)
+    if not isinstance(swizzle, types.IntegerLiteral) or swizzle.literal_value not in wgmma_layout.SWIZZLE_CODES:
+        raise errors.TypingError(f"{what}: swizzle must be the literal 0, 32, 64 or 128 (bytes), got {swizzle}")
+    return templates.signature(types.uint64, smem, leading_byte_offset, stride_byte_offset, swizzle)
+
+
+def _field(value, name):
+    """*value* (i64) divided by 16 where the field holds bytes, cut to the field's width, in place."""
+    first, width = wgmma_layout.FIELDS[name]
+    if name != "base_offset":
+        value = arith.shrui(value, arith.constant(i64(), 4))
+    value = arith.andi(value, arith.constant(i64(), (1 << width) - 1))
+    return arith.shli(value, arith.constant(i64(), first))
+
+
+@wgmma_descriptor.lower("Any", "Any", "Any", "Any")
+def _descriptor(lower, sig, args):
+    smem_type, lbo_type, sbo_type, swizzle_type = sig.args
+    generic = first_element_address(lower, smem_type, args[0])
+    # the descriptor holds the shared-window address, bits 4 to 17
+    shared = read(i64(), "cvta.to.shared.u64 $0, $1;", [generic], ["=l", "l"])
+    fields = [
+        _field(shared, "start_address"),
+        _field(lower.cast(args[1], lbo_type, types.uint64), "leading_byte_offset"),
+        _field(lower.cast(args[2], sbo_type, types.uint64), "stride_byte_offset"),
+    ]
+    code = wgmma_layout.SWIZZLE_CODES[swizzle_type.literal_value] << wgmma_layout.FIELDS["swizzle"][0]
+    # the top bits as a signed i64: codes 2 and 3 set bit 63
+    descriptor = arith.constant(i64(), code - (1 << 64) if code >> 63 else code)
+    for value in fields:
+        descriptor = arith.ori(descriptor, value)
+    return descriptor
+
+
+# ---- the multiply-accumulate ----------------------------------------------------------------
+
+
+def _mma_parameters(acc, a_desc, b_desc, shape, scale_d=1, trans_a=0, trans_b=0, dtype=None):
+    """The parameters of wgmma_mma_async, for binding a call's arguments."""
+
+
+_MMA = inspect.signature(_mma_parameters)
+_WHAT = "intrin.wgmma_mma_async"
+
+
+def _literal_string(name, ty, choices):
+    if not isinstance(ty, types.StringLiteral) or ty.literal_value not in choices:
+        raise errors.TypingError(f"{_WHAT}: {name} must be a literal string, one of {', '.join(choices)}; got {ty}")
+    return ty.literal_value
+
+
+def _flag(name, ty):
+    """0 or 1 from a literal (or the parameter left out: 0)."""
+    if ty is None or isinstance(ty, types.Omitted):
+        return 0
+    if isinstance(ty, (types.IntegerLiteral, types.BooleanLiteral)) and ty.literal_value in (0, 1):
+        return int(ty.literal_value)
+    raise errors.TypingError(f"{_WHAT}: {name} must be the literal 0 or 1, got {ty}")
+
+
+def mma_shape(shape_type, dtype_type):
+    """(N, dtype) of a call, checked against wgmma's rules."""
+    dtype = _literal_string("dtype", dtype_type, tuple(_K))
+    k = _K[dtype]
+    shapes = [f"m64n{n}k{k}" for n in range(8, 257, 8)]
+    if not isinstance(shape_type, types.StringLiteral) or shape_type.literal_value not in shapes:
+        raise errors.TypingError(
+            f"{_WHAT}: the shape of a {dtype} wgmma is the literal 'm64nNk{k}' with N a multiple of 8 "
+            f"from 8 to 256, got {shape_type}"
+        )
+    return int(shape_type.literal_value[4:].split("k")[0]), dtype
+
+
+@wgmma_mma_async.generic
+def _mma_typer(context, args, kws):
+    try:
+        bound = _MMA.bind(*args, **kws)
+    except TypeError as error:
+        raise errors.TypingError(f"{_WHAT}(acc, a_desc, b_desc, shape, ..., dtype=...): {error}") from None
+    given = bound.arguments
+    if "dtype" not in given:
+        raise errors.TypingError(f"{_WHAT}: give the input type as dtype='bf16', 'f16', 'tf32', 'e4m3' or 'e5m2'")
+    _check_accumulator(_WHAT, given["acc"])
+    check_integer(f"{_WHAT}: a_desc", given["a_desc"])
+    check_integer(f"{_WHAT}: b_desc", given["b_desc"])
+    _, dtype = mma_shape(given["shape"], given["dtype"])
+    if "scale_d" in given:
+        check_integer(f"{_WHAT}: scale_d", given["scale_d"])
+    transposed = [_flag(name, given.get(name)) for name in ("trans_a", "trans_b")]
+    if any(transposed) and dtype not in _TRANSPOSABLE:
+        raise errors.TypingError(f"{_WHAT}: only bf16 and f16 operands may be transposed, not {dtype}")
+    arg_types = [
+        given[name] if name in given else types.Omitted(parameter.default)
+        for name, parameter in _MMA.parameters.items()
+    ]
+    return templates.signature(types.none, *arg_types).replace(pysig=_MMA)
+
+
+def _check_length(lower, acc, count):
+    """An accumulator shorter than the shape needs raises ValueError (with debug=True; the thread
+    ends otherwise); a local array's length is known, and the check folds away."""
+    short = arith.cmpi(arith.CmpIPredicate.ult, dim(acc, 0), arith.constant(i64(), count))
+    branch = scf.IfOp(short)
+    with ir.InsertionPoint(branch.then_block):
+        lower.record_raise(ValueError, (f"{_WHAT}: the accumulator holds fewer than the shape's {count} elements",))
+        nvvm.exit()
+        scf.YieldOp([])
+
+
+def _ptx(n, dtype, transposed, count):
+    """The instruction: registers $0 to $count - 1, then the descriptors and scale_d."""
+    k = _K[dtype]
+    registers = ", ".join(f"${r}" for r in range(count))
+    # transposes are spelled for the 16-bit types only
+    trans = "".join(f", {t}" for t in transposed) if dtype in _TRANSPOSABLE else ""
+    return (
+        "{\n\t.reg .pred scale_d;\n"
+        f"\tsetp.ne.b32 scale_d, ${count + 2}, 0;\n"
+        f"\twgmma.mma_async.sync.aligned.m64n{n}k{k}.f32.{dtype}.{dtype} "
+        f"{{{registers}}}, ${count}, ${count + 1}, scale_d, 1, 1{trans};\n\t}}"
+    )
+
+
+@wgmma_mma_async.lower("*Any")
+def _mma(lower, sig, args):
+    require(lower, _WHAT, HOPPER, 80, arch_specific=True)
+    arg_types = dict(zip(_MMA.parameters, sig.args))
+    values = dict(zip(_MMA.parameters, args))
+    n, dtype = mma_shape(arg_types["shape"], arg_types["dtype"])
+    transposed = [_flag(name, arg_types[name]) for name in ("trans_a", "trans_b")]
+    count = n // 2
+    acc = values["acc"]
+    _check_length(lower, acc, count)
+    if values.get("scale_d") is None:
+        scale = arith.constant(i32(), 1)
+    else:
+        scale = lower.cast(values["scale_d"], arg_types["scale_d"], types.int32)
+    descriptors = [lower.cast(values[name], arg_types[name], types.uint64) for name in ("a_desc", "b_desc")]
+    index = ir.IndexType.get()
+    f32 = ir.F32Type.get()
+    positions = [arith.constant(index, r) for r in range(count)]
+    registers = [memref.load(acc, [p]) for p in positions]
+    # outputs first, then the inputs: the descriptors, scale_d and the registers tied to the outputs
+    constraints = ["=f"] * count + ["l", "l", "r"] + [str(r) for r in range(count)] + ["~{memory}"]
+    result = llvm.StructType.get_literal([f32] * count)
+    out = llvm.inline_asm(
+        result,
+        [*descriptors, scale, *registers],
+        _ptx(n, dtype, transposed, count),
+        ",".join(constraints),
+        has_side_effects=True,
+    )
+    for r, p in enumerate(positions):
+        memref.store(llvm.extractvalue(f32, out, [r]), acc, [p])

@@ -1,0 +1,129 @@
+"""Kernels of Hopper's warpgroup tensor cores and the cheap Hopper extras (elect.sync, setmaxnreg,
+griddepcontrol), shared by the PTX tests and the GPU tests (tests/test_wgmma.py,
+tests/test_gpu_wgmma.py). One warpgroup (128 threads) multiplies a 64 x K matrix A by a K x N
+matrix B held in shared memory in one of cumlir.wgmma_layout's orders."""
+
+import numpy as np
+
+from cumlir import cuda
+from cumlir import wgmma_layout as wl
+from cumlir.cuda import intrin
+from cumlir.cuda.experimental import consteval
+
+WARPGROUP = 128
+M = 64
+LAYOUTS = {"interleaved": wl.interleaved, "swizzled_128b": wl.swizzled_128b}
+
+
+def operands(rng, n, k):
+    """A (64, k) and B (k, n) of small multiples of 1/4, exact in f16 and bf16 and in their products' sums."""
+    a = rng.integers(-8, 8, (M, k)) / 4
+    b = rng.integers(-8, 8, (k, n)) / 4
+    return a, b
+
+
+def bits(matrix, dtype):
+    """The 16-bit patterns of *matrix* (exact in *dtype*, 'f16' or 'bf16')."""
+    if dtype == "f16":
+        return matrix.astype(np.float16).view(np.uint16)
+    return (matrix.astype(np.float32).view(np.uint32) >> 16).astype(np.uint16)
+
+
+def layouts(a, b, dtype, layout):
+    """The shared-memory images of A (M rows of K) and of B (N rows of K: K-major)."""
+    arrange = LAYOUTS[layout]
+    return arrange(bits(a, dtype)), arrange(bits(np.ascontiguousarray(b.T), dtype))
+
+
+def fragment_position(thread, register):
+    """(row, column) of D that *register* of *thread* holds in an m64nNk16 float32 accumulator."""
+    warp, lane = divmod(thread, 32)
+    row = 16 * warp + lane // 4 + 8 * ((register // 2) % 2)
+    column = 8 * (register // 4) + 2 * (lane % 4) + register % 2
+    return row, column
+
+
+def make_product(n, k, dtype, a_layout, b_layout):
+    """A kernel(a, b, out) computing out = A @ B, a and b the flat shared-memory images."""
+    a_size, b_size = a_layout.data.size, b_layout.data.size
+    a_lbo, a_sbo, b_lbo, b_sbo = (
+        a_layout.leading_byte_offset,
+        a_layout.stride_byte_offset,
+        b_layout.leading_byte_offset,
+        b_layout.stride_byte_offset,
+    )
+    swizzle = a_layout.swizzle
+    steps = k // 16
+    count = n // 2
+    shape = f"m64n{n}k16"
+    a_rows, b_rows = M, n
+
+    def product(a, b, out):
+        sa = cuda.shared.array(a_size, np.uint16, alignment=1024)
+        sb = cuda.shared.array(b_size, np.uint16, alignment=1024)
+        t = cuda.threadIdx.x
+        for i in range(t, a_size, WARPGROUP):
+            sa[i] = a[i]
+        for i in range(t, b_size, WARPGROUP):
+            sb[i] = b[i]
+        intrin.fence_proxy_async()
+        cuda.syncthreads()
+        acc = cuda.local.array(count, np.float32)
+        # loops unrolled at compile time: every index of the accumulator a constant, so that it
+        # stays in registers
+        for r in consteval(range(count)):
+            acc[r] = 1e30  # scale_d = 0 on the first step discards it
+        intrin.wgmma_fence()
+        for s in consteval(range(steps)):
+            if swizzle == 0:
+                a_start = s * 2 * a_lbo // 2
+                b_start = s * 2 * b_lbo // 2
+            else:
+                a_start = ((s * 32) // 128 * a_rows * 128 + (s * 32) % 128) // 2
+                b_start = ((s * 32) // 128 * b_rows * 128 + (s * 32) % 128) // 2
+            da = intrin.wgmma_descriptor(sa[a_start:], a_lbo, a_sbo, swizzle)
+            db = intrin.wgmma_descriptor(sb[b_start:], b_lbo, b_sbo, swizzle)
+            intrin.wgmma_mma_async(acc, da, db, shape, s, dtype=dtype)
+        intrin.wgmma_commit_group()
+        intrin.wgmma_wait_group(0)
+        warp = t // 32
+        lane = t % 32
+        for r in consteval(range(count)):
+            row = 16 * warp + lane // 4 + 8 * ((r // 2) % 2)
+            column = 8 * (r // 4) + 2 * (lane % 4) + r % 2
+            out[row, column] = acc[r]
+
+    return product
+
+
+def elected(flags, out):
+    """out[t] = 1 in the lane elected among those of its warp with flags[t] set, else 0."""
+    t = cuda.threadIdx.x
+    out[t] = 0
+    if flags[t]:
+        if intrin.elect_sync_mask(cuda.activemask()):
+            out[t] = 1
+    cuda.syncwarp()
+    if intrin.elect_sync():
+        out[t] += 2
+
+
+SETMAXNREG_REGISTERS = 128  # the kernel's max_registers: ptxas ignores setmaxnreg without a count at entry
+
+
+def two_warpgroups(out):
+    """The first warpgroup gives 88 registers a thread back, the second takes them (the block's
+    registers stay 2 x 128 a thread); each thread writes its index."""
+    t = cuda.threadIdx.x
+    if t < WARPGROUP:
+        intrin.setmaxnreg_dec(40)
+    else:
+        intrin.setmaxnreg_inc(216)
+    out[t] = t
+
+
+def dependent(out):
+    """Waits for the grids it depends on (none: it returns at once), then lets its dependents start."""
+    intrin.griddepcontrol_wait()
+    out[cuda.grid(1)] = 7
+    intrin.griddepcontrol_launch_dependents()

@@ -1,0 +1,74 @@
+"""Hopper's warpgroup tensor cores on the GPU (sm_90a), on both code generators: one warpgroup
+multiplying bf16 and f16 matrices held in shared memory in the interleaved and the 128-byte
+swizzled layouts (cumlir.wgmma_layout), compared with NumPy; elect.sync electing one lane per
+warp; setmaxnreg in a kernel of two warpgroups; griddepcontrol in a kernel launched without
+dependencies."""
+
+import numpy as np
+import pytest
+
+from cumlir import cuda
+from cumlir.cuda import intrin
+
+from .cases import wgmma_kernels as wk
+from .support import poisoned
+
+pytestmark = pytest.mark.gpu
+
+
+@pytest.fixture(autouse=True)
+def _hopper():
+    if cuda.get_current_device().compute_capability != (9, 0):
+        pytest.skip("wgmma and setmaxnreg run on 9.0 devices only (sm_90a)")
+
+
+@pytest.mark.parametrize("layout", sorted(wk.LAYOUTS))
+@pytest.mark.parametrize("dtype", ["bf16", "f16"])
+@pytest.mark.parametrize("k", [16, 64])
+@pytest.mark.parametrize("n", [64, 128, 256])
+def test_a_warpgroup_multiplies_matrices_in_shared_memory(backend, rng, n, k, dtype, layout):
+    a, b = wk.operands(rng, n, k)
+    a_layout, b_layout = wk.layouts(a, b, dtype, layout)
+    kernel = cuda.jit(chip="sm_90a", backend=backend)(wk.make_product(n, k, dtype, a_layout, b_layout))
+    out = poisoned(wk.M * n, np.float32).reshape(wk.M, n)
+    kernel[1, wk.WARPGROUP](a_layout.data, b_layout.data, out)
+    # the operands and their sums are exact in float32
+    np.testing.assert_array_equal(out.astype(np.float64), a @ b)
+
+
+def test_elect_sync_elects_one_lane_per_warp(backend):
+    kernel = cuda.jit(backend=backend)(wk.elected)
+    flags = (np.arange(128) % 3 == 0).astype(np.int32)
+    out = poisoned(128, np.int32)
+    kernel[1, 128](flags, out)
+    for warp in range(4):
+        lanes = out[32 * warp : 32 * (warp + 1)]
+        flagged = [lane for lane in range(32) if lanes[lane] & 1]
+        assert len(flagged) == 1 and flags[32 * warp + flagged[0]], lanes
+        assert int(np.count_nonzero(lanes & 2)) == 1, lanes
+
+
+def test_setmaxnreg_in_two_warpgroups(backend):
+    kernel = cuda.jit(chip="sm_90a", backend=backend, max_registers=wk.SETMAXNREG_REGISTERS)(wk.two_warpgroups)
+    out = poisoned(2 * wk.WARPGROUP, np.int32)
+    kernel[1, 2 * wk.WARPGROUP](out)
+    np.testing.assert_array_equal(out, np.arange(2 * wk.WARPGROUP, dtype=np.int32))
+
+
+def test_griddepcontrol_without_dependencies_runs(backend):
+    kernel = cuda.jit(backend=backend)(wk.dependent)
+    out = poisoned(256, np.int32)
+    kernel[2, 128](out)
+    np.testing.assert_array_equal(out, np.full(256, 7, np.int32))
+
+
+def _short_accumulator(descriptors, out):
+    acc = cuda.local.array(8, np.float32)
+    intrin.wgmma_mma_async(acc, descriptors[0], descriptors[1], "m64n64k16", 0, dtype="bf16")
+    out[0] = acc[0]
+
+
+def test_a_short_accumulator_raises_with_debug(backend):
+    kernel = cuda.jit(chip="sm_90a", backend=backend, debug=True)(_short_accumulator)
+    with pytest.raises(ValueError, match=r"the accumulator holds fewer than the shape's 32 elements"):
+        kernel[1, wk.WARPGROUP](np.zeros(2, np.uint64), poisoned(1, np.float32))
