@@ -1,10 +1,14 @@
 """Compile latency: `from cumlir import cuda` in a fresh process; the first kernel of a fresh
 process (cold, and with a warm on-disk cache); warm compiles of four kernels (a new function
 object each time, so nothing is cached) and of chains of N device functions; against
-Numba-CUDA in the same run where it imports. Informational; prints medians in milliseconds.
+Numba-CUDA and numba-cuda-mlir in the same run where they import. Informational; prints medians in milliseconds.
 
     python3 benchmarks/compile.py            # to PTX (no GPU needed)
     python3 benchmarks/compile.py --launch   # compile + first launch (GPU)
+
+numba-cuda-mlir is a third column where it imports. ``--only-anchors`` measures Numba-CUDA
+and numba-cuda-mlir without cumlir's compiler; ``--json FILE`` writes the figures, and
+``benchmarks/combine.py`` prints the runs' files as one table.
 """
 
 import statistics
@@ -13,6 +17,7 @@ import sys
 import time
 
 import numpy as np
+from anchors import CUMLIR, anchors, json_path, module_name, only_anchors, print_table, report_missing, write_json
 
 REPEATS = 15
 KERNELS = {}
@@ -227,53 +232,40 @@ def first_kernel_ms(module, launch, cache_dir=None):
         os.unlink(script.name)
 
 
-def numba_cuda():
-    try:
-        if not hasattr(np, "row_stack"):  # numba-cuda 0.30 calls it; NumPy 2.4 removed it
-            np.row_stack = np.vstack
-        from numba import cuda
-    except ImportError:
-        return None
-    # numba.cuda without numba-cuda is numba's stub, and numba-cuda needs a driver even for PTX
-    return cuda if cuda.is_available() else None
-
-
-def _row(label, measure, theirs):
-    return (label, measure("cumlir"), measure("numba") if theirs is not None else None)
-
-
-def main():
-    launch = "--launch" in sys.argv
-    from cumlir import cuda
-
-    theirs = numba_cuda()
-    rows = [
-        (
-            f"from ... import cuda{after}",
-            import_ms("cumlir", first),
-            import_ms("numba", first) if theirs is not None else None,
-        )
-        for after, first in (("", False), (" (NumPy loaded)", True))
-    ]
-    rows.append(_row("first kernel, fresh process", lambda m: first_kernel_ms(m, launch), theirs))
+def _anchor_rows(rows, name, module, launch):
+    """The anchor *name*'s figures, its ``cuda`` being *module*, into *rows* (label -> {column: ms})."""
+    imported = module_name(name)
+    for label, first in (("", False), (" (NumPy loaded)", True)):
+        rows.setdefault(f"from ... import cuda{label}", {})[name] = import_ms(imported, first)
+    rows.setdefault("first kernel, fresh process", {})[name] = first_kernel_ms(imported, launch)
     if launch:  # the cache holds what is launched
         import tempfile
 
         with tempfile.TemporaryDirectory() as cache_dir:
-            rows.append(_row("first kernel, warm disk cache", lambda m: first_kernel_ms(m, launch, cache_dir), theirs))
+            rows.setdefault("first kernel, warm disk cache", {})[name] = first_kernel_ms(imported, launch, cache_dir)
     what = "compile + launch" if launch else "compile to PTX"
-    for name in KERNELS:
-        ours = compile_ms(cuda, name, launch)
-        other = compile_ms(theirs, name, launch) if theirs is not None else None
-        rows.append((f"{what} {name}", ours, other))
+    for kernel_name in KERNELS:
+        rows.setdefault(f"{what} {kernel_name}", {})[name] = compile_ms(module, kernel_name, launch)
     for links in CHAINS:
-        ours = chain_ms(cuda, links, launch)
-        other = chain_ms(theirs, links, launch) if theirs is not None else None
-        rows.append((f"{what} {links} chained device functions", ours, other))
-    print(f"{'(median ms)':40s} {'cumlir':>10s} {'numba-cuda':>12s} {'ratio':>7s}")
-    for label, ours, other in rows:
-        shown = f"{other:12.2f} {other / ours:6.2f}x" if other is not None else f"{'-':>12s} {'-':>7s}"
-        print(f"{label:40s} {ours:10.2f} {shown}")
+        rows.setdefault(f"{what} {links} chained device functions", {})[name] = chain_ms(module, links, launch)
+
+
+def main():
+    launch = "--launch" in sys.argv
+    alone = only_anchors()
+    rows = {}
+    if not alone:
+        from cumlir import cuda
+
+        _anchor_rows(rows, CUMLIR, cuda, launch)
+    found = anchors()  # both ask the driver for the device's chip even to make PTX
+    for name, (module, _) in found.items():
+        if module is not None:
+            _anchor_rows(rows, name, module, launch)
+    report_missing(found)
+    print_table("median ms", rows)
+    if json_path():
+        write_json(json_path(), f"compile latency ({'compile + launch' if launch else 'to PTX'})", "median ms", rows)
 
 
 if __name__ == "__main__":

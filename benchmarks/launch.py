@@ -5,7 +5,7 @@ batches of LAUNCHES back-to-back launches, each batch ended by a device synchron
     the CUfunction of cumlir's own no-argument kernel; a floor batch runs before each
     batch of every case, and each case's ratio is to the floor measured beside it (the
     host's speed drifts within a run and differs between machines);
-  - cumlir and Numba-CUDA (where it imports) launching the same kernels with: no
+  - cumlir, Numba-CUDA and numba-cuda-mlir (where they import) launching the same kernels with: no
     arguments, 3 CuPy arrays, 3 CuPy slices made for each launch, 3 PyTorch tensors,
     3 device arrays of their own, 16 scalars, a tuple, and 3 NumPy arrays (copied in
     and out around each launch: informational, fewer launches); under the table, the
@@ -19,15 +19,20 @@ Rows whose library is missing are skipped. ``--profile`` also prints a cProfile 
 10,000 launches with 3 CuPy arrays and one with 3 PyTorch tensors (the 15 functions of
 most own time).
 
-    source .gpu/prelude.sh && python3 benchmarks/launch.py [--profile]
+    source .gpu/prelude.sh && python3 benchmarks/launch.py [--profile] [--json FILE]
+
+``--only-anchors`` measures Numba-CUDA and numba-cuda-mlir without cumlir's compiler (the
+floor is then an empty CUDA C++ kernel, beside the first anchor's cases); ``--json FILE``
+writes the figures, and ``benchmarks/combine.py`` prints two runs' files as one table.
 """
 
 import statistics
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
-from timing import numba_cuda
+from anchors import CUMLIR, FLOOR, anchors, json_path, only_anchors, print_table, report_missing, write_json
 
 LAUNCHES = 10_000
 BATCHES = 7
@@ -126,43 +131,68 @@ def _check(kernels, to_device):
     assert np.array_equal(c.copy_to_host(), a + b), "vadd computed a wrong result"
 
 
-def measure():
+EMPTY_CXX = 'extern "C" __global__ void empty() {}'
+
+
+def _floor_function(cuda_module, ours):
+    """The CUfunction the floor launches: cumlir's no-argument kernel, or in an anchors-only
+    run the same empty kernel in CUDA C++ (NVRTC), loaded in the anchor's current context."""
+    if ours is not None:
+        ours["empty"][1, 1]()  # compiled and loaded: the floor launches its function
+        return ours["empty"].overloads[()].loaded().record.function
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from benchmarks.kernels.twin import Twin
+
+    return Twin(EMPTY_CXX, cuda_module.get_current_device().compute_capability).function("empty")
+
+
+def _floor_launch(function):
     from cuda.bindings import driver as cu
 
-    from cumlir import cuda
-
-    ours = _compile(cuda)
-    _check(ours, cuda.to_device)
-    ours["empty"][1, 1]()  # compiled and loaded: the floor launches its function
-    function = ours["empty"].overloads[()].loaded().record.function
     stream = cu.CUstream(0)
+    return lambda: cu.cuLaunchKernel(function, 1, 1, 1, 1, 1, 1, 0, stream, 0, 0)
 
-    def floor_launch():
-        cu.cuLaunchKernel(function, 1, 1, 1, 1, 1, 1, 0, stream, 0, 0)
 
-    rows = {}
-    for label, launch, n in _cases(ours, cuda.device_array, cuda.to_device):
-        mine, floor = per_launch_us(launch, cuda.synchronize, n, floor=floor_launch)
-        rows[label] = [mine, floor, None]
+def measure():
+    """{case: {column: µs per launch}}: cumlir's cases each beside a floor batch (its column
+    "floor"), then each anchor's; in an anchors-only run the first anchor's are beside the floor."""
+    alone = only_anchors()
+    rows, floor, device = {}, None, None
+    libraries = []
+    if not alone:
+        from cumlir import cuda
 
-    ncuda, why = numba_cuda()
-    if ncuda is not None:
-        theirs = _compile(ncuda)
-        for label, launch, n in _cases(theirs, ncuda.device_array, ncuda.to_device):
-            rows[label][2] = per_launch_us(launch, ncuda.synchronize, n)[0]
-
-    floors = [floor for _, floor, _ in rows.values()]
-    print(f"launch overhead, host µs per launch ({cuda.get_current_device().name}); median of {BATCHES} batches")
-    print(f"{'':>26} {'cumlir':>9} {'floor':>7} {'/ floor':>8} {'numba-cuda':>11} {'cumlir / numba':>15}")
+        libraries.append((CUMLIR, cuda))
+    found = anchors()
+    libraries += [(name, module) for name, (module, _) in found.items() if module is not None]
+    for name, module in libraries:
+        kernels = _compile(module)
+        _check(kernels, module.to_device)
+        if floor is None:
+            floor = _floor_launch(_floor_function(module, kernels if name == CUMLIR else None))
+            beside = floor
+        device = device or module.get_current_device().name
+        for label, launch, n in _cases(kernels, module.device_array, module.to_device):
+            value, floor_us = per_launch_us(launch, module.synchronize, n, floor=beside)
+            rows.setdefault(label, {})[name] = value
+            if floor_us is not None:
+                rows[label][FLOOR] = floor_us
+        beside = None
+    if not libraries:
+        sys.exit("nothing to measure: " + "; ".join(why for _, why in found.values()))
+    floors = [values[FLOOR] for values in rows.values() if FLOOR in values]
+    device = device.decode() if isinstance(device, bytes) else device
+    print(f"launch overhead, host µs per launch ({device}); median of {BATCHES} batches")
     print(
-        f"{'floor: cuLaunchKernel':>26} {statistics.median(floors):9.2f} {'':>7} {1.0:8.2f}   (floors beside the cases: {min(floors):.2f}-{max(floors):.2f})"
+        f"floor: cuLaunchKernel of an empty kernel, {statistics.median(floors):.2f} µs (beside the cases: {min(floors):.2f}-{max(floors):.2f})"
     )
-    for label, (mine, floor, other) in rows.items():
-        numba_part = f"{other:11.2f} {mine / other:15.3f}" if other is not None else f"{'—':>11} {'—':>15}"
-        print(f"{label:>26} {mine:9.2f} {floor:7.2f} {mine / floor:8.2f} {numba_part}")
-    if why:
-        print(f"  ({why})")
-    _slicing_share(rows, cuda.synchronize)
+    report_missing(found)
+    print_table("µs per launch", rows)
+    if not alone:
+        _slicing_share(rows, cuda.synchronize)
+    if json_path():
+        notes = [f"{device}; floor (cuLaunchKernel of an empty kernel) {statistics.median(floors):.2f} µs"]
+        write_json(json_path(), "launch overhead", "µs per launch", rows, notes)
 
 
 def _slicing_share(rows, sync):
@@ -174,7 +204,7 @@ def _slicing_share(rows, sync):
         return
     a, b, c = (cupy.arange(N, dtype=cupy.float32) for _ in range(3))
     slicing = per_launch_us(lambda: (a[1:], b[1:], c[1:]), sync)[0]
-    mine, floor, _ = rows[label]
+    mine, floor = rows[label][CUMLIR], rows[label][FLOOR]
     print(
         f"  ({label}: {slicing:.2f} µs of the {mine:.2f} make the slices, timed alone; "
         f"the launch of the views: {(mine - slicing) / floor:.2f} / floor)"
@@ -263,6 +293,8 @@ def profile():
 
 def main():
     measure()
+    if only_anchors():
+        return
     array_reading()
     if "--profile" in sys.argv[1:]:
         profile()

@@ -37,7 +37,7 @@ the scalar types and their short aliases (`f4`, `i8`,
 `b1`, ...) are numba's types; `KernelRuntimeError` exists for code that catches it, but with
 `debug=True` an exception raised in a kernel is re-raised on the host as its own class (as in
 Numba-CUDA); `extensions` lists the argument handlers given as `cuda.jit(extensions=[...])` (None where none were); `inspect_sass` runs
-nvdisasm from the `cuda-toolkit[nvdisasm]` wheel cumlir installs (no GPU needed to read SASS).
+nvdisasm, which `pip install 'cumlir[tools]'` installs (no GPU needed to read SASS).
 """
 
 

@@ -237,7 +237,7 @@ def test_inspect_sass_without_nvdisasm(monkeypatch):
     monkeypatch.setattr(
         kernel.compile("void(float32[::1], float32)").__class__, "output", lambda self, what, cc=None: b""
     )
-    with pytest.raises(RuntimeError, match="nvdisasm was not found"):
+    with pytest.raises(RuntimeError, match=r"nvdisasm was not found: .*pip install 'cumlir\[tools\]'"):
         kernel.inspect_sass("void(float32[::1], float32)")
 
 

@@ -8,6 +8,7 @@ THREADS = 256
 GRID = 2048
 METRIC = "GB/s"
 NUMBA_CUDA = "numba-cuda has no arrays of vector types (no NumPy dtype for them)"
+NUMBA_CUDA_MLIR = "numba-cuda-mlir's signatures have no arrays of vector types (float4 is not a name there)"
 OUTPUTS = {"dst": None}
 
 FLOAT4 = np.dtype([("x", "<f4"), ("y", "<f4"), ("z", "<f4"), ("w", "<f4")])

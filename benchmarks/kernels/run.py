@@ -1,14 +1,16 @@
 """The generated-code speed suite: each kernel of benchmarks/kernels compiled by cumlir,
-by numba-cuda (where it imports) from the same Python source, and its CUDA C++ twin
+by numba-cuda and numba-cuda-mlir (where they import) from the same Python source, and its CUDA C++ twin
 compiled by NVRTC; every result checked against NumPy in float64; device time per launch
 (back-to-back launches between two CUDA events, gated so that host launch overhead is
 left out; median of the repeats after a warm-up), compared with the twin and with
-numba-cuda, and the achieved throughput against measured ceilings.
+the anchors, and the achieved throughput against measured ceilings.
 
     source .gpu/prelude.sh && python3 benchmarks/kernels/run.py --markdown suite.md --chart suite.png
 
 Options: --quick (small sizes, few repeats: a smoke test), --only NAME (repeatable),
---backend NAME (cumlir's code generator, of cumlir/backends.py), --repeats N, --batch N.
+--backend NAME (cumlir's code generator, of cumlir/backends.py), --repeats N, --batch N,
+--only-anchors (the twins and anchors without cumlir's compiler), --json FILE (the figures,
+for benchmarks/combine.py).
 Exits 1 if any check fails (the table says which)."""
 
 import argparse
@@ -26,10 +28,12 @@ for _path in (ROOT / "src", ROOT):
 
 import numpy as np  # noqa: E402
 
+from benchmarks import anchors  # noqa: E402
 from benchmarks.kernels import suite  # noqa: E402
 from cumlir import backends  # noqa: E402
 
-VARIANTS = ("cumlir", "C++", "numba-cuda")
+VARIANTS = ("cumlir", "C++", "numba-cuda", "numba-cuda-mlir")
+ANCHORS = ("numba-cuda", "numba-cuda-mlir")
 CEILINGS = {"GB/s": "copy", "GFLOP/s": "fp32 FMA", "Gop/s fp64": "fp64 FMA"}
 
 
@@ -48,24 +52,17 @@ def parse_args(argv=None):
     )
     parser.add_argument("--repeats", type=int, help="timed samples per kernel (default 25, 3 with --quick)")
     parser.add_argument("--batch", type=int, help="back-to-back launches per sample (default 10, 2 with --quick)")
+    parser.add_argument(
+        anchors.ONLY_ANCHORS,
+        dest="only_anchors",
+        action="store_true",
+        help="measure the twins and the anchors (numba-cuda, numba-cuda-mlir) without cumlir's compiler",
+    )
+    parser.add_argument("--json", metavar="FILE", help="write the figures for benchmarks/combine.py")
     args = parser.parse_args(argv)
     args.repeats = args.repeats or (3 if args.quick else 25)
     args.batch = args.batch or (2 if args.quick else 10)
     return args
-
-
-def import_numba_cuda():
-    """numba-cuda's ``cuda`` module, or the reason it cannot be used."""
-    try:
-        if not hasattr(np, "row_stack"):  # numba-cuda 0.30 still calls it; NumPy 2.4 removed it
-            np.row_stack = np.vstack
-        from numba import cuda as ncuda
-
-        if not ncuda.is_available():
-            return None, "numba-cuda sees no GPU"
-        return ncuda, None
-    except Exception as e:  # an install that does not work here is reported, not fatal
-        return None, f"numba-cuda does not import: {type(e).__name__}: {e}"
 
 
 class Result:
@@ -111,7 +108,7 @@ def run_variant(result, variant, module, inputs, host_inputs, launch, timer, cup
     result.ms[variant] = timer.median_ms(launch)
 
 
-def run_kernel(name, args, cupy, timer, cc, ncuda, numba_problem):
+def run_kernel(name, args, cupy, timer, cc, found):
     import cumlir.cuda as cuda
 
     module = suite.load(name)
@@ -139,21 +136,32 @@ def run_kernel(name, args, cupy, timer, cc, ncuda, numba_problem):
         twin = Twin(module.CUDA_SOURCE, cc)
         return lambda: module.launch_twin(twin, inputs)
 
-    def numba_launch():
-        kernels = suite.build(module, ncuda)
-        # numba-cuda's own views of the arrays, made once: it would otherwise synchronize
+    def anchor_launch(anchor):
+        kernels = suite.build(module, anchor)
+        # the anchor's own views of the arrays, made once: it would otherwise synchronize
         # on the stream CuPy's interface names at every launch
-        views = {k: ncuda.as_cuda_array(v, sync=False) if isinstance(v, cupy.ndarray) else v for k, v in inputs.items()}
-        return lambda: module.launch(ncuda, kernels, views)
+        views = {
+            k: anchor.as_cuda_array(v, sync=False) if isinstance(v, cupy.ndarray) else v for k, v in inputs.items()
+        }
+        return lambda: module.launch(anchor, kernels, views)
 
-    attempt("cumlir", cumlir_launch)
+    if not args.only_anchors:
+        attempt("cumlir", cumlir_launch)
     attempt("C++", twin_launch)
-    if module.NUMBA_CUDA:
-        result.status["numba-cuda"] = f"n/a: {module.NUMBA_CUDA}"
-    elif ncuda is None:
-        result.status["numba-cuda"] = f"n/a: {numba_problem}"
-    else:
-        attempt("numba-cuda", numba_launch)
+    for variant in ANCHORS:
+        anchor, problem = found[variant]
+        refused = suite.anchor_refuses(module, variant)
+        if refused or anchor is None:
+            result.status[variant] = f"n/a: {refused or problem}"
+            continue
+        try:  # what an anchor cannot compile is its gap, not a failed check
+            launch = anchor_launch(anchor)
+        except Exception as e:
+            result.status[variant] = (
+                f"n/a: does not compile: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
+            )
+            continue
+        attempt(variant, lambda: launch)
     inputs.clear()  # the arrays go back to CuPy's pool, which is emptied for the next kernel
     cupy.get_default_memory_pool().free_all_blocks()
     return result
@@ -178,36 +186,26 @@ def geomean(values):
 
 
 def table(results, ceilings):
-    head = [
-        "kernel",
-        "cumlir ms",
-        "C++ ms",
-        "numba-cuda ms",
-        "vs C++",
-        "vs numba-cuda",
-        "achieved",
-        "of ceiling",
-        "checks",
-    ]
+    others = VARIANTS[1:]
+    head = ["kernel", *(f"{v} ms" for v in VARIANTS), *(f"vs {v}" for v in others), "achieved", "of ceiling", "checks"]
     rows = []
     for r in results:
         achieved, fraction = throughput(r, ceilings)
         checks = ", ".join(f"{v} {s}" for v, s in r.status.items() if s != "ok") or "ok"
+        times = [_fmt(r.ms.get(v), ".4f", "n/a" if r.status.get(v, "").startswith("n/a") else "—") for v in VARIANTS]
+        ratios = [_fmt(r.ratio(v), ".3f") + ("×" if r.ratio(v) else "") for v in others]
         rows.append(
             [
                 r.name,
-                _fmt(r.ms.get("cumlir"), ".4f"),
-                _fmt(r.ms.get("C++"), ".4f"),
-                _fmt(r.ms.get("numba-cuda"), ".4f", "n/a" if r.status.get("numba-cuda", "").startswith("n/a") else "—"),
-                _fmt(r.ratio("C++"), ".3f") + ("×" if r.ratio("C++") else ""),
-                _fmt(r.ratio("numba-cuda"), ".3f") + ("×" if r.ratio("numba-cuda") else ""),
+                *times,
+                *ratios,
                 f"{achieved:,.0f} {r.metric}" if achieved is not None else "—",
                 _fmt(fraction and 100 * fraction, ".0f") + ("%" if fraction else ""),
                 checks,
             ]
         )
-    means = [geomean(r.ratio(v) for r in results) for v in ("C++", "numba-cuda")]
-    rows.append(["geomean", "", "", "", *(_fmt(m, ".3f") + ("×" if m else "") for m in means), "", "", ""])
+    means = [geomean(r.ratio(v) for r in results) for v in others]
+    rows.append(["geomean", *([""] * len(VARIANTS)), *(_fmt(m, ".3f") + ("×" if m else "") for m in means), "", "", ""])
     return head, rows
 
 
@@ -244,9 +242,9 @@ def chart(results, path, title):
     names = [r.name for r in results]
     x = np.arange(len(names))
     fig, ax = plt.subplots(figsize=(max(8, 0.8 * len(names)), 4.5))
-    for offset, variant in ((-0.2, "C++"), (0.2, "numba-cuda")):
+    for offset, variant in ((-0.27, "C++"), (0, "numba-cuda"), (0.27, "numba-cuda-mlir")):
         values = [r.ratio(variant) or 0 for r in results]
-        ax.bar(x + offset, values, 0.4, label=f"cumlir vs {variant} (its time / cumlir's)")
+        ax.bar(x + offset, values, 0.27, label=f"cumlir vs {variant} (its time / cumlir's)")
     ax.axhline(1.0, color="black", linewidth=0.8)
     ax.set_xticks(x, names, rotation=30, ha="right")
     ax.set_ylabel("speed ratio (higher: cumlir faster)")
@@ -259,6 +257,8 @@ def chart(results, path, title):
 
 def main(argv=None):
     args = parse_args(argv)
+    if args.only_anchors:
+        anchors.only_anchors([anchors.ONLY_ANCHORS])
     if args.backend:
         os.environ["CUMLIR_BACKEND"] = args.backend
     try:
@@ -271,7 +271,7 @@ def main(argv=None):
     cc = device.compute_capability
     cc = (int(cc[:-1]), int(cc[-1]))
     gpu = cupy.cuda.runtime.getDeviceProperties(device.id)["name"].decode()
-    ncuda, numba_problem = import_numba_cuda()
+    found = anchors.anchors()
     timer = Timer(cupy, cc, args.repeats, args.batch)
     started = time.perf_counter()
     ceilings = {
@@ -280,14 +280,17 @@ def main(argv=None):
         "fp64 FMA": timer.fma_gflops(np.float64, 256 if args.quick else 4096),
     }
     backend = os.environ.get("CUMLIR_BACKEND") or backends.DEFAULT
-    print(f"{gpu} (sm_{cc[0]}{cc[1]}), cumlir backend {backend}, numba-cuda: {'yes' if ncuda else numba_problem}")
+    print(
+        f"{gpu} (sm_{cc[0]}{cc[1]}), cumlir backend {backend}, "
+        + ", ".join(f"{v}: {'yes' if m else why}" for v, (m, why) in found.items())
+    )
     print(
         f"median of {args.repeats} samples of {args.batch} back-to-back launches, after a warm-up{' (quick sizes)' if args.quick else ''}"
     )
     print("ceilings: " + ", ".join(f"{k} {v:,.0f} {'GB/s' if k == 'copy' else 'GFLOP/s'}" for k, v in ceilings.items()))
     results = []
     for name in args.only or suite.NAMES:
-        result = run_kernel(name, args, cupy, timer, cc, ncuda, numba_problem)
+        result = run_kernel(name, args, cupy, timer, cc, found)
         results.append(result)
         print(f"  {name}: " + ", ".join(f"{v} {result.ms[v]:.4f} ms" for v in VARIANTS if v in result.ms), flush=True)
     head, rows = table(results, ceilings)
@@ -312,6 +315,9 @@ def main(argv=None):
         ]
         Path(args.markdown).write_text("\n".join(header) + markdown(head, rows) + "\n")
         print(f"markdown written to {args.markdown}")
+    if args.json:
+        rows = {r.name: dict(r.ms) for r in results}
+        anchors.write_json(args.json, f"generated-code suite on {gpu} (sm_{cc[0]}{cc[1]})", "ms per launch", rows)
     if args.chart:
         chart(results, args.chart, f"cumlir generated code on {gpu}")
     print(f"\n{len(results)} kernels in {time.perf_counter() - started:.1f} s")

