@@ -249,3 +249,13 @@ def test_launch_packs_the_128_bytes_as_one_parameter():
     assert bytes(buffer)[:128] == data and struct.unpack_from("i", buffer, 128) == (7,)
     with pytest.raises(TypeError, match="expected a tensor map"):
         packer.pack([np.zeros(16), 7], launch=None)
+
+
+def test_shared_arrays_of_a_box_copy_start_on_128_bytes():
+    # the copy engine faults (misaligned address) on a box in shared memory not on 128 bytes
+    ptx, _ = cuda.compile_ptx(tk.tile_load_f32, "void(tensor_map, float32[:, ::1], int32, int32)", cc=(9, 0))
+    shared = re.findall(r"\.shared \.align (\d+) \.b8 (\w+)", ptx)
+    assert len(shared) == 2 and all(int(align) >= 128 for align, _ in shared), shared
+    # a bulk copy without a tensor map needs 16 bytes only: the arrays keep their alignment
+    ptx, _ = cuda.compile_ptx(tk.bulk_copy_f32, "void(float32[::1], float32[::1])", cc=(9, 0))
+    assert {int(a) for a, _ in re.findall(r"\.shared \.align (\d+) \.b8 (\w+)", ptx)} <= {8, 16}

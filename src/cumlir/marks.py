@@ -40,3 +40,6 @@ NEEDS_ARCH_SPECIFIC = "cumlir.needs_arch_specific"
 # [index, bytes, alignment]; the llvm stage (codegen/passes/by_value_params.py) makes them
 # ``llvm.byval`` ``nvvm.grid_constant`` parameters, which the code generators write as such
 BY_VALUE_PARAMS = "cumlir.by_value_params"
+# on the gpu module: the least alignment (bytes) of every shared array, set by operations that
+# need it (TMA copies of a box: 128); applied at the llvm stage (codegen/passes/shared_alignment.py)
+SHARED_ALIGNMENT = "cumlir.shared_alignment"

@@ -15,8 +15,9 @@ Shared-memory operands are the first elements of shared arrays, the mbarrier the
 of a shared array of 64-bit integers (as mbarrier.py), a tensor map a kernel argument
 (``types.TensorMap``: the generic address of its grid-constant parameter)."""
 
+from ..marks import SHARED_ALIGNMENT
 from . import Stub
-from ._modules import errors, llvm, templates, types
+from ._modules import errors, ir, llvm, templates, types
 from ._ptx_asm import (
     as_i32,
     check_barrier,
@@ -31,6 +32,7 @@ from ._ptx_asm import (
 HOPPER = (9, 0)
 BULK_PTX = 80
 MAX_RANK = 5
+BOX_ALIGNMENT = 128  # where the shared array of a box copy must start
 
 cp_async_bulk_tensor_load = Stub(
     "cp_async_bulk_tensor_load",
@@ -241,9 +243,15 @@ def _operands(first, count):
     return ", ".join(f"${first + k}" for k in range(count))
 
 
+def _box_copy(lower, what):
+    """A copy of a box needs its shared array on 128 bytes (codegen/passes/shared_alignment.py)."""
+    require(lower, what, HOPPER, BULK_PTX)
+    lower.mlir_gpu_module.attributes[SHARED_ALIGNMENT] = ir.IntegerAttr.get(i64(), BOX_ALIGNMENT)
+
+
 def _tensor_load(lower, what, dst, tmap, coords, bar, mask):
     """The load of the box at *coords* (MLIR i32 values, innermost first)."""
-    require(lower, what, HOPPER, BULK_PTX)
+    _box_copy(lower, what)
     operands = [dst, bar, tmap, *coords]
     constraints = ["l", "l", "l", *["r"] * len(coords)]
     multicast = mask_text = ""
@@ -295,7 +303,7 @@ def _address(tmap):
 
 @cp_async_bulk_tensor_store.lower("Any", "Any", "Any")
 def _lower_tensor_store(lower, sig, args):
-    require(lower, "intrin.cp_async_bulk_tensor_store", HOPPER, BULK_PTX)
+    _box_copy(lower, "intrin.cp_async_bulk_tensor_store")
     tmap_type, coords_type, src_type = sig.args
     coords = _tuple_i32s(lower, coords_type, args[1])[::-1]
     src = first_element_address(lower, src_type, args[2])

@@ -30,7 +30,7 @@ from ...marks import (
 from ...mlir_context import thread_pass_managers
 from ...options import check_ptx_feature
 from .. import targets
-from . import by_value_params, constant_trip_loops, counted_loops
+from . import by_value_params, constant_trip_loops, counted_loops, shared_alignment
 from .parallel_loops import distribute
 
 STAGES = {
@@ -207,6 +207,7 @@ def run_stage(module, name, options):
     pass_manager(pipeline, options).run(module.operation)
     if name == "llvm":
         by_value_params.apply(gpu_module_of(module))
+        shared_alignment.apply(gpu_module_of(module))
         if options.opt:
             counted_loops.mark(module, gpu_module_of(module))
             constant_trip_loops.mark(gpu_module_of(module))

@@ -1,0 +1,29 @@
+"""Shared arrays aligned as the module's operations need (marks.SHARED_ALIGNMENT): a TMA copy of
+a box faults at run time (misaligned address) unless its shared array starts on 128 bytes,
+and the array's type cannot say where it starts, so every shared array of a module that copies
+boxes is raised to that alignment. An alignment asked for with ``alignment=`` that is larger
+stays."""
+
+from mlir import ir
+
+from ...marks import SHARED_ALIGNMENT
+
+_SHARED = 3  # the NVPTX address space of shared memory
+
+
+def apply(gpu_module) -> None:
+    if SHARED_ALIGNMENT not in gpu_module.attributes:
+        return
+    least = ir.IntegerAttr(gpu_module.attributes[SHARED_ALIGNMENT]).value
+    for op in gpu_module.regions[0].blocks[0].operations:
+        if op.operation.name == "llvm.mlir.global" and _address_space(op) == _SHARED:
+            current = ir.IntegerAttr(op.attributes["alignment"]).value if "alignment" in op.attributes else 0
+            if current < least:
+                op.attributes["alignment"] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), least)
+    del gpu_module.attributes[SHARED_ALIGNMENT]
+
+
+def _address_space(op):
+    if "addr_space" not in op.attributes:
+        return 0
+    return ir.IntegerAttr(op.attributes["addr_space"]).value
