@@ -239,3 +239,18 @@ def test_the_extras_on_older_chips_are_clear_errors(backend):
         cuda.compile_ptx(wk.dependent, "void(int32[:])", cc=(8, 0), backend=backend)
     with pytest.raises(ValueError, match=r"intrin\.elect_sync(_mask)? needs sm_90 or newer; .* compiled for sm_80"):
         cuda.compile_ptx(wk.elected, "void(int32[:], int32[:])", cc=(8, 0), backend=backend)
+
+
+def _short_accumulator(descriptors, out):
+    acc = cuda.local.array(8, np.float32)
+    intrin.wgmma_mma_async(acc, descriptors[0], descriptors[1], "m64n64k16", 0, dtype="bf16")
+    out[0] = acc[0]
+
+
+@pytest.mark.parametrize("debug", [False, True])
+def test_a_short_accumulator_leaves_no_instruction_behind_the_exit(backend, debug):
+    # ptxas (CUDA 13.0) crashes on a wgmma left after an exit, its registers never written
+    sig = "void(uint64[::1], float32[::1])"
+    ptx, _ = cuda.compile_ptx(_short_accumulator, sig, cc=(9, 0, "a"), backend=backend, debug=debug)
+    assert "wgmma.mma_async" not in ptx and "exit;" in ptx
+    support.ptxas(ptx, "sm_90a")

@@ -212,15 +212,18 @@ def _mma_typer(context, args, kws):
     return templates.signature(types.none, *arg_types).replace(pysig=_MMA)
 
 
-def _check_length(lower, acc, count):
+def _length_checked(lower, acc, count):
     """An accumulator shorter than the shape needs raises ValueError (with debug=True; the thread
-    ends otherwise); a local array's length is known, and the check folds away."""
+    ends otherwise); a local array's length is known, and the check folds away. The
+    instruction goes in the branch of a long enough accumulator: left after the exit, ptxas
+    meets it with registers never written, and crashes."""
     short = arith.cmpi(arith.CmpIPredicate.ult, dim(acc, 0), arith.constant(i64(), count))
-    branch = scf.IfOp(short)
+    branch = scf.IfOp(short, has_else=True)
     with ir.InsertionPoint(branch.then_block):
         lower.record_raise(ValueError, (f"{_WHAT}: the accumulator holds fewer than the shape's {count} elements",))
         nvvm.exit()
         scf.YieldOp([])
+    return branch.else_block
 
 
 def _ptx(n, dtype, transposed, count):
@@ -246,7 +249,13 @@ def _mma(lower, sig, args):
     transposed = [_flag(name, arg_types[name]) for name in ("trans_a", "trans_b")]
     count = n // 2
     acc = values["acc"]
-    _check_length(lower, acc, count)
+    long_enough = _length_checked(lower, acc, count)
+    with ir.InsertionPoint(long_enough):
+        _multiply(lower, values, arg_types, acc, n, dtype, transposed, count)
+        scf.YieldOp([])
+
+
+def _multiply(lower, values, arg_types, acc, n, dtype, transposed, count):
     if values.get("scale_d") is None:
         scale = arith.constant(i32(), 1)
     else:
