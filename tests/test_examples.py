@@ -57,3 +57,21 @@ def test_monte_carlo_pi_kernel_assembles(backend, cc):
 def test_monte_carlo_pi_is_within_five_standard_errors(seed):
     estimate, sigma = _load("monte_carlo_pi").estimate_pi(generators=16_384, draws=512, seed=seed)
     assert abs(estimate - math.pi) < 5 * sigma, (estimate, sigma)
+
+
+def test_hopper_gemm_compiles_to_tma_and_wgmma():
+    example = _load("gemm_hopper")
+    sig = "void(tensor_map, tensor_map, bfloat16[:, ::1], int64)"
+    ptx, _ = cuda.compile_ptx(example.gemm_kernel.py_func, sig, cc=(9, 0, "a"))
+    support.ptxas(ptx, "sm_90a")
+    assert ptx.count("wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16") == example.BK // 16
+    assert ptx.count("cp.async.bulk.tensor.2d") >= 4  # A and B, in the prologue and the loop
+    assert "ld.local" not in ptx and "st.local" not in ptx  # the accumulator stays in registers
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("m, n, k", [(256, 256, 256), (384, 512, 640)])
+def test_hopper_gemm_matches_numpy(m, n, k):
+    if cuda.get_current_device().compute_capability != (9, 0):
+        pytest.skip("wgmma needs sm_90a")
+    _load("gemm_hopper").check(m, n, k)

@@ -1,0 +1,111 @@
+"""A bf16 GEMM for Hopper (sm_90a) written with @cuda.jit: C = A @ B, float32 accumulation.
+
+Each block computes a 128 x 256 tile of C with two warpgroups (256 threads), each warpgroup
+64 rows with ``wgmma`` m64n256k16. The tiles of A and B come into shared memory by TMA
+(tensor maps with the 128-byte swizzle, the layout wgmma's descriptors read), in a pipeline
+of STAGES buffers, each with an mbarrier that completes when its bytes have arrived: thread 0
+keeps STAGES - 1 tiles in flight while the tensor cores work on the oldest.
+
+A is M x K and B is given transposed, N x K (both K-major, as wgmma reads them without a
+transpose), as device arrays of ml_dtypes' bfloat16; M a multiple of 128, N of 256, K of 64
+and at least STAGES * 64.
+
+    python examples/gemm_hopper.py          # checks a 1024 x 1024 x 1024 product against NumPy
+"""
+
+import ml_dtypes
+import numpy as np
+
+from cumlir import cuda
+from cumlir.cuda import intrin
+from cumlir.cuda.experimental import consteval
+
+BM, BN, BK = 128, 256, 64  # the block's tile of C, and the K extent of one stage
+STAGES = 4
+A_TILE, B_TILE = BM * BK, BN * BK  # elements of one stage's A and B tiles
+STAGE = A_TILE + B_TILE
+THREADS = 256  # two warpgroups
+ACC = BN // 2  # accumulator registers of a thread (m64n256: 64 x 256 floats over 128 threads)
+SHARED_BYTES = STAGES * STAGE * 2
+
+
+@cuda.jit(chip="sm_90a")
+def gemm_kernel(a_map, b_map, c, k_tiles):
+    smem = cuda.shared.array(0, np.uint16, alignment=1024)
+    full = cuda.shared.array(STAGES, np.uint64)
+    t = cuda.threadIdx.x
+    group = t // 128
+    row0 = cuda.blockIdx.y * BM
+    col0 = cuda.blockIdx.x * BN
+    if t == 0:
+        for s in range(STAGES):
+            intrin.mbarrier_init(full[s:], 1)
+        intrin.fence_mbarrier_init()
+    cuda.syncthreads()
+    if t == 0:
+        for s in range(STAGES - 1):
+            intrin.mbarrier_arrive_expect_tx(full[s:], STAGE * 2)
+            intrin.cp_async_bulk_tensor_load(smem[s * STAGE :], a_map, (row0, s * BK), full[s:])
+            intrin.cp_async_bulk_tensor_load(smem[s * STAGE + A_TILE :], b_map, (col0, s * BK), full[s:])
+    acc = cuda.local.array(ACC, np.float32)
+    for r in consteval(range(ACC)):
+        acc[r] = 0.0
+    intrin.wgmma_fence()
+    for kt in range(k_tiles):
+        # the stage read by the previous step is free (every thread passed its syncthreads)
+        ahead = kt + STAGES - 1
+        if t == 0 and ahead < k_tiles:
+            s = ahead % STAGES
+            intrin.mbarrier_arrive_expect_tx(full[s:], STAGE * 2)
+            intrin.cp_async_bulk_tensor_load(smem[s * STAGE :], a_map, (row0, ahead * BK), full[s:])
+            intrin.cp_async_bulk_tensor_load(smem[s * STAGE + A_TILE :], b_map, (col0, ahead * BK), full[s:])
+        s = kt % STAGES
+        intrin.mbarrier_try_wait(full[s:], (kt // STAGES) % 2)
+        a_base = s * STAGE + group * 64 * BK
+        b_base = s * STAGE + A_TILE
+        for k in consteval(range(BK // 16)):
+            a_desc = intrin.wgmma_descriptor(smem[a_base + k * 16 :], 16, 1024, 128)
+            b_desc = intrin.wgmma_descriptor(smem[b_base + k * 16 :], 16, 1024, 128)
+            intrin.wgmma_mma_async(acc, a_desc, b_desc, "m64n256k16", 1, dtype="bf16")
+        intrin.wgmma_commit_group()
+        intrin.wgmma_wait_group(0)
+        cuda.syncthreads()
+    warp, lane = (t % 128) // 32, t % 32
+    row = row0 + group * 64 + 16 * warp + lane // 4
+    col = col0 + 2 * (lane % 4)
+    for r in consteval(range(ACC)):
+        c[row + 8 * ((r // 2) % 2), col + 8 * (r // 4) + r % 2] = acc[r]
+
+
+def matmul(a, b_t, c):
+    """c[:] = a @ b_t.T for device arrays of bfloat16: a (M, K), b_t (N, K), c (M, N)."""
+    (m, k), (n, k_b) = a.shape, b_t.shape
+    if k != k_b or c.shape != (m, n):
+        raise ValueError(f"shapes do not multiply: a {a.shape}, b_t {b_t.shape}, c {c.shape}")
+    if m % BM or n % BN or k % BK or k < STAGES * BK:
+        raise ValueError(f"M must be a multiple of {BM}, N of {BN}, K of {BK} and at least {STAGES * BK}")
+    a_map = cuda.tensor_map.tiled(a, (BM, BK), swizzle="128b")
+    b_map = cuda.tensor_map.tiled(b_t, (BN, BK), swizzle="128b")
+    gemm_kernel[(n // BN, m // BM), THREADS, 0, SHARED_BYTES](a_map, b_map, c, k // BK)
+
+
+def random_operands(m, n, k, seed=0):
+    rng = np.random.default_rng(seed)
+    a = rng.standard_normal((m, k)).astype(ml_dtypes.bfloat16)
+    b_t = rng.standard_normal((n, k)).astype(ml_dtypes.bfloat16)
+    return a, b_t
+
+
+def check(m=1024, n=1024, k=1024):
+    a, b_t = random_operands(m, n, k)
+    c = cuda.to_device(np.full((m, n), np.nan, ml_dtypes.bfloat16))
+    matmul(cuda.to_device(a), cuda.to_device(b_t), c)
+    expected = a.astype(np.float64) @ b_t.astype(np.float64).T
+    got = c.copy_to_host().astype(np.float64)
+    # float32 sums rounded once to bfloat16 (8 bits): within 2**-8 of each value, relative
+    np.testing.assert_allclose(got, expected, rtol=2**-7, atol=2**-7 * np.sqrt(k))
+    return float(np.max(np.abs(got - expected)))
+
+
+if __name__ == "__main__":
+    print(f"max |error| {check():.4f}: the product matches NumPy")
