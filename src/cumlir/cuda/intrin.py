@@ -1,7 +1,8 @@
 """``cuda.intrin``: numba-cuda-mlir's module of intrinsics written in MLIR. The names that are
 an intrinsic cumlir has are that intrinsic (``intrin.ffs`` is ``cuda.ffs``, which returns a
 uint32); Hopper's thread-block clusters, mbarriers and cp.async are here by their names
-(docs/hopper.md); the rest, TMA and Blackwell's instructions mostly, are refused by name
+(docs/hopper.md), and the warp's tensor-core instructions, ``ldmatrix``, ``stmatrix`` and
+``mma_sync`` (docs/tensor_cores.md); the rest, TMA and Blackwell's instructions mostly, are refused by name
 (cumlir/refused.py says why)."""
 
 import importlib
@@ -21,6 +22,8 @@ _SAME_AS.update(
         "cp_async cp_async_commit_group cp_async_wait_group cp_async_wait_all"
     ).split()
 )
+# the warp's tensor-core instructions (docs/tensor_cores.md)
+_SAME_AS.update((name, name) for name in ("ldmatrix", "stmatrix", "mma_sync"))
 
 
 def __getattr__(name: str) -> typing.Any:
