@@ -205,3 +205,14 @@ _F16 = {"a": (8, "np.float16"), "b": (4, "np.float16"), "c": (4, "np.float32"), 
 def test_bad_arguments(body, arrays, message):
     with pytest.raises(TypingError, match=message):
         _bad(body, arrays)()
+
+
+@pytest.mark.parametrize("case", tk.CASES, ids=tk.case_id)
+def test_the_fragment_layouts_cover_each_tile_once(case):
+    # the host's statement of the layouts (docs/tensor_cores.md), which the GPU tests gather by
+    shape, a, _, _ = case
+    m, n, k = tk.dims(shape)
+    for operand, (rows, cols) in zip("abc", ((m, k), (k, n), (m, n))):
+        places = tk.fragment_layout(shape, a, operand).reshape(-1, 2)
+        assert len(places) == rows * cols
+        assert sorted(map(tuple, places.tolist())) == [(r, c) for r in range(rows) for c in range(cols)]
