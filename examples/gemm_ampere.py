@@ -58,14 +58,15 @@ def copy_tiles(a, b, sa, sb, stage, row0, col0, k0, t):
         intrin.cp_async(sb[stage * B_TILE + b_slot(row, chunk) :], b[k0 + row, col0 + chunk * 8 :], 16)
 
 
-@cuda.jit
+# two blocks per SM: the registers of each thread held to 128, so that 16 warps hide each other's latency
+@cuda.jit(launch_bounds=(THREADS, 2))
 def gemm_kernel(a, b, c):
     sa = cuda.shared.array(A_SHARED, np.float16)
     sb = cuda.shared.array(B_SHARED, np.float16)
     acc = cuda.local.array((MT, NT, 4), np.float32)
     fa = cuda.local.array((MT, 8), np.float16)
     fb = cuda.local.array((NT_PAIRS, 8), np.float16)
-    t = cuda.threadIdx.x
+    t = cuda.threadIdx.x & (THREADS - 1)  # the same t; the mask tells the compiler its bound
     lane = t & 31
     warp = t >> 5
     warp_row = (warp // WARPS_N) * WM
@@ -83,15 +84,19 @@ def gemm_kernel(a, b, c):
             copy_tiles(a, b, sa, sb, s, row0, col0, s * BK, t)
         intrin.cp_async_commit_group()
 
+    stage = 0  # the stage this step reads; the one before it is refilled (counted round, not step % STAGES)
+    refill = STAGES - 1
     for step in range(steps):
         intrin.cp_async_wait_group(IN_FLIGHT)  # this step's tiles have landed (for this thread)
         cuda.syncthreads()  # ... for every thread; and every warp is done with the stage refilled next
         ahead = step + STAGES - 1
         if ahead < steps:
-            copy_tiles(a, b, sa, sb, ahead % STAGES, row0, col0, ahead * BK, t)
+            copy_tiles(a, b, sa, sb, refill, row0, col0, ahead * BK, t)
         intrin.cp_async_commit_group()
-        a_base = (step % STAGES) * A_TILE
-        b_base = (step % STAGES) * B_TILE
+        a_base = stage * A_TILE
+        b_base = stage * B_TILE
+        refill = stage
+        stage = stage + 1 if stage < STAGES - 1 else 0
         for kk in consteval(range(BK // 16)):
             # lanes 0-15 give the rows of the left 8 columns, lanes 16-31 of the right ones
             for i in consteval(range(MT)):
