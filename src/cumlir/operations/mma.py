@@ -115,58 +115,52 @@ def _typer(d, a, b, c, shape, satfinite=None):
     return types.none
 
 
-def _operands(lower, name, sig, args, counts):
-    """The local arrays' elements: A, B and C as registers; the PTX type of each operand."""
-    (dt, at, bt, ct), (_, a, b, c) = sig.args[:4], args[:4]
-    values = []
-    for operand, ty, array, count in (("a", at, a, counts[0]), ("b", bt, b, counts[1]), ("c", ct, c, counts[2])):
-        check_length(lower, f"intrin.mma_sync({name}): {operand}", ty, array, count)
-        values.append(load(lower, ty, array, count))
-    check_length(lower, f"intrin.mma_sync({name}): d", dt, args[0], counts[2])
-    return values
+def _fragments(lower, name, sig, args, counts):
+    """The elements of a, b and c; each local array's length checked, d's too, where it is known."""
+    a_count, b_count, c_count = counts
+    expected = (c_count, a_count, b_count, c_count)  # d, a, b, c: the order of the arguments
+    for k, operand in enumerate("dabc"):
+        check_length(lower, f"intrin.mma_sync({name}): {operand}", sig.args[k], args[k], expected[k])
+    return [load(lower, sig.args[k], args[k], expected[k]) for k in (1, 2, 3)]
 
 
-def _registers(accumulator, dtype, values):
-    # f32, s32 and f64 values are one register each; f16 ones, two to a register
-    return pack(dtype, values) if accumulator == "f16" else values
+def _registers(ptx_type, dtype, values):
+    """The 32-bit (or, for f64, 64-bit) registers of the elements of an operand of *ptx_type*:
+    f32, s32, tf32 and f64 elements one to a register, f16 and bf16 two, 8-bit ones four."""
+    return values if ptx_type in ("f32", "s32", "f64") else pack(dtype, values)
+
+
+def _operand_groups(*sizes):
+    """'{$0, $1}, {$2, ...}': the braces of the operands, numbered in order."""
+    groups, number = [], 0
+    for size in sizes:
+        groups.append("{" + ", ".join(f"${number + k}" for k in range(size)) + "}")
+        number += size
+    return ", ".join(groups)
 
 
 @mma_sync.lower("Any", "Any", "Any", "Any", "Any", "*Any")
 def _lowering(lower, sig, args):
     dt, at, bt, ct, shape = sig.args[:5]
-    family = _family(at.dtype)
-    name = shape.literal_value
+    family, name = _family(at.dtype), shape.literal_value
     counts, cc, ptx = _SHAPES[(name, family)]
     require(lower, f"intrin.mma_sync({name}, {at.dtype})", cc, ptx)
-    a, b, c = _operands(lower, name, sig, args, counts)
+    a, b, c = _fragments(lower, name, sig, args, counts)
+    a_type, b_type = _INPUTS[family][str(at.dtype)], _INPUTS[family][str(bt.dtype)]
     accumulator = _ACCUMULATORS[family][str(dt.dtype)]
-    if family == "f64":
-        a_regs, b_regs, letter = a, b, "d"
-    else:
-        a_regs, b_regs, letter = pack(at.dtype, a), pack(bt.dtype, b), "r"
+    a_regs, b_regs = _registers(a_type, at.dtype, a), _registers(b_type, bt.dtype, b)
     c_regs = _registers(accumulator, ct.dtype, c)
-    n_d = len(c_regs)
-    groups, number = [], 0
-    for count in (n_d, len(a_regs), len(b_regs), len(c_regs)):
-        groups.append("{" + ", ".join(f"${number + k}" for k in range(count)) + "}")
-        number += count
     satfinite = ".satfinite" if len(sig.args) > 5 and _satfinite(sig.args[5]) else ""
-    inputs = _INPUTS[family]
-    text = (
-        f"mma.sync.aligned.{name}.row.col{satfinite}.{accumulator}.{inputs[str(at.dtype)]}."
-        f"{inputs[str(bt.dtype)]}.{accumulator} {', '.join(groups)};"
-    )
-    out_letter = _ACCUMULATOR_LETTER[accumulator]
-    constraints = [f"={out_letter}"] * n_d + [letter] * (len(a_regs) + len(b_regs)) + [out_letter] * n_d
+    groups = _operand_groups(len(c_regs), len(a_regs), len(b_regs), len(c_regs))
+    text = f"mma.sync.aligned.{name}.row.col{satfinite}.{accumulator}.{a_type}.{b_type}.{accumulator} {groups};"
+    out, letter = _ACCUMULATOR_LETTER[accumulator], "d" if family == "f64" else "r"
+    constraints = [f"={out}"] * len(c_regs) + [letter] * (len(a_regs) + len(b_regs)) + [out] * len(c_regs)
     register_type = c_regs[0].type
-    result_type = llvm.StructType.get_literal([register_type] * n_d)
-    out = llvm.inline_asm(result_type, [*a_regs, *b_regs, *c_regs], text, ",".join(constraints))
-    d_regs = [llvm.extractvalue(register_type, out, [k]) for k in range(n_d)]
-    d = unpack(lower, dt.dtype, d_regs) if accumulator == "f16" else d_regs
-    store(lower, dt, args[0], d)
-
-
-def fragment_counts(shape, a_dtype):
-    """(elements of A, of B, of C and D) per thread for *shape* and inputs of *a_dtype*
-    (a Numba type or its name); KeyError if PTX has no such mma."""
-    return _SHAPES[(shape, _family(a_dtype))][0]
+    result = llvm.inline_asm(
+        llvm.StructType.get_literal([register_type] * len(c_regs)),
+        [*a_regs, *b_regs, *c_regs],
+        text,
+        ",".join(constraints),
+    )
+    d_regs = [llvm.extractvalue(register_type, result, [k]) for k in range(len(c_regs))]
+    store(lower, dt, args[0], d_regs if accumulator != "f16" else unpack(lower, dt.dtype, d_regs))
