@@ -45,14 +45,16 @@ def _tile(rng, dtype, rows, cols):
     return values.astype(host.get(name, name))
 
 
-def _tolerance(c_dtype, k):
-    if str(c_dtype) == "int32":
-        return {"rtol": 0, "atol": 0}
+def _tolerance(a_dtype, c_dtype, k):
+    # the tensor cores' float32 sums are not IEEE's (the addends aligned with truncation; float8
+    # products summed with fewer bits still): wide enough for that, far below a misplaced element
     if str(c_dtype) == "float64":
         return {"rtol": 1e-12, "atol": 1e-12}
     if str(c_dtype) == "float16":
         return {"rtol": 2e-3, "atol": 2e-3 * np.sqrt(k)}
-    return {"rtol": 1e-5, "atol": 1e-5 * np.sqrt(k)}
+    if str(a_dtype).startswith("f8"):
+        return {"rtol": 2e-3, "atol": 3e-3 * np.sqrt(k)}
+    return {"rtol": 1e-4, "atol": 1e-4 * np.sqrt(k)}
 
 
 @pytest.mark.parametrize("case", tk.CASES, ids=tk.case_id)
@@ -73,7 +75,7 @@ def test_mma_matches_numpy(backend, rng, case):
     if str(c_dtype) == "int32":
         np.testing.assert_array_equal(d, expected.astype(np.int64))
     else:
-        np.testing.assert_allclose(d.astype(np.float64), expected, **_tolerance(c_dtype, k))
+        np.testing.assert_allclose(d.astype(np.float64), expected, **_tolerance(a_dtype, c_dtype, k))
 
 
 def test_satfinite_clamps_instead_of_wrapping(backend):
