@@ -75,3 +75,25 @@ def test_hopper_gemm_matches_numpy(m, n, k):
     if cuda.get_current_device().compute_capability != (9, 0):
         pytest.skip("wgmma needs sm_90a")
     _load("gemm_hopper").check(m, n, k)
+
+
+GEMM_SIGNATURE = "void(float16[:, ::1], float16[:, ::1], float32[:, ::1])"
+
+
+@pytest.mark.parametrize("cc", [(8, 0), (9, 0)], ids=["sm_80", "sm_90"])
+def test_gemm_kernel_assembles_with_its_fragments_in_registers(backend, cc):
+    example = _load("gemm_ampere")
+    ptx, _ = cuda.compile_ptx(example.gemm_kernel, GEMM_SIGNATURE, cc=cc, backend=backend)
+    support.ptxas(ptx, f"sm_{cc[0]}{cc[1]}")
+    # two k16 steps of a warp's 4 x 4 tiles, unrolled; A's 4 fragments and B's 2 pairs per step
+    assert ptx.count("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32") == 2 * 4 * 4
+    assert ptx.count("ldmatrix.sync.aligned.m8n8.x4.shared.b16") == 2 * 4
+    assert ptx.count("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16") == 2 * 2
+    assert "cp.async.cg.shared.global" in ptx and "cp.async.wait_group 1;" in ptx
+    assert ".local" not in ptx  # the 64 accumulators and the fragments stay in registers
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("m, n, k", [(200, 300, 100), (1024, 768, 512)])
+def test_gemm_matches_numpy(rng, m, n, k):
+    _load("gemm_ampere").check(m, n, k, rng)

@@ -1,9 +1,9 @@
 """``cuda.intrin``: numba-cuda-mlir's module of intrinsics written in MLIR. The names that are
 an intrinsic cumlir has are that intrinsic (``intrin.ffs`` is ``cuda.ffs``, which returns a
 uint32); Hopper's thread-block clusters, mbarriers, cp.async, TMA (with cumlir's general
-forms), elect.sync, setmaxnreg and griddepcontrol are here by their names (docs/hopper.md), its
-warpgroup tensor cores as ``wgmma_*`` (docs/tensor_cores.md); the rest, Blackwell's
-instructions mostly, are refused by name (cumlir/refused.py says why)."""
+forms), elect.sync, setmaxnreg and griddepcontrol are here by their names (docs/hopper.md), the
+tensor cores as ``ldmatrix``, ``stmatrix``, ``mma_sync`` and ``wgmma_*`` (docs/tensor_cores.md);
+the rest, Blackwell's instructions mostly, are refused by name (cumlir/refused.py says why)."""
 
 import importlib
 import typing
@@ -34,6 +34,8 @@ _SAME_AS.update(
         "wgmma_fence wgmma_commit_group wgmma_wait_group wgmma_descriptor wgmma_mma_async fence_proxy_async"
     ).split()
 )
+# the warp's tensor-core instructions (docs/tensor_cores.md)
+_SAME_AS.update((name, name) for name in ("ldmatrix", "stmatrix", "mma_sync"))
 
 
 def __getattr__(name: str) -> typing.Any:
