@@ -52,51 +52,72 @@ def _milliseconds(launch, stream=0):
     return statistics.median(times)
 
 
-def _torch_matmul(a, b_t):
+def _torch_matmul(a, b, dtype):
+    """torch.matmul of a (M, K) and b (K, N) in *dtype*, the operands' bits from NumPy."""
     import torch
 
-    ta = torch.from_numpy(a.view(np.uint16)).cuda().view(torch.bfloat16)
-    tb = torch.from_numpy(b_t.view(np.uint16)).cuda().view(torch.bfloat16).t()
-    out = torch.empty((a.shape[0], b_t.shape[0]), dtype=torch.bfloat16, device="cuda")
+    def tensor(x):
+        bits = np.ascontiguousarray(x).view(np.uint16)
+        return torch.from_numpy(bits).cuda().view(dtype)
+
+    ta, tb = tensor(a), tensor(b)
+    out = torch.empty((a.shape[0], b.shape[1]), dtype=dtype, device="cuda")
 
     def launch():
         torch.matmul(ta, tb, out=out)
 
-    return launch, lambda: out.view(torch.uint16).cpu().numpy().view(ml_dtypes.bfloat16)
+    return launch, lambda: out.float().cpu().numpy()
 
 
-def _cumlir_matmul(module, a, b_t):
+def _hopper(a, b_t):
+    module = _example("gemm_hopper")
     da, db = cuda.to_device(a), cuda.to_device(b_t)
     c = cuda.device_array((a.shape[0], b_t.shape[0]), ml_dtypes.bfloat16)
     return (lambda: module.matmul(da, db, c)), c.copy_to_host
 
 
+def _ampere(a, b):
+    module = _example("gemm_ampere")
+    da, db = cuda.to_device(a), cuda.to_device(b)
+    c = cuda.device_array((a.shape[0], b.shape[1]), np.float32)
+    grid = (b.shape[1] // module.BN, a.shape[0] // module.BM)
+    return (lambda: module.gemm_kernel[grid, module.THREADS](da, db, c)), c.copy_to_host
+
+
+def _measure(label, make, flops, check):
+    try:
+        launch, result = make()
+        ms = _milliseconds(launch)
+    except Exception as e:  # noqa: BLE001 - a contender that cannot run is reported, not fatal
+        print(f"{label}: not measured ({type(e).__name__}: {e})")
+        return None
+    tflops = flops / ms / 1e9
+    print(f"{label:34s} {ms:8.3f} ms {tflops:8.1f} TFLOP/s  max error / sqrt(K) {check(result()):.4f}")
+    return tflops
+
+
 def _gemms(size):
+    """bf16 (Hopper) and float16 (Ampere) products, each against torch.matmul in its type."""
+    import torch
+
     rng = np.random.default_rng(1)
-    a = rng.standard_normal((size, size)).astype(ml_dtypes.bfloat16)
-    b_t = rng.standard_normal((size, size)).astype(ml_dtypes.bfloat16)
     flops = 2.0 * size**3
     rows = rng.choice(size, 64, replace=False)
-    expected = a[rows].astype(np.float64) @ b_t.astype(np.float64).T
-    contenders = [("torch.matmul (cuBLAS)", lambda: _torch_matmul(a, b_t))]
-    for name in ("gemm_hopper", "gemm_ampere"):
-        if (EXAMPLES / f"{name}.py").exists():
-            contenders.append((f"cumlir {name}", lambda name=name: _cumlir_matmul(_example(name), a, b_t)))
-    results = {}
-    for label, make in contenders:
-        try:
-            launch, result = make()
-            ms = _milliseconds(launch)
-        except Exception as e:  # noqa: BLE001 - a contender that cannot run is reported, not fatal
-            print(f"{label}: not measured ({type(e).__name__}: {e})")
-            continue
-        error = np.max(np.abs(result()[rows].astype(np.float64) - expected)) / np.sqrt(size)
-        results[label] = flops / ms / 1e9
-        print(f"{label:28s} {ms:8.3f} ms {results[label]:8.1f} TFLOP/s  max error / sqrt(K) {error:.4f}")
-    base = results.get("torch.matmul (cuBLAS)")
-    if base:
-        for label, tflops in results.items():
-            print(f"  {label:28s} {tflops / base:6.3f}x torch.matmul")
+    for dtype, torch_dtype, example, make in (
+        (ml_dtypes.bfloat16, torch.bfloat16, "gemm_hopper", lambda a, b: _hopper(a, np.ascontiguousarray(b.T))),
+        (np.float16, torch.float16, "gemm_ampere", _ampere),
+    ):
+        a = rng.standard_normal((size, size)).astype(dtype)
+        b = rng.standard_normal((size, size)).astype(dtype)
+        expected = a[rows].astype(np.float64) @ b.astype(np.float64)
+
+        def check(c):
+            return float(np.max(np.abs(np.asarray(c, np.float64)[rows] - expected)) / np.sqrt(size))
+
+        base = _measure(f"torch.matmul {np.dtype(dtype).name}", lambda: _torch_matmul(a, b, torch_dtype), flops, check)
+        ours = _measure(f"cumlir {example} {np.dtype(dtype).name}", lambda: make(a, b), flops, check)
+        if base and ours:
+            print(f"  {example}: {ours / base:.3f}x torch.matmul")
 
 
 @cuda.jit
