@@ -4,7 +4,8 @@ Each block computes a 128 x 256 tile of C with two warpgroups (256 threads), eac
 64 rows with ``wgmma`` m64n256k16. The tiles of A and B come into shared memory by TMA
 (tensor maps with the 128-byte swizzle, the layout wgmma's descriptors read), in a pipeline
 of STAGES buffers, each with an mbarrier that completes when its bytes have arrived: thread 0
-keeps STAGES - 1 tiles in flight while the tensor cores work on the oldest.
+keeps STAGES - 1 tiles in flight while the tensor cores work on the oldest, and each step's
+products run while the warpgroups wait for the next tile.
 
 A is M x K and B is given transposed, N x K (both K-major, as wgmma reads them without a
 transpose), as device arrays of ml_dtypes' bfloat16; M a multiple of 128, N of 256, K of 64
@@ -26,13 +27,16 @@ A_TILE, B_TILE = BM * BK, BN * BK  # elements of one stage's A and B tiles
 STAGE = A_TILE + B_TILE
 THREADS = 256  # two warpgroups
 ACC = BN // 2  # accumulator registers of a thread (m64n256: 64 x 256 floats over 128 threads)
-SHARED_BYTES = STAGES * STAGE * 2
+TILE_BYTES = STAGES * STAGE * 2
+SHARED_BYTES = TILE_BYTES + STAGES * 8  # the tiles, then the stages' mbarriers
 
 
 @cuda.jit(chip="sm_90a")
 def gemm_kernel(a_map, b_map, c, k_tiles):
+    # the one shared array is the dynamic one, whose start the TMA copies and the swizzle need
+    # on 1024 bytes: dynamic shared memory starts where the static arrays end
     smem = cuda.shared.array(0, np.uint16, alignment=1024)
-    full = cuda.shared.array(STAGES, np.uint64)
+    full = cuda.shared.array(0, np.uint64)[TILE_BYTES // 8 :]
     t = cuda.threadIdx.x
     group = t // 128
     row0 = cuda.blockIdx.y * BM
@@ -52,13 +56,6 @@ def gemm_kernel(a_map, b_map, c, k_tiles):
         acc[r] = 0.0
     intrin.wgmma_fence()
     for kt in range(k_tiles):
-        # the stage read by the previous step is free (every thread passed its syncthreads)
-        ahead = kt + STAGES - 1
-        if t == 0 and ahead < k_tiles:
-            s = ahead % STAGES
-            intrin.mbarrier_arrive_expect_tx(full[s:], STAGE * 2)
-            intrin.cp_async_bulk_tensor_load(smem[s * STAGE :], a_map, (row0, ahead * BK), full[s:])
-            intrin.cp_async_bulk_tensor_load(smem[s * STAGE + A_TILE :], b_map, (col0, ahead * BK), full[s:])
         s = kt % STAGES
         intrin.mbarrier_try_wait(full[s:], (kt // STAGES) % 2)
         a_base = s * STAGE + group * 64 * BK
@@ -68,8 +65,17 @@ def gemm_kernel(a_map, b_map, c, k_tiles):
             b_desc = intrin.wgmma_descriptor(smem[b_base + k * 16 :], 16, 1024, 128)
             intrin.wgmma_mma_async(acc, a_desc, b_desc, "m64n256k16", 1, dtype="bf16")
         intrin.wgmma_commit_group()
-        intrin.wgmma_wait_group(0)
+        # the previous step's products are done (this one's stay in flight): once every
+        # warpgroup is here, its stage is free for the tile STAGES - 1 steps ahead
+        intrin.wgmma_wait_group(1)
         cuda.syncthreads()
+        ahead = kt + STAGES - 1
+        if t == 0 and ahead < k_tiles:
+            s = ahead % STAGES
+            intrin.mbarrier_arrive_expect_tx(full[s:], STAGE * 2)
+            intrin.cp_async_bulk_tensor_load(smem[s * STAGE :], a_map, (row0, ahead * BK), full[s:])
+            intrin.cp_async_bulk_tensor_load(smem[s * STAGE + A_TILE :], b_map, (col0, ahead * BK), full[s:])
+    intrin.wgmma_wait_group(0)
     warp, lane = (t % 128) // 32, t % 32
     row = row0 + group * 64 + 16 * warp + lane // 4
     col = col0 + 2 * (lane % 4)
