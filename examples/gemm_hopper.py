@@ -3,9 +3,10 @@
 Each block computes a 128 x 256 tile of C with two warpgroups (256 threads), each warpgroup
 64 rows with ``wgmma`` m64n256k16. The tiles of A and B come into shared memory by TMA
 (tensor maps with the 128-byte swizzle, the layout wgmma's descriptors read), in a pipeline
-of STAGES buffers, each with an mbarrier that completes when its bytes have arrived: thread 0
-keeps STAGES - 1 tiles in flight while the tensor cores work on the oldest, and each step's
-products run while the warpgroups wait for the next tile.
+of STAGES buffers: a producer warp (one thread of it) fills a stage once both warpgroups have
+arrived on its "empty" mbarrier, and the warpgroups wait on its "full" mbarrier, which
+completes when its bytes have arrived; each step's products run while the warpgroups wait for
+the next tile. No barrier of the whole block is in the loop.
 
 A is M x K and B is given transposed, N x K (both K-major, as wgmma reads them without a
 transpose), as device arrays of ml_dtypes' bfloat16; M a multiple of 128, N of 256, K of 64
@@ -25,18 +26,21 @@ BM, BN, BK = 128, 256, 64  # the block's tile of C, and the K extent of one stag
 STAGES = 4
 A_TILE, B_TILE = BM * BK, BN * BK  # elements of one stage's A and B tiles
 STAGE = A_TILE + B_TILE
-THREADS = 256  # two warpgroups
+THREADS = 288  # two warpgroups of consumers, and a producer warp
+PRODUCER = 256  # the producer warp's thread that copies
 ACC = BN // 2  # accumulator registers of a thread (m64n256: 64 x 256 floats over 128 threads)
 TILE_BYTES = STAGES * STAGE * 2
-SHARED_BYTES = TILE_BYTES + STAGES * 8  # the tiles, then the stages' mbarriers
+SHARED_BYTES = TILE_BYTES + 2 * STAGES * 8  # the tiles, then the stages' mbarriers
 
 
-@cuda.jit(chip="sm_90a")
+@cuda.jit(chip="sm_90a", backend="nvptx")  # tensor maps are kernel arguments on nvptx only
 def gemm_kernel(a_map, b_map, c, k_tiles):
     # the one shared array is the dynamic one, whose start the TMA copies and the swizzle need
     # on 1024 bytes: dynamic shared memory starts where the static arrays end
     smem = cuda.shared.array(0, np.uint16, alignment=1024)
-    full = cuda.shared.array(0, np.uint64)[TILE_BYTES // 8 :]
+    bars = cuda.shared.array(0, np.uint64)
+    full = bars[TILE_BYTES // 8 :]  # a stage's tiles have arrived
+    empty = bars[TILE_BYTES // 8 + STAGES :]  # both warpgroups are done with a stage
     t = cuda.threadIdx.x
     group = t // 128
     row0 = cuda.blockIdx.y * BM
@@ -44,13 +48,19 @@ def gemm_kernel(a_map, b_map, c, k_tiles):
     if t == 0:
         for s in range(STAGES):
             intrin.mbarrier_init(full[s:], 1)
+            intrin.mbarrier_init(empty[s:], 2)
         intrin.fence_mbarrier_init()
     cuda.syncthreads()
-    if t == 0:
-        for s in range(STAGES - 1):
-            intrin.mbarrier_arrive_expect_tx(full[s:], STAGE * 2)
-            intrin.cp_async_bulk_tensor_load(smem[s * STAGE :], a_map, (row0, s * BK), full[s:])
-            intrin.cp_async_bulk_tensor_load(smem[s * STAGE + A_TILE :], b_map, (col0, s * BK), full[s:])
+    if group == 2:  # the producer warp: one thread keeps the stages filled
+        if t == PRODUCER:
+            for kt in range(k_tiles):
+                s = kt % STAGES
+                if kt >= STAGES:  # the pass before over this stage has been read
+                    intrin.mbarrier_try_wait(empty[s:], (kt // STAGES - 1) % 2)
+                intrin.mbarrier_arrive_expect_tx(full[s:], STAGE * 2)
+                intrin.cp_async_bulk_tensor_load(smem[s * STAGE :], a_map, (row0, kt * BK), full[s:])
+                intrin.cp_async_bulk_tensor_load(smem[s * STAGE + A_TILE :], b_map, (col0, kt * BK), full[s:])
+        return
     acc = cuda.local.array(ACC, np.float32)
     for r in consteval(range(ACC)):
         acc[r] = 0.0
@@ -65,16 +75,10 @@ def gemm_kernel(a_map, b_map, c, k_tiles):
             b_desc = intrin.wgmma_descriptor(smem[b_base + k * 16 :], 16, 1024, 128)
             intrin.wgmma_mma_async(acc, a_desc, b_desc, "m64n256k16", 1, dtype="bf16")
         intrin.wgmma_commit_group()
-        # the previous step's products are done (this one's stay in flight): once every
-        # warpgroup is here, its stage is free for the tile STAGES - 1 steps ahead
+        # the previous step's products are done (this one's stay in flight): its stage is free
         intrin.wgmma_wait_group(1)
-        cuda.syncthreads()
-        ahead = kt + STAGES - 1
-        if t == 0 and ahead < k_tiles:
-            s = ahead % STAGES
-            intrin.mbarrier_arrive_expect_tx(full[s:], STAGE * 2)
-            intrin.cp_async_bulk_tensor_load(smem[s * STAGE :], a_map, (row0, ahead * BK), full[s:])
-            intrin.cp_async_bulk_tensor_load(smem[s * STAGE + A_TILE :], b_map, (col0, ahead * BK), full[s:])
+        if kt > 0 and t % 128 == 0:
+            intrin.mbarrier_arrive(empty[(kt - 1) % STAGES :])
     intrin.wgmma_wait_group(0)
     warp, lane = (t % 128) // 32, t % 32
     row = row0 + group * 64 + 16 * warp + lane // 4

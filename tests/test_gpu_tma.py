@@ -11,6 +11,7 @@ from cumlir import cuda
 from .cases import tma_kernels as tk
 
 pytestmark = pytest.mark.gpu
+NVPTX = "nvptx"  # tensor maps are kernel arguments on the nvptx code generator only
 
 
 @pytest.fixture(autouse=True)
@@ -22,7 +23,7 @@ def _hopper():
 def test_tile_load_float32_and_zero_fill_at_the_edge():
     host = np.arange(20 * 48, dtype=np.float32).reshape(20, 48)
     tmap = cuda.tensor_map.tiled(cuda.to_device(host), (tk.ROWS, tk.COLS))
-    kernel = cuda.jit(tk.tile_load_f32)
+    kernel = cuda.jit(tk.tile_load_f32, backend=NVPTX)
     for row, col in ((8, 0), (16, 32)):  # the second box crosses the last rows and columns
         out = cuda.to_device(np.full((tk.ROWS, tk.COLS), -1, np.float32))
         kernel[1, tk.COLS](tmap, out, row, col)
@@ -36,14 +37,14 @@ def test_tile_load_bfloat16():
     host = (np.arange(16 * 64) % 251).astype(ml_dtypes.bfloat16).reshape(16, 64)
     tmap = cuda.tensor_map.tiled(cuda.to_device(host), (tk.ROWS, tk.COLS))
     out = cuda.to_device(np.zeros((tk.ROWS, tk.COLS), ml_dtypes.bfloat16))
-    cuda.jit(tk.tile_load_bf16)[1, tk.COLS](tmap, out, 8, 32)
+    cuda.jit(tk.tile_load_bf16, backend=NVPTX)[1, tk.COLS](tmap, out, 8, 32)
     np.testing.assert_array_equal(out.copy_to_host(), host[8:16, 32:64])
 
 
 def test_tile_store():
     matrix = cuda.to_device(np.zeros((16, 64), np.float32))
     tmap = cuda.tensor_map.tiled(matrix, (tk.ROWS, tk.COLS))
-    cuda.jit(tk.tile_store_f32)[1, tk.COLS](tmap, 8, 32)
+    cuda.jit(tk.tile_store_f32, backend=NVPTX)[1, tk.COLS](tmap, 8, 32)
     expected = np.zeros((16, 64), np.float32)
     expected[8:16, 32:64] = 1000 * np.arange(8)[:, None] + np.arange(32)[None, :]
     np.testing.assert_array_equal(matrix.copy_to_host(), expected)
@@ -53,7 +54,7 @@ def test_multicast_load_in_a_cluster_of_two():
     host = np.arange(tk.ROWS * tk.COLS, dtype=np.float32).reshape(tk.ROWS, tk.COLS)
     tmap = cuda.tensor_map.tiled(cuda.to_device(host), (tk.ROWS, tk.COLS))
     out = cuda.to_device(np.zeros((2, tk.ROWS, tk.COLS), np.float32))
-    cuda.jit(tk.multicast_load_f32)[2, tk.COLS, 0, 0, (2, 1, 1)](tmap, out)
+    cuda.jit(tk.multicast_load_f32, backend=NVPTX)[2, tk.COLS, 0, 0, (2, 1, 1)](tmap, out)
     np.testing.assert_array_equal(out.copy_to_host(), np.stack([host, host]))
 
 
