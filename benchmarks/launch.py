@@ -173,7 +173,11 @@ def measure():
             beside = floor
         device = device or module.get_current_device().name
         for label, launch, n in _cases(kernels, module.device_array, module.to_device):
-            value, floor_us = per_launch_us(launch, module.synchronize, n, floor=beside)
+            try:
+                value, floor_us = per_launch_us(launch, module.synchronize, n, floor=beside)
+            except Exception as e:  # noqa: BLE001 - an argument kind a library refuses is reported
+                print(f"{name}, {label}: not measured ({type(e).__name__}: {str(e)[:80]})")
+                continue
             rows.setdefault(label, {})[name] = value
             if floor_us is not None:
                 rows[label][FLOOR] = floor_us
