@@ -24,6 +24,7 @@ from cumlir.cuda.experimental import consteval
 
 BM, BN, BK = 128, 256, 64  # the block's tile of C, and the K extent of one stage
 STAGES = 4
+GROUP_M = 16  # tiles of M a group of blocks covers
 A_TILE, B_TILE = BM * BK, BN * BK  # elements of one stage's A and B tiles
 STAGE = A_TILE + B_TILE
 THREADS = 288  # two warpgroups of consumers, and a producer warp
@@ -43,8 +44,14 @@ def gemm_kernel(a_map, b_map, c, k_tiles):
     empty = bars[TILE_BYTES // 8 + STAGES :]  # both warpgroups are done with a stage
     t = cuda.threadIdx.x
     group = t // 128
-    row0 = cuda.blockIdx.y * BM
-    col0 = cuda.blockIdx.x * BN
+    # blocks run in groups of GROUP_M tiles down M, across N: the tiles running at once share
+    # their panels of A and B in L2
+    m_tiles, n_tiles = c.shape[0] // BM, c.shape[1] // BN
+    per_group = GROUP_M * n_tiles
+    first_m = cuda.blockIdx.x // per_group * GROUP_M
+    rows_here = min(m_tiles - first_m, GROUP_M)
+    row0 = (first_m + cuda.blockIdx.x % rows_here) * BM
+    col0 = cuda.blockIdx.x % per_group // rows_here * BN
     if t == 0:
         for s in range(STAGES):
             intrin.mbarrier_init(full[s:], 1)
@@ -96,7 +103,7 @@ def matmul(a, b_t, c):
         raise ValueError(f"M must be a multiple of {BM}, N of {BN}, K of {BK} and at least {STAGES * BK}")
     a_map = cuda.tensor_map.tiled(a, (BM, BK), swizzle="128b")
     b_map = cuda.tensor_map.tiled(b_t, (BN, BK), swizzle="128b")
-    gemm_kernel[(n // BN, m // BM), THREADS, 0, SHARED_BYTES](a_map, b_map, c, k // BK)
+    gemm_kernel[(n // BN) * (m // BM), THREADS, 0, SHARED_BYTES](a_map, b_map, c, k // BK)
 
 
 def random_operands(m, n, k, seed=0):
