@@ -92,7 +92,7 @@ class Options:
     features: str | None = None  # the PTX ISA version, as LLVM's "+ptxNN" (nvptx code generator)
     ptxas_options: tuple[str, ...] = ()  # passed to ptxas by nvJitLink (-Xptxas=)
     # array offsets in 32 bits (every array's byte span below 2**31) or 64; None: a launch
-    # chooses by its arrays, compiling without a launch takes 64 (docs/compiling.md)
+    # chooses by its arrays, compiling without a launch takes 64 (docs/launching.md)
     index_bits: int | None = None
     capi: bool | str = False  # a kernel's symbol: its function's name (True, as always), or this name
     dumps: frozenset[str] = frozenset()  # of DUMPS: what compiling prints on stderr (not in the cache key)

@@ -2,7 +2,7 @@
 (typed once, compiled per chip), its binaries read from and written to the on-disk cache,
 and loaded per context by the runtime.
 
-A kernel launched has two address classes (docs/compiling.md, "32-bit offsets"): *narrow*,
+A kernel launched has two address classes (docs/launching.md, "Address classes"): *narrow*,
 compiled with index_bits=32 for launches whose arrays all span less than 2**31 bytes, and
 wide, the dispatcher's own options (64-bit offsets unless they fix index_bits); each has its
 binaries and loaded kernels, the narrow one compiled from the same typed function."""
