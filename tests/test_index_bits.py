@@ -71,18 +71,21 @@ def test_an_array_of_unknown_span_keeps_every_offset_wide():
     assert narrow == wide
 
 
-@pytest.mark.parametrize("value", [16, 0, True, "32"])
-def test_index_bits_is_checked(value):
-    with pytest.raises(ValueError, match="index_bits must be 32, 64 or None"):
-        Options(index_bits=value)
+@cuda.jit(device=True)
+def element(a, i, j):
+    return a[i, j]
 
 
-def test_the_classes_have_their_own_cache_keys():
-    keys = {Options(index_bits=b).cache_key() for b in (None, 32, 64)}
-    assert len(keys) == 3
+def copy_through_a_device_function(a, out):
+    i, j = cuda.grid(2)
+    if i < a.shape[0] and j < a.shape[1]:
+        out[i, j] = element(a, i, j)
 
 
-# ---- spans -------------------------------------------------------------------------------
+def test_device_functions_take_their_kernels_class():
+    narrow, _ = cuda.compile_ptx(copy_through_a_device_function, SIG, cc=(9, 0), index_bits=32)
+    wide, _ = cuda.compile_ptx(copy_through_a_device_function, SIG, cc=(9, 0))
+    assert "mul.wide.s32" in _body(narrow) and "mul.wide.s32" not in _body(wide)
 
 
 class Span:
@@ -99,6 +102,41 @@ class Span:
 
 
 LIMIT = 2**31
+LARGE_GLOBAL = Span((LIMIT,), dtype=np.uint8)
+SMALL_GLOBAL = Span((LIMIT - 1,), dtype=np.uint8)
+
+
+def read_large_global(out):
+    i = cuda.grid(1)
+    out[i] = LARGE_GLOBAL[i]
+
+
+def read_small_global(out):
+    i = cuda.grid(1)
+    out[i] = SMALL_GLOBAL[i]
+
+
+def test_a_global_array_of_2_gib_keeps_every_offset_wide():
+    sig = "void(uint8[::1])"
+    wide, _ = cuda.compile_ptx(read_large_global, sig, cc=(9, 0))
+    narrow, _ = cuda.compile_ptx(read_large_global, sig, cc=(9, 0), index_bits=32)
+    assert narrow == wide
+    small, _ = cuda.compile_ptx(read_small_global, sig, cc=(9, 0), index_bits=32)
+    assert "mad.lo.s32" in _body(small) and "mad.lo.s32" not in _body(wide)
+
+
+@pytest.mark.parametrize("value", [16, 0, True, "32"])
+def test_index_bits_is_checked(value):
+    with pytest.raises(ValueError, match="index_bits must be 32, 64 or None"):
+        Options(index_bits=value)
+
+
+def test_the_classes_have_their_own_cache_keys():
+    keys = {Options(index_bits=b).cache_key() for b in (None, 32, 64)}
+    assert len(keys) == 3
+
+
+# ---- spans -------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -194,8 +232,9 @@ def test_the_classes_are_compiled_apart(fake):
     (overload,) = scale.overloads.values()
     narrow = overload._binaries[(9, 0), True]
     wide = overload._binaries[(9, 0), False]
-    # the narrow class sign-extends a 32-bit offset (here LLVM does it with shifts)
-    assert "shr.s64" in narrow.code and "shr.s64" not in wide.code
+    # the narrow class sign-extends a 32-bit offset, and reads no offset parameter (abi.md)
+    assert "cvt.s64.s32" in narrow.code and "cvt.s64.s32" not in wide.code
+    assert "[scale_param_1]" not in narrow.code and "[scale_param_1]" in wide.code
 
 
 def test_a_promise_of_small_arrays_is_checked_at_launch(fake):

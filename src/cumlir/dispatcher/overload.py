@@ -96,9 +96,13 @@ class KernelOverload:
         ``load`` (those that ran), and ``cache``: "hit", "miss", "not cacheable" or "off"."""
         return dict(self._stats)
 
-    def compilation(self, cc, until="cubin", narrow=False):
-        """The Compilation for compute capability *cc* (of the narrow class), run up to the
-        stage *until*."""
+    def compilation(self, cc, until="cubin", narrow=None):
+        """The Compilation for compute capability *cc* (of the narrow class, or of the wide;
+        None: the class compiled for *cc* already, the wide one if both or neither were),
+        run up to the stage *until*."""
+        if narrow is None:
+            narrow = self._narrow_build is not None and parse_cc(cc) in self._narrow_build.chips
+            narrow = narrow and not (self._build is not None and parse_cc(cc) in self._build.chips)
         build = self.build(narrow)
         with self.table.lock, recording(self.needs):
             return build.compile(cc, until)

@@ -116,7 +116,7 @@ class _Builder:
         reader = make_reader(value, ty, self.ordinal)
         if reader is None:
             return False
-        itemsize = _itemsize(value)
+        itemsize = _itemsize(value, ty)
         if self.narrow and itemsize is None:
             return False
         self.readers.append((index, reader))
@@ -326,14 +326,19 @@ class _NotFast(Exception):
     pass
 
 
-def _itemsize(sample):
-    """The item size of an array argument like *sample*, or None where it is not read simply."""
+def _itemsize(sample, ty):
+    """The item size of an array argument like *sample* (of type *ty*), or None where it is
+    not read simply."""
     itemsize = getattr(getattr(sample, "dtype", None), "itemsize", None)
     if isinstance(itemsize, int):
         return itemsize
     try:
         return cai_dtype(sample.__cuda_array_interface__).itemsize
     except Exception:
+        pass
+    try:
+        return np.dtype(str(ty.dtype)).itemsize  # a NumPy number's name (cuda.core buffers)
+    except (TypeError, AttributeError):
         return None
 
 
