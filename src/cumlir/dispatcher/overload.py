@@ -198,10 +198,13 @@ class KernelOverload:
     const_mem_size = property(lambda self: self.resource("const_mem_size"))
     max_threads_per_block = property(lambda self: self.resource("max_threads_per_block"))
 
-    def loaded(self, narrow=False):
-        """The runtime's kernel (of the narrow class) in the current context (compiled and
-        loaded on first use)."""
+    def loaded(self, narrow=None):
+        """The runtime's kernel (of the narrow class, or of the wide; None: the class loaded
+        in the current context already, the wide one if both or neither were) in the current
+        context (compiled and loaded on first use)."""
         context = current_context()
+        if narrow is None:
+            narrow = context in self._narrow_loaded and context not in self._loaded
         loaded = self._narrow_loaded if narrow else self._loaded
         kernel = loaded.get(context)
         if kernel is None:
