@@ -249,3 +249,4 @@ def forget_loaded(kernel):
     kernel._launchers.clear()
     for overload in kernel.overloads.values():
         overload._loaded.clear()
+        overload._narrow_loaded.clear()

@@ -34,7 +34,7 @@ from .linking import link_cubin
 from .lowering.entry import add_entry
 from .lowering.exceptions import EXCEPTION_GLOBAL
 from .lowering.module import ModuleBuilder
-from .lowering.refcount import RuntimeNeeded
+from .lowering.refcount import RuntimeNeeded, WideAddressesNeeded
 from .nrt import runtime as nrt_runtime
 from .options import Options
 from .stages import LIBRARY_OUTPUTS, OUTPUTS, STAGES, check_choice
@@ -178,12 +178,14 @@ def _typed(c: Compilation) -> None:
 
 
 def _mlir(c: Compilation) -> None:
-    try:
-        builder: ModuleBuilder | None = _lower(c, c.options)
-    except RuntimeNeeded:  # NRT automatic: some function allocates, so all count references
-        builder = None
-    if builder is None:  # lowered again outside the handler: its errors stand on their own
-        builder = _lower(c, c.options.replace(nrt=True))
+    options, builder = c.options, None
+    while builder is None:  # lowered again outside the handlers: its errors stand on their own
+        try:
+            builder = _lower(c, options)
+        except RuntimeNeeded:  # NRT automatic: some function allocates, so all count references
+            options = options.replace(nrt=True)
+        except WideAddressesNeeded:  # an array of unknown span: every offset in 64 bits
+            options = options.replace(index_bits=64)
     c.raise_sites = list(builder.raise_sites)
     c.exception_global = EXCEPTION_GLOBAL if c.raise_sites else None
     c.link = _unique([*c.options.link, *builder.link_items])

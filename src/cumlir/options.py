@@ -57,6 +57,9 @@ _REFUSED = {
 JIT_SIGNATURE_KEYWORDS = ("signature", "annotations_as_signatures")
 
 
+INDEX_BITS = (32, 64)
+
+
 class CompilationWarning(UserWarning):
     """An option was accepted but cannot take effect in this build."""
 
@@ -88,6 +91,9 @@ class Options:
     arch_specific: bool = False
     features: str | None = None  # the PTX ISA version, as LLVM's "+ptxNN" (nvptx code generator)
     ptxas_options: tuple[str, ...] = ()  # passed to ptxas by nvJitLink (-Xptxas=)
+    # array offsets in 32 bits (every array's byte span below 2**31) or 64; None: a launch
+    # chooses by its arrays, compiling without a launch takes 64 (docs/launching.md)
+    index_bits: int | None = None
     capi: bool | str = False  # a kernel's symbol: its function's name (True, as always), or this name
     dumps: frozenset[str] = frozenset()  # of DUMPS: what compiling prints on stderr (not in the cache key)
     # argument handlers: objects whose prepare_args(ty, val, stream=, retr=) give a launch's
@@ -116,6 +122,7 @@ class Options:
         object.__setattr__(self, "features", _features(self.features, self.backend, self.chip, self.arch_specific))
         object.__setattr__(self, "ptxas_options", _ptxas_options(self.ptxas_options))
         object.__setattr__(self, "capi", _capi(self.capi))
+        object.__setattr__(self, "index_bits", _index_bits(self.index_bits))
         object.__setattr__(self, "dumps", _dumps(self.dumps))
         object.__setattr__(self, "extensions", _extensions(self.extensions))
 
@@ -152,6 +159,11 @@ class Options:
 
     def replace(self, **changes: Any) -> Options:
         return replace(self, **changes)
+
+    @property
+    def narrow_addresses(self) -> bool:
+        """Whether element offsets are computed in 32 bits (index_bits=32)."""
+        return self.index_bits == 32
 
     @property
     def fast(self) -> bool:
@@ -383,6 +395,12 @@ def _opt_together(where: str, chosen: dict[str, Any]) -> None:
             "give one of them (opt_level=0 is opt=False, 1 to 3 are opt=True)"
         )
     chosen["opt"] = level > 0
+
+
+def _index_bits(value: object) -> int | None:
+    if value is None or value in INDEX_BITS and not isinstance(value, bool):
+        return value
+    raise ValueError(f"the option index_bits must be 32, 64 or None (chosen by each launch), got {value!r}")
 
 
 def _opt_level(opt: bool, level: object) -> int:

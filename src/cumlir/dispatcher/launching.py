@@ -6,6 +6,7 @@ import weakref
 
 from .. import launch_needs
 from ..runtime import warm_up
+from ..runtime.address_spans import narrow_arguments
 from ..runtime.driver import driver
 from ..runtime.fastpack import build_route
 from ..runtime.launch import LaunchConfiguration
@@ -82,7 +83,8 @@ class Launches:
 
     def prepare(self, kinds, argtypes, kernel, args):
         """After a general launch: the fast path for later launches with arguments of these
-        kinds, made once per kinds, types and loaded kernel (runtime/fastpack.py)."""
+        kinds, made once per kinds, types and loaded kernel (runtime/fastpack.py); that of a
+        kernel of the narrow class declines arrays of 2**31 bytes or more."""
         key = (kinds, argtypes, kernel)
         try:
             route = self._route_cache[key]
@@ -249,25 +251,42 @@ def launch_key(config):
 def loaded_for(launches, args, kwargs, key=None):
     """The loaded kernel for the launch arguments *args*, checked, and the types it was
     picked for (the fast path is made for them): the general path of every launch. *key*:
-    the launch's configuration (launch_key), None where the kernel is needed before it."""
+    the launch's configuration (launch_key), None where the kernel is needed before it.
+    The kernel is of the narrow class (32-bit offsets) where every array allows it."""
     warm_up.start()  # a first launch: the driver and the linker load while numba types the arguments
     launches = launches.for_config(key)
     with launch_needs.launching(key):
-        overload, argtypes = _overload_for(launches, args, kwargs)
-        kernel = overload.loaded()
+        narrow = _narrow(launches.dispatcher, args)
+        overload, argtypes = _overload_for(launches, args, kwargs, narrow)
+        kernel = overload.loaded(narrow)
     if overload.needs.config is not None and not launches.sensitive:
         launches.mark_sensitive(overload.needs.config)
     return kernel, argtypes
 
 
-def _overload_for(launches, args, kwargs):
+def _narrow(dispatcher, args):
+    """Whether the launch takes the kernel's narrow class: its options leave index_bits to
+    the launch and every array argument spans less than 2**31 bytes. Argument handlers may
+    pass other arrays than they are given: their kernels stay wide."""
+    options = dispatcher.options
+    if options.index_bits == 32 and not narrow_arguments(args):
+        raise ValueError(
+            f"kernel {dispatcher.__name__} is compiled with index_bits=32, but an array argument spans "
+            "2**31 bytes or more: leave index_bits unset (each launch then chooses) or set it to 64"
+        )
+    if options.index_bits is not None or options.extensions:
+        return False
+    return narrow_arguments(args)
+
+
+def _overload_for(launches, args, kwargs, narrow=False):
     dispatcher, table = launches.dispatcher, launches.table
     if kwargs:
         raise TypeError(f"kernel {dispatcher.__name__} takes positional arguments only")
     expected = dispatcher.parameter_count
     if len(args) != expected:
         raise TypeError(f"kernel {dispatcher.__name__} takes {expected} arguments but {len(args)} were given")
-    overload = table.cached_overload(args)
+    overload = table.cached_overload(args, narrow)
     if overload is not None:
         return overload, overload.argtypes
     if table.eager and len(table.overloads) == 1 and dispatcher.options.extensions:

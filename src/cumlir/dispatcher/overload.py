@@ -1,6 +1,11 @@
 """One kernel per tuple of argument types: compiled through the compiler's one KernelBuild
 (typed once, compiled per chip), its binaries read from and written to the on-disk cache,
-and loaded per context by the runtime."""
+and loaded per context by the runtime.
+
+A kernel launched has two address classes (docs/launching.md, "Address classes"): *narrow*,
+compiled with index_bits=32 for launches whose arrays all span less than 2**31 bytes, and
+wide, the dispatcher's own options (64-bit offsets unless they fix index_bits); each has its
+binaries and loaded kernels, the narrow one compiled from the same typed function."""
 
 import sys
 import time
@@ -33,9 +38,11 @@ class KernelOverload:
         self.argtypes = tuple(argtypes)
         self.return_type = return_type
         self._build = None  # compiler.KernelBuild, made when the compiler is first needed
+        self._narrow_build = None  # the KernelBuild of the narrow class, from the same typed function
         self._stats = {}  # compile_stats figure -> seconds, and the cache's verdict
-        self._binaries = {}  # chip -> what the runtime loads: a Compilation or cache.CachedKernel
+        self._binaries = {}  # (chip, narrow) -> what the runtime loads: a Compilation or cache.CachedKernel
         self._loaded = {}  # context -> runtime.kernel.LoadedKernel
+        self._narrow_loaded = {}  # context -> the LoadedKernel of the narrow class
         self.needs = LaunchNeeds()  # what its code asked of its launches (launch_needs.py)
         if typed:  # typing errors surface here: at decoration for eager signatures
             with recording(self.needs):
@@ -44,8 +51,11 @@ class KernelOverload:
     def __repr__(self):
         return f"<cumlir kernel {self.dispatcher.__name__}{self.argtypes}>"
 
-    def build(self):
-        """The compiler's KernelBuild of this kernel: the one way into the compiler."""
+    def build(self, narrow=False):
+        """The compiler's KernelBuild of this kernel (of its narrow class, compiled with
+        index_bits=32): the one way into the compiler."""
+        if narrow:
+            return self._narrow()
         if self._build is None:
             # the compiler (numba, MLIR) loads here: a kernel from the disk cache never needs it
             from ..compiler import KernelBuild, KernelEntry, kernel_symbol
@@ -58,6 +68,17 @@ class KernelOverload:
                     entry = KernelEntry(pyfunc, self.argtypes, kernel_symbol(pyfunc, options), self.return_type)
                     self._build = KernelBuild(entry, options, timings=self._stats)
         return self._build
+
+    def _narrow(self):
+        if self._narrow_build is None:
+            from ..compiler import KernelBuild
+
+            build = self.build()
+            with self.table.lock, recording(self.needs):
+                if self._narrow_build is None:
+                    options = build.options.replace(index_bits=32)
+                    self._narrow_build = KernelBuild(build.entry, options, build.type(), timings=self._stats)
+        return self._narrow_build
 
     @property
     def typed(self):
@@ -75,35 +96,42 @@ class KernelOverload:
         ``load`` (those that ran), and ``cache``: "hit", "miss", "not cacheable" or "off"."""
         return dict(self._stats)
 
-    def compilation(self, cc, until="cubin"):
-        """The Compilation for compute capability *cc*, run up to the stage *until*."""
+    def compilation(self, cc, until="cubin", narrow=None):
+        """The Compilation for compute capability *cc* (of the narrow class, or of the wide;
+        None: the class compiled for *cc* already, the wide one if both or neither were),
+        run up to the stage *until*."""
+        if narrow is None:
+            narrow = self._narrow_build is not None and parse_cc(cc) in self._narrow_build.chips
+            narrow = narrow and not (self._build is not None and parse_cc(cc) in self._build.chips)
+        build = self.build(narrow)
         with self.table.lock, recording(self.needs):
-            return self.build().compile(cc, until)
+            return build.compile(cc, until)
 
-    def binary(self, cc):
+    def binary(self, cc, narrow=False):
         """The cubin for *cc* with what its launch needs (``cubin``, ``symbol``,
         ``cooperative`` ...): from this process, the on-disk cache, or compiled (and then
         written to the cache)."""
-        cc = parse_cc(cc)
-        found = self._binaries.get(cc)
+        key = parse_cc(cc), narrow
+        found = self._binaries.get(key)
         if found is None:
             with self.table.lock:  # looked up again: another thread may have made it meanwhile
-                found = self._binaries.get(cc)
+                found = self._binaries.get(key)
                 twin = self._twin()
                 if found is None and twin is not None:
-                    return twin.binary(cc)
+                    return twin.binary(cc, narrow)
                 if found is None:
-                    found = self._binaries[cc] = self._cached_or_compiled(cc)
+                    found = self._binaries[key] = self._cached_or_compiled(key[0], narrow)
                     self.table.keep(self)
         return found
 
-    def from_cache(self, cc):
-        """Whether the on-disk cache holds this kernel for *cc* (then its binary for *cc*)."""
-        cache = self.table.disk_cache()
+    def from_cache(self, cc, narrow=False):
+        """Whether the on-disk cache holds this kernel (of the narrow class) for *cc* (then
+        its binary for *cc*)."""
+        cache = self.table.disk_cache(narrow)
         with self.table.lock:
             found = cache and self._read_cache(cache, cc)
             if found:
-                self._binaries[cc] = found
+                self._binaries[parse_cc(cc), narrow] = found
         return bool(found)
 
     def _read_cache(self, cache, cc):
@@ -114,11 +142,11 @@ class KernelOverload:
             self._stats["cache"] = "hit"
         return found
 
-    def _cached_or_compiled(self, cc):
-        cache = self.table.disk_cache()
+    def _cached_or_compiled(self, cc, narrow):
+        cache = self.table.disk_cache(narrow)
         if cache is None:
             self._stats["cache"] = "off"
-            return self.compilation(cc)
+            return self.compilation(cc, narrow=narrow)
         found = self._read_cache(cache, cc)
         if found is not None:
             return found
@@ -128,7 +156,7 @@ class KernelOverload:
             found = self._read_cache(cache, cc) if locked else None
             if found is not None:
                 return found
-            c = self.compilation(cc)
+            c = self.compilation(cc, narrow=narrow)
             began = time.perf_counter()
             # what the code asked of its launches is not in the cache's entries: such kernels compile
             cacheable = self.needs.trivial and cache.save(self.argtypes, cc, c, locked)
@@ -170,23 +198,29 @@ class KernelOverload:
     const_mem_size = property(lambda self: self.resource("const_mem_size"))
     max_threads_per_block = property(lambda self: self.resource("max_threads_per_block"))
 
-    def loaded(self):
-        """The runtime's kernel in the current context (compiled and loaded on first use)."""
+    def loaded(self, narrow=None):
+        """The runtime's kernel (of the narrow class, or of the wide; None: the class loaded
+        in the current context already, the wide one if both or neither were) in the current
+        context (compiled and loaded on first use)."""
         context = current_context()
-        kernel = self._loaded.get(context)
+        if narrow is None:
+            narrow = context in self._narrow_loaded and context not in self._loaded
+        loaded = self._narrow_loaded if narrow else self._loaded
+        kernel = loaded.get(context)
         if kernel is None:
             with self.table.lock:  # loaded once per context, however many threads launch it first
-                kernel = self._loaded.get(context)
+                kernel = loaded.get(context)
                 twin = self._twin()
                 if kernel is None and twin is not None:
-                    return twin.loaded()
+                    return twin.loaded(narrow)
                 if kernel is None:
-                    binary = self.binary(context.compute_capability)
+                    binary = self.binary(context.compute_capability, narrow)
                     began = time.perf_counter()
                     kernel = LoadedKernel(context, binary)
                     kernel.min_dynamic_shared = self.needs.dynamic_shared
+                    kernel.narrow = narrow
                     self._stats["load"] = time.perf_counter() - began
-                    self._loaded[context] = kernel
+                    loaded[context] = kernel
                     report_stats(self, context.compute_capability)
         return kernel
 
@@ -198,8 +232,8 @@ class KernelOverload:
         return kept if kept is not self else None
 
     def loaded_in(self, context):
-        """The runtime's kernel in *context* if it was loaded there, else None."""
-        return self._loaded.get(context)
+        """The runtime's kernel in *context* if it was loaded there (the wide class first), else None."""
+        return self._loaded.get(context) or self._narrow_loaded.get(context)
 
 
 def report_stats(overload, cc):

@@ -32,6 +32,7 @@ class OverloadTable:
         self._plain = {}  # plain argument types -> KernelOverload loaded from the disk cache by them
         self._unsettled = []  # those of them not yet under numba's types in _signatures
         self._disk_cache = None  # cache.KernelCache, False when off; decided on first use
+        self._narrow_cache = None  # the same for the kernels' narrow class (index_bits=32)
 
     @property
     def overloads(self):
@@ -96,10 +97,10 @@ class OverloadTable:
             return self.overloads[self._match_eager(argtypes)]
         return KernelOverload(self, argtypes, typed=False)  # kept once it compiles
 
-    def cached_overload(self, args):
+    def cached_overload(self, args, narrow=False):
         """The kernel for the launch arguments *args* found by their plain types: one loaded
         so before or, while numba is not imported, one the disk cache holds for the current
-        device. None where numba must type them."""
+        device (of the narrow class if asked). None where numba must type them."""
         if not self._plain and "numba" in sys.modules:
             return None
         plain = plain_types(args)
@@ -111,7 +112,7 @@ class OverloadTable:
                 overload = self._plain.get(plain)
                 if overload is None:
                     overload = KernelOverload(self, plain, typed=False)
-                    if not overload.from_cache(current_context().compute_capability):
+                    if not overload.from_cache(current_context().compute_capability, narrow):
                         return None
                     self._plain[plain] = overload
                     self._unsettled.append(overload)
@@ -149,8 +150,18 @@ class OverloadTable:
         found = (overload.loaded_in(context) for overload in self.overloads.values())
         return [kernel for kernel in found if kernel is not None]
 
-    def disk_cache(self):
-        """The on-disk cache of this kernel's binaries (a cache.KernelCache), or None when off."""
+    def disk_cache(self, narrow=False):
+        """The on-disk cache of this kernel's binaries (of their narrow class, keyed by its
+        options: a cache.KernelCache), or None when off."""
+        if narrow:
+            if self._narrow_cache is None:
+                with self.lock:
+                    if self._narrow_cache is None:
+                        options = self.dispatcher.options.replace(index_bits=32)
+                        self._narrow_cache = cache.enabled(options) and cache.KernelCache(
+                            self.dispatcher.py_func, options
+                        )
+            return self._narrow_cache or None
         if self._disk_cache is None:
             with self.lock:
                 if self._disk_cache is None:
@@ -162,7 +173,7 @@ class OverloadTable:
 
     def forget_disk_cache(self):
         """The options changed: decide on the disk cache again when next asked."""
-        self._disk_cache = None
+        self._disk_cache = self._narrow_cache = None
 
     def _match_eager(self, argtypes):
         accepts = _numba_signatures().accepts

@@ -143,6 +143,11 @@ class BuilderAPI:
         reference its caller holds."""
         return refcount.meminfo_array(self, array_type, meminfo, sizes, strides)
 
+    def require_wide_addresses(self, what: str) -> None:
+        """*what* makes an array whose span is not known below 2**31 bytes: with 32-bit
+        element offsets (index_bits=32), the module is lowered again with 64-bit ones."""
+        refcount.require_wide_addresses(self, what)
+
     def require_nrt(self, what: str) -> None:
         """Refuse *what* (code needing the device runtime) at its line when NRT is off."""
         refcount.require_nrt(self, what)

@@ -76,6 +76,18 @@ def null_memref(memref_type):
     return memref_from_descriptor(memref_type, null, null, zero, [zero] * rank, [zero] * rank)
 
 
+class WideAddressesNeeded(errors.NumbaError):
+    """Code lowered with 32-bit element offsets (index_bits=32) makes an array whose byte
+    span is not known below 2**31 (over a raw pointer, on the device heap, a large global):
+    the compiler lowers the module again with 64-bit offsets (compiler.py)."""
+
+
+def require_wide_addresses(lower, what):
+    """*what* makes an array of unknown span: with 32-bit offsets, ask for 64."""
+    if lower.options.narrow_addresses:
+        raise WideAddressesNeeded(what, lower.loc)
+
+
 class RuntimeNeeded(errors.NumbaError):
     """Code lowered without reference counting needs the runtime while NRT is automatic
     (nrt=None): the compiler lowers the module again with NRT on (compiler.py)."""
@@ -100,6 +112,7 @@ def meminfo_array(lower, array_type, meminfo, sizes, strides=None):
     """An array of *array_type* over the data of the MemInfo *meminfo*, owning the reference
     the caller holds (C-contiguous strides unless given)."""
     require_nrt(lower, "an array owned by the device runtime")
+    require_wide_addresses(lower, "an array on the device heap")  # its size is known only when it runs
     ptr = llvm.PointerType.get()
     field = llvm.getelementptr(ptr, meminfo, [], [MEMINFO_DATA_OFFSET], ir.IntegerType.get_signless(8), 0)
     data = llvm.load(ptr, field)

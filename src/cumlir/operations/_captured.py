@@ -20,7 +20,16 @@ def captured_array(lower, ty, interface):
     for stride in strides:
         if stride % unit:
             raise TypeError(f"a global device array's byte stride {stride} is not a multiple of its item size {unit}")
+    if span(shape, strides, size) >= 2**31:
+        lower.require_wide_addresses("a global device array of 2 GiB or more")
     address = arith.constant(i64, int(interface["data"][0] or 0))
     pointer = llvm.inttoptr(llvm.PointerType.get(), address)
     fields = [arith.constant(i64, v) for v in (0, *shape, *(s // unit for s in strides))]
     return lower.unowned(lower.memref_from_params(ty, [pointer, *fields]))
+
+
+def span(shape, byte_strides, itemsize):
+    """The bytes from an array's lowest element to the end of its highest (0 when empty)."""
+    if 0 in shape:
+        return 0
+    return sum((n - 1) * abs(s) for n, s in zip(shape, byte_strides)) + itemsize

@@ -24,6 +24,27 @@ def i64():
     return ir.IntegerType.get_signless(64)
 
 
+def element_offset(lower, offset, positions, strides):
+    """The offset (i64, in elements) of the element at *positions* (MLIR indices, in bounds)
+    of a view whose own offset and strides are the i64s *offset* and *strides*.
+
+    With index_bits=32 every array the kernel reaches spans less than 2**31 bytes, so each
+    partial sum, the offset of an element of the array the view is taken from, fits in an
+    int32: the sum is computed in 32 bits (no signed wrap) and widened once, as C's int
+    indices are; LLVM then narrows the index arithmetic feeding it."""
+    if not lower.options.narrow_addresses:
+        for position, stride in zip(positions, strides):
+            offset = arith.addi(offset, arith.muli(arith.index_cast(i64(), position), stride))
+        return offset
+    i32 = ir.IntegerType.get_signless(32)
+    nsw = ir.Attribute.parse("#arith.overflow<nsw>")
+    total = arith.trunci(i32, offset)
+    for position, stride in zip(positions, strides):
+        term = arith.muli(arith.index_cast(i32, position), arith.trunci(i32, stride), overflow_flags=nsw)
+        total = arith.addi(total, term, overflow_flags=nsw)
+    return arith.extsi(i64(), total)
+
+
 def dim(array, axis):
     """The extent of *axis* as an i64."""
     extent = memref.dim(array, arith.constant(_index_type(), axis))
@@ -86,11 +107,12 @@ def element_pointer(lower, array_type, array, index_type, index):
     if len(members) != array_type.ndim:
         raise TypeError(f"{array_type} needs {array_type.ndim} indices, got {index_type}")
     base, offset, *rest = memref.extract_strided_metadata(array)
-    offset = arith.index_cast(i64(), offset)
-    strides = rest[array_type.ndim :]
-    for axis, (member, member_type) in enumerate(zip(members, member_types)):
-        position = arith.index_cast(i64(), wrap_index(lower, dim(array, axis), member, member_type))
-        offset = arith.addi(offset, arith.muli(position, arith.index_cast(i64(), strides[axis])))
+    strides = [arith.index_cast(i64(), s) for s in rest[array_type.ndim :]]
+    positions = [
+        wrap_index(lower, dim(array, axis), member, member_type)
+        for axis, (member, member_type) in enumerate(zip(members, member_types))
+    ]
+    offset = element_offset(lower, arith.index_cast(i64(), offset), positions, strides)
     address = arith.index_cast(i64(), memref.extract_aligned_pointer_as_index(base))
     pointer = llvm.inttoptr(llvm.PointerType.get(), address)
     element = lower.dmm.lookup(array_type.dtype).get_data_type()

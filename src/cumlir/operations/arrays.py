@@ -14,7 +14,7 @@ from . import _arrayviews as arrayviews
 from . import _fill as fill
 from ._api import attribute, cast, constant, declare
 from ._captured import captured_array
-from ._elements import dim, i64, load_element, store_element, wrap_index
+from ._elements import dim, element_offset, i64, load_element, store_element, wrap_index
 from ._modules import arith, errors, ir, memref, types
 
 
@@ -38,14 +38,14 @@ def _access(lower, array_type, array, index, index_type):
 
     C and F arrays (positive strides) use memref's own addressing; arrays of layout A
     may have negative strides, which memref's address arithmetic (no-unsigned-wrap)
-    does not allow, so their element offset is computed with signed arithmetic."""
+    does not allow, so their element offset is computed with signed arithmetic, as every
+    array's is with 32-bit offsets (memref's is 64-bit)."""
     if _selects_element(array_type, index_type):
         indices = _element_indices(lower, array, index, index_type)
-        if array_type.layout in "CF":
+        if array_type.layout in "CF" and not lower.options.narrow_addresses:
             return array, indices
         base, offset, _, strides = arrayviews.parts(array, array_type.ndim)
-        for position, stride in zip(indices, strides):
-            offset = arith.addi(offset, arith.muli(arrayviews.to_i64(position), stride))
+        offset = element_offset(lower, offset, indices, strides)
     else:
         base, offset, sizes, _ = arrayviews.select(lower, array_type, array, index_type, index)
         if sizes:

@@ -66,6 +66,7 @@ def _i64():
 
 def _array_over_pointer(lower, sig, args):
     """A memref over the pointer, with contiguous strides for the shape."""
+    lower.require_wide_addresses(f"{sig.return_type} over a pointer")  # of any size
     array_type = sig.return_type
     extents = _shape_values(lower, sig.args[1], args[1])
     unit = lower.dmm.lookup(array_type.dtype).memref_element()[1]

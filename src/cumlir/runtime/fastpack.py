@@ -17,6 +17,10 @@ types the arguments again and raises the general path's error. Kinds the route d
 read (NumPy arrays, which are copied around the launch, records, objects that only
 speak DLPack, tuples holding arrays) get no route (``build_route`` returns None).
 
+A route of a kernel compiled with 32-bit element offsets (the narrow class: every array
+spans less than 2**31 bytes, runtime/address_spans.py) checks each array's span and
+declines one too large: the general path launches the kernel's wide class for it.
+
 A route is checked when made: ``fill`` must write the bytes the general packer
 (runtime/arguments.py) writes for the same arguments, or no route is made.
 """
@@ -29,6 +33,7 @@ import numpy as np
 
 from . import driver as drv
 from . import nrt_stats, readers, tensor_maps
+from .address_spans import element_span_fits
 from .arguments import (
     SLOT,
     _ArrayParameter,
@@ -38,6 +43,7 @@ from .arguments import (
     _TensorMapParameter,
     _TupleParameter,
 )
+from .layout import cai_dtype
 from .readers import make_reader
 
 # the kinds whose values are scalars typed by their kind alone
@@ -52,8 +58,10 @@ def _is_scalar_kind(kind):
 class _Builder:
     """The source of ``fill`` and its struct format, argument by argument."""
 
-    def __init__(self, ordinal):
+    def __init__(self, ordinal, narrow=False):
         self.ordinal = ordinal
+        self.narrow = narrow  # each array's span checked (the kernel has 32-bit offsets)
+        self.checks = []  # lines run after the readers': False where an array spans too much
         self.lines = []
         self.values = []
         self.format = "@"  # native, as the general packer: a float too large for float32 is inf
@@ -124,19 +132,29 @@ class _Builder:
         reader = make_reader(value, ty, self.ordinal)
         if reader is None:
             return False
+        itemsize = _itemsize(value, ty)
+        if self.narrow and itemsize is None:
+            return False
         self.readers.append((index, reader))
         self.format += "Qq" + "q" * (2 * parameter.ndim)
         if reader.inline is not None:  # the reader's own lines, without a call and a tuple
             lines, values, names = reader.inline(name)
             self.lines += [f"    {line}" for line in lines]
+            self._check_span(itemsize, parameter.ndim, f"({', '.join(values)},)")
             self.values += values
             self.names.update(names)
             return True
         self.names[f"{name}_read"] = reader.read
         self.lines.append(f"    {name}_v = {name}_read({name})")
         self.lines.append(f"    if {name}_v is None: return False")
+        self._check_span(itemsize, parameter.ndim, f"{name}_v")
         self.values.append(f"*{name}_v")
         return True
+
+    def _check_span(self, itemsize, ndim, slots):
+        if self.narrow:
+            self.names["_fits"] = element_span_fits
+            self.checks.append(f"    if not _fits({itemsize}, {ndim}, {slots}): return False")
 
     def _tuple(self, parameter, kind, ty, name, value, index):
         if not issubclass(kind, tuple) or len(value) != len(parameter.members):
@@ -165,7 +183,11 @@ class _Builder:
         return _define("fill", head, self._packing() + ["    return True"], self.names), pack.size
 
     def _packing(self):
-        return self.lines + [f"    _pack(_buffer, 0, {', '.join(self.values)})" if self.values else "    pass"]
+        return (
+            self.lines
+            + self.checks
+            + [f"    _pack(_buffer, 0, {', '.join(self.values)})" if self.values else "    pass"]
+        )
 
     def launcher(self, names, waits):
         """``launch(*args)``: pack and launch (True), or False, having launched nothing,
@@ -320,15 +342,32 @@ class _NotFast(Exception):
     pass
 
 
+def _itemsize(sample, ty):
+    """The item size of an array argument like *sample* (of type *ty*), or None where it is
+    not read simply."""
+    itemsize = getattr(getattr(sample, "dtype", None), "itemsize", None)
+    if isinstance(itemsize, int):
+        return itemsize
+    try:
+        return cai_dtype(sample.__cuda_array_interface__).itemsize
+    except Exception:
+        pass
+    try:
+        return np.dtype(str(ty.dtype)).itemsize  # a NumPy number's name (cuda.core buffers)
+    except (TypeError, AttributeError):
+        return None
+
+
 def build_route(kernel, kinds, argtypes, args):
     """The Route launching *kernel* (a LoadedKernel, read through its LaunchRecord) with
     arguments like *args* (of exact types *kinds*, typed *argtypes*), or None where the
-    general path must take such arguments."""
+    general path must take such arguments. A kernel with 32-bit offsets (``kernel.narrow``)
+    gets a route declining an array spanning 2**31 bytes or more."""
     record = kernel.record
     if kernel.cooperative or record.raise_sites or kernel.extensions:
         return None
     packer = record.packer
-    builder = _Builder(record.context.ordinal)
+    builder = _Builder(record.context.ordinal, getattr(kernel, "narrow", False))
     for index, (parameter, kind, ty, value) in enumerate(zip(packer.parameters, kinds, argtypes, args)):
         if not builder.add(parameter, kind, ty, f"a{index}", value, index):
             return None

@@ -97,6 +97,9 @@ class LoadedKernel:
         self._exception_global = compiled.exception_global
         self._shared = SharedMemoryLimits(context, self._function)
         self.min_dynamic_shared = 0  # bytes its code asked every launch to give (set by the dispatcher)
+        # compiled with 32-bit element offsets for arrays spanning less than 2**31 bytes (set
+        # by the dispatcher): its fast path declines larger ones
+        self.narrow = False
         carveout = compiled.options.shared_memory_carveout
         if carveout is not None:
             attr = cu.CUfunction_attribute.CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT

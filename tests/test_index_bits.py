@@ -1,0 +1,294 @@
+"""32-bit element offsets (the option index_bits, docs/launching.md "Address classes"): the
+code of each class, the span that picks the class at a launch (on the fake driver,
+tests/fake_driver.py), the classes kept apart, and on a GPU arrays past 2**31 bytes."""
+
+import numpy as np
+import pytest
+
+from cumlir import cuda
+from cumlir.dispatcher import launching
+from cumlir.options import Options
+from cumlir.runtime import address_spans, readers
+
+from . import fake_driver, support
+
+SIG = "void(float32[:, :], float32[:, ::1])"
+
+
+def copy2(a, out):
+    i, j = cuda.grid(2)
+    if i < a.shape[0] and j < a.shape[1]:
+        out[i, j] = a[i, j]
+
+
+def _body(ptx):
+    return ptx[ptx.index(".entry") :]
+
+
+@pytest.mark.parametrize("bits", [None, 64])
+def test_wide_offsets_without_a_launch(backend, bits):
+    """compile_ptx and the like compile 64-bit offsets unless asked: every product in 64 bits."""
+    keywords = {} if bits is None else {"index_bits": bits}
+    ptx, _ = cuda.compile_ptx(copy2, SIG, cc=(9, 0), backend=backend, **keywords)
+    support.ptxas(ptx)
+    assert "mul.lo.s64" in _body(ptx) and "mul.wide.s32" not in _body(ptx)
+
+
+def test_narrow_offsets(backend):
+    """index_bits=32: the offsets are int32 sums, widened once (mul.wide.s32 by the item size)."""
+    for cc in ((8, 0), (9, 0)):
+        ptx, _ = cuda.compile_ptx(copy2, SIG, cc=cc, backend=backend, index_bits=32)
+        support.ptxas(ptx, f"sm_{cc[0]}{cc[1]}")
+        body = _body(ptx)
+        assert "mul.wide.s32" in body and "mul.lo.s64" not in body
+
+
+def test_narrow_offsets_of_a_negative_stride_view(backend):
+    def reverse(a, out):
+        i = cuda.grid(1)
+        if i < a.size:
+            out[i] = a[::-1][i]
+
+    sig = "void(float32[:], float32[:])"
+    narrow, _ = cuda.compile_ptx(reverse, sig, cc=(9, 0), backend=backend, index_bits=32)
+    wide, _ = cuda.compile_ptx(reverse, sig, cc=(9, 0), backend=backend)
+    support.ptxas(narrow)
+    # the offsets are 32-bit sums: LLVM may compute them in 64 bits and sign-extend the low half
+    assert "shr.s64" in _body(narrow) and "shr.s64" not in _body(wide)
+
+
+def test_an_array_of_unknown_span_keeps_every_offset_wide():
+    """An array on the device heap may span any size: the kernel is compiled as with 64 bits."""
+
+    def heap(a, n):
+        tmp = np.zeros(n, np.float32)
+        i = cuda.grid(1)
+        tmp[i] = a[i]
+        a[i] = tmp[i] + 1
+
+    wide, _ = cuda.compile_ptx(heap, "void(float32[:], int64)", cc=(9, 0), index_bits=64)
+    narrow, _ = cuda.compile_ptx(heap, "void(float32[:], int64)", cc=(9, 0), index_bits=32)
+    assert narrow == wide
+
+
+@cuda.jit(device=True)
+def element(a, i, j):
+    return a[i, j]
+
+
+def copy_through_a_device_function(a, out):
+    i, j = cuda.grid(2)
+    if i < a.shape[0] and j < a.shape[1]:
+        out[i, j] = element(a, i, j)
+
+
+def test_device_functions_take_their_kernels_class():
+    narrow, _ = cuda.compile_ptx(copy_through_a_device_function, SIG, cc=(9, 0), index_bits=32)
+    wide, _ = cuda.compile_ptx(copy_through_a_device_function, SIG, cc=(9, 0))
+    assert "mul.wide.s32" in _body(narrow) and "mul.wide.s32" not in _body(wide)
+
+
+class Span:
+    """An array as its CUDA Array Interface describes it, at an address nothing reads."""
+
+    def __init__(self, shape, strides=None, dtype=np.float32, data=0x10000):
+        self.__cuda_array_interface__ = {
+            "shape": tuple(shape),
+            "typestr": np.dtype(dtype).str,
+            "strides": strides,
+            "data": (data, False),
+            "version": 3,
+        }
+
+
+LIMIT = 2**31
+LARGE_GLOBAL = Span((LIMIT,), dtype=np.uint8)
+SMALL_GLOBAL = Span((LIMIT - 1,), dtype=np.uint8)
+
+
+def read_large_global(out):
+    i = cuda.grid(1)
+    out[i] = LARGE_GLOBAL[i]
+
+
+def read_small_global(out):
+    i = cuda.grid(1)
+    out[i] = SMALL_GLOBAL[i]
+
+
+def test_a_global_array_of_2_gib_keeps_every_offset_wide():
+    sig = "void(uint8[::1])"
+    wide, _ = cuda.compile_ptx(read_large_global, sig, cc=(9, 0))
+    narrow, _ = cuda.compile_ptx(read_large_global, sig, cc=(9, 0), index_bits=32)
+    assert narrow == wide
+    small, _ = cuda.compile_ptx(read_small_global, sig, cc=(9, 0), index_bits=32)
+    assert "mad.lo.s32" in _body(small) and "mad.lo.s32" not in _body(wide)
+
+
+@pytest.mark.parametrize("value", [16, 0, True, "32"])
+def test_index_bits_is_checked(value):
+    with pytest.raises(ValueError, match="index_bits must be 32, 64 or None"):
+        Options(index_bits=value)
+
+
+def test_the_classes_have_their_own_cache_keys():
+    keys = {Options(index_bits=b).cache_key() for b in (None, 32, 64)}
+    assert len(keys) == 3
+
+
+# ---- spans -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "array, narrow",
+    [
+        (Span((LIMIT // 4,)), False),  # exactly 2**31 bytes
+        (Span((LIMIT // 4 - 1,)), True),
+        (Span((1,), dtype=np.uint8), True),
+        (Span((LIMIT - 1,), dtype=np.uint8), True),  # 2**31 - 1 bytes
+        (Span((LIMIT,), dtype=np.uint8), False),
+        (Span((1024, LIMIT // 4096), (-4, 4096)), False),  # negative strides count by magnitude
+        (Span((1024, 1024), (-4, 4096)), True),
+        (Span((2, 16), (LIMIT, 4)), False),  # a view of every other row of a large base
+        (Span((1, 16), (LIMIT, 4)), True),  # one row of it: the stride of one extent spans nothing
+        (Span(()), True),  # 0-d
+        (Span((0, 2**40)), True),  # empty: no element is reached
+        ((Span((4,)), (Span((LIMIT,), dtype=np.uint8), 1)), False),  # in a tuple
+        (np.broadcast_to(np.zeros(1, np.float32), (LIMIT // 4,)), False),  # staged as a compact copy
+        (np.zeros(4, np.float32), True),
+        (3.5, True),
+    ],
+)
+def test_the_span_of_launch_arguments(array, narrow):
+    assert address_spans.narrow_arguments((array,)) is narrow
+
+
+def test_a_slice_spans_its_own_elements():
+    base = np.zeros((4, 8), np.float32)
+    view = base[1:3, ::-2]  # strides (32, -8)
+    assert address_spans.span(view.shape, view.strides, 4) == 32 + 3 * 8 + 4
+
+
+# ---- launches ----------------------------------------------------------------------------
+
+
+@cuda.jit
+def scale(a, out):
+    i = cuda.grid(1)
+    if i < a.size:
+        out[i] = a[i] * 2
+
+
+@cuda.jit(index_bits=32)
+def promised(a):
+    a[0] = 1
+
+
+@pytest.fixture
+def fake(monkeypatch):
+    driver = fake_driver.install(monkeypatch)
+    for kernel in (scale, promised):
+        fake_driver.forget_loaded(kernel)
+    monkeypatch.setattr(readers, "SYNC", False)
+    driver.slots = 8  # two 1-d arrays
+    yield driver
+    for kernel in (scale, promised):
+        fake_driver.forget_loaded(kernel)
+
+
+@pytest.fixture
+def general(monkeypatch):
+    calls = []
+    original = launching.loaded_for
+    monkeypatch.setattr(launching, "loaded_for", lambda *args: calls.append(args) or original(*args))
+    return calls
+
+
+def _classes(kernel):
+    (overload,) = kernel.overloads.values()
+    return bool(overload._narrow_loaded), bool(overload._loaded)
+
+
+def test_a_launch_picks_the_class_of_its_arrays(fake, general):
+    small, out = Span((64,)), Span((64,))
+    large = Span((LIMIT // 4,))
+    scale[1, 64](small, out)
+    assert _classes(scale) == (True, False)
+    (route,) = scale._launching().routes.values()
+    assert route.kernel.narrow
+    scale[1, 64](small, out)  # the narrow route takes it
+    assert len(general) == 1
+    scale[1, 64](large, out)  # the narrow route declines: the general path loads the wide class
+    assert len(general) == 2 and _classes(scale) == (True, True)
+    (route,) = scale._launching().routes.values()
+    assert not route.kernel.narrow
+    first, last = fake.launches[0]["params"], fake.launches[-1]["params"]
+    assert first[16:24] == (64).to_bytes(8, "little") and last[16:24] == (LIMIT // 4).to_bytes(8, "little")
+
+
+def test_the_classes_are_compiled_apart(fake):
+    scale[1, 64](Span((64,)), Span((64,)))
+    scale[1, 64](Span((LIMIT // 4,)), Span((64,)))
+    (overload,) = scale.overloads.values()
+    narrow = overload._binaries[(9, 0), True]
+    wide = overload._binaries[(9, 0), False]
+    # the narrow class sign-extends a 32-bit offset, and reads no offset parameter (abi.md)
+    assert "cvt.s64.s32" in narrow.code and "cvt.s64.s32" not in wide.code
+    assert "[scale_param_1]" not in narrow.code and "[scale_param_1]" in wide.code
+
+
+def test_a_promise_of_small_arrays_is_checked_at_launch(fake):
+    fake.slots = 4
+    promised[1, 1](Span((4,)))
+    with pytest.raises(ValueError, match="index_bits=32, but an array argument spans 2\\*\\*31 bytes or more"):
+        promised[1, 1](Span((LIMIT,), dtype=np.uint8))
+
+
+# ---- on a GPU ----------------------------------------------------------------------------
+
+
+@cuda.jit
+def read_at(a, i, out):
+    out[0] = a[i]
+
+
+@pytest.mark.gpu
+def test_an_element_past_2_gib():
+    n = 3 * 2**30 // 4  # 3 GiB of float32
+    a = cuda.device_array(n, np.float32)
+    far = np.float32(7.5)
+    a[n - 1 : n].copy_to_device(np.array([far]))
+    out = cuda.device_array(1, np.float32)
+    read_at[1, 1](a, n - 1, out)
+    assert out.copy_to_host()[0] == far
+    small = cuda.to_device(np.arange(8, dtype=np.float32))
+    read_at[1, 1](small, 5, out)  # then a small array: its own class, still right
+    assert out.copy_to_host()[0] == 5
+    read_at[1, 1](a, n - 1, out)
+    assert out.copy_to_host()[0] == far
+
+
+@cuda.jit
+def mark_last(a):
+    i = cuda.grid(1)
+    a[i, a.shape[1] - 1] = 1.5 + i
+
+
+@pytest.mark.gpu
+def test_a_small_then_a_large_launch():
+    @cuda.jit
+    def rows(a, out):
+        i = cuda.grid(1)
+        if i < a.shape[0]:
+            out[i] = a[i, a.shape[1] - 1]
+
+    small = np.arange(12, dtype=np.float32).reshape(3, 4)
+    out = cuda.device_array(3, np.float32)
+    rows[1, 32](cuda.to_device(small), out)
+    np.testing.assert_array_equal(out.copy_to_host(), small[:, -1])
+    width = 2**29 + 8  # each row 2 GiB and 32 bytes of float32
+    large = cuda.device_array((2, width), np.float32)
+    mark_last[1, 2](large)
+    out2 = cuda.device_array(2, np.float32)
+    rows[1, 32](large, out2)
+    np.testing.assert_array_equal(out2.copy_to_host(), [1.5, 2.5])
