@@ -178,8 +178,11 @@ class KernelOverload:
     def max_cooperative_grid_blocks(self, blockdim, dynsmem=0):
         """The most blocks of *blockdim* threads (an int or a tuple) with *dynsmem* bytes of
         dynamic shared memory that can be resident at once on the current device: the
-        largest grid a cooperative launch may have."""
-        return self.loaded().max_cooperative_grid_blocks(blockdim, dynsmem)
+        largest grid a cooperative launch may have. Answered for the class a launch of arrays
+        under 2**31 bytes takes (the narrow one, unless index_bits=64): the classes' register
+        counts, and so their limits, may differ, and a launch checks its own class's."""
+        narrow = self.dispatcher.options.index_bits != 64
+        return self.loaded(narrow).max_cooperative_grid_blocks(blockdim, dynsmem)
 
     def lto_ptx(self, cc=None):
         """The PTX nvJitLink's link-time optimiser makes from this kernel and its LTO-IR link items."""
