@@ -232,8 +232,13 @@ def _float_of(a, out):
 def test_bad_conversions_are_typing_errors():
     with pytest.raises(TypingError, match=r"cuda.bf16.bfloat16 converts an integer or float, got complex64"):
         cuda.compile_ptx(_from_complex, "void(complex64[:], uint16[:])", cc=(9, 0))
-    with pytest.raises(TypingError, match=r"float"):  # as in Numba-CUDA: float32(x), not float(x)
-        cuda.compile_ptx(_float_of, "void(uint16[:], float64[:])", cc=(9, 0))
+
+
+def test_float_of_a_bfloat16_is_its_float64():
+    # Numba-CUDA refuses float(x) of a bfloat16 (its float32(x) works); cumlir takes both
+    ptx, _ = cuda.compile_ptx(_float_of, "void(uint16[:], float64[:])", cc=(9, 0))
+    assert re.search(r"cvt\.f64\.f32", ptx)
+    support.ptxas(ptx, "sm_90")
 
 
 # ---- the host references -----------------------------------------------------------------------

@@ -36,6 +36,7 @@ def _evaluated_names():
             names[spelling] = cumlir_types.vector_types[name]
     names.update(types.__dict__)
     names.update(bfloat16=cumlir_types.bfloat16, complex32=cumlir_types.complex32, tf32=cumlir_types.tf32)
+    names.update(tensor_map=cumlir_types.tensor_map)
     names.update((t.name, t) for t in cumlir_types.narrow_floats.values())
     names.update(cumlir_types.narrow_floats)
     return names

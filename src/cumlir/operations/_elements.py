@@ -38,9 +38,15 @@ def element_offset(lower, offset, positions, strides):
         return offset
     i32 = ir.IntegerType.get_signless(32)
     nsw = ir.Attribute.parse("#arith.overflow<nsw>")
-    total = arith.trunci(i32, offset)
+    # the truncations lose nothing (nsw): LLVM may then widen a loop's i32 index back to the
+    # i64 it came from instead of sign-extending it again at each access
+
+    def narrowed(value):
+        return arith.trunci(i32, value, overflow_flags=nsw)
+
+    total = narrowed(offset)
     for position, stride in zip(positions, strides):
-        term = arith.muli(arith.index_cast(i32, position), arith.trunci(i32, stride), overflow_flags=nsw)
+        term = arith.muli(narrowed(arith.index_cast(i64(), position)), narrowed(stride), overflow_flags=nsw)
         total = arith.addi(total, term, overflow_flags=nsw)
     return arith.extsi(i64(), total)
 

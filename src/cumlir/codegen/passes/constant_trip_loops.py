@@ -35,6 +35,11 @@ _FREE = frozenset(
         "llvm.extractvalue",
         "llvm.insertvalue",
         "llvm.bitcast",
+        # integer width changes: the 32-bit offsets of arrays (operations/_elements.py) add them
+        # around index arithmetic that LLVM then does in one width
+        "llvm.trunc",
+        "llvm.sext",
+        "llvm.zext",
     ]
 )
 _NOT_EQUAL = 1  # llvm.icmp predicate ne
