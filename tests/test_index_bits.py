@@ -46,10 +46,10 @@ def test_narrow_offsets(backend):
 def test_narrow_offsets_of_a_negative_stride_view(backend):
     def reverse(a, out):
         i = cuda.grid(1)
-        if i < a.size:
-            out[i] = a[::-1][i]
+        if i < a.shape[1]:
+            out[i] = a[::-1, ::-1][1, i]
 
-    sig = "void(float32[:], float32[:])"
+    sig = "void(float32[:, :], float32[:])"
     narrow, _ = cuda.compile_ptx(reverse, sig, cc=(9, 0), backend=backend, index_bits=32)
     wide, _ = cuda.compile_ptx(reverse, sig, cc=(9, 0), backend=backend)
     support.ptxas(narrow)
@@ -102,18 +102,19 @@ class Span:
 
 
 LIMIT = 2**31
-LARGE_GLOBAL = Span((LIMIT,), dtype=np.uint8)
-SMALL_GLOBAL = Span((LIMIT - 1,), dtype=np.uint8)
+# 2-d: the offsets of 1-d arrays are never narrowed (one index times one stride)
+LARGE_GLOBAL = Span((2, LIMIT // 2), dtype=np.uint8)  # spans LIMIT bytes
+SMALL_GLOBAL = Span((2, LIMIT // 2 - 1), dtype=np.uint8)  # LIMIT - 2
 
 
 def read_large_global(out):
     i = cuda.grid(1)
-    out[i] = LARGE_GLOBAL[i]
+    out[i] = LARGE_GLOBAL[1, i]
 
 
 def read_small_global(out):
     i = cuda.grid(1)
-    out[i] = SMALL_GLOBAL[i]
+    out[i] = SMALL_GLOBAL[1, i]
 
 
 def test_a_global_array_of_2_gib_keeps_every_offset_wide():
@@ -122,7 +123,9 @@ def test_a_global_array_of_2_gib_keeps_every_offset_wide():
     narrow, _ = cuda.compile_ptx(read_large_global, sig, cc=(9, 0), index_bits=32)
     assert narrow == wide
     small, _ = cuda.compile_ptx(read_small_global, sig, cc=(9, 0), index_bits=32)
-    assert "mad.lo.s32" in _body(small) and "mad.lo.s32" not in _body(wide)
+    small_wide, _ = cuda.compile_ptx(read_small_global, sig, cc=(9, 0))
+    # below 2 GiB the global's offsets are narrowed: a sum in 32 bits, sign-extended
+    assert "shr.s64" in _body(small) and "shr.s64" not in _body(small_wide)
 
 
 @pytest.mark.parametrize("value", [16, 0, True, "32"])
@@ -232,8 +235,7 @@ def test_the_classes_are_compiled_apart(fake):
     (overload,) = scale.overloads.values()
     narrow = overload._binaries[(9, 0), True]
     wide = overload._binaries[(9, 0), False]
-    # the narrow class sign-extends a 32-bit offset, and reads no offset parameter (abi.md)
-    assert "cvt.s64.s32" in narrow.code and "cvt.s64.s32" not in wide.code
+    # the narrow class reads no offset parameter (abi.md); its 1-d offsets stay 64-bit sums
     assert "[scale_param_1]" not in narrow.code and "[scale_param_1]" in wide.code
 
 

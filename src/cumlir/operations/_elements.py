@@ -32,7 +32,9 @@ def element_offset(lower, offset, positions, strides):
     partial sum, the offset of an element of the array the view is taken from, fits in an
     int32: the sum is computed in 32 bits (no signed wrap) and widened once, as C's int
     indices are; LLVM then narrows the index arithmetic feeding it."""
-    if not lower.options.narrow_addresses:
+    # a 1-d offset is its index times one stride: nothing to narrow, and a loop's i64 counter
+    # truncated and widened again at each access costs LLVM its unrolling (nbody's loop)
+    if not lower.options.narrow_addresses or len(positions) < 2:
         for position, stride in zip(positions, strides):
             offset = arith.addi(offset, arith.muli(arith.index_cast(i64(), position), stride))
         return offset
