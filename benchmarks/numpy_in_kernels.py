@@ -10,7 +10,7 @@ and each kernel's allocations on the device heap (none is expected).
 """
 
 import numpy as np
-from timing import numba_cuda
+from anchors import numba_cuda
 
 N = 2**26  # values; N // 8 threads
 BATCH, ROUNDS = 20, 15

@@ -38,17 +38,3 @@ def interleaved_ms(runs, repeats=25):
             cp.cuda.runtime.deviceSynchronize()
             times[label].append((time.perf_counter() - start) * 1e3)
     return {label: float(np.median(t)) for label, t in times.items()}
-
-
-def numba_cuda():
-    """(numba-cuda's ``cuda`` module, None), or (None, why it is not measured)."""
-    if not hasattr(np, "row_stack"):
-        np.row_stack = np.vstack  # numba-cuda 0.30 calls np.row_stack, removed from NumPy 2.4
-    try:
-        from numba import cuda as ncuda
-
-        if not ncuda.is_available():
-            return None, "numba-cuda sees no GPU"
-        return ncuda, None
-    except Exception as e:  # not installed, or broken here
-        return None, f"numba-cuda unavailable: {type(e).__name__}: {e}"

@@ -9,7 +9,8 @@ each the median wall time of calls synchronized one by one, the libraries taking
     source .gpu/prelude.sh && python3 benchmarks/ufunc.py
 """
 
-from timing import interleaved_ms, median_ms, numba_cuda
+from anchors import numba_cuda
+from timing import interleaved_ms, median_ms
 
 N = 2**28
 
