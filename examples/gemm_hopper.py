@@ -34,7 +34,7 @@ TILE_BYTES = STAGES * STAGE * 2
 SHARED_BYTES = TILE_BYTES + 2 * STAGES * 8  # the tiles, then the stages' mbarriers
 
 
-@cuda.jit(chip="sm_90a", backend="nvptx")  # tensor maps are kernel arguments on nvptx only
+@cuda.jit(chip="sm_90a", backend="nvptx")  # its bfloat16 result: libNVVM has bfloat from sm_100
 def gemm_kernel(a_map, b_map, c, k_tiles):
     # the one shared array is the dynamic one, whose start the TMA copies and the swizzle need
     # on 1024 bytes: dynamic shared memory starts where the static arrays end

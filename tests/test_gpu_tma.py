@@ -11,7 +11,7 @@ from cumlir import cuda
 from .cases import tma_kernels as tk
 
 pytestmark = pytest.mark.gpu
-NVPTX = "nvptx"  # tensor maps are kernel arguments on the nvptx code generator only
+NVPTX = "nvptx"  # bfloat16 arrays: the nvvm code generator has them from sm_100 only
 
 
 @pytest.fixture(autouse=True)
@@ -20,10 +20,10 @@ def _hopper():
         pytest.skip("TMA needs sm_90")
 
 
-def test_tile_load_float32_and_zero_fill_at_the_edge():
+def test_tile_load_float32_and_zero_fill_at_the_edge(backend):
     host = np.arange(20 * 48, dtype=np.float32).reshape(20, 48)
     tmap = cuda.tensor_map.tiled(cuda.to_device(host), (tk.ROWS, tk.COLS))
-    kernel = cuda.jit(tk.tile_load_f32, backend=NVPTX)
+    kernel = cuda.jit(tk.tile_load_f32, backend=backend)
     for row, col in ((8, 0), (16, 32)):  # the second box crosses the last rows and columns
         out = cuda.to_device(np.full((tk.ROWS, tk.COLS), -1, np.float32))
         kernel[1, tk.COLS](tmap, out, row, col)
@@ -41,20 +41,20 @@ def test_tile_load_bfloat16():
     np.testing.assert_array_equal(out.copy_to_host(), host[8:16, 32:64])
 
 
-def test_tile_store():
+def test_tile_store(backend):
     matrix = cuda.to_device(np.zeros((16, 64), np.float32))
     tmap = cuda.tensor_map.tiled(matrix, (tk.ROWS, tk.COLS))
-    cuda.jit(tk.tile_store_f32, backend=NVPTX)[1, tk.COLS](tmap, 8, 32)
+    cuda.jit(tk.tile_store_f32, backend=backend)[1, tk.COLS](tmap, 8, 32)
     expected = np.zeros((16, 64), np.float32)
     expected[8:16, 32:64] = 1000 * np.arange(8)[:, None] + np.arange(32)[None, :]
     np.testing.assert_array_equal(matrix.copy_to_host(), expected)
 
 
-def test_multicast_load_in_a_cluster_of_two():
+def test_multicast_load_in_a_cluster_of_two(backend):
     host = np.arange(tk.ROWS * tk.COLS, dtype=np.float32).reshape(tk.ROWS, tk.COLS)
     tmap = cuda.tensor_map.tiled(cuda.to_device(host), (tk.ROWS, tk.COLS))
     out = cuda.to_device(np.zeros((2, tk.ROWS, tk.COLS), np.float32))
-    cuda.jit(tk.multicast_load_f32, backend=NVPTX)[2, tk.COLS, 0, 0, (2, 1, 1)](tmap, out)
+    cuda.jit(tk.multicast_load_f32, backend=backend)[2, tk.COLS, 0, 0, (2, 1, 1)](tmap, out)
     np.testing.assert_array_equal(out.copy_to_host(), np.stack([host, host]))
 
 

@@ -15,6 +15,8 @@ Constants, poison and global addresses are folded into their uses (LLVM IR has n
 instruction for them), so one prepass gives every such value its literal.
 """
 
+from mlir import ir
+
 from . import llvm7_constants, llvm7_debug, llvm7_ops, llvm7_types
 from .llvm7_errors import Llvm7Error
 from .llvm7_linkage import LINKAGES, linkage_of
@@ -126,7 +128,10 @@ class ModulePrinter:
         annotations = []
         for sym, fn, extra in self.kernels:
             annotations.append(self.node(f'!{{{fn.text}* @{sym}, !"kernel", i32 1}}'))
-            annotations += [self.node(f'!{{{fn.text}* @{sym}, !"{key}", i32 {value}}}') for key, value in extra]
+            annotations += [
+                self.node(f'!{{{fn.text}* @{sym}, !"{key}", {value if isinstance(value, str) else f"i32 {value}"}}}')
+                for key, value in extra
+            ]
         if annotations:
             self.named_metadata["nvvm.annotations"] = annotations
         version = ", ".join(f"i32 {v}" for v in self.ir_version)
@@ -145,6 +150,21 @@ class ModulePrinter:
             if attr in op.attributes:
                 extra.append((key, op.attributes[attr].value))
         return extra
+
+
+def _by_value_parameters(op):
+    """{position: (the stored Type, alignment)} of the function's ``llvm.byval`` parameters
+    (TMA tensor maps, codegen/passes/by_value_params.py)."""
+    if "arg_attrs" not in op.attributes:
+        return {}
+    found = {}
+    for i, attrs in enumerate(ir.ArrayAttr(op.attributes["arg_attrs"])):
+        attrs = ir.DictAttr(attrs)
+        if "llvm.byval" in attrs:
+            stored = llvm7_types.of(ir.TypeAttr(attrs["llvm.byval"]).value)
+            align = ir.IntegerAttr(attrs["llvm.align"]).value if "llvm.align" in attrs else 8
+            found[i] = (stored, align)
+    return found
 
 
 _TOP_LEVEL = {
@@ -216,13 +236,18 @@ class FunctionPrinter:
             return f"declare {result.text} @{self.symbol}({', '.join(p.text for p in params)}{vararg})\n"
         if self.type.vararg:
             raise Llvm7Error(f"variadic function definitions are not supported (@{self.symbol})")
-        if "arg_attrs" in op.attributes and "nvvm.grid_constant" in str(op.attributes["arg_attrs"]):
-            raise Llvm7Error(
-                f"@{self.symbol} takes a TMA tensor map, a by-value grid-constant parameter, which "
-                f"backend='nvvm' does not write yet; compile it with backend='nvptx'"
-            )
+        by_value = _by_value_parameters(op)
+        params = [
+            llvm7_types.Type("ptr", f"{by_value[i][0].text}*") if i in by_value else p for i, p in enumerate(params)
+        ]
         if any(a in op.attributes for a in _KERNEL_ATTRIBUTES):
-            self.module.kernels.append((self.symbol, self.type, self.module.kernel_annotations(op)))
+            kind = llvm7_types.function(result, params)
+            annotations = self.module.kernel_annotations(op)
+            if by_value:  # libNVVM reads these parameters where they lie: 1-based positions
+                annotations.append(("grid_constant", "!{" + ", ".join(f"i32 {i + 1}" for i in sorted(by_value)) + "}"))
+            self.module.kernels.append((self.symbol, kind, annotations))
+        elif by_value:
+            raise Llvm7Error(f"@{self.symbol}: by-value parameters are written for kernels only")
         blocks = list(region.blocks)
         for i, arg in enumerate(blocks[0].arguments):
             self.names[arg] = f"%arg{i}"
@@ -230,7 +255,10 @@ class FunctionPrinter:
             self.labels[block] = f"bb{i}"
         llvm7_constants.fold(self, blocks)
         self._plan_phis(blocks)
-        args = ", ".join(f"{p.text} %arg{i}" for i, p in enumerate(params))
+        args = ", ".join(
+            f"{p.text} byval align {by_value[i][1]} %arg{i}.byval" if i in by_value else f"{p.text} %arg{i}"
+            for i, p in enumerate(params)
+        )
         tables, scope_ref = self.module.line_tables, ""
         if tables is not None:
             self.scope, self.scope_line = tables.subprogram(self.symbol, op)
@@ -239,6 +267,9 @@ class FunctionPrinter:
         out = [f"define {LINKAGES[linkage]}{result.text} @{self.symbol}({args}){inline}{scope_ref} {{"]
         for block in blocks:
             self.lines = []
+            if block == blocks[0]:  # the function's body sees a by-value parameter as an i8*
+                for i in sorted(by_value):
+                    self.emit(f"%arg{i} = bitcast {params[i].text} %arg{i}.byval to i8*")
             self._block(block, entry=block == blocks[0])
             out.append(f"{self.labels[block]}:")
             out += self.lines
