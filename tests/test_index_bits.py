@@ -182,6 +182,13 @@ def scale(a, out):
         out[i] = a[i] * 2
 
 
+@cuda.jit
+def scale_rows(a, out):
+    i = cuda.grid(1)
+    if i < a.shape[1]:
+        out[0, i] = a[0, i] * 2
+
+
 @cuda.jit(index_bits=32)
 def promised(a):
     a[0] = 1
@@ -190,12 +197,12 @@ def promised(a):
 @pytest.fixture
 def fake(monkeypatch):
     driver = fake_driver.install(monkeypatch)
-    for kernel in (scale, promised):
+    for kernel in (scale, scale_rows, promised):
         fake_driver.forget_loaded(kernel)
     monkeypatch.setattr(readers, "SYNC", False)
     driver.slots = 8  # two 1-d arrays
     yield driver
-    for kernel in (scale, promised):
+    for kernel in (scale, scale_rows, promised):
         fake_driver.forget_loaded(kernel)
 
 
@@ -213,30 +220,42 @@ def _classes(kernel):
 
 
 def test_a_launch_picks_the_class_of_its_arrays(fake, general):
-    small, out = Span((64,)), Span((64,))
-    large = Span((LIMIT // 4,))
-    scale[1, 64](small, out)
-    assert _classes(scale) == (True, False)
-    (route,) = scale._launching().routes.values()
+    fake.slots = 12  # two 2-d arrays
+    small, out = Span((2, 64)), Span((2, 64))
+    large = Span((LIMIT // 256, 64))  # spans 2**31 bytes
+    scale_rows[1, 64](small, out)
+    assert _classes(scale_rows) == (True, False)
+    (route,) = scale_rows._launching().routes.values()
     assert route.kernel.narrow
-    scale[1, 64](small, out)  # the narrow route takes it
+    scale_rows[1, 64](small, out)  # the narrow route takes it
     assert len(general) == 1
-    scale[1, 64](large, out)  # the narrow route declines: the general path loads the wide class
-    assert len(general) == 2 and _classes(scale) == (True, True)
-    (route,) = scale._launching().routes.values()
+    scale_rows[1, 64](large, out)  # the narrow route declines: the general path loads the wide class
+    assert len(general) == 2 and _classes(scale_rows) == (True, True)
+    (route,) = scale_rows._launching().routes.values()
     assert not route.kernel.narrow
     first, last = fake.launches[0]["params"], fake.launches[-1]["params"]
-    assert first[16:24] == (64).to_bytes(8, "little") and last[16:24] == (LIMIT // 4).to_bytes(8, "little")
+    assert first[16:24] == (2).to_bytes(8, "little") and last[16:24] == (LIMIT // 256).to_bytes(8, "little")
+
+
+def test_the_narrow_route_takes_a_large_1d_array(fake, general):
+    # 1-d offsets are 64-bit in both classes: the route checks no 1-d span
+    scale[1, 64](Span((64,)), Span((64,)))
+    scale[1, 64](Span((LIMIT // 4,)), Span((64,)))
+    assert len(general) == 1
+    (route,) = scale._launching().routes.values()
+    assert route.kernel.narrow
 
 
 def test_the_classes_are_compiled_apart(fake):
-    scale[1, 64](Span((64,)), Span((64,)))
-    scale[1, 64](Span((LIMIT // 4,)), Span((64,)))
-    (overload,) = scale.overloads.values()
+    fake.slots = 12
+    scale_rows[1, 64](Span((2, 64)), Span((2, 64)))
+    scale_rows[1, 64](Span((LIMIT // 256, 64)), Span((2, 64)))
+    (overload,) = scale_rows.overloads.values()
     narrow = overload._binaries[(9, 0), True]
     wide = overload._binaries[(9, 0), False]
-    # the narrow class reads no offset parameter (abi.md); its 1-d offsets stay 64-bit sums
-    assert "[scale_param_1]" not in narrow.code and "[scale_param_1]" in wide.code
+    # the narrow class sums a 2-d offset in 32 bits and reads no offset parameter (abi.md)
+    assert "cvt.s64.s32" in narrow.code and "cvt.s64.s32" not in wide.code
+    assert "[scale_rows_param_1]" not in narrow.code and "[scale_rows_param_1]" in wide.code
 
 
 def test_a_promise_of_small_arrays_is_checked_at_launch(fake):

@@ -152,7 +152,8 @@ class _Builder:
         return True
 
     def _check_span(self, itemsize, ndim, slots):
-        if self.narrow:
+        # 1-d offsets stay 64-bit in every class (operations/_elements.py): no check to pay
+        if self.narrow and ndim >= 2:
             self.names["_fits"] = element_span_fits
             self.checks.append(f"    if not _fits({itemsize}, {ndim}, {slots}): return False")
 
