@@ -44,3 +44,19 @@ def numba_cuda_usable():
     problem = numba_cuda_problem()
     if problem:
         pytest.skip(problem)
+
+
+@pytest.fixture
+def general(monkeypatch):
+    """The launches that took the general path (typing the arguments), each its arguments."""
+    from cumlir.dispatcher import launching
+
+    calls = []
+    original = launching.loaded_for
+
+    def counting(*args):
+        calls.append(args)
+        return original(*args)
+
+    monkeypatch.setattr(launching, "loaded_for", counting)
+    return calls

@@ -6,7 +6,6 @@ import numpy as np
 import pytest
 
 from cumlir import cuda
-from cumlir.dispatcher import launching
 from cumlir.options import Options
 from cumlir.runtime import address_spans, readers
 
@@ -204,14 +203,6 @@ def fake(monkeypatch):
     yield driver
     for kernel in (scale, scale_rows, promised):
         fake_driver.forget_loaded(kernel)
-
-
-@pytest.fixture
-def general(monkeypatch):
-    calls = []
-    original = launching.loaded_for
-    monkeypatch.setattr(launching, "loaded_for", lambda *args: calls.append(args) or original(*args))
-    return calls
 
 
 def _classes(kernel):

@@ -17,7 +17,6 @@ import numpy as np
 import pytest
 
 from cumlir import cuda, dispatcher
-from cumlir.dispatcher import launching
 from cumlir.runtime import arguments, placement, readers
 
 from . import fake_driver
@@ -80,20 +79,6 @@ def fake(monkeypatch):
     for kernel in kernels:  # nothing of the fakes stays for tests on a real GPU
         fake_driver.forget_loaded(kernel)
     forget_cupy_streams()
-
-
-@pytest.fixture
-def general(monkeypatch):
-    """Counts the launches that took the general path (typing the arguments)."""
-    calls = []
-    original = launching.loaded_for
-
-    def counting(*args):
-        calls.append(args)
-        return original(*args)
-
-    monkeypatch.setattr(launching, "loaded_for", counting)
-    return calls
 
 
 def _slots(args, kernel=None):

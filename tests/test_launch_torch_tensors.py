@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 
 from cumlir import cuda, dispatcher
-from cumlir.dispatcher import launching
 from cumlir.runtime import arguments, placement
 
 from . import fake_driver
@@ -79,20 +78,6 @@ def fake(monkeypatch):
     yield driver
     for kernel in kernels:
         fake_driver.forget_loaded(kernel)
-
-
-@pytest.fixture
-def general(monkeypatch):
-    """The launches that took the general path (typing the arguments)."""
-    calls = []
-    original = launching.loaded_for
-
-    def counting(*args):
-        calls.append(args)
-        return original(*args)
-
-    monkeypatch.setattr(launching, "loaded_for", counting)
-    return calls
 
 
 def _general_bytes(kernel, args):
