@@ -1,4 +1,4 @@
-"""The device runtime (NRT) on the CPU: its CUDA C++ compiled by NVRTC for each chip, the
+"""The device runtime (NRT) on the CPU: its MLIR compiled by cumlir's code generators for each chip, the
 public header, the nrt option and the link policy, allocation in device code compiled to PTX
 on both back ends (the GPU tests are in test_gpu_nrt.py)."""
 
@@ -24,6 +24,42 @@ def test_runtime_compiles_to_ptx_that_ptxas_accepts(cc):
     assert re.search(rf"\.visible \.global \.align 8 \.b8 {nrt.STATS_GLOBAL}\[32\]", code.data)
     assert f".target sm_{cc[0]}{cc[1]}" in code.data
     support.ptxas(code.data, f"sm_{cc[0]}{cc[1]}")
+
+
+def _body(ptx, function):
+    return re.search(rf"\.func [^{{]*\b{function}\((.*?)\n}}", ptx, re.S).group(1)
+
+
+@pytest.mark.parametrize("cc", CCS)
+def test_reference_counts_change_atomically_at_device_scope_between_fences(cc):
+    ptx = nrt.runtime(cc).data
+    assert re.search(r"atom\.add\.u64\s+%rd\d+, \[%rd\d+\], 1;", _body(ptx, nrt.INCREF))
+    decref = _body(ptx, nrt.DECREF)
+    # a fence, the count falls by one, and the last reference fences again before the
+    # destructor (an indirect call), the MemInfo's count and its free
+    order = [
+        r"membar\.gl;",
+        r"atom\.add\.u64\s+%rd\d+, \[%rd\d+\], -1;",
+        r"membar\.gl;",
+        r"call %rd\d+,",
+        r"call\.uni free,",
+    ]
+    position = 0
+    for pattern in order:
+        found = re.compile(pattern).search(decref, position)
+        assert found, pattern
+        position = found.end()
+    assert ".sys" not in ptx  # device scope, as CUDA's atomicAdd: no system-scope atomics
+
+
+@pytest.mark.parametrize("cc", CCS)
+def test_an_allocation_pads_its_data_to_the_alignment_after_the_meminfo(cc):
+    body = _body(nrt.runtime(cc).data, nrt.ALLOCATE)
+    assert re.search(r"max\.u32\s+%r\d+, %r\d+, 16;", body)  # at least malloc's 16 bytes
+    assert re.search(r"add\.s64\s+%rd\d+, %rd\d+, 40;", body)  # the MemInfo's 40 bytes first
+    assert re.search(r"neg\.s64", body) and re.search(r"and\.b64", body)  # rounded up to the alignment
+    # an exhausted heap prints what was asked for and ends the kernel
+    assert re.search(r"call\.uni \(retval0\), vprintf,.*?trap;", body, re.S)
 
 
 def test_runtime_is_compiled_once_per_chip_and_format():

@@ -149,6 +149,21 @@ def test_switch_edges_and_fastmath_flags():
     assert libnvvm.compile_ir(text, ["-arch=compute_90"], link_libdevice=False)
 
 
+def test_a_call_through_a_function_pointer_casts_it_to_the_function_type():
+    source = (
+        "llvm.func @k(%f: !llvm.ptr, %p: !llvm.ptr<1>, %n: i64) -> f32 {\n"
+        "  %0 = llvm.call %f(%p, %n) : !llvm.ptr, (!llvm.ptr<1>, i64) -> f32\n"
+        "  llvm.call %f(%n) : !llvm.ptr, (i64) -> ()\n"
+        "  llvm.return %0 : f32 }"
+    )
+    text = _print(source)
+    assert re.search(
+        r"(%f\d+) = bitcast i8\* %arg0 to float \(i8 addrspace\(1\)\*, i64\)\*\n\s+%v\d+ = call float \1\(i8 addrspace\(1\)\* %arg1, i64 %arg2\)",
+        text,
+    )
+    assert re.search(r"(%f\d+) = bitcast i8\* %arg0 to void \(i64\)\*\n\s+call void \1\(i64 %arg2\)", text)
+
+
 def test_unknown_intrinsic_is_rejected():
     source = 'llvm.func @k() { %0 = llvm.call_intrinsic "llvm.nvvm.made.up"() : () -> i32\n llvm.return }'
     with pytest.raises(Llvm7Error, match="does not know the intrinsic 'llvm.nvvm.made.up'"):

@@ -229,6 +229,6 @@ def _stamp_folder(h, folder, relative):
         if entry.is_dir():
             if entry.name != "__pycache__":
                 _stamp_folder(h, entry.path, f"{relative}{entry.name}/")
-        elif entry.name.endswith(".py"):
+        elif entry.name.endswith((".py", ".mlir")):  # the device runtime's MLIR too
             st = entry.stat()
             h.update(f"{relative}{entry.name}:{st.st_size}:{st.st_mtime_ns};".encode())

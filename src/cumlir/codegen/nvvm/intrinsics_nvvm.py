@@ -105,6 +105,7 @@ KNOWN_CALLS = frozenset(
     | set(CALLS.values())
     | {name for _, _, names in BY_ATTRIBUTE.values() for name in names.values()}
     | set(operations.nvvm_table("known_calls"))
+    | {"llvm.trap"}  # the device runtime's end of a kernel whose heap is exhausted (nrt.mlir)
 )
 
 # type suffixes of overloaded intrinsic names, by LLVM 7 type spelling

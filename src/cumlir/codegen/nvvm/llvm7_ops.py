@@ -247,13 +247,28 @@ def _produce(p, op, text):
 @_rule("llvm.call")
 def _call(p, op):
     if "callee" not in op.attributes:
-        raise Llvm7Error("indirect calls are not supported by the LLVM 7 printer")
+        _indirect_call(p, op)
+        return
     callee = str(op.attributes["callee"]).lstrip("@")
     if callee.startswith("llvm.") and callee not in intrinsics.KNOWN_CALLS:
         raise Llvm7Error(f"the LLVM 7 printer does not know the intrinsic {callee!r}")
     fn = p.module.functions[callee]
     shape = f"{fn.text} " if fn.vararg else f"{fn.members[0].text} "
     _emit_call(p, op, shape, f"@{callee}", list(op.operands))
+
+
+def _indirect_call(p, op):
+    """A call through a function pointer (the device runtime's destructors): LLVM 7's pointers
+    are typed, so the ``i8*`` is cast to a pointer to the function type first."""
+    target, *args = op.operands
+    result = p.type_of(op.results[0]).text if len(op.results) else "void"
+    function_type = f"{result} ({', '.join(p.type_of(a).text for a in args)})"
+    pointer = p.type_of(target)
+    if pointer.kind != "ptr":
+        raise Llvm7Error(f"an indirect call needs a function pointer, got {pointer.text}")
+    callee = p.fresh("f")
+    p.emit(f"{callee} = bitcast {pointer.text} {p.value(target)} to {function_type}*")
+    _emit_call(p, op, f"{result} ", callee, args)
 
 
 def _emit_call(p, op, shape, callee, args, extra=""):
