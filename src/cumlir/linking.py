@@ -22,6 +22,14 @@ def load_library():
     nvjitlink.version()
 
 
+def toolkit_version():
+    """(major, minor) of nvJitLink, which every install has: the version of the CUDA toolkit
+    wheels cumlir uses."""
+    from cuda.bindings import nvjitlink
+
+    return tuple(nvjitlink.version())
+
+
 def link_cubin(items, cc, ptxas_options=(), arch_specific=False):
     """A cubin for compute capability *cc* (its architecture-specific target, sm_90a, with
     *arch_specific*) linking every item (LinkableCode objects or paths); *ptxas_options* are

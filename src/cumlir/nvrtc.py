@@ -1,5 +1,9 @@
-"""CUDA C++ -> PTX or LTO-IR with NVRTC (from the CUDA pip wheels, found by cuda-pathfinder)."""
+"""CUDA C++ -> PTX or LTO-IR with NVRTC (from the CUDA pip wheels of the extra ``nvrtc``,
+found by cuda-pathfinder)."""
 
+import functools
+
+from . import optional_libraries
 from .codegen import targets
 
 
@@ -13,10 +17,9 @@ def compile_source(source, cc, name="source.cu", output="ptx", options=()):
     The code is compiled for separate linking (``-rdc=true``), so its ``extern``
     device functions are resolved by nvJitLink against cumlir's code.
     """
-    from cuda.bindings import nvrtc
-
     if output not in ("ptx", "ltoir"):
         raise ValueError(f"NVRTC output is 'ptx' or 'ltoir', not {output!r}")
+    nvrtc = _nvrtc()
     major, minor = targets.parse_cc(cc)
     flags = [f"-arch=compute_{major}{minor}", "-rdc=true", "-default-device", *_include_options(), *options]
     if output == "ltoir":
@@ -38,6 +41,14 @@ def compile_source(source, cc, name="source.cu", output="ptx", options=()):
         return buffer.rstrip(b"\0").decode() if output == "ptx" else buffer
     finally:
         nvrtc.nvrtcDestroyProgram(prog)
+
+
+@functools.lru_cache(maxsize=1)
+def _nvrtc():
+    optional_libraries.load("nvrtc")
+    from cuda.bindings import nvrtc
+
+    return nvrtc
 
 
 def _check(nvrtc, returned, name):
@@ -73,8 +84,7 @@ def _include_options():
 
 def version():
     """The (major, minor) version of the NVRTC library cumlir uses: the CUDA toolkit's."""
-    from cuda.bindings import nvrtc
-
+    nvrtc = _nvrtc()
     result, major, minor = nvrtc.nvrtcVersion()
     if result != nvrtc.nvrtcResult.NVRTC_SUCCESS:
         raise NVRTCError(f"nvrtcVersion failed: {nvrtc.nvrtcGetErrorString(result)[1].decode()}")

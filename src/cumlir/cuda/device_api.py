@@ -269,20 +269,21 @@ SUPPORTED_TOOLKIT_MAJOR_VERSIONS = (13,)
 
 
 class _Runtime:
-    """``cuda.runtime``: the CUDA toolkit version, read from NVRTC as Numba-CUDA does."""
+    """``cuda.runtime``: the CUDA toolkit version, read from nvJitLink (which every install
+    has; Numba-CUDA reads NVRTC's)."""
 
     def get_version(self) -> tuple[int, int]:
-        """(major, minor) of the CUDA toolkit (its NVRTC library) cumlir uses."""
-        from ..nvrtc import version
+        """(major, minor) of the CUDA toolkit (its nvJitLink library) cumlir uses."""
+        from ..linking import toolkit_version
 
-        return version()
+        return toolkit_version()
 
     def is_supported_version(self) -> bool:
         """Whether that toolkit version is one cumlir is tested with."""
         return self.get_version()[0] in SUPPORTED_TOOLKIT_MAJOR_VERSIONS
 
     def __repr__(self) -> str:
-        return "<cumlir CUDA runtime (toolkit version from NVRTC)>"
+        return "<cumlir CUDA runtime (toolkit version from nvJitLink)>"
 
 
 runtime = _Runtime()

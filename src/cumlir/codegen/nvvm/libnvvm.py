@@ -10,6 +10,7 @@ calls are kept.
 import functools
 import re
 
+from ... import optional_libraries
 from .. import targets
 from ..passes import pipeline
 from . import llvm7
@@ -23,9 +24,7 @@ class NvvmError(RuntimeError):
 
 @functools.lru_cache(maxsize=1)
 def _nvvm():
-    from cuda import pathfinder
-
-    pathfinder.load_nvidia_dynamic_lib("nvvm")
+    optional_libraries.load("nvvm")
     from cuda.bindings import nvvm
 
     return nvvm
@@ -33,9 +32,7 @@ def _nvvm():
 
 @functools.lru_cache(maxsize=1)
 def _libdevice():
-    from cuda import pathfinder
-
-    with open(pathfinder.find_bitcode_lib("device"), "rb") as f:
+    with open(optional_libraries.libdevice_path(), "rb") as f:
         return f.read()
 
 
