@@ -70,6 +70,7 @@ class FakeDriver:
         self.devices = devices
         self.current = 0  # no context current
         self.launches = []  # one dict per cuLaunchKernel
+        self.modules_loaded = 0
         self.synchronized = []  # streams cuStreamSynchronize waited for
         self.stream_contexts = {}  # stream handle -> its context (default: the current one)
         self.slots = 0  # parameter slots the next launches read
@@ -129,10 +130,11 @@ class FakeDriver:
 
     def cuModuleLoadData(self, image):
         assert image, "an empty cubin"
-        return 0, 0x6000
+        self.modules_loaded += 1
+        return 0, 0x6000 + self.modules_loaded  # each module its own handle
 
     def cuModuleGetFunction(self, module, name):
-        return 0, (self.current, name.decode())
+        return 0, (self.current, name.decode(), module)
 
     def cuModuleGetGlobal(self, module, name):
         return 500, 0, 0  # CUDA_ERROR_NOT_FOUND: the fake modules hold no globals
@@ -154,6 +156,7 @@ class FakeDriver:
         self.launches.append(
             {
                 "kernel": f[1],
+                "module": f[2] if len(f) > 2 else None,
                 "grid": (gx, gy, gz),
                 "block": (bx, by, bz),
                 "shared": shared,

@@ -222,10 +222,30 @@ def test_a_launch_picks_the_class_of_its_arrays(fake, general):
     assert len(general) == 1
     scale_rows[1, 64](large, out)  # the narrow route declines: the general path loads the wide class
     assert len(general) == 2 and _classes(scale_rows) == (True, True)
-    (route,) = scale_rows._launching().routes.values()
-    assert not route.kernel.narrow
+    launching = scale_rows._launching()
+    (narrow,), (wide,) = launching.routes.values(), launching.wide_routes.values()
+    assert narrow.kernel.narrow and not wide.kernel.narrow  # the narrow route stays first
     first, last = fake.launches[0]["params"], fake.launches[-1]["params"]
     assert first[16:24] == (2).to_bytes(8, "little") and last[16:24] == (LIMIT // 256).to_bytes(8, "little")
+
+
+def _modules(kernel):
+    """The module handles of the narrow and the wide class of a kernel's one overload."""
+    (overload,) = kernel.overloads.values()
+    (narrow,), (wide,) = overload._narrow_loaded.values(), overload._loaded.values()
+    return narrow._module, wide._module
+
+
+@pytest.mark.parametrize("large_first", [False, True])
+def test_small_launches_after_a_large_one_take_the_narrow_class(fake, general, large_first):
+    fake.slots = 12
+    small, large, out = Span((2, 64)), Span((LIMIT // 256, 64)), Span((2, 64))
+    sizes = [large, small] * 3 if large_first else [small, large] * 3
+    for a in sizes:
+        scale_rows[1, 64](a, out)
+    narrow, wide = _modules(scale_rows)
+    assert [launch["module"] for launch in fake.launches] == [wide if a is large else narrow for a in sizes]
+    assert len(general) == 2  # one a class: every later launch takes a route
 
 
 def test_the_narrow_route_takes_a_large_1d_array(fake, general):

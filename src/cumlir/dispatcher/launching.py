@@ -26,6 +26,8 @@ class Launches:
         self.table = table
         self.launchers = launchers  # launch configuration -> ConfiguredKernel
         self.routes = {}  # argument kinds -> the fast path of the last launch with them (None: none)
+        # argument kinds -> the route of the wide class, where routes holds the narrow one
+        self.wide_routes = {}
         self._route_cache = {}  # (argument kinds, types, loaded kernel) -> runtime.fastpack.Route or None
         # kernels whose code depends on the launch configuration (launch_needs.py): those of
         # this table serve one configuration, each other one has a dispatcher of its own
@@ -90,11 +92,16 @@ class Launches:
             route = self._route_cache[key]
         except KeyError:
             try:
-                route = build_route(kernel, kinds, argtypes, args)
+                route = build_route(kernel, kinds, argtypes, args, narrow_allowed(self.dispatcher))
             except Exception:  # the launch is done: a route that cannot be made is only slower
                 route = None
             self._route_cache[key] = route
-        self.routes[kinds] = route
+        current = self.routes.get(kinds)
+        if route is not None and current is not None and current.narrow != route.narrow:
+            # both classes: the narrow route is tried first, the wide one where it declines
+            self.routes[kinds], self.wide_routes[kinds] = (route, current) if route.narrow else (current, route)
+        else:
+            self.routes[kinds] = route
 
     def forget(self):
         """Compiled signatures changed: the argument types may now pick other kernels."""
@@ -102,6 +109,7 @@ class Launches:
             if route is not None:
                 route.retire()
         self.routes.clear()
+        self.wide_routes.clear()
         self._route_cache.clear()
 
     def forall(self, ntasks, tpb, stream, sharedmem):
@@ -129,6 +137,7 @@ class ConfiguredKernel:
         "config",
         "_launches",
         "_routes",
+        "_wide_routes",
         "_checked",
         "_geometry",
         "_stream",
@@ -148,6 +157,7 @@ class ConfiguredKernel:
         launches._launchers_made.add(self)
         self._launches = launches.for_config(self._key)
         self._routes = self._launches.routes  # read by every launch: held here, not looked up through launches
+        self._wide_routes = self._launches.wide_routes
         self._checked = None  # the runtime Context the configuration was checked against
         self._geometry = config.geometry()
         self._stream = config.stream
@@ -161,12 +171,19 @@ class ConfiguredKernel:
             return self._launch(args, kwargs)
         if self._last(*args):  # it checks the arguments' kinds itself
             return
-        route = self._routes.get(tuple(map(type, args)) if args else ())
+        kinds = tuple(map(type, args)) if args else ()
+        route = self._routes.get(kinds)
         if route is not None:
             launch = self._fast.get(route) or self._fast_launch(route)
             if launch(*args):
                 self._last = launch
                 return
+            route = self._wide_routes.get(kinds)  # arrays too large for the narrow class
+            if route is not None:
+                launch = self._fast.get(route) or self._fast_launch(route)
+                if launch(*args):
+                    self._last = launch
+                    return
         self._launch(args, kwargs)
 
     def rewire(self):
@@ -174,7 +191,7 @@ class ConfiguredKernel:
         kernels compiled for this one."""
         launches = self._home.for_config(self._key)
         if launches is not self._launches:
-            self._launches, self._routes = launches, launches.routes
+            self._launches, self._routes, self._wide_routes = launches, launches.routes, launches.wide_routes
             self._fast.clear()
             self._last = _declined
 
@@ -266,17 +283,21 @@ def loaded_for(launches, args, kwargs, key=None):
 
 def _narrow(dispatcher, args):
     """Whether the launch takes the kernel's narrow class: its options leave index_bits to
-    the launch and every array argument spans less than 2**31 bytes. Argument handlers may
-    pass other arrays than they are given: their kernels stay wide."""
+    the launch and every array argument spans less than 2**31 bytes."""
     options = dispatcher.options
     if options.index_bits == 32 and not narrow_arguments(args):
         raise ValueError(
             f"kernel {dispatcher.__name__} is compiled with index_bits=32, but an array argument spans "
             "2**31 bytes or more: leave index_bits unset (each launch then chooses) or set it to 64"
         )
-    if options.index_bits is not None or options.extensions:
-        return False
-    return narrow_arguments(args)
+    return narrow_allowed(dispatcher) and narrow_arguments(args)
+
+
+def narrow_allowed(dispatcher):
+    """Whether each launch chooses the class: the options leave index_bits to the launch.
+    Argument handlers may pass other arrays than they are given: their kernels stay wide."""
+    options = dispatcher.options
+    return options.index_bits is None and not options.extensions
 
 
 def _overload_for(launches, args, kwargs, narrow=False):

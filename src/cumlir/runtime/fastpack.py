@@ -58,10 +58,13 @@ def _is_scalar_kind(kind):
 class _Builder:
     """The source of ``fill`` and its struct format, argument by argument."""
 
-    def __init__(self, ordinal, narrow=False):
+    def __init__(self, ordinal, narrow=False, narrowable=False):
         self.ordinal = ordinal
         self.narrow = narrow  # each array's span checked (the kernel has 32-bit offsets)
+        # a wide kernel whose narrow class a launch may take: declines arrays that all fit it
+        self.narrowable = narrowable and not narrow
         self.checks = []  # lines run after the readers': False where an array spans too much
+        self.fitting = []  # the narrowable route's span tests, one per array of 2 or more axes
         self.lines = []
         self.values = []
         self.format = "@"  # native, as the general packer: a float too large for float32 is inf
@@ -153,9 +156,13 @@ class _Builder:
 
     def _check_span(self, itemsize, ndim, slots):
         # 1-d offsets stay 64-bit in every class (operations/_elements.py): no check to pay
-        if self.narrow and ndim >= 2:
-            self.names["_fits"] = element_span_fits
+        if ndim < 2 or not (self.narrow or self.narrowable):
+            return
+        self.names["_fits"] = element_span_fits
+        if self.narrow:
             self.checks.append(f"    if not _fits({itemsize}, {ndim}, {slots}): return False")
+        else:
+            self.fitting.append(f"_fits({itemsize}, {ndim}, {slots})")
 
     def _tuple(self, parameter, kind, ty, name, value, index):
         if not issubclass(kind, tuple) or len(value) != len(parameter.members):
@@ -184,9 +191,12 @@ class _Builder:
         return _define("fill", head, self._packing() + ["    return True"], self.names), pack.size
 
     def _packing(self):
+        # arrays that all fit the narrow class go to the general path, which launches it
+        fitting = [f"    if {' and '.join(self.fitting)}: return False"] if self.fitting else []
         return (
             self.lines
             + self.checks
+            + fitting
             + [f"    _pack(_buffer, 0, {', '.join(self.values)})" if self.values else "    pass"]
         )
 
@@ -248,6 +258,7 @@ class Route:
     def __init__(self, kernel, fill, buffer, pointers, array_readers, builder):
         self.kernel = kernel
         self.builder = builder
+        self.narrow = builder.narrow  # the kernel's class: 32-bit offsets
         self.context = kernel.record.context
         self.function = kernel.record.function
         self.shared = kernel.record.shared
@@ -359,16 +370,18 @@ def _itemsize(sample, ty):
         return None
 
 
-def build_route(kernel, kinds, argtypes, args):
+def build_route(kernel, kinds, argtypes, args, narrowable=False):
     """The Route launching *kernel* (a LoadedKernel, read through its LaunchRecord) with
     arguments like *args* (of exact types *kinds*, typed *argtypes*), or None where the
     general path must take such arguments. A kernel with 32-bit offsets (``kernel.narrow``)
-    gets a route declining an array spanning 2**31 bytes or more."""
+    gets a route declining an array spanning 2**31 bytes or more; a kernel with 64-bit
+    offsets whose narrow class a launch may take (*narrowable*) one declining launches
+    whose arrays all span less, so that they take the narrow class."""
     record = kernel.record
     if kernel.cooperative or record.raise_sites or kernel.extensions:
         return None
     packer = record.packer
-    builder = _Builder(record.context.ordinal, getattr(kernel, "narrow", False))
+    builder = _Builder(record.context.ordinal, getattr(kernel, "narrow", False), narrowable)
     for index, (parameter, kind, ty, value) in enumerate(zip(packer.parameters, kinds, argtypes, args)):
         if not builder.add(parameter, kind, ty, f"a{index}", value, index):
             return None
