@@ -307,7 +307,7 @@ def mark_last(a):
 
 
 @pytest.mark.gpu
-def test_a_small_then_a_large_launch():
+def test_a_small_a_large_then_small_launches():
     @cuda.jit
     def rows(a, out):
         i = cuda.grid(1)
@@ -324,3 +324,14 @@ def test_a_small_then_a_large_launch():
     out2 = cuda.device_array(2, np.float32)
     rows[1, 32](large, out2)
     np.testing.assert_array_equal(out2.copy_to_host(), [1.5, 2.5])
+    # the narrow class again, through the routes, and the wide one behind it
+    for k in range(3):
+        again = np.random.default_rng(k).standard_normal((5, 7)).astype(np.float32)
+        out3 = cuda.to_device(np.full(5, np.nan, np.float32))
+        rows[1, 32](cuda.to_device(again), out3)
+        np.testing.assert_array_equal(out3.copy_to_host(), again[:, -1])
+        out2 = cuda.to_device(np.full(2, np.nan, np.float32))
+        rows[1, 32](large, out2)
+        np.testing.assert_array_equal(out2.copy_to_host(), [1.5, 2.5])
+    (overload,) = rows.overloads.values()
+    assert overload._narrow_loaded and overload._loaded
