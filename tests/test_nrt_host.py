@@ -42,6 +42,26 @@ def _host_ir():
     return text
 
 
+# test-only loops calling the runtime n times from native code, so that threads running them
+# at once race in it (a call from Python holds the GIL most of the time)
+_REPEAT = "\n".join(
+    f"""
+define void @repeat_{name}(ptr %mi, i64 %n) {{
+entry:
+  br label %loop
+loop:
+  %i = phi i64 [0, %entry], [%next, %loop]
+  call void @{name}(ptr %mi)
+  %next = add i64 %i, 1
+  %done = icmp eq i64 %next, %n
+  br i1 %done, label %exit, label %loop
+exit:
+  ret void
+}}"""
+    for name in ("NRT_incref", "NRT_decref")
+)
+
+
 class HostRuntime:
     """The runtime's functions, callable from Python, and its statistics."""
 
@@ -53,7 +73,7 @@ class HostRuntime:
         self.printed = []
         self._vprintf = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_char_p, ctypes.c_void_p)(self._print)
         llvm.add_symbol("vprintf", ctypes.cast(self._vprintf, ctypes.c_void_p).value)
-        text = f'target triple = "{llvm.get_process_triple()}"\n{_host_ir()}'
+        text = f'target triple = "{llvm.get_process_triple()}"\n{_host_ir()}\n{_REPEAT}'
         module = llvm.parse_assembly(text)
         module.verify()
         machine = llvm.Target.from_default_triple().create_target_machine()
@@ -68,6 +88,8 @@ class HostRuntime:
         self.size = self._function("NRT_MemInfo_size", u64, ptr)
         self.allocate = self._function("NRT_Allocate", ptr, u64)
         self.free = self._function("NRT_Free", None, ptr)
+        self.repeat_incref = self._function("repeat_NRT_incref", None, ptr, u64)
+        self.repeat_decref = self._function("repeat_NRT_decref", None, ptr, u64)
         address = self._engine.get_global_value_address(nrt.STATS_GLOBAL)
         self._stats = (ctypes.c_uint64 * len(nrt.STATS_FIELDS)).from_address(address)
 
@@ -155,15 +177,14 @@ def test_null_is_ignored(runtime):
 def test_references_taken_and_given_back_at_once_by_many_threads(runtime):
     before = runtime.stats()
     mi = runtime.alloc_aligned(8, 8)
-    rounds, workers = 20000, 4
+    rounds, workers = 2_000_000, 4
     start = threading.Barrier(workers)
 
     def work():
         start.wait()
-        for _ in range(rounds):  # each call releases the GIL: the threads race in the runtime
-            runtime.incref(mi)
-        for _ in range(rounds):
-            runtime.decref(mi)
+        runtime.repeat_incref(mi, rounds)  # native loops, without the GIL: the threads race
+        runtime.repeat_decref(mi, rounds - 1)
+        runtime.decref(mi)
 
     threads = [threading.Thread(target=work) for _ in range(workers)]
     for thread in threads:
