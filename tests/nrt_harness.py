@@ -101,6 +101,21 @@ def host_llvm_ir(pyfunc, argtypes, cc=(9, 0)):
     return f'target triple = "{llvm.get_process_triple()}"\n{text}', c.symbol
 
 
+def host_function(text, symbol, restype, *argtypes):
+    """The function *symbol* of the device LLVM IR *text* (cuda.compile(output="llvm")),
+    retargeted to the host and JIT-compiled, as a ctypes function; the engine stays alive
+    with it."""
+    llvm = _engine()
+    lines = [line for line in text.splitlines() if not line.startswith(("target datalayout", "target triple"))]
+    module = llvm.parse_assembly(f'target triple = "{llvm.get_process_triple()}"\n' + "\n".join(lines))
+    module.verify()
+    engine = llvm.create_mcjit_compiler(module, llvm.Target.from_default_triple().create_target_machine())
+    engine.finalize_object()
+    function = ctypes.CFUNCTYPE(restype, *argtypes)(engine.get_function_address(symbol))
+    function.engine = engine
+    return function
+
+
 # libdevice routines whose C math library function has another name (both round to nearest)
 _LIBM_NAMES = {"fsqrt_rn": "sqrtf", "dsqrt_rn": "sqrt"}
 

@@ -1,6 +1,7 @@
 """The compile API on a machine without a GPU: device functions with the C and Numba ABIs,
 PTX / LLVM IR / LTO-IR, raw pointers, link items, NVRTC and nvJitLink, and bad input."""
 
+import ctypes
 import io
 import re
 
@@ -119,6 +120,28 @@ def test_numba_abi_function_named_by_abi_name_links_into_a_kernel(output):
 
     overload = cuda.jit("void(float32[:])", lto=output == "ltoir")(kernel).compile("void(float32[:])")
     assert overload.compilation((9, 0)).cubin  # nvJitLink found my_mul
+
+
+def _complex_of(x):
+    return complex(x, x * 0.5 - 1.0)
+
+
+@pytest.mark.parametrize(
+    "sig, dtype, part",
+    [("complex128(float64)", np.complex128, ctypes.c_double), ("complex64(float32)", np.complex64, ctypes.c_float)],
+)
+def test_numba_abi_stores_a_complex_result_as_its_two_parts(sig, dtype, part):
+    from . import nrt_harness
+
+    ptx, restype = cuda.compile_ptx(_complex_of, sig, device=True, cc=(9, 0))
+    assert restype == types.complex128 if dtype is np.complex128 else types.complex64
+    support.ptxas(ptx)
+    code, _ = cuda.compile(_complex_of, sig, abi="numba", abi_info={"abi_name": "complex_of"}, output="llvm", cc=(9, 0))
+    function = nrt_harness.host_function(code, "complex_of", ctypes.c_int32, ctypes.c_void_p, part)
+    result = np.full(1, np.nan, dtype)  # Numba's layout: the real part, then the imaginary one
+    for x in (2.5, -3.0, 0.0):
+        assert function(result.ctypes.data, x) == 0
+        assert result[0] == dtype(complex(x, x * 0.5 - 1.0))
 
 
 def test_abi_info_keys_are_checked():

@@ -321,12 +321,13 @@ AggregateTypeModel = StructModel
 
 
 def _needs_parts(model):
-    """Whether a value of *model* cannot be a member of an LLVM struct."""
+    """Whether a value of *model* cannot be a member of an LLVM struct: a memref, or a
+    complex number (the complex dialect's type, which the LLVM dialect does not take)."""
     if isinstance(model, CompositeModel):
         return True
     if isinstance(model, StructModel):
         return model.held_apart
-    return model.has_value and isinstance(model.get_value_type(), ir.MemRefType)
+    return model.has_value and isinstance(model.get_value_type(), (ir.MemRefType, ir.ComplexType))
 
 
 class TupleModel(StructModel):

@@ -10,6 +10,7 @@ it and the functions it calls); a public wrapper with the requested ABI calls it
 
 from mlir import ir
 from mlir.dialects import arith, func, llvm
+from mlir.dialects import complex as cx
 from numba.core import errors, itanium_mangler, types
 
 from ..models import default_manager
@@ -79,8 +80,20 @@ def _numba_wrapper(builder, typed, inner, symbol):
             value = model.as_data(call.results[0])
             if isinstance(value.type, ir.MemRefType):
                 raise errors.UnsupportedError(f"the Numba ABI cannot return an array ({ret})")
-            llvm.store(value, result_ptr)
+            llvm.store(_storable(value), result_ptr)
         func.ReturnOp([arith.constant(status, 0)])
+
+
+def _storable(value):
+    """*value* as an LLVM store takes it: a complex number as the struct of its two parts
+    (Numba's layout of a complex result)."""
+    if not isinstance(value.type, ir.ComplexType):
+        return value
+    part = value.type.element_type
+    pair = llvm.StructType.get_literal([part, part])
+    struct = llvm.UndefOp(pair).result
+    struct = llvm.insertvalue(struct, cx.re(value), [0])
+    return llvm.insertvalue(struct, cx.im(value), [1])
 
 
 _WRAPPERS = {"c": _c_wrapper, "numba": _numba_wrapper}
