@@ -86,7 +86,7 @@ def gemm_kernel(a_map, b_map, c, k_tiles):
         intrin.wgmma_wait_group(1)
         if kt > 0 and t % 128 == 0:
             intrin.mbarrier_arrive(empty[(kt - 1) % STAGES :])
-    intrin.wgmma_wait_group(0)
+    intrin.wgmma_wait_group(0, acc)
     warp, lane = (t % 128) // 32, t % 32
     row = row0 + group * 64 + 16 * warp + lane // 4
     col = col0 + 2 * (lane % 4)

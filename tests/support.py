@@ -19,7 +19,8 @@ def python_output(code):
 
 
 def ptxas(ptx, arch="sm_90", relocatable=False):
-    """Assemble PTX with ptxas from the CUDA pip wheels; raises with ptxas's message on failure.
+    """Assemble PTX with ptxas from the CUDA pip wheels; raises with ptxas's message on failure,
+    else returns what it printed (its notes, such as a potential performance loss).
     ``relocatable=True`` (``-c``) leaves calls of functions linked later unresolved."""
     from cuda import pathfinder
 
@@ -34,6 +35,7 @@ def ptxas(ptx, arch="sm_90", relocatable=False):
             text=True,
         )
     assert result.returncode == 0, f"ptxas -arch={arch} rejected the PTX:\n{result.stderr}"
+    return result.stdout + result.stderr
 
 
 def numba_type(name):

@@ -182,6 +182,8 @@ def _bad(body):
             r"unexpected keyword argument 'bias'",
         ),
         ("intrin.wgmma_wait_group(i[0])", r"n must be a non-negative literal"),
+        ("intrin.wgmma_wait_group(1, acc)", r"the accumulator is given with n = 0 only"),
+        ("intrin.wgmma_wait_group(0, d)", r"accumulator must be a 1-D float32 array"),
         ("d[0] = intrin.wgmma_descriptor(sm, 16, 16, 48)", r"swizzle must be the literal 0, 32, 64 or 128"),
         ("d[0] = intrin.wgmma_descriptor(sm[0], 16, 16, 0)", r"smem \(a cuda.shared.array\) must be an array"),
         ("d[0] = intrin.wgmma_descriptor(sm, 1.5, 16, 0)", r"leading_byte_offset must be an integer"),
@@ -194,6 +196,32 @@ def _bad(body):
 def test_bad_arguments(body, message):
     with pytest.raises(TypingError, match=message):
         _bad(body)()
+
+
+def _scaled_product(a_desc, out):
+    acc = cuda.local.array(32, np.float32)
+    intrin.wgmma_fence()
+    intrin.wgmma_mma_async(acc, a_desc[0], a_desc[1], "m64n64k16", 0, dtype="bf16")
+    intrin.wgmma_commit_group()
+    intrin.wgmma_wait_group(0, acc)
+    t = cuda.threadIdx.x
+    for r in range(32):
+        out[t, r] = acc[r] * 0.5 + 1.0  # arithmetic on the registers, then the store
+
+
+def test_the_last_wait_ties_the_accumulator(backend):
+    ptx, _ = cuda.compile_ptx(_scaled_product, "void(uint64[:], float32[:, ::1])", cc="sm_90a", backend=backend)
+    support.ptxas(ptx, "sm_90a")
+    lines = [line.strip() for line in ptx.splitlines()]
+    (mma,) = [k for k, line in enumerate(lines) if line.startswith("wgmma.mma_async")]
+    (wait,) = [k for k, line in enumerate(lines) if line.startswith("wgmma.wait_group")]
+    registers = re.search(r"\{([^}]*)\}", lines[mma]).group(1).split(", ")
+    assert len(registers) == 32
+    # every use of an accumulator register past the instruction comes after the wait
+    uses = [
+        k for k, line in enumerate(lines) if k > mma and any(re.search(rf"{re.escape(r)}\b", line) for r in registers)
+    ]
+    assert uses and min(uses) > wait
 
 
 def _branches(out, flags):

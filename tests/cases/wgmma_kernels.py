@@ -85,7 +85,7 @@ def make_product(n, k, dtype, a_layout, b_layout):
             db = intrin.wgmma_descriptor(sb[b_start:], b_lbo, b_sbo, swizzle)
             intrin.wgmma_mma_async(acc, da, db, shape, s, dtype=dtype)
         intrin.wgmma_commit_group()
-        intrin.wgmma_wait_group(0)
+        intrin.wgmma_wait_group(0, acc)
         warp = t // 32
         lane = t % 32
         for r in consteval(range(count)):

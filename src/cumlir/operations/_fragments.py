@@ -45,17 +45,26 @@ def _passed_in(argument):
     return found
 
 
-def known_length(array, depth=0):
+_ON_THE_WAY = object()  # a block argument met again: a loop passing the array round to itself
+
+
+def known_length(array, depth=0, visiting=None):
     """The element count of a 1-d memref where its allocation can be seen (a local array, through
-    casts and the blocks it is passed to), else None."""
+    casts and the blocks it is passed to, loops too), else None."""
     if depth > 16:
         return None
     if isinstance(array, ir.BlockArgument):
-        lengths = {known_length(value, depth + 1) for value in _passed_in(array)}
+        visiting = set() if visiting is None else visiting
+        if array in visiting:
+            return _ON_THE_WAY
+        visiting.add(array)
+        lengths = {known_length(value, depth + 1, visiting) for value in _passed_in(array)} - {_ON_THE_WAY}
+        if not lengths:  # every edge comes round from a block being followed
+            return _ON_THE_WAY if depth else None
         return lengths.pop() if len(lengths) == 1 else None
     op = array.owner
     if op.name == "memref.cast":
-        return known_length(op.operands[0], depth + 1)
+        return known_length(op.operands[0], depth + 1, visiting)
     if op.name == "memref.alloca":
         shape = ir.MemRefType(array.type).shape
         return shape[0] if len(shape) == 1 and shape[0] >= 0 else None

@@ -5,8 +5,9 @@ by 64-bit matrix descriptors, into a float32 accumulator spread over the threads
 ``wgmma_mma_async(acc, a_desc, b_desc, shape, scale_d=1, trans_a=0, trans_b=0, dtype=...)``
 starts ``wgmma.mma_async`` on *acc*, a 1-D float32 array (a ``cuda.local.array``) of N/2
 elements per thread; ``wgmma_fence()`` orders the accumulator's registers and shared memory
-before it, ``wgmma_commit_group()`` closes a group of them and ``wgmma_wait_group(n, acc)``
-waits until at most *n* groups are in flight. ``wgmma_descriptor(smem, lbo, sbo, swizzle)``
+before it, ``wgmma_commit_group()`` closes a group of them and ``wgmma_wait_group(n)``
+waits until at most *n* groups are in flight (``wgmma_wait_group(0, acc)`` also orders the
+accumulator's reads after the wait). ``wgmma_descriptor(smem, lbo, sbo, swizzle)``
 packs the descriptor of a shared array's first element (cumlir/wgmma_layout.py);
 ``fence_proxy_async()`` makes the block's ordinary writes to shared memory visible to them.
 
@@ -18,6 +19,7 @@ import inspect
 from .. import wgmma_layout
 from . import Stub
 from ._elements import dim
+from ._fragments import known_length
 from ._modules import arith, errors, ir, llvm, memref, nvvm, scf, templates, types
 from ._ptx_asm import check_integer, check_number_array, first_element_address, i32, i64, read, require, statement
 
@@ -37,7 +39,8 @@ wgmma_commit_group = Stub(
 )
 wgmma_wait_group = Stub(
     "wgmma_wait_group",
-    "wgmma_wait_group(n): wait until at most n (a literal) groups of wgmma_mma_async are in flight (sm_90a).",
+    "wgmma_wait_group(n, acc=None): wait until at most n (a literal) groups of wgmma_mma_async are in "
+    "flight (sm_90a); with n = 0 and the accumulator, its reads after the wait are ordered after it.",
 )
 wgmma_descriptor = Stub(
     "wgmma_descriptor",
@@ -94,16 +97,51 @@ def _check_accumulator(what, acc):
 
 
 @wgmma_wait_group.typer
-def _wait_group_typer(n):
+def _wait_group_typer(n, acc=None):
+    what = "intrin.wgmma_wait_group(n, acc=None)"
     if not isinstance(n, types.IntegerLiteral) or n.literal_value < 0:
-        raise errors.TypingError(f"intrin.wgmma_wait_group(n): n must be a non-negative literal, got {n}")
-    return templates.signature(types.none, n)
+        raise errors.TypingError(f"{what}: n must be a non-negative literal, got {n}")
+    if acc is None:
+        return templates.signature(types.none, n)
+    _check_accumulator(what, acc)
+    if n.literal_value != 0:
+        # groups still in flight write the registers: a tie would read them early
+        raise errors.TypingError(f"{what}: the accumulator is given with n = 0 only, when its products are done")
+    return templates.signature(types.none, n, acc)
 
 
 @wgmma_wait_group.lower("Any")
 def _wait_group(lower, sig, args):
     require(lower, "intrin.wgmma_wait_group", HOPPER, 80, arch_specific=True)
     statement(f"wgmma.wait_group.sync.aligned {sig.args[0].literal_value};")
+
+
+@wgmma_wait_group.lower("Any", "Any")
+def _wait_group_tied(lower, sig, args):
+    """The wait takes the accumulator's registers as outputs tied to its inputs: what reads
+    them after it depends on it, so that no read (a conversion, say) is moved before it."""
+    require(lower, "intrin.wgmma_wait_group", HOPPER, 80, arch_specific=True)
+    acc = args[1]
+    count = known_length(acc)
+    if count is None:
+        raise errors.UnsupportedError(
+            "intrin.wgmma_wait_group(0, acc): the accumulator must be a cuda.local.array of this kernel "
+            "(its length known where it is made)",
+            lower.loc,
+        )
+    index, f32 = ir.IndexType.get(), ir.F32Type.get()
+    positions = [arith.constant(index, r) for r in range(count)]
+    registers = [memref.load(acc, [p]) for p in positions]
+    constraints = ["=f"] * count + [str(r) for r in range(count)] + ["~{memory}"]
+    out = llvm.inline_asm(
+        llvm.StructType.get_literal([f32] * count),
+        registers,
+        "wgmma.wait_group.sync.aligned 0;",
+        ",".join(constraints),
+        has_side_effects=True,
+    )
+    for r, p in enumerate(positions):
+        memref.store(llvm.extractvalue(f32, out, [r]), acc, [p])
 
 
 # ---- the descriptor -------------------------------------------------------------------------
