@@ -1,8 +1,8 @@
 """Hopper's warpgroup tensor cores on the GPU (sm_90a), on both code generators: one warpgroup
 multiplying bf16 and f16 matrices held in shared memory in the interleaved and the 128-byte
-swizzled layouts (cumlir.wgmma_layout), compared with NumPy; elect.sync electing one lane per
-warp; setmaxnreg in a kernel of two warpgroups; griddepcontrol in a kernel launched without
-dependencies."""
+swizzled layouts (cumlir.wgmma_layout), and with A held in registers, compared with NumPy;
+elect.sync electing one lane per warp; setmaxnreg in a kernel of two warpgroups;
+griddepcontrol in a kernel launched without dependencies."""
 
 import numpy as np
 import pytest
@@ -33,6 +33,19 @@ def test_a_warpgroup_multiplies_matrices_in_shared_memory(backend, rng, n, k, dt
     out = poisoned(wk.M * n, np.float32).reshape(wk.M, n)
     kernel[1, wk.WARPGROUP](a_layout.data, b_layout.data, out)
     # the operands and their sums are exact in float32
+    np.testing.assert_array_equal(out.astype(np.float64), a @ b)
+
+
+@pytest.mark.parametrize("dtype", ["bf16", "f16"])
+@pytest.mark.parametrize("n", [64, 256])
+def test_a_warpgroup_multiplies_a_held_in_registers(backend, rng, n, dtype):
+    if dtype == "bf16" and backend == "nvvm":
+        pytest.skip("arrays of bfloat16 need backend='nvptx' below sm_100")
+    a, b = wk.operands(rng, n, 16)
+    _, b_layout = wk.layouts(a, b, dtype, "interleaved")
+    kernel = cuda.jit(chip="sm_90a", backend=backend)(wk.make_register_product(n, dtype, b_layout))
+    out = poisoned(wk.M * n, np.float32).reshape(wk.M, n)
+    kernel[1, wk.WARPGROUP](wk.a_fragments(a, dtype), b_layout.data, out)
     np.testing.assert_array_equal(out.astype(np.float64), a @ b)
 
 

@@ -9,9 +9,10 @@ import numpy as np
 import pytest
 from numba.core.errors import TypingError
 
-from cumlir import cuda
+from cumlir import cuda, types
 from cumlir import wgmma_layout as wl
 from cumlir.cuda import intrin
+from cumlir.cuda.experimental import consteval
 
 from . import support
 from .cases import wgmma_kernels as wk
@@ -196,6 +197,74 @@ def _bad(body):
 def test_bad_arguments(body, message):
     with pytest.raises(TypingError, match=message):
         _bad(body)()
+
+
+REGISTER_A = {  # dtype -> (the fragment's dtype, its elements, the shape's K)
+    "bf16": (types.bfloat16, 8, 16),
+    "f16": (np.float16, 8, 16),
+    "tf32": (np.float32, 4, 8),
+    "e4m3": (types.f8E4M3FN, 16, 32),
+    "e5m2": (types.f8E5M2, 16, 32),
+}
+
+
+def _register_a_kernel(dtype, length=None, trans_a=0):
+    """A kernel multiplying A in registers (*length* elements) by B's descriptor; B transposed
+    where the input type allows it (16-bit), so that the one flag spelled shows."""
+    element, elements, k = REGISTER_A[dtype]
+    length = elements if length is None else length
+    shape = f"m64n32k{k}"
+    trans_b = 1 if dtype in ("bf16", "f16") else 0
+
+    def kernel(descriptors, out):
+        a = cuda.local.array(length, element)
+        for e in consteval(range(length)):  # constant indices: the fragment stays in registers
+            a[e] = e
+        acc = cuda.local.array(16, np.float32)
+        intrin.wgmma_fence()
+        intrin.wgmma_mma_async(acc, a, descriptors[1], shape, 0, trans_a, trans_b, dtype=dtype)
+        intrin.wgmma_commit_group()
+        intrin.wgmma_wait_group(0, acc)
+        for r in range(16):
+            out[cuda.threadIdx.x, r] = acc[r]
+
+    return kernel
+
+
+@pytest.mark.parametrize("dtype", sorted(REGISTER_A))
+def test_a_held_in_registers(backend, dtype):
+    if dtype == "bf16" and backend == "nvvm":
+        pytest.skip("arrays of bfloat16 need backend='nvptx' below sm_100")
+    sig = "void(uint64[:], float32[:, ::1])"
+    ptx, _ = cuda.compile_ptx(_register_a_kernel(dtype), sig, cc="sm_90a", backend=backend)
+    support.ptxas(ptx, "sm_90a")
+    (mma,) = _instructions(ptx, r"^wgmma\.mma_async")
+    # four 32-bit registers of A, then B's descriptor; of the transposes, B's alone is spelled
+    tail = ", scale_d, 1, 1, 1;" if dtype in ("bf16", "f16") else ", scale_d, 1, 1;"
+    assert re.search(r"\}, \{%r\d+, %r\d+, %r\d+, %r\d+\}, %rd\d+" + re.escape(tail) + "$", mma), mma
+    assert not re.search(r"\b(ld|st)\.local", ptx)
+
+
+@pytest.mark.parametrize(
+    "kernel, message",
+    [
+        (_register_a_kernel("f16", trans_a=1), r"A in registers is never transposed"),
+        (_register_a_kernel("f16", length=4), r"must hold 8 elements of float16, got a local array of 4"),
+    ],
+)
+def test_bad_a_in_registers(kernel, message):
+    with pytest.raises(TypingError, match=message):
+        cuda.compile_ptx(kernel, "void(uint64[:], float32[:, ::1])", cc="sm_90a")
+
+
+def test_a_in_registers_of_another_type_is_refused():
+    def kernel(descriptors, out):
+        a = cuda.local.array(8, np.int16)
+        acc = cuda.local.array(16, np.float32)
+        intrin.wgmma_mma_async(acc, a, descriptors[1], "m64n32k16", 0, dtype="bf16")
+
+    with pytest.raises(TypingError, match=r"A in registers is a 1-D local array of bfloat16 for dtype='bf16'"):
+        cuda.compile_ptx(kernel, "void(uint64[:], float32[:, ::1])", cc="sm_90a")
 
 
 def _scaled_product(a_desc, out):

@@ -5,7 +5,7 @@ matrix B held in shared memory in one of cumlir.wgmma_layout's orders."""
 
 import numpy as np
 
-from cumlir import cuda
+from cumlir import cuda, types
 from cumlir import wgmma_layout as wl
 from cumlir.cuda import intrin
 from cumlir.cuda.experimental import consteval
@@ -84,6 +84,64 @@ def make_product(n, k, dtype, a_layout, b_layout):
             da = intrin.wgmma_descriptor(sa[a_start:], a_lbo, a_sbo, swizzle)
             db = intrin.wgmma_descriptor(sb[b_start:], b_lbo, b_sbo, swizzle)
             intrin.wgmma_mma_async(acc, da, db, shape, s, dtype=dtype)
+        intrin.wgmma_commit_group()
+        intrin.wgmma_wait_group(0, acc)
+        warp = t // 32
+        lane = t % 32
+        for r in consteval(range(count)):
+            row = 16 * warp + lane // 4 + 8 * ((r // 2) % 2)
+            column = 8 * (r // 4) + 2 * (lane % 4) + r % 2
+            out[row, column] = acc[r]
+
+    return product
+
+
+def a_fragment_position(thread, element):
+    """(row, column) of A (64 x 16) that *element* of *thread* holds in an A fragment in registers
+    of a 16-bit m64nNk16 wgmma: each warp 16 rows, laid out as mma.sync's m16n8k16 A."""
+    warp, lane = divmod(thread, 32)
+    row = 16 * warp + lane // 4 + 8 * ((element // 2) % 2)
+    column = 2 * (lane % 4) + element % 2 + 8 * (element // 4)
+    return row, column
+
+
+def a_fragments(a, dtype):
+    """A (64 x 16) as each thread holds it in registers: (128 * 8,) elements of float16, or of
+    ml_dtypes' bfloat16 for 'bf16'."""
+    if dtype == "f16":
+        element = np.float16
+    else:
+        import ml_dtypes
+
+        element = ml_dtypes.bfloat16
+    return np.array([a[a_fragment_position(t, e)] for t in range(WARPGROUP) for e in range(8)]).astype(element)
+
+
+def make_register_product(n, dtype, b_layout):
+    """A kernel(fragments, b, out) computing out = A @ B for one k16 step, A in registers (the
+    elements of a_fragments) and B in shared memory in *b_layout*."""
+    b_size, b_lbo, b_sbo = b_layout.data.size, b_layout.leading_byte_offset, b_layout.stride_byte_offset
+    swizzle = b_layout.swizzle
+    count = n // 2
+    shape = f"m64n{n}k16"
+    element = np.float16 if dtype == "f16" else types.bfloat16
+
+    def product(fragments, b, out):
+        sb = cuda.shared.array(b_size, np.uint16, alignment=1024)
+        t = cuda.threadIdx.x
+        for i in range(t, b_size, WARPGROUP):
+            sb[i] = b[i]
+        intrin.fence_proxy_async()
+        cuda.syncthreads()
+        a = cuda.local.array(8, element)
+        for e in consteval(range(8)):
+            a[e] = fragments[8 * t + e]
+        acc = cuda.local.array(count, np.float32)
+        for r in consteval(range(count)):
+            acc[r] = 1e30  # scale_d = 0 discards it
+        intrin.wgmma_fence()
+        db = intrin.wgmma_descriptor(sb, b_lbo, b_sbo, swizzle)
+        intrin.wgmma_mma_async(acc, a, db, shape, 0, dtype=dtype)
         intrin.wgmma_commit_group()
         intrin.wgmma_wait_group(0, acc)
         warp = t // 32

@@ -19,7 +19,7 @@ import inspect
 from .. import wgmma_layout
 from . import Stub
 from ._elements import dim
-from ._fragments import known_length
+from ._fragments import check_length, known_length, load, pack
 from ._modules import arith, errors, ir, llvm, memref, nvvm, scf, templates, types
 from ._ptx_asm import check_integer, check_number_array, first_element_address, i32, i64, read, require, statement
 
@@ -28,6 +28,17 @@ HOPPER = (9, 0)
 # input type -> the K of one instruction; tf32 and float8 read K-major operands only
 _K = {"bf16": 16, "f16": 16, "tf32": 8, "e4m3": 32, "e5m2": 32}
 _TRANSPOSABLE = ("bf16", "f16")
+# input type -> the Numba dtypes of an A fragment held in registers, and its elements per
+# thread: four 32-bit registers of them (the layout of mma.sync's m16n8k16 A, a warp's 16 rows)
+_REGISTER_A = {
+    "bf16": ("bfloat16",),
+    "f16": ("float16",),
+    "tf32": ("float32", "tf32"),
+    "e4m3": ("f8E4M3FN",),
+    "e5m2": ("f8E5M2",),
+}
+_A_ELEMENTS = {"bf16": 8, "f16": 8, "tf32": 4, "e4m3": 16, "e5m2": 16}
+_A_REGISTERS = 4
 
 wgmma_fence = Stub(
     "wgmma_fence",
@@ -52,7 +63,9 @@ wgmma_mma_async = Stub(
     "wgmma_mma_async",
     "wgmma_mma_async(acc, a_desc, b_desc, shape, scale_d=1, trans_a=0, trans_b=0, dtype=...): "
     "acc = A @ B + (acc if scale_d else 0) for the warpgroup, shape 'm64nNk16' (k8 for tf32, k32 "
-    "for e4m3/e5m2), dtype 'bf16', 'f16', 'tf32', 'e4m3' or 'e5m2'; acc a float32 array of N/2 (sm_90a).",
+    "for e4m3/e5m2), dtype 'bf16', 'f16', 'tf32', 'e4m3' or 'e5m2'; acc a float32 array of N/2; "
+    "a_desc A's descriptor, or A's fragment in registers (a local array of 8 16-bit, 4 tf32 or 16 "
+    "float8 elements) (sm_90a).",
 )
 fence_proxy_async = Stub(
     "fence_proxy_async",
@@ -235,7 +248,6 @@ def _mma_typer(context, args, kws):
     if "dtype" not in given:
         raise errors.TypingError(f"{_WHAT}: give the input type as dtype='bf16', 'f16', 'tf32', 'e4m3' or 'e5m2'")
     _check_accumulator(_WHAT, given["acc"])
-    check_integer(f"{_WHAT}: a_desc", given["a_desc"])
     check_integer(f"{_WHAT}: b_desc", given["b_desc"])
     _, dtype = mma_shape(given["shape"], given["dtype"])
     if "scale_d" in given:
@@ -243,11 +255,27 @@ def _mma_typer(context, args, kws):
     transposed = [_flag(name, given.get(name)) for name in ("trans_a", "trans_b")]
     if any(transposed) and dtype not in _TRANSPOSABLE:
         raise errors.TypingError(f"{_WHAT}: only bf16 and f16 operands may be transposed, not {dtype}")
+    _check_a(given["a_desc"], dtype, transposed[0])
     arg_types = [
         given[name] if name in given else types.Omitted(parameter.default)
         for name, parameter in _MMA.parameters.items()
     ]
     return templates.signature(types.none, *arg_types).replace(pysig=_MMA)
+
+
+def _check_a(a, dtype, trans_a):
+    """A's descriptor (an integer), or A's fragment in registers: a 1-D array of the input type."""
+    if not isinstance(a, types.Array):
+        check_integer(f"{_WHAT}: a_desc", a)
+        return
+    names = _REGISTER_A[dtype]
+    if a.ndim != 1 or str(a.dtype) not in names:
+        raise errors.TypingError(
+            f"{_WHAT}: A in registers is a 1-D local array of {' or '.join(names)} for dtype={dtype!r} "
+            f"({_A_ELEMENTS[dtype]} elements a thread), got {a}"
+        )
+    if trans_a:
+        raise errors.TypingError(f"{_WHAT}: A in registers is never transposed: leave trans_a at 0")
 
 
 def _length_checked(lower, acc, count):
@@ -264,17 +292,22 @@ def _length_checked(lower, acc, count):
     return branch.else_block
 
 
-def _ptx(n, dtype, transposed, count):
-    """The instruction: registers $0 to $count - 1, then the descriptors and scale_d."""
+def _ptx(n, dtype, transposed, count, a_in_registers):
+    """The instruction: registers $0 to $count - 1, then A (its descriptor, or its four
+    registers), B's descriptor and scale_d."""
     k = _K[dtype]
     registers = ", ".join(f"${r}" for r in range(count))
-    # transposes are spelled for the 16-bit types only
-    trans = "".join(f", {t}" for t in transposed) if dtype in _TRANSPOSABLE else ""
+    a_operands = _A_REGISTERS if a_in_registers else 1
+    a = "{" + ", ".join(f"${count + r}" for r in range(a_operands)) + "}" if a_in_registers else f"${count}"
+    b, scale = f"${count + a_operands}", f"${count + a_operands + 1}"
+    # transposes are spelled for the 16-bit types only; A in registers has B's alone
+    spelled = transposed[1:] if a_in_registers else transposed
+    trans = "".join(f", {t}" for t in spelled) if dtype in _TRANSPOSABLE else ""
     return (
         "{\n\t.reg .pred scale_d;\n"
-        f"\tsetp.ne.b32 scale_d, ${count + 2}, 0;\n"
+        f"\tsetp.ne.b32 scale_d, {scale}, 0;\n"
         f"\twgmma.mma_async.sync.aligned.m64n{n}k{k}.f32.{dtype}.{dtype} "
-        f"{{{registers}}}, ${count}, ${count + 1}, scale_d, 1, 1{trans};\n\t}}"
+        f"{{{registers}}}, {a}, {b}, scale_d, 1, 1{trans};\n\t}}"
     )
 
 
@@ -298,18 +331,27 @@ def _multiply(lower, values, arg_types, acc, n, dtype, transposed, count):
         scale = arith.constant(i32(), 1)
     else:
         scale = lower.cast(values["scale_d"], arg_types["scale_d"], types.int32)
-    descriptors = [lower.cast(values[name], arg_types[name], types.uint64) for name in ("a_desc", "b_desc")]
+    a_type = arg_types["a_desc"]
+    a_in_registers = isinstance(a_type, types.Array)
+    if a_in_registers:
+        elements = _A_ELEMENTS[dtype]
+        check_length(lower, f"{_WHAT}: A in registers", a_type, values["a_desc"], elements)
+        a_operands = pack(a_type.dtype, load(lower, a_type, values["a_desc"], elements))
+    else:
+        a_operands = [lower.cast(values["a_desc"], a_type, types.uint64)]
+    b_descriptor = lower.cast(values["b_desc"], arg_types["b_desc"], types.uint64)
     index = ir.IndexType.get()
     f32 = ir.F32Type.get()
     positions = [arith.constant(index, r) for r in range(count)]
     registers = [memref.load(acc, [p]) for p in positions]
-    # outputs first, then the inputs: the descriptors, scale_d and the registers tied to the outputs
-    constraints = ["=f"] * count + ["l", "l", "r"] + [str(r) for r in range(count)] + ["~{memory}"]
+    # outputs first, then the inputs: A, B's descriptor, scale_d and the registers tied to the outputs
+    a_constraints = ["r"] * len(a_operands) if a_in_registers else ["l"]
+    constraints = ["=f"] * count + a_constraints + ["l", "r"] + [str(r) for r in range(count)] + ["~{memory}"]
     result = llvm.StructType.get_literal([f32] * count)
     out = llvm.inline_asm(
         result,
-        [*descriptors, scale, *registers],
-        _ptx(n, dtype, transposed, count),
+        [*a_operands, b_descriptor, scale, *registers],
+        _ptx(n, dtype, transposed, count, a_in_registers),
         ",".join(constraints),
         has_side_effects=True,
     )
