@@ -43,7 +43,7 @@ class _ClusterDim:
 class CUlaunchAttribute:
     def __init__(self):
         self.id = None
-        self.value = SimpleNamespace(clusterDim=_ClusterDim())
+        self.value = SimpleNamespace(clusterDim=_ClusterDim(), programmaticStreamSerializationAllowed=0)
 
 
 class CUlaunchConfig:
@@ -176,8 +176,11 @@ class FakeDriver:
         )  # fmt: skip
         attributes = {}
         for attribute in config.attrs:
-            dims = attribute.value.clusterDim
-            attributes[attribute.id] = (dims.x, dims.y, dims.z)
+            if attribute.id == "CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION":
+                dims = attribute.value.clusterDim
+                attributes[attribute.id] = (dims.x, dims.y, dims.z)
+            else:
+                attributes[attribute.id] = attribute.value.programmaticStreamSerializationAllowed
         self.launches[-1]["attributes"] = attributes
         return (0,)
 

@@ -106,3 +106,39 @@ def test_clusters_need_compute_capability_9(monkeypatch):
     with pytest.raises(ValueError, match=r"cluster shape \(2, 1, 1\) needs a device of compute capability 9.0 .* 8.0"):
         kernel[4, 16, 0, 0, 2](a)
     assert fake.launches == []
+
+
+PDL = "CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION"
+
+
+def test_a_programmatic_dependent_launch_takes_cuLaunchKernelEx_every_time(fake, kernel):
+    a = _device_array(64)
+    launcher = kernel.configure(4, 16, 0, 0, pdl=True)
+    assert kernel.configure(4, 16, 0, 0, pdl=True) is launcher
+    for _ in range(3):  # the later launches would take the fast path of cuLaunchKernel
+        launcher(a)
+    kernel.configure((4, 2), 8, 0, 0, cluster=(2, 2), pdl=True)(a)
+    kernel.configure(4, 16)(a)
+    kernel.configure(4, 16, pdl=False)(a)
+    attributes = [launch.get("attributes") for launch in fake.launches]
+    assert attributes[:3] == [{PDL: 1}] * 3
+    assert attributes[3] == {CLUSTER: (2, 2, 1), PDL: 1}
+    assert attributes[4:] == [None, None]  # cuLaunchKernel, without attributes
+    assert fake.launches[0]["params"] == fake.launches[4]["params"]
+
+
+def test_a_programmatic_dependent_launch_needs_compute_capability_9(monkeypatch):
+    monkeypatch.setitem(fake_driver.LIMITS, "COMPUTE_CAPABILITY_MAJOR", 8)
+    fake = fake_driver.install(monkeypatch)
+    kernel = cuda.jit("void(float32[:])")(_add_one)
+    a = _device_array(64)
+    with pytest.raises(
+        ValueError, match=r"pdl=True needs a device of compute capability 9.0 .*programmatic dependent launch.* 8.0"
+    ):
+        kernel.configure(4, 16, pdl=True)(a)
+    assert fake.launches == []
+
+
+def test_pdl_is_a_bool(kernel):
+    with pytest.raises(TypeError, match=r"pdl \(programmatic dependent launch\) must be True or False, got 'yes'"):
+        kernel.configure(4, 16, pdl="yes")

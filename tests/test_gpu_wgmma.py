@@ -2,7 +2,8 @@
 multiplying bf16 and f16 matrices held in shared memory in the interleaved and the 128-byte
 swizzled layouts (cumlir.wgmma_layout), and with A held in registers, compared with NumPy;
 elect.sync electing one lane per warp; setmaxnreg in a kernel of two warpgroups;
-griddepcontrol in a kernel launched without dependencies."""
+griddepcontrol in a kernel launched without dependencies, and in a programmatic dependent
+launch (pdl=True) after the kernel it waits for."""
 
 import numpy as np
 import pytest
@@ -73,6 +74,20 @@ def test_griddepcontrol_without_dependencies_runs(backend):
     out = poisoned(256, np.int32)
     kernel[2, 128](out)
     np.testing.assert_array_equal(out, np.full(256, 7, np.int32))
+
+
+def test_a_programmatic_dependent_launch_waits_for_its_primary(backend):
+    producer = cuda.jit(backend=backend)(wk.producer)
+    consumer = cuda.jit(backend=backend)(wk.consumer)
+    n = 128 * 132 * 4
+    source = cuda.to_device(np.full(n, -1, np.int64))
+    out = cuda.to_device(np.full(n, -1, np.int64))
+    stream = cuda.stream()
+    for _ in range(3):
+        producer[n // 128, 128, stream](source, 20000, 0)
+        consumer.configure(n // 128, 128, stream, pdl=True)(source, out)
+    stream.synchronize()
+    np.testing.assert_array_equal(out.copy_to_host(), 2 * np.arange(n))
 
 
 def _short_accumulator(descriptors, out):

@@ -180,6 +180,24 @@ def two_warpgroups(out):
     out[t] = t
 
 
+def producer(out, rounds, zero):
+    """Writes out[i] = i after some work (*zero* is 0: the work cannot be left out), then lets
+    the dependent grid start."""
+    i = cuda.grid(1)
+    value = 0
+    for _ in range(rounds):  # long enough that a dependent reading early would see the poison
+        value = (value * 7 + i) % 1000003
+    out[i] = i + value * zero
+    intrin.griddepcontrol_launch_dependents()
+
+
+def consumer(source, out):
+    """Launched with pdl=True after producer: waits for it, then reads what it wrote."""
+    intrin.griddepcontrol_wait()
+    i = cuda.grid(1)
+    out[i] = source[i] * 2
+
+
 def dependent(out):
     """Waits for the grids it depends on (none: it returns at once), then lets its dependents start."""
     intrin.griddepcontrol_wait()

@@ -64,8 +64,16 @@ class Launches:
             for launcher in list(self._launchers_made):
                 launcher.rewire()
 
-    def configure(self, config):
-        """The launcher of a configuration not found as written in the launcher cache."""
+    def configure(self, config, pdl=False):
+        """The launcher of a configuration not found as written in the launcher cache; *pdl*:
+        a programmatic dependent launch (``kernel.configure(..., pdl=True)``)."""
+        if pdl:
+            parsed = LaunchConfiguration(config, pdl)
+            key = (parsed.griddim, parsed.blockdim, parsed.stream, parsed.sharedmem, parsed.cluster, True)
+            launcher = self.launchers.get(key)
+            if launcher is None:
+                launcher = self.launchers[key] = ConfiguredKernel(self, parsed)
+            return launcher
         if type(config) is tuple and len(config) in (3, 4, 5) and plain(config[:2] + config[3:]):
             # a stream object: keyed by its handle, so the cache keeps no stream alive
             config = (config[0], config[1], stream_handle(config[2]), *config[3:])
@@ -198,8 +206,8 @@ class ConfiguredKernel:
     def _fast_launch(self, route):
         """The route's launch function with this configuration, once the configuration has
         been checked in the route's context (until then, one that declines every launch)."""
-        if route.context is not self._checked or self.config.cluster is not None:
-            return _declined  # a launch in clusters goes through cuLaunchKernelEx, on the general path
+        if route.context is not self._checked or self.config.extended:
+            return _declined  # clusters and pdl go through cuLaunchKernelEx, on the general path
         launch = _declined
         geometry, sharedmem = self._geometry, self._sharedmem
         if route.kernel.min_dynamic_shared > sharedmem:  # its code asked for more (launch_needs.py)

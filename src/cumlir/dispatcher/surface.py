@@ -388,9 +388,16 @@ class Dispatcher:
         """Whether this kernel was made by ``specialize``."""
         return self._specialized
 
-    def configure(self, griddim, blockdim, stream=0, sharedmem=0, cluster=None):
+    def configure(self, griddim, blockdim, stream=0, sharedmem=0, cluster=None, pdl=False):
         """The kernel with a launch configuration: ``kernel.configure(g, b)`` is ``kernel[g, b]``;
-        *cluster*, a shape of thread-block clusters (sm_90), is ``kernel[g, b, stream, sharedmem, cluster]``."""
+        *cluster*, a shape of thread-block clusters (sm_90), is ``kernel[g, b, stream, sharedmem, cluster]``.
+        *pdl=True* (sm_90): a programmatic dependent launch, which may begin before the kernel
+        launched before it in the stream ends; the kernel calls ``intrin.griddepcontrol_wait()``
+        before it reads what that one writes (docs/hopper.md)."""
+        if pdl is not False:
+            if self.device:
+                raise TypeError(f"{self.__name__} is a device function (device=True); only kernels are launched")
+            return self._launching().configure((griddim, blockdim, stream, sharedmem, cluster), pdl)
         if cluster is None:
             return self[griddim, blockdim, stream, sharedmem]
         return self[griddim, blockdim, stream, sharedmem, cluster]

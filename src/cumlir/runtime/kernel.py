@@ -162,10 +162,10 @@ class LoadedKernel:
             self._shared.allow_dynamic(sharedmem)
         if self.cooperative:
             self._check_cooperative(griddim, blockdim, sharedmem)
-            if config.cluster is not None:
+            if config.extended:
                 raise ValueError(
                     f"kernel {self.name} synchronizes its grid (a cooperative launch); cumlir does not launch "
-                    "such a kernel in thread-block clusters: launch it without a cluster shape"
+                    "such a kernel in thread-block clusters or with pdl=True: launch it without them"
                 )
         staging = HostArrayStaging(stream, context.ordinal)
         if self.uses_runtime:
@@ -183,9 +183,9 @@ class LoadedKernel:
                         self._function, *griddim, *blockdim, sharedmem, stream, ctypes.addressof(pointers)
                     ),
                 )
-            elif config.cluster is not None:
-                launch = _cluster_launch(config, sharedmem)
-                if _blocks(config.cluster) > PORTABLE_CLUSTER_BLOCKS:
+            elif config.extended:
+                launch = _extended_launch(config, sharedmem)
+                if config.cluster is not None and _blocks(config.cluster) > PORTABLE_CLUSTER_BLOCKS:
                     self._check_large_cluster(launch, config.cluster)
                 drv.check(
                     "cuLaunchKernelEx", cu.cuLaunchKernelEx(launch, self._function, ctypes.addressof(pointers), 0)
@@ -320,19 +320,27 @@ def _blocks(cluster: tuple[int, ...]) -> int:
     return cluster[0] * cluster[1] * cluster[2]
 
 
-def _cluster_launch(config: LaunchConfiguration, sharedmem: int) -> Any:
-    """The CUlaunchConfig of cuLaunchKernelEx with the cluster shape as its one attribute."""
-    assert config.cluster is not None
+def _extended_launch(config: LaunchConfiguration, sharedmem: int) -> Any:
+    """The CUlaunchConfig of cuLaunchKernelEx: the cluster shape, programmatic stream
+    serialization (pdl=True), or both, as its attributes."""
     cu = drv.driver()
-    attribute = cu.CUlaunchAttribute()
-    attribute.id = cu.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
-    dims = attribute.value.clusterDim
-    dims.x, dims.y, dims.z = config.cluster
+    attributes = []
+    if config.cluster is not None:
+        attribute = cu.CUlaunchAttribute()
+        attribute.id = cu.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
+        dims = attribute.value.clusterDim
+        dims.x, dims.y, dims.z = config.cluster
+        attributes.append(attribute)
+    if config.pdl:
+        attribute = cu.CUlaunchAttribute()
+        attribute.id = cu.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION
+        attribute.value.programmaticStreamSerializationAllowed = 1
+        attributes.append(attribute)
     launch = cu.CUlaunchConfig()
     launch.gridDimX, launch.gridDimY, launch.gridDimZ = config.griddim
     launch.blockDimX, launch.blockDimY, launch.blockDimZ = config.blockdim
     launch.sharedMemBytes = sharedmem
     launch.hStream = cu.CUstream(config.stream)
-    launch.attrs = [attribute]
-    launch.numAttrs = 1
+    launch.attrs = attributes
+    launch.numAttrs = len(attributes)
     return launch

@@ -39,7 +39,7 @@ MAX_CLUSTER_BLOCKS = 16
 class LaunchConfiguration:
     """The parts of ``kernel[grid, block, stream, dynamic_shared_bytes, cluster]``, checked."""
 
-    def __init__(self, config: object) -> None:
+    def __init__(self, config: object, pdl: bool = False) -> None:
         if not isinstance(config, tuple) or not 2 <= len(config) <= 5:
             raise TypeError(
                 "a launch configuration is [blocks, threads], [blocks, threads, stream], "
@@ -54,6 +54,16 @@ class LaunchConfiguration:
             raise TypeError(f"dynamic shared memory must be a non-negative int of bytes, got {sharedmem!r}")
         self.sharedmem = sharedmem
         self.cluster = _cluster(config[4], self.griddim) if len(config) > 4 and config[4] is not None else None
+        if not isinstance(pdl, bool):
+            raise TypeError(f"pdl (programmatic dependent launch) must be True or False, got {pdl!r}")
+        # the launch may begin before the stream's previous kernel ends (cuLaunchKernelEx's
+        # programmatic stream serialization): its kernel waits with griddepcontrol_wait()
+        self.pdl = pdl
+
+    @property
+    def extended(self) -> bool:
+        """Whether the launch takes cuLaunchKernelEx: clusters, programmatic dependent launch."""
+        return self.cluster is not None or self.pdl
 
     def geometry(self) -> tuple[int, ...]:
         """The grid, block and dynamic shared memory as cuLaunchKernel takes them."""
@@ -64,11 +74,13 @@ class LaunchConfiguration:
         and a stream of another context."""
         check_dimensions(context, self.griddim, self.blockdim)
         check_stream_context(self.stream, context)
-        if self.cluster is not None and context.compute_capability < (9, 0):
+        if self.extended and context.compute_capability < (9, 0):
             major, minor = context.compute_capability
+            what = f"the cluster shape {self.cluster}" if self.cluster is not None else "pdl=True"
+            feature = "thread-block clusters" if self.cluster is not None else "programmatic dependent launch"
             raise ValueError(
-                f"a launch with the cluster shape {self.cluster} needs a device of compute capability 9.0 or "
-                f"newer (thread-block clusters); this one is {major}.{minor}"
+                f"a launch with {what} needs a device of compute capability 9.0 or newer ({feature}); "
+                f"this one is {major}.{minor}"
             )
 
 
