@@ -37,6 +37,32 @@ def test_a_warpgroup_multiplies_matrices_in_shared_memory(backend, rng, n, k, dt
     np.testing.assert_array_equal(out.astype(np.float64), a @ b)
 
 
+@pytest.mark.parametrize("n", [64, 256])
+def test_a_float16_accumulator(backend, rng, n):
+    a, b = wk.operands(rng, n, 16)  # sums of 16 products of multiples of 1/4 below 2: exact in float16
+    a_layout, b_layout = wk.layouts(a, b, "f16", "interleaved")
+    kernel = cuda.jit(chip="sm_90a", backend=backend)(wk.make_product(n, 16, "f16", a_layout, b_layout, np.float16))
+    out = poisoned(wk.M * n, np.float32).reshape(wk.M, n)
+    kernel[1, wk.WARPGROUP](a_layout.data, b_layout.data, out)
+    np.testing.assert_array_equal(out.astype(np.float64), a @ b)
+
+
+@pytest.mark.parametrize("dtype", ["s8", "u8"])
+@pytest.mark.parametrize("n, k", [(24, 32), (128, 64)])
+def test_8_bit_integers_accumulate_in_int32(backend, rng, n, k, dtype):
+    from cumlir import wgmma_layout as wl
+
+    element = np.int8 if dtype == "s8" else np.uint8
+    info = np.iinfo(element)
+    a = rng.integers(info.min, info.max + 1, (wk.M, k)).astype(element)
+    b = rng.integers(info.min, info.max + 1, (k, n)).astype(element)
+    a_layout, b_layout = wl.interleaved(a), wl.interleaved(np.ascontiguousarray(b.T))
+    kernel = cuda.jit(chip="sm_90a", backend=backend)(wk.make_integer_product(n, k, dtype, a_layout, b_layout))
+    out = poisoned(wk.M * n, np.int32).reshape(wk.M, n)
+    kernel[1, wk.WARPGROUP](a_layout.data, b_layout.data, out)
+    np.testing.assert_array_equal(out, a.astype(np.int64) @ b.astype(np.int64))
+
+
 @pytest.mark.parametrize("dtype", ["bf16", "f16"])
 @pytest.mark.parametrize("n", [64, 256])
 def test_a_warpgroup_multiplies_a_held_in_registers(backend, rng, n, dtype):

@@ -205,6 +205,8 @@ REGISTER_A = {  # dtype -> (the fragment's dtype, its elements, the shape's K)
     "tf32": (np.float32, 4, 8),
     "e4m3": (types.f8E4M3FN, 16, 32),
     "e5m2": (types.f8E5M2, 16, 32),
+    "s8": (np.int8, 16, 32),
+    "u8": (np.uint8, 16, 32),
 }
 
 
@@ -215,12 +217,13 @@ def _register_a_kernel(dtype, length=None, trans_a=0):
     length = elements if length is None else length
     shape = f"m64n32k{k}"
     trans_b = 1 if dtype in ("bf16", "f16") else 0
+    acc_dtype = np.int32 if dtype in ("s8", "u8") else np.float32
 
     def kernel(descriptors, out):
         a = cuda.local.array(length, element)
         for e in consteval(range(length)):  # constant indices: the fragment stays in registers
             a[e] = e
-        acc = cuda.local.array(16, np.float32)
+        acc = cuda.local.array(16, acc_dtype)
         intrin.wgmma_fence()
         intrin.wgmma_mma_async(acc, a, descriptors[1], shape, 0, trans_a, trans_b, dtype=dtype)
         intrin.wgmma_commit_group()
@@ -240,7 +243,8 @@ def test_a_held_in_registers(backend, dtype):
     support.ptxas(ptx, "sm_90a")
     (mma,) = _instructions(ptx, r"^wgmma\.mma_async")
     # four 32-bit registers of A, then B's descriptor; of the transposes, B's alone is spelled
-    tail = ", scale_d, 1, 1, 1;" if dtype in ("bf16", "f16") else ", scale_d, 1, 1;"
+    tails = {"bf16": ", scale_d, 1, 1, 1;", "f16": ", scale_d, 1, 1, 1;", "s8": ", scale_d;", "u8": ", scale_d;"}
+    tail = tails.get(dtype, ", scale_d, 1, 1;")
     assert re.search(r"\}, \{%r\d+, %r\d+, %r\d+, %r\d+\}, %rd\d+" + re.escape(tail) + "$", mma), mma
     assert not re.search(r"\b(ld|st)\.local", ptx)
 
@@ -264,6 +268,75 @@ def test_a_in_registers_of_another_type_is_refused():
         intrin.wgmma_mma_async(acc, a, descriptors[1], "m64n32k16", 0, dtype="bf16")
 
     with pytest.raises(TypingError, match=r"A in registers is a 1-D local array of bfloat16 for dtype='bf16'"):
+        cuda.compile_ptx(kernel, "void(uint64[:], float32[:, ::1])", cc="sm_90a")
+
+
+ACCUMULATED = [  # (input type, accumulator dtype, its PTX type, registers of m64n32, K, A in registers)
+    ("f16", np.float16, "f16", 8, 16, False),
+    ("f16", np.float16, "f16", 8, 16, True),
+    ("e4m3", np.float16, "f16", 8, 32, False),
+    ("s8", np.int32, "s32", 16, 32, False),
+    ("u8", np.int32, "s32", 16, 32, True),
+]
+
+
+def _accumulating_kernel(dtype, acc_dtype, k, a_in_registers, steps=2):
+    """A kernel of *steps* wgmma into an accumulator of *acc_dtype* (m64n32), then the tied
+    wait and the accumulator's elements converted and stored."""
+    shape = f"m64n32k{k}"
+    element, elements, _ = REGISTER_A.get(dtype, (np.float16, 8, 16))
+
+    def kernel(descriptors, out):
+        acc = cuda.local.array(16, acc_dtype)
+        a = cuda.local.array(elements, element)
+        for e in consteval(range(elements)):
+            a[e] = e
+        intrin.wgmma_fence()
+        for step in consteval(range(steps)):
+            if a_in_registers:
+                intrin.wgmma_mma_async(acc, a, descriptors[step], shape, step, dtype=dtype)
+            else:
+                intrin.wgmma_mma_async(acc, descriptors[2 * step], descriptors[2 * step + 1], shape, step, dtype=dtype)
+        intrin.wgmma_commit_group()
+        intrin.wgmma_wait_group(0, acc)
+        for r in consteval(range(16)):
+            out[cuda.threadIdx.x, r] = acc[r] * 0.5
+
+    return kernel
+
+
+@pytest.mark.parametrize("dtype, acc_dtype, ptx_type, registers, k, a_in_registers", ACCUMULATED)
+def test_float16_and_integer_accumulators(backend, dtype, acc_dtype, ptx_type, registers, k, a_in_registers):
+    kernel = _accumulating_kernel(dtype, acc_dtype, k, a_in_registers)
+    ptx, _ = cuda.compile_ptx(kernel, "void(uint64[:], float32[:, ::1])", cc="sm_90a", backend=backend)
+    notes = support.ptxas(ptx, "sm_90a")
+    assert "C7514" not in notes, notes  # no read of the accumulator inside the pipeline
+    mmas = _instructions(ptx, r"^wgmma\.mma_async")
+    assert len(mmas) == 2 and all(f".m64n32k{k}.{ptx_type}.{dtype}.{dtype} " in m for m in mmas)
+    d = re.search(r"\{([^}]*)\}", mmas[0]).group(1).split(", ")
+    assert len(d) == registers and all(re.fullmatch(r"%r\d+", r) for r in d)  # f16x2 pairs, or s32
+    # the same registers through both steps; integers have scale_d alone
+    assert {re.search(r"\{([^}]*)\}", m).group(1) for m in mmas} == {", ".join(d)}
+    assert all(m.endswith(", scale_d;") == (ptx_type == "s32") for m in mmas)
+    assert not re.search(r"\b(ld|st)\.local", ptx)
+
+
+@pytest.mark.parametrize(
+    "dtype, acc_dtype, shape, message",
+    [
+        ("bf16", np.float16, "m64n32k16", r"bf16 inputs accumulate in float32, got an accumulator of float16"),
+        ("f16", np.int32, "m64n32k16", r"f16 inputs accumulate in float32 or float16, got an accumulator of int32"),
+        ("s8", np.float32, "m64n32k32", r"s8 inputs accumulate in int32, got an accumulator of float32"),
+        ("s8", np.int32, "m64n40k32", r"N 8, 24 or a multiple of 16 up to 256"),
+        ("f16", np.int64, "m64n32k16", r"the accumulator must be a 1-D float32 array"),
+    ],
+)
+def test_bad_accumulators(dtype, acc_dtype, shape, message):
+    def kernel(descriptors, out):
+        acc = cuda.local.array(16, acc_dtype)
+        intrin.wgmma_mma_async(acc, descriptors[0], descriptors[1], shape, 0, dtype=dtype)
+
+    with pytest.raises(TypingError, match=message):
         cuda.compile_ptx(kernel, "void(uint64[:], float32[:, ::1])", cc="sm_90a")
 
 

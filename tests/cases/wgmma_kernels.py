@@ -43,8 +43,9 @@ def fragment_position(thread, register):
     return row, column
 
 
-def make_product(n, k, dtype, a_layout, b_layout):
-    """A kernel(a, b, out) computing out = A @ B, a and b the flat shared-memory images."""
+def make_product(n, k, dtype, a_layout, b_layout, acc_dtype=np.float32):
+    """A kernel(a, b, out) computing out = A @ B, a and b the flat shared-memory images, in an
+    accumulator of *acc_dtype*."""
     a_size, b_size = a_layout.data.size, b_layout.data.size
     a_lbo, a_sbo, b_lbo, b_sbo = (
         a_layout.leading_byte_offset,
@@ -68,7 +69,7 @@ def make_product(n, k, dtype, a_layout, b_layout):
             sb[i] = b[i]
         intrin.fence_proxy_async()
         cuda.syncthreads()
-        acc = cuda.local.array(count, np.float32)
+        acc = cuda.local.array(count, acc_dtype)
         # loops unrolled at compile time: every index of the accumulator a constant, so that it
         # stays in registers
         for r in consteval(range(count)):
@@ -83,6 +84,45 @@ def make_product(n, k, dtype, a_layout, b_layout):
                 b_start = ((s * 32) // 128 * b_rows * 128 + (s * 32) % 128) // 2
             da = intrin.wgmma_descriptor(sa[a_start:], a_lbo, a_sbo, swizzle)
             db = intrin.wgmma_descriptor(sb[b_start:], b_lbo, b_sbo, swizzle)
+            intrin.wgmma_mma_async(acc, da, db, shape, s, dtype=dtype)
+        intrin.wgmma_commit_group()
+        intrin.wgmma_wait_group(0, acc)
+        warp = t // 32
+        lane = t % 32
+        for r in consteval(range(count)):
+            row = 16 * warp + lane // 4 + 8 * ((r // 2) % 2)
+            column = 8 * (r // 4) + 2 * (lane % 4) + r % 2
+            out[row, column] = acc[r]
+
+    return product
+
+
+def make_integer_product(n, k, dtype, a_layout, b_layout):
+    """A kernel(a, b, out) computing out = A @ B for 8-bit integers ('s8' or 'u8'), a and b the
+    flat shared-memory images (interleaved) of int8 or uint8, in an int32 accumulator."""
+    a_size, b_size = a_layout.data.size, b_layout.data.size
+    a_lbo, a_sbo = a_layout.leading_byte_offset, a_layout.stride_byte_offset
+    b_lbo, b_sbo = b_layout.leading_byte_offset, b_layout.stride_byte_offset
+    element = np.int8 if dtype == "s8" else np.uint8
+    steps, count, shape = k // 32, n // 2, f"m64n{n}k32"
+
+    def product(a, b, out):
+        sa = cuda.shared.array(a_size, element, alignment=1024)
+        sb = cuda.shared.array(b_size, element, alignment=1024)
+        t = cuda.threadIdx.x
+        for i in range(t, a_size, WARPGROUP):
+            sa[i] = a[i]
+        for i in range(t, b_size, WARPGROUP):
+            sb[i] = b[i]
+        intrin.fence_proxy_async()
+        cuda.syncthreads()
+        acc = cuda.local.array(count, np.int32)
+        for r in consteval(range(count)):
+            acc[r] = -12345  # scale_d = 0 on the first step discards it
+        intrin.wgmma_fence()
+        for s in consteval(range(steps)):
+            da = intrin.wgmma_descriptor(sa[s * 2 * a_lbo :], a_lbo, a_sbo, 0)
+            db = intrin.wgmma_descriptor(sb[s * 2 * b_lbo :], b_lbo, b_sbo, 0)
             intrin.wgmma_mma_async(acc, da, db, shape, s, dtype=dtype)
         intrin.wgmma_commit_group()
         intrin.wgmma_wait_group(0, acc)

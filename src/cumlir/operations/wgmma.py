@@ -19,15 +19,27 @@ import inspect
 from .. import wgmma_layout
 from . import Stub
 from ._elements import dim
-from ._fragments import check_length, known_length, load, pack
+from ._fragments import check_length, known_length, load, pack, unpack
 from ._modules import arith, errors, ir, llvm, memref, nvvm, scf, templates, types
 from ._ptx_asm import check_integer, check_number_array, first_element_address, i32, i64, read, require, statement
 
 HOPPER = (9, 0)
 
-# input type -> the K of one instruction; tf32 and float8 read K-major operands only
-_K = {"bf16": 16, "f16": 16, "tf32": 8, "e4m3": 32, "e5m2": 32}
+# input type -> the K of one instruction; tf32, float8 and 8-bit integers read K-major operands only
+_K = {"bf16": 16, "f16": 16, "tf32": 8, "e4m3": 32, "e5m2": 32, "s8": 32, "u8": 32}
 _TRANSPOSABLE = ("bf16", "f16")
+_INTEGER = ("s8", "u8")  # no scaling or transposing immediates: scale_d alone
+# the accumulator's dtype -> its PTX type; and the types each input type accumulates in
+_ACCUMULATOR = {"float32": "f32", "float16": "f16", "int32": "s32"}
+_ACCUMULATES = {
+    "bf16": ("f32",),
+    "f16": ("f32", "f16"),
+    "tf32": ("f32",),
+    "e4m3": ("f32", "f16"),
+    "e5m2": ("f32", "f16"),
+    "s8": ("s32",),
+    "u8": ("s32",),
+}
 # input type -> the Numba dtypes of an A fragment held in registers, and its elements per
 # thread: four 32-bit registers of them (the layout of mma.sync's m16n8k16 A, a warp's 16 rows)
 _REGISTER_A = {
@@ -36,8 +48,10 @@ _REGISTER_A = {
     "tf32": ("float32", "tf32"),
     "e4m3": ("f8E4M3FN",),
     "e5m2": ("f8E5M2",),
+    "s8": ("int8",),
+    "u8": ("uint8",),
 }
-_A_ELEMENTS = {"bf16": 8, "f16": 8, "tf32": 4, "e4m3": 16, "e5m2": 16}
+_A_ELEMENTS = {"bf16": 8, "f16": 8, "tf32": 4, "e4m3": 16, "e5m2": 16, "s8": 16, "u8": 16}
 _A_REGISTERS = 4
 
 wgmma_fence = Stub(
@@ -63,9 +77,10 @@ wgmma_mma_async = Stub(
     "wgmma_mma_async",
     "wgmma_mma_async(acc, a_desc, b_desc, shape, scale_d=1, trans_a=0, trans_b=0, dtype=...): "
     "acc = A @ B + (acc if scale_d else 0) for the warpgroup, shape 'm64nNk16' (k8 for tf32, k32 "
-    "for e4m3/e5m2), dtype 'bf16', 'f16', 'tf32', 'e4m3' or 'e5m2'; acc a float32 array of N/2; "
-    "a_desc A's descriptor, or A's fragment in registers (a local array of 8 16-bit, 4 tf32 or 16 "
-    "float8 elements) (sm_90a).",
+    "for e4m3/e5m2/s8/u8), dtype 'bf16', 'f16', 'tf32', 'e4m3', 'e5m2', 's8' or 'u8'; acc an array "
+    "of N/2 float32 (float16 too for f16 and float8 inputs, int32 for s8/u8); a_desc A's "
+    "descriptor, or A's fragment in registers (a local array of 8 16-bit, 4 tf32 or 16 8-bit "
+    "elements) (sm_90a).",
 )
 fence_proxy_async = Stub(
     "fence_proxy_async",
@@ -103,10 +118,37 @@ def _fence_proxy_async(lower, sig, args):
 
 
 def _check_accumulator(what, acc):
-    if not (isinstance(acc, types.Array) and acc.ndim == 1 and acc.dtype == types.float32):
+    if not (isinstance(acc, types.Array) and acc.ndim == 1 and str(acc.dtype) in _ACCUMULATOR):
         raise errors.TypingError(
-            f"{what}: the accumulator must be a 1-D float32 array (cuda.local.array(N // 2, np.float32)), got {acc}"
+            f"{what}: the accumulator must be a 1-D float32 array (cuda.local.array(N // 2, np.float32); "
+            f"float16 or int32 for some input types), got {acc}"
         )
+
+
+def _accumulator_registers(acc, acc_type, count):
+    """The positions of the accumulator's *count* elements, and its elements loaded as the
+    instruction's registers: a float32 or int32 element a register, two float16 (f16x2)."""
+    index = ir.IndexType.get()
+    positions = [arith.constant(index, r) for r in range(count)]
+    values = [memref.load(acc, [p]) for p in positions]
+    return positions, pack(types.float16, values) if acc_type == "f16" else values
+
+
+def _store_registers(lower, acc, acc_type, positions, result, count):
+    """The *count* registers of the struct *result* stored back as the accumulator's elements."""
+    register_type = ir.F32Type.get() if acc_type == "f32" else i32()
+    registers = [llvm.extractvalue(register_type, result, [r]) for r in range(count)]
+    values = unpack(lower, types.float16, registers) if acc_type == "f16" else registers
+    for value, p in zip(values, positions):
+        memref.store(value, acc, [p])
+
+
+def _register_struct(acc_type, count):
+    return llvm.StructType.get_literal([ir.F32Type.get() if acc_type == "f32" else i32()] * count)
+
+
+def _letter(acc_type):
+    return "f" if acc_type == "f32" else "r"
 
 
 @wgmma_wait_group.typer
@@ -142,19 +184,18 @@ def _wait_group_tied(lower, sig, args):
             "(its length known where it is made)",
             lower.loc,
         )
-    index, f32 = ir.IndexType.get(), ir.F32Type.get()
-    positions = [arith.constant(index, r) for r in range(count)]
-    registers = [memref.load(acc, [p]) for p in positions]
-    constraints = ["=f"] * count + [str(r) for r in range(count)] + ["~{memory}"]
+    acc_type = _ACCUMULATOR[str(sig.args[1].dtype)]
+    positions, registers = _accumulator_registers(acc, acc_type, count)
+    ties = len(registers)
+    constraints = [f"={_letter(acc_type)}"] * ties + [str(r) for r in range(ties)] + ["~{memory}"]
     out = llvm.inline_asm(
-        llvm.StructType.get_literal([f32] * count),
+        _register_struct(acc_type, ties),
         registers,
         "wgmma.wait_group.sync.aligned 0;",
         ",".join(constraints),
         has_side_effects=True,
     )
-    for r, p in enumerate(positions):
-        memref.store(llvm.extractvalue(f32, out, [r]), acc, [p])
+    _store_registers(lower, acc, acc_type, positions, out, ties)
 
 
 # ---- the descriptor -------------------------------------------------------------------------
@@ -229,11 +270,14 @@ def mma_shape(shape_type, dtype_type):
     """(N, dtype) of a call, checked against wgmma's rules."""
     dtype = _literal_string("dtype", dtype_type, tuple(_K))
     k = _K[dtype]
-    shapes = [f"m64n{n}k{k}" for n in range(8, 257, 8)]
+    if dtype in _INTEGER:  # 8, 24 and the multiples of 16
+        widths, rule = [8, 24, *range(16, 257, 16)], "N 8, 24 or a multiple of 16 up to 256"
+    else:
+        widths, rule = list(range(8, 257, 8)), "N a multiple of 8 from 8 to 256"
+    shapes = [f"m64n{n}k{k}" for n in widths]
     if not isinstance(shape_type, types.StringLiteral) or shape_type.literal_value not in shapes:
         raise errors.TypingError(
-            f"{_WHAT}: the shape of a {dtype} wgmma is the literal 'm64nNk{k}' with N a multiple of 8 "
-            f"from 8 to 256, got {shape_type}"
+            f"{_WHAT}: the shape of a {dtype} wgmma is the literal 'm64nNk{k}' with {rule}, got {shape_type}"
         )
     return int(shape_type.literal_value[4:].split("k")[0]), dtype
 
@@ -246,10 +290,18 @@ def _mma_typer(context, args, kws):
         raise errors.TypingError(f"{_WHAT}(acc, a_desc, b_desc, shape, ..., dtype=...): {error}") from None
     given = bound.arguments
     if "dtype" not in given:
-        raise errors.TypingError(f"{_WHAT}: give the input type as dtype='bf16', 'f16', 'tf32', 'e4m3' or 'e5m2'")
+        raise errors.TypingError(
+            f"{_WHAT}: give the input type as dtype='bf16', 'f16', 'tf32', 'e4m3', 'e5m2', 's8' or 'u8'"
+        )
     _check_accumulator(_WHAT, given["acc"])
     check_integer(f"{_WHAT}: b_desc", given["b_desc"])
     _, dtype = mma_shape(given["shape"], given["dtype"])
+    accumulates = _ACCUMULATES[dtype]
+    if _ACCUMULATOR[str(given["acc"].dtype)] not in accumulates:
+        names = [name for name, ptx in _ACCUMULATOR.items() if ptx in accumulates]
+        raise errors.TypingError(
+            f"{_WHAT}: {dtype} inputs accumulate in {' or '.join(names)}, got an accumulator of {given['acc'].dtype}"
+        )
     if "scale_d" in given:
         check_integer(f"{_WHAT}: scale_d", given["scale_d"])
     transposed = [_flag(name, given.get(name)) for name in ("trans_a", "trans_b")]
@@ -292,9 +344,9 @@ def _length_checked(lower, acc, count):
     return branch.else_block
 
 
-def _ptx(n, dtype, transposed, count, a_in_registers):
-    """The instruction: registers $0 to $count - 1, then A (its descriptor, or its four
-    registers), B's descriptor and scale_d."""
+def _ptx(n, dtype, acc_type, transposed, count, a_in_registers):
+    """The instruction: the accumulator's registers $0 to $count - 1, then A (its descriptor,
+    or its four registers), B's descriptor and scale_d."""
     k = _K[dtype]
     registers = ", ".join(f"${r}" for r in range(count))
     a_operands = _A_REGISTERS if a_in_registers else 1
@@ -303,11 +355,12 @@ def _ptx(n, dtype, transposed, count, a_in_registers):
     # transposes are spelled for the 16-bit types only; A in registers has B's alone
     spelled = transposed[1:] if a_in_registers else transposed
     trans = "".join(f", {t}" for t in spelled) if dtype in _TRANSPOSABLE else ""
+    scales = "" if dtype in _INTEGER else f", 1, 1{trans}"  # integers have scale_d alone
     return (
         "{\n\t.reg .pred scale_d;\n"
         f"\tsetp.ne.b32 scale_d, {scale}, 0;\n"
-        f"\twgmma.mma_async.sync.aligned.m64n{n}k{k}.f32.{dtype}.{dtype} "
-        f"{{{registers}}}, {a}, {b}, scale_d, 1, 1{trans};\n\t}}"
+        f"\twgmma.mma_async.sync.aligned.m64n{n}k{k}.{acc_type}.{dtype}.{dtype} "
+        f"{{{registers}}}, {a}, {b}, scale_d{scales};\n\t}}"
     )
 
 
@@ -340,20 +393,18 @@ def _multiply(lower, values, arg_types, acc, n, dtype, transposed, count):
     else:
         a_operands = [lower.cast(values["a_desc"], a_type, types.uint64)]
     b_descriptor = lower.cast(values["b_desc"], arg_types["b_desc"], types.uint64)
-    index = ir.IndexType.get()
-    f32 = ir.F32Type.get()
-    positions = [arith.constant(index, r) for r in range(count)]
-    registers = [memref.load(acc, [p]) for p in positions]
+    acc_type = _ACCUMULATOR[str(arg_types["acc"].dtype)]
+    positions, registers = _accumulator_registers(acc, acc_type, count)
+    ties = len(registers)
     # outputs first, then the inputs: A, B's descriptor, scale_d and the registers tied to the outputs
     a_constraints = ["r"] * len(a_operands) if a_in_registers else ["l"]
-    constraints = ["=f"] * count + a_constraints + ["l", "r"] + [str(r) for r in range(count)] + ["~{memory}"]
-    result = llvm.StructType.get_literal([f32] * count)
+    outputs = [f"={_letter(acc_type)}"] * ties
+    constraints = outputs + a_constraints + ["l", "r"] + [str(r) for r in range(ties)] + ["~{memory}"]
     out = llvm.inline_asm(
-        result,
+        _register_struct(acc_type, ties),
         [*a_operands, b_descriptor, scale, *registers],
-        _ptx(n, dtype, transposed, count, a_in_registers),
+        _ptx(n, dtype, acc_type, transposed, ties, a_in_registers),
         ",".join(constraints),
         has_side_effects=True,
     )
-    for r, p in enumerate(positions):
-        memref.store(llvm.extractvalue(f32, out, [r]), acc, [p])
+    _store_registers(lower, acc, acc_type, positions, out, ties)
