@@ -33,6 +33,15 @@ def test_tile_load_float32_and_zero_fill_at_the_edge(backend):
         np.testing.assert_array_equal(out.copy_to_host(), expected)
 
 
+def test_tile_load_into_dynamic_shared_memory_after_a_static_array(backend):
+    host = np.arange(20 * 48, dtype=np.float32).reshape(20, 48)
+    tmap = cuda.tensor_map.tiled(cuda.to_device(host), (tk.ROWS, tk.COLS))
+    kernel = cuda.jit(tk.tile_load_dynamic, backend=backend)
+    out = cuda.to_device(np.full((tk.ROWS, tk.COLS), -1, np.float32))
+    kernel[1, tk.COLS, 0, tk.ROWS * tk.COLS * 4](tmap, out, 8, 0)
+    np.testing.assert_array_equal(out.copy_to_host(), host[8:16, 0:32])
+
+
 def test_tile_load_bfloat16():
     host = (np.arange(16 * 64) % 251).astype(ml_dtypes.bfloat16).reshape(16, 64)
     tmap = cuda.tensor_map.tiled(cuda.to_device(host), (tk.ROWS, tk.COLS))

@@ -3,6 +3,7 @@ the address spaces the PTX uses, and errors at the source line."""
 
 import inspect
 import pickle
+import re
 
 import numpy as np
 import pytest
@@ -244,7 +245,7 @@ def test_each_call_site_is_its_own_allocation():
     assert ptx.count(".shared .align 16 .b8 cumlir_shared") == 2
 
 
-def test_dynamic_array_alignment_raises_the_buffer_alignment():
+def test_dynamic_arrays_of_other_alignments_view_one_buffer():
     def k(out):
         a = cuda.shared.array(0, float32)
         b = cuda.shared.array(0, float64, alignment=128)
@@ -252,8 +253,48 @@ def test_dynamic_array_alignment_raises_the_buffer_alignment():
         out[0] = b[0] + len(a)
 
     ptx = _ptx(k, (_array(np.float64),))
-    assert ".extern .shared .align 128 .b8 cumlir_dynamic_shared[]" in ptx
+    # one buffer, declared with the 16 bytes the driver gives; b's start is rounded up to 128
+    assert ptx.count("cumlir_dynamic_shared[]") == 1
+    assert ".extern .shared .align 16 .b8 cumlir_dynamic_shared[]" in ptx
+    assert re.search(r"and\.b64\s+%rd\d+, %rd\d+, (127|112);", ptx), ptx
     support.ptxas(ptx)
+
+
+def _after_static_arrays(out):
+    flags = cuda.shared.array(3, uint64)  # static shared memory first: the dynamic one starts after it
+    tile = cuda.shared.array(0, float32, alignment=1024)
+    t = cuda.threadIdx.x
+    flags[t % 3] = 1
+    tile[t] = t
+    cuda.syncthreads()
+    out[t] = tile[len(tile) - 1 - t] + flags[0]
+
+
+def test_a_dynamic_array_aligned_past_16_bytes_starts_on_its_alignment():
+    ptx = _ptx(_after_static_arrays, (_array(np.float32),))
+    support.ptxas(ptx)
+    # the start rounded up at run time (the negated address masked to the alignment), from a
+    # buffer declared with the 16 bytes the driver gives, so that no compiler assumes more
+    assert re.search(r"neg\.s64\s+(%rd\d+), %rd\d+;\s+and\.b64\s+%rd\d+, \1, (1023|1008);", ptx), ptx
+    assert ".extern .shared .align 16 .b8 cumlir_dynamic_shared[]" in ptx
+
+
+def test_launches_give_the_alignment_where_static_arrays_come_first(monkeypatch):
+    from . import fake_driver
+
+    fake = fake_driver.install(monkeypatch)
+    monkeypatch.setitem(fake_driver.FUNCTION, "SHARED_SIZE_BYTES", 24)  # the kernel's static bytes
+    fake.slots = 4
+    kernel = cuda.jit(_after_static_arrays)
+    out = cuda.to_device(np.zeros(32, np.float32))
+    for _ in range(3):  # the general path, then the fast path
+        kernel[1, 32, 0, 4096](out)
+    kernel[1, 32](out)  # no dynamic shared memory asked for: none given
+    assert [launch["shared"] for launch in fake.launches] == [4096 + 1024] * 3 + [0]
+    monkeypatch.setitem(fake_driver.FUNCTION, "SHARED_SIZE_BYTES", 0)  # no static arrays: the start is aligned
+    fake_driver.forget_loaded(kernel)
+    kernel[1, 32, 0, 4096](out)
+    assert fake.launches[-1]["shared"] == 4096
 
 
 def test_shared_and_local_arrays_in_device_functions():

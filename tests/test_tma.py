@@ -254,6 +254,16 @@ def test_launch_packs_the_128_bytes_as_one_parameter():
         packer.pack([np.zeros(16), 7], launch=None)
 
 
+def test_a_dynamic_box_after_a_static_array_rounds_its_start_up():
+    ptx, _ = cuda.compile_ptx(tk.tile_load_dynamic, "void(tensor_map, float32[:, ::1], int32, int32)", cc=(9, 0))
+    support.ptxas(ptx, "sm_90")
+    # the static mbarrier raised to 128 bytes; the dynamic buffer declared with the 16 bytes
+    # the driver gives, its array's start rounded up to 1024 in the code
+    assert re.search(r"\.shared \.align (128|1024) \.b8 cumlir_shared", ptx)
+    assert ".extern .shared .align 16 .b8 cumlir_dynamic_shared[]" in ptx
+    assert re.search(r"neg\.s64\s+(%rd\d+), %rd\d+;\s+and\.b64\s+%rd\d+, \1, (1023|1008);", ptx), ptx
+
+
 def test_shared_arrays_of_a_box_copy_start_on_128_bytes():
     # the copy engine faults (misaligned address) on a box in shared memory not on 128 bytes
     ptx, _ = cuda.compile_ptx(tk.tile_load_f32, "void(tensor_map, float32[:, ::1], int32, int32)", cc=(9, 0))

@@ -27,10 +27,14 @@ class LaunchNeeds:
 
     config: LaunchKey | None = None  # the configuration its code was specialised for (it read it)
     dynamic_shared: int = 0  # bytes of dynamic shared memory each launch must give at least
+    # the largest alignment above 16 bytes a dynamic shared array asks for: its start is
+    # rounded up in the kernel, so a launch with dynamic shared memory gives that many bytes
+    # more where static shared arrays come first (the dynamic ones start where they end)
+    dynamic_alignment: int = 0
 
     @property
     def trivial(self) -> bool:
-        return self.config is None and not self.dynamic_shared
+        return self.config is None and not self.dynamic_shared and not self.dynamic_alignment
 
 
 _current = threading.local()
@@ -96,6 +100,15 @@ def require_launch_config() -> dict[str, object]:
     needs.config = config
     grid, block, sharedmem = config
     return {"grid": grid, "block": block, "sharedmem": sharedmem, "cluster": None}
+
+
+def align_dynamic_shared_memory(alignment: int) -> None:
+    """A dynamic shared array of the kernel being compiled starts on *alignment* bytes (a power
+    of two over 16), rounded up in its code; outside a recorded compilation (a module built
+    by hand), nothing is noted."""
+    needs = getattr(_current, "needs", None)
+    if needs is not None:
+        needs.dynamic_alignment = max(needs.dynamic_alignment, alignment)
 
 
 def require_dynamic_shared_memory(size_in_bytes: object) -> None:

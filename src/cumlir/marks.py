@@ -43,3 +43,6 @@ BY_VALUE_PARAMS = "cumlir.by_value_params"
 # on the gpu module: the least alignment (bytes) of every shared array, set by operations that
 # need it (TMA copies of a box: 128); applied at the llvm stage (codegen/passes/shared_alignment.py)
 SHARED_ALIGNMENT = "cumlir.shared_alignment"
+# on a gpu.module: the name of the dynamic shared buffer whose arrays round their start up in
+# code, which the shared alignment pass leaves declared at the 16 bytes the driver gives
+DYNAMIC_SHARED_ROUNDED = "cumlir.dynamic_shared_rounded"

@@ -28,6 +28,24 @@ def tile_load_f32(tmap, out, row, col):
         out[r, t] = tile[r, t]
 
 
+def tile_load_dynamic(tmap, out, row, col):
+    """As tile_load_f32, the box landing in dynamic shared memory aligned to 1024 bytes, after
+    a static array (the mbarrier): its start is rounded up in the kernel."""
+    bar = cuda.shared.array(1, np.uint64)
+    tile = cuda.shared.array(0, np.float32, alignment=1024)
+    t = cuda.threadIdx.x
+    if t == 0:
+        intrin.mbarrier_init(bar, 1)
+        intrin.fence_mbarrier_init()
+    cuda.syncthreads()
+    if t == 0:
+        intrin.mbarrier_arrive_expect_tx(bar, ROWS * COLS * 4)
+        intrin.cp_async_bulk_tensor_load(tile, tmap, (row, col), bar)
+    intrin.mbarrier_try_wait(bar, 0)
+    for r in range(ROWS):
+        out[r, t] = tile[r * COLS + t]
+
+
 def tile_load_bf16(tmap, out, row, col):
     """As tile_load_f32 for a bfloat16 matrix, with numba-cuda-mlir's 2-d form (c0 the column)."""
     tile = cuda.shared.array((ROWS, COLS), bfloat16)

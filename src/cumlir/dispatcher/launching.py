@@ -210,8 +210,10 @@ class ConfiguredKernel:
             return _declined  # clusters and pdl go through cuLaunchKernelEx, on the general path
         launch = _declined
         geometry, sharedmem = self._geometry, self._sharedmem
-        if route.kernel.min_dynamic_shared > sharedmem:  # its code asked for more (launch_needs.py)
-            sharedmem = route.kernel.min_dynamic_shared
+        # its code asked for more (launch_needs.py), or aligns its dynamic arrays
+        given = route.kernel.dynamic_shared_bytes(max(sharedmem, route.kernel.min_dynamic_shared))
+        if given != sharedmem:
+            sharedmem = given
             geometry = (*geometry[:-1], sharedmem)
         if not sharedmem or sharedmem <= route.shared.dynamic_allowed:
             launch = route.launcher(geometry, self._custream, self._stream)

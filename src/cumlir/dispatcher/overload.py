@@ -221,6 +221,7 @@ class KernelOverload:
                     began = time.perf_counter()
                     kernel = LoadedKernel(context, binary)
                     kernel.min_dynamic_shared = self.needs.dynamic_shared
+                    kernel.dynamic_alignment = self.needs.dynamic_alignment
                     kernel.narrow = narrow
                     self._stats["load"] = time.perf_counter() - began
                     loaded[context] = kernel

@@ -16,6 +16,8 @@ from __future__ import annotations
 import math
 import weakref
 
+from .. import launch_needs
+from ..marks import DYNAMIC_SHARED_ROUNDED
 from . import Namespace, nvvm_ops
 from ._modules import arith, errors, ir, memref, npydecl, nvvm, types
 
@@ -204,7 +206,10 @@ def _raise_alignment(module, alignment):
 
 
 def _dynamic_shared_array(lower, sig, element, alignment, size):
-    buffer = _dynamic_shared_buffer(lower, alignment)
+    rounded = bool(alignment) and alignment > DEFAULT_SHARED_ALIGNMENT
+    # an alignment past 16 bytes is not declared on the buffer: LLVM would take it as given
+    # and drop the rounding up that makes it so
+    buffer = _dynamic_shared_buffer(lower, None if rounded else alignment)
     index = ir.IndexType.get()
     space = _i64_attr(SHARED_MEMORY)
     i8_buffer = memref.cast(
@@ -212,12 +217,30 @@ def _dynamic_shared_array(lower, sig, element, alignment, size):
     )
     # the launch's dynamic shared bytes, in whole elements
     nbytes = arith.index_castui(index, nvvm.read_ptx_sreg_dynamic_smem_size(ir.IntegerType.get_signless(32)))
+    start = arith.constant(index, 0)
+    if rounded:
+        start, nbytes = _aligned_start(lower, buffer, alignment, nbytes)
     length = arith.divui(nbytes, arith.constant(index, size))
     dynamic = [ir.ShapedType.get_dynamic_size()]
-    view = memref.view(
-        ir.MemRefType.get(dynamic, element, memory_space=space), i8_buffer, arith.constant(index, 0), [length]
-    )
+    view = memref.view(ir.MemRefType.get(dynamic, element, memory_space=space), i8_buffer, start, [length])
     return _as_array(lower, sig.return_type, view, ir.MemRefType.get(dynamic, element))
+
+
+def _aligned_start(lower, buffer, alignment, nbytes):
+    """(the byte offset of the first *alignment*-aligned address of dynamic shared memory, the
+    bytes from there): the dynamic memory starts where the kernel's static shared arrays end,
+    which the driver aligns to 16 bytes only; each launch gives *alignment* bytes more for it
+    (launch_needs.py, runtime/kernel.py)."""
+    index = ir.IndexType.get()
+    address = memref.extract_aligned_pointer_as_index(buffer)
+    mask = arith.constant(index, alignment - 1)
+    skip = arith.andi(arith.subi(arith.constant(index, 0), address), mask)
+    left = arith.select(
+        arith.cmpi(arith.CmpIPredicate.ugt, nbytes, skip), arith.subi(nbytes, skip), arith.constant(index, 0)
+    )
+    launch_needs.align_dynamic_shared_memory(alignment)
+    lower.mlir_gpu_module.attributes[DYNAMIC_SHARED_ROUNDED] = ir.StringAttr.get(DYNAMIC_SHARED_SYMBOL)
+    return skip, left
 
 
 @shared_array.lower

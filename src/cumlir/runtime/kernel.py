@@ -97,6 +97,8 @@ class LoadedKernel:
         self._exception_global = compiled.exception_global
         self._shared = SharedMemoryLimits(context, self._function)
         self.min_dynamic_shared = 0  # bytes its code asked every launch to give (set by the dispatcher)
+        # the alignment above 16 bytes its dynamic shared arrays start on (set by the dispatcher)
+        self.dynamic_alignment = 0
         # compiled with 32-bit element offsets for arrays spanning less than 2**31 bytes (set
         # by the dispatcher): its fast path declines larger ones
         self.narrow = False
@@ -151,12 +153,21 @@ class LoadedKernel:
         )
         return size
 
+    def dynamic_shared_bytes(self, asked: int) -> int:
+        """The dynamic shared bytes a launch asking for *asked* gives: where the kernel has
+        static shared arrays, the dynamic ones start where those end, at 16 bytes; a dynamic
+        array aligned to more starts on the next aligned address, and the launch gives that
+        alignment's bytes more so that the array still holds what was asked for."""
+        if asked and self.dynamic_alignment and self._shared.static:
+            return asked + self.dynamic_alignment
+        return asked
+
     def launch(self, args: Sequence[object], config: LaunchConfiguration) -> None:
         from .arguments import HostArrayStaging
 
         context = drv.current_context()
         griddim, blockdim, stream = config.griddim, config.blockdim, config.stream
-        sharedmem = max(config.sharedmem, self.min_dynamic_shared)
+        sharedmem = self.dynamic_shared_bytes(max(config.sharedmem, self.min_dynamic_shared))
         config.check(context)  # the device's limits, the stream's context
         if sharedmem > self._shared.dynamic_allowed:
             self._shared.allow_dynamic(sharedmem)

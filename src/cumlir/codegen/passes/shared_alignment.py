@@ -6,17 +6,25 @@ stays."""
 
 from mlir import ir
 
-from ...marks import SHARED_ALIGNMENT
+from ...marks import DYNAMIC_SHARED_ROUNDED, SHARED_ALIGNMENT
 
 _SHARED = 3  # the NVPTX address space of shared memory
 
 
 def apply(gpu_module) -> None:
+    # a dynamic buffer whose arrays round their start up keeps the 16 bytes it is given:
+    # declaring more would let LLVM drop the rounding
+    rounded = None
+    if DYNAMIC_SHARED_ROUNDED in gpu_module.attributes:
+        rounded = ir.StringAttr(gpu_module.attributes[DYNAMIC_SHARED_ROUNDED]).value
+        del gpu_module.attributes[DYNAMIC_SHARED_ROUNDED]
     if SHARED_ALIGNMENT not in gpu_module.attributes:
         return
     least = ir.IntegerAttr(gpu_module.attributes[SHARED_ALIGNMENT]).value
     for op in gpu_module.regions[0].blocks[0].operations:
         if op.operation.name == "llvm.mlir.global" and _address_space(op) == _SHARED:
+            if ir.StringAttr(op.attributes["sym_name"]).value == rounded:
+                continue
             current = ir.IntegerAttr(op.attributes["alignment"]).value if "alignment" in op.attributes else 0
             if current < least:
                 op.attributes["alignment"] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), least)
