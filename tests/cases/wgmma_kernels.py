@@ -43,6 +43,22 @@ def fragment_position(thread, register):
     return row, column
 
 
+def _storing(count):
+    """A device function storing an m64nN accumulator of *count* elements of thread t into
+    out (64 x N), each element at its place in D (fragment_position)."""
+
+    @cuda.jit(device=True)
+    def store(acc, out, t):
+        warp = t // 32
+        lane = t % 32
+        for r in consteval(range(count)):
+            row = 16 * warp + lane // 4 + 8 * ((r // 2) % 2)
+            column = 8 * (r // 4) + 2 * (lane % 4) + r % 2
+            out[row, column] = acc[r]
+
+    return store
+
+
 def make_product(n, k, dtype, a_layout, b_layout, acc_dtype=np.float32):
     """A kernel(a, b, out) computing out = A @ B, a and b the flat shared-memory images, in an
     accumulator of *acc_dtype*."""
@@ -56,6 +72,7 @@ def make_product(n, k, dtype, a_layout, b_layout, acc_dtype=np.float32):
     swizzle = a_layout.swizzle
     steps = k // 16
     count = n // 2
+    store = _storing(count)
     shape = f"m64n{n}k16"
     a_rows, b_rows = M, n
 
@@ -87,12 +104,7 @@ def make_product(n, k, dtype, a_layout, b_layout, acc_dtype=np.float32):
             intrin.wgmma_mma_async(acc, da, db, shape, s, dtype=dtype)
         intrin.wgmma_commit_group()
         intrin.wgmma_wait_group(0, acc)
-        warp = t // 32
-        lane = t % 32
-        for r in consteval(range(count)):
-            row = 16 * warp + lane // 4 + 8 * ((r // 2) % 2)
-            column = 8 * (r // 4) + 2 * (lane % 4) + r % 2
-            out[row, column] = acc[r]
+        store(acc, out, t)
 
     return product
 
@@ -105,6 +117,7 @@ def make_integer_product(n, k, dtype, a_layout, b_layout):
     b_lbo, b_sbo = b_layout.leading_byte_offset, b_layout.stride_byte_offset
     element = np.int8 if dtype == "s8" else np.uint8
     steps, count, shape = k // 32, n // 2, f"m64n{n}k32"
+    store = _storing(count)
 
     def product(a, b, out):
         sa = cuda.shared.array(a_size, element, alignment=1024)
@@ -126,12 +139,7 @@ def make_integer_product(n, k, dtype, a_layout, b_layout):
             intrin.wgmma_mma_async(acc, da, db, shape, s, dtype=dtype)
         intrin.wgmma_commit_group()
         intrin.wgmma_wait_group(0, acc)
-        warp = t // 32
-        lane = t % 32
-        for r in consteval(range(count)):
-            row = 16 * warp + lane // 4 + 8 * ((r // 2) % 2)
-            column = 8 * (r // 4) + 2 * (lane % 4) + r % 2
-            out[row, column] = acc[r]
+        store(acc, out, t)
 
     return product
 
@@ -165,6 +173,7 @@ def make_register_product(n, dtype, b_layout):
     count = n // 2
     shape = f"m64n{n}k16"
     element = np.float16 if dtype == "f16" else types.bfloat16
+    store = _storing(count)
 
     def product(fragments, b, out):
         sb = cuda.shared.array(b_size, np.uint16, alignment=1024)
@@ -184,12 +193,7 @@ def make_register_product(n, dtype, b_layout):
         intrin.wgmma_mma_async(acc, a, db, shape, 0, dtype=dtype)
         intrin.wgmma_commit_group()
         intrin.wgmma_wait_group(0, acc)
-        warp = t // 32
-        lane = t % 32
-        for r in consteval(range(count)):
-            row = 16 * warp + lane // 4 + 8 * ((r // 2) % 2)
-            column = 8 * (r // 4) + 2 * (lane % 4) + r % 2
-            out[row, column] = acc[r]
+        store(acc, out, t)
 
     return product
 
