@@ -10,15 +10,21 @@ from cumlir.types import bfloat16
 ROWS, COLS = 8, 32  # the box of the 2-d loads: 8 x 32 elements
 
 
+@cuda.jit(device=True)
+def _init_barrier(bar, t):
+    """Thread t = 0 makes *bar* an mbarrier of one arrival, which the whole block then sees."""
+    if t == 0:
+        intrin.mbarrier_init(bar, 1)
+        intrin.fence_mbarrier_init()
+    cuda.syncthreads()
+
+
 def tile_load_f32(tmap, out, row, col):
     """The 8 x 32 box of a float32 matrix at (row, col) -> out, through shared memory."""
     tile = cuda.shared.array((ROWS, COLS), np.float32)
     bar = cuda.shared.array(1, np.uint64)
     t = cuda.threadIdx.x
-    if t == 0:
-        intrin.mbarrier_init(bar, 1)
-        intrin.fence_mbarrier_init()
-    cuda.syncthreads()
+    _init_barrier(bar, t)
     if t == 0:
         intrin.prefetch_tensormap(tmap)
         intrin.mbarrier_arrive_expect_tx(bar, ROWS * COLS * 4)
@@ -34,10 +40,7 @@ def tile_load_dynamic(tmap, out, row, col):
     bar = cuda.shared.array(1, np.uint64)
     tile = cuda.shared.array(0, np.float32, alignment=1024)
     t = cuda.threadIdx.x
-    if t == 0:
-        intrin.mbarrier_init(bar, 1)
-        intrin.fence_mbarrier_init()
-    cuda.syncthreads()
+    _init_barrier(bar, t)
     if t == 0:
         intrin.mbarrier_arrive_expect_tx(bar, ROWS * COLS * 4)
         intrin.cp_async_bulk_tensor_load(tile, tmap, (row, col), bar)
@@ -51,10 +54,7 @@ def tile_load_bf16(tmap, out, row, col):
     tile = cuda.shared.array((ROWS, COLS), bfloat16)
     bar = cuda.shared.array(1, np.uint64)
     t = cuda.threadIdx.x
-    if t == 0:
-        intrin.mbarrier_init(bar, 1)
-        intrin.fence_mbarrier_init()
-    cuda.syncthreads()
+    _init_barrier(bar, t)
     if t == 0:
         intrin.mbarrier_arrive_expect_tx(bar, ROWS * COLS * 2)
         intrin.cp_async_bulk_tensor_2d(tile, tmap, col, row, bar)

@@ -43,6 +43,13 @@ def fragment_position(thread, register):
     return row, column
 
 
+@cuda.jit(device=True)
+def _fill(shared, source, t):
+    """The warpgroup's threads copy *source* into the shared array, thread t every 128th element."""
+    for i in range(t, len(shared), WARPGROUP):
+        shared[i] = source[i]
+
+
 def _storing(count):
     """A device function storing an m64nN accumulator of *count* elements of thread t into
     out (64 x N), each element at its place in D (fragment_position)."""
@@ -80,10 +87,8 @@ def make_product(n, k, dtype, a_layout, b_layout, acc_dtype=np.float32):
         sa = cuda.shared.array(a_size, np.uint16, alignment=1024)
         sb = cuda.shared.array(b_size, np.uint16, alignment=1024)
         t = cuda.threadIdx.x
-        for i in range(t, a_size, WARPGROUP):
-            sa[i] = a[i]
-        for i in range(t, b_size, WARPGROUP):
-            sb[i] = b[i]
+        _fill(sa, a, t)
+        _fill(sb, b, t)
         intrin.fence_proxy_async()
         cuda.syncthreads()
         acc = cuda.local.array(count, acc_dtype)
@@ -123,10 +128,8 @@ def make_integer_product(n, k, dtype, a_layout, b_layout):
         sa = cuda.shared.array(a_size, element, alignment=1024)
         sb = cuda.shared.array(b_size, element, alignment=1024)
         t = cuda.threadIdx.x
-        for i in range(t, a_size, WARPGROUP):
-            sa[i] = a[i]
-        for i in range(t, b_size, WARPGROUP):
-            sb[i] = b[i]
+        _fill(sa, a, t)
+        _fill(sb, b, t)
         intrin.fence_proxy_async()
         cuda.syncthreads()
         acc = cuda.local.array(count, np.int32)
@@ -178,8 +181,7 @@ def make_register_product(n, dtype, b_layout):
     def product(fragments, b, out):
         sb = cuda.shared.array(b_size, np.uint16, alignment=1024)
         t = cuda.threadIdx.x
-        for i in range(t, b_size, WARPGROUP):
-            sb[i] = b[i]
+        _fill(sb, b, t)
         intrin.fence_proxy_async()
         cuda.syncthreads()
         a = cuda.local.array(8, element)
