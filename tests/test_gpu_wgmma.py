@@ -47,17 +47,19 @@ def test_a_float16_accumulator(backend, rng, n):
     np.testing.assert_array_equal(out.astype(np.float64), a @ b)
 
 
-@pytest.mark.parametrize("dtype", ["s8", "u8"])
+@pytest.mark.parametrize("dtype, b_dtype", [("s8", "s8"), ("u8", "u8"), ("s8", "u8"), ("u8", "s8")])
 @pytest.mark.parametrize("n, k", [(24, 32), (128, 64)])
-def test_8_bit_integers_accumulate_in_int32(backend, rng, n, k, dtype):
+def test_8_bit_integers_accumulate_in_int32(backend, rng, n, k, dtype, b_dtype):
     from cumlir import wgmma_layout as wl
 
-    element = np.int8 if dtype == "s8" else np.uint8
-    info = np.iinfo(element)
-    a = rng.integers(info.min, info.max + 1, (wk.M, k)).astype(element)
-    b = rng.integers(info.min, info.max + 1, (k, n)).astype(element)
+    def draw(name, shape):
+        info = np.iinfo(np.int8 if name == "s8" else np.uint8)
+        return rng.integers(info.min, info.max + 1, shape).astype(info.dtype)
+
+    a, b = draw(dtype, (wk.M, k)), draw(b_dtype, (k, n))
     a_layout, b_layout = wl.interleaved(a), wl.interleaved(np.ascontiguousarray(b.T))
-    kernel = cuda.jit(chip="sm_90a", backend=backend)(wk.make_integer_product(n, k, dtype, a_layout, b_layout))
+    product = wk.make_integer_product(n, k, dtype, a_layout, b_layout, b_dtype)
+    kernel = cuda.jit(chip="sm_90a", backend=backend)(product)
     out = poisoned(wk.M * n, np.int32).reshape(wk.M, n)
     kernel[1, wk.WARPGROUP](a_layout.data, b_layout.data, out)
     np.testing.assert_array_equal(out, a.astype(np.int64) @ b.astype(np.int64))

@@ -340,6 +340,49 @@ def test_bad_accumulators(dtype, acc_dtype, shape, message):
         cuda.compile_ptx(kernel, "void(uint64[:], float32[:, ::1])", cc="sm_90a")
 
 
+def _mixed_integers(d, out):
+    acc = cuda.local.array(8, np.int32)
+    intrin.wgmma_fence()
+    intrin.wgmma_mma_async(acc, d[0], d[1], "m64n16k32", 0, dtype="s8", b_dtype="u8", satfinite=True)
+    intrin.wgmma_commit_group()
+    intrin.wgmma_wait_group(0, acc)
+    out[0] = acc[0]
+
+
+def test_mixed_and_saturating_integers(backend):
+    ptx, _ = cuda.compile_ptx(_mixed_integers, "void(uint64[:], int32[:])", cc="sm_90a", backend=backend)
+    support.ptxas(ptx, "sm_90a")
+    (mma,) = _instructions(ptx, r"^wgmma\.mma_async")
+    assert mma.startswith("wgmma.mma_async.sync.aligned.m64n16k32.satfinite.s32.s8.u8 ") and mma.endswith(", scale_d;")
+    major, minor = map(int, re.search(r"^\.version (\d+)\.(\d+)", ptx, re.M).groups())
+    assert (major, minor) >= (8, 4)  # mixed integer types came with PTX ISA 8.4
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        ('acc, d[0], d[1], "m64n32k16", 0, dtype="f16", satfinite=True', r"b_dtype and satfinite apply to s8 and u8"),
+        ('acc, d[0], d[1], "m64n32k16", 0, dtype="f16", b_dtype="u8"', r"b_dtype and satfinite apply to s8 and u8"),
+        (
+            'iacc, d[0], d[1], "m64n32k32", 0, dtype="s8", b_dtype="s4"',
+            r"b_dtype must be a literal string, one of s8, u8",
+        ),
+        ('iacc, d[0], d[1], "m64n32k32", 0, dtype="s8", satfinite=1', r"satfinite must be the literal True or False"),
+    ],
+)
+def test_bad_integer_options(call, message):
+    namespace = {"cuda": cuda, "intrin": intrin, "np": np}
+    source = (
+        "def kernel(d, out):\n"
+        "    acc = cuda.local.array(16, np.float32)\n"
+        "    iacc = cuda.local.array(16, np.int32)\n"
+        f"    intrin.wgmma_mma_async({call})\n"
+    )
+    exec(source, namespace)
+    with pytest.raises(TypingError, match=message):
+        cuda.compile_ptx(namespace["kernel"], "void(uint64[:], float32[:, ::1])", cc="sm_90a")
+
+
 def _scaled_product(a_desc, out):
     acc = cuda.local.array(32, np.float32)
     intrin.wgmma_fence()

@@ -114,19 +114,22 @@ def make_product(n, k, dtype, a_layout, b_layout, acc_dtype=np.float32):
     return product
 
 
-def make_integer_product(n, k, dtype, a_layout, b_layout):
-    """A kernel(a, b, out) computing out = A @ B for 8-bit integers ('s8' or 'u8'), a and b the
-    flat shared-memory images (interleaved) of int8 or uint8, in an int32 accumulator."""
+def make_integer_product(n, k, dtype, a_layout, b_layout, b_dtype=None):
+    """A kernel(a, b, out) computing out = A @ B for 8-bit integers ('s8' or 'u8'; B of
+    *b_dtype* where given), a and b the flat shared-memory images (interleaved) of int8 or
+    uint8, in an int32 accumulator."""
     a_size, b_size = a_layout.data.size, b_layout.data.size
     a_lbo, a_sbo = a_layout.leading_byte_offset, a_layout.stride_byte_offset
     b_lbo, b_sbo = b_layout.leading_byte_offset, b_layout.stride_byte_offset
     element = np.int8 if dtype == "s8" else np.uint8
+    b_dtype = b_dtype or dtype
+    b_element = np.int8 if b_dtype == "s8" else np.uint8
     steps, count, shape = k // 32, n // 2, f"m64n{n}k32"
     store = _storing(count)
 
     def product(a, b, out):
         sa = cuda.shared.array(a_size, element, alignment=1024)
-        sb = cuda.shared.array(b_size, element, alignment=1024)
+        sb = cuda.shared.array(b_size, b_element, alignment=1024)
         t = cuda.threadIdx.x
         _fill(sa, a, t)
         _fill(sb, b, t)
@@ -139,7 +142,7 @@ def make_integer_product(n, k, dtype, a_layout, b_layout):
         for s in consteval(range(steps)):
             da = intrin.wgmma_descriptor(sa[s * 2 * a_lbo :], a_lbo, a_sbo, 0)
             db = intrin.wgmma_descriptor(sb[s * 2 * b_lbo :], b_lbo, b_sbo, 0)
-            intrin.wgmma_mma_async(acc, da, db, shape, s, dtype=dtype)
+            intrin.wgmma_mma_async(acc, da, db, shape, s, dtype=dtype, b_dtype=b_dtype)
         intrin.wgmma_commit_group()
         intrin.wgmma_wait_group(0, acc)
         store(acc, out, t)

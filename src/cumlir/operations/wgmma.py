@@ -80,7 +80,7 @@ wgmma_mma_async = Stub(
     "for e4m3/e5m2/s8/u8), dtype 'bf16', 'f16', 'tf32', 'e4m3', 'e5m2', 's8' or 'u8'; acc an array "
     "of N/2 float32 (float16 too for f16 and float8 inputs, int32 for s8/u8); a_desc A's "
     "descriptor, or A's fragment in registers (a local array of 8 16-bit, 4 tf32 or 16 8-bit "
-    "elements) (sm_90a).",
+    "elements); for s8/u8, b_dtype='u8'/'s8' mixes them and satfinite=True saturates (sm_90a).",
 )
 fence_proxy_async = Stub(
     "fence_proxy_async",
@@ -243,7 +243,9 @@ def _descriptor(lower, sig, args):
 # ---- the multiply-accumulate ----------------------------------------------------------------
 
 
-def _mma_parameters(acc, a_desc, b_desc, shape, scale_d=1, trans_a=0, trans_b=0, dtype=None):
+def _mma_parameters(
+    acc, a_desc, b_desc, shape, scale_d=1, trans_a=0, trans_b=0, dtype=None, b_dtype=None, satfinite=False
+):
     """The parameters of wgmma_mma_async, for binding a call's arguments."""
 
 
@@ -308,6 +310,7 @@ def _mma_typer(context, args, kws):
     if any(transposed) and dtype not in _TRANSPOSABLE:
         raise errors.TypingError(f"{_WHAT}: only bf16 and f16 operands may be transposed, not {dtype}")
     _check_a(given["a_desc"], dtype, transposed[0])
+    _integer_options(dtype, given.get("b_dtype"), given.get("satfinite"))
     arg_types = [
         given[name] if name in given else types.Omitted(parameter.default)
         for name, parameter in _MMA.parameters.items()
@@ -344,9 +347,30 @@ def _length_checked(lower, acc, count):
     return branch.else_block
 
 
-def _ptx(n, dtype, acc_type, transposed, count, a_in_registers):
+def _b_dtype(dtype, b_dtype):
+    """B's input type: *dtype*, or the other 8-bit integer type given as b_dtype."""
+    if b_dtype is None or isinstance(b_dtype, (types.Omitted, types.NoneType)):
+        return dtype
+    return _literal_string("b_dtype", b_dtype, _INTEGER)
+
+
+def _saturating(satfinite):
+    if satfinite is None or isinstance(satfinite, types.Omitted):
+        return False
+    if isinstance(satfinite, types.BooleanLiteral):
+        return satfinite.literal_value
+    raise errors.TypingError(f"{_WHAT}: satfinite must be the literal True or False, got {satfinite}")
+
+
+def _integer_options(dtype, b_dtype, satfinite):
+    """b_dtype (mixed signed and unsigned operands) and satfinite belong to 8-bit integers."""
+    if (_b_dtype(dtype, b_dtype) != dtype or _saturating(satfinite)) and dtype not in _INTEGER:
+        raise errors.TypingError(f"{_WHAT}: b_dtype and satfinite apply to s8 and u8 inputs only, not {dtype}")
+
+
+def _ptx(n, dtype, acc_type, transposed, count, a_in_registers, b_dtype=None, satfinite=False):
     """The instruction: the accumulator's registers $0 to $count - 1, then A (its descriptor,
-    or its four registers), B's descriptor and scale_d."""
+    or its four registers), B's descriptor and scale_d; B of *b_dtype* where it differs."""
     k = _K[dtype]
     registers = ", ".join(f"${r}" for r in range(count))
     a_operands = _A_REGISTERS if a_in_registers else 1
@@ -359,15 +383,18 @@ def _ptx(n, dtype, acc_type, transposed, count, a_in_registers):
     return (
         "{\n\t.reg .pred scale_d;\n"
         f"\tsetp.ne.b32 scale_d, {scale}, 0;\n"
-        f"\twgmma.mma_async.sync.aligned.m64n{n}k{k}.{acc_type}.{dtype}.{dtype} "
+        f"\twgmma.mma_async.sync.aligned.m64n{n}k{k}{'.satfinite' if satfinite else ''}.{acc_type}.{dtype}.{b_dtype or dtype} "
         f"{{{registers}}}, {a}, {b}, scale_d{scales};\n\t}}"
     )
 
 
 @wgmma_mma_async.lower("*Any")
 def _mma(lower, sig, args):
-    require(lower, _WHAT, HOPPER, 80, arch_specific=True)
     arg_types = dict(zip(_MMA.parameters, sig.args))
+    mixed = _b_dtype(str(arg_types["dtype"].literal_value), arg_types["b_dtype"]) != arg_types["dtype"].literal_value
+    require(
+        lower, _WHAT + (" of mixed integer types" if mixed else ""), HOPPER, 84 if mixed else 80, arch_specific=True
+    )
     values = dict(zip(_MMA.parameters, args))
     n, dtype = mma_shape(arg_types["shape"], arg_types["dtype"])
     transposed = [_flag(name, arg_types[name]) for name in ("trans_a", "trans_b")]
@@ -403,7 +430,16 @@ def _multiply(lower, values, arg_types, acc, n, dtype, transposed, count):
     out = llvm.inline_asm(
         _register_struct(acc_type, ties),
         [*a_operands, b_descriptor, scale, *registers],
-        _ptx(n, dtype, acc_type, transposed, ties, a_in_registers),
+        _ptx(
+            n,
+            dtype,
+            acc_type,
+            transposed,
+            ties,
+            a_in_registers,
+            _b_dtype(dtype, arg_types["b_dtype"]),
+            _saturating(arg_types["satfinite"]),
+        ),
         ",".join(constraints),
         has_side_effects=True,
     )
