@@ -46,12 +46,15 @@ def gemm_kernel(a_map, b_map, c, k_tiles):
     group = t // 128
     # blocks run in groups of GROUP_M tiles down M, across N: the tiles running at once share
     # their panels of A and B in L2
-    m_tiles, n_tiles = c.shape[0] // BM, c.shape[1] // BN
-    per_group = GROUP_M * n_tiles
-    first_m = cuda.blockIdx.x // per_group * GROUP_M
-    rows_here = min(m_tiles - first_m, GROUP_M)
-    row0 = (first_m + cuda.blockIdx.x % rows_here) * BM
-    col0 = cuda.blockIdx.x % per_group // rows_here * BN
+    # in 32 bits: a 64-bit division is a call to a routine nvJitLink links in, and a kernel
+    # calling one gets every wgmma serialized (ptxas's note C7509)
+    m_tiles, n_tiles = np.uint32(c.shape[0] // BM), np.uint32(c.shape[1] // BN)
+    block = np.uint32(cuda.blockIdx.x)
+    per_group = np.uint32(GROUP_M * n_tiles)
+    first_m = np.uint32(block // per_group * GROUP_M)
+    rows_here = min(m_tiles - first_m, np.uint32(GROUP_M))
+    row0 = (first_m + block % rows_here) * BM
+    col0 = block % per_group // rows_here * BN
     if t == 0:
         for s in range(STAGES):
             intrin.mbarrier_init(full[s:], 1)

@@ -2,6 +2,7 @@
 
 import importlib.util
 import math
+import warnings
 from pathlib import Path
 
 import pytest
@@ -67,6 +68,14 @@ def test_hopper_gemm_compiles_to_tma_and_wgmma():
     # the last wait ties the accumulator: no read of it is moved into the pipeline, which
     # would make ptxas serialize every wgmma (its note C7514)
     assert "serialized" not in notes and "C7514" not in notes, notes
+    # nor, linked by nvJitLink as every kernel is, a 64-bit division's call (C7509)
+    from cumlir.linking import PerformanceWarning
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PerformanceWarning)
+        kernel = cuda.jit(sig, chip="sm_90a", backend="nvptx")(example.gemm_kernel.py_func)
+        (overload,) = kernel.overloads.values()
+        assert overload.output("cubin")[:4] == b"\x7fELF"
     wgmmas = ptx.count("wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16")
     assert wgmmas and wgmmas % (example.BK // 16) == 0  # per stage, in a loop LLVM may unroll
     assert ptx.count("cp.async.bulk.tensor.2d") >= 4  # A and B, in the prologue and the loop

@@ -4,6 +4,7 @@ accumulator kept in registers; the descriptor's bits; the errors of the plain sm
 of bad arguments."""
 
 import re
+import warnings
 
 import numpy as np
 import pytest
@@ -381,6 +382,33 @@ def test_bad_integer_options(call, message):
     exec(source, namespace)
     with pytest.raises(TypingError, match=message):
         cuda.compile_ptx(namespace["kernel"], "void(uint64[:], float32[:, ::1])", cc="sm_90a")
+
+
+def _divided_steps(d, steps, parts, out):
+    acc = cuda.local.array(16, np.float32)
+    intrin.wgmma_fence()
+    intrin.wgmma_mma_async(acc, d[0], d[1], "m64n32k16", 0, dtype="f16")
+    intrin.wgmma_commit_group()
+    intrin.wgmma_wait_group(0, acc)
+    share = steps // parts  # in 64 bits, a routine nvJitLink links in: a call
+    for r in consteval(range(16)):
+        out[cuda.threadIdx.x, r] = acc[r] + share
+
+
+def test_ptxas_notes_of_lost_performance_are_warnings():
+    from cumlir.linking import PerformanceWarning
+
+    sig = "void(uint64[:], int64, int64, float32[:, ::1])"
+    kernel = cuda.jit(sig, chip="sm_90a")(_divided_steps)
+    (overload,) = kernel.overloads.values()
+    with pytest.warns(PerformanceWarning, match=r"ptxas: \(C7509\) .*wgmma.mma_async instructions are serialized"):
+        overload.output("cubin")
+    # the same kernel dividing in 32 bits: nothing to say
+    narrow = cuda.jit(sig.replace("int64, int64", "uint32, uint32"), chip="sm_90a")(_divided_steps)
+    (overload,) = narrow.overloads.values()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PerformanceWarning)
+        assert overload.output("cubin")[:4] == b"\x7fELF"
 
 
 def _scaled_product(a_desc, out):

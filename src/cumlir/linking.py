@@ -5,6 +5,8 @@ CUDA C++ sources are then compiled by NVRTC to LTO-IR too, so that the optimiser
 sees through every call, else to PTX.
 """
 
+import warnings
+
 from .codegen import targets
 from .linkable import LTOIR, CUSource, as_linkable, load
 from .nrt import include_dir
@@ -13,6 +15,12 @@ from .nvrtc import compile_source
 
 class LinkError(RuntimeError):
     """nvJitLink failed; the message includes its error log."""
+
+
+class PerformanceWarning(UserWarning):
+    """ptxas, inside nvJitLink, compiled a kernel slower than it is written and said so: one of
+    its "Potential Performance Loss" notes (wgmma serialized by a call or an early read of
+    the accumulator, say)."""
 
 
 def load_library():
@@ -72,6 +80,8 @@ def _link(items, cc, ptx, ptxas_options=(), arch_specific=False):
         )
         output = bytearray(size(handle))
         get(handle, output)
+        for note in _performance_notes(nvjitlink, handle):
+            warnings.warn(f"ptxas: {note}", PerformanceWarning, stacklevel=2)
         return bytes(output)
     finally:
         nvjitlink.destroy(handle)
@@ -91,6 +101,17 @@ def _nrt_include(item):
     if not item.nrt:
         return ()
     return (f"-I{include_dir()}",)
+
+
+def _performance_notes(nvjitlink, handle):
+    """The "Potential Performance Loss" notes of nvJitLink's info log."""
+    try:
+        log = bytearray(nvjitlink.get_info_log_size(handle))
+        nvjitlink.get_info_log(handle, log)
+    except Exception:  # the link is done: a log that cannot be read only loses the notes
+        return []
+    lines = bytes(log).rstrip(b"\0").decode(errors="replace").splitlines()
+    return [line.split(":", 1)[-1].strip() for line in lines if "Potential Performance Loss" in line]
 
 
 def _error_log(nvjitlink, handle):
