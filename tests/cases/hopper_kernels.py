@@ -6,6 +6,8 @@ import numpy as np
 from cumlir import cuda
 from cumlir.cuda import intrin
 
+from .tma_kernels import init_barrier
+
 THREADS = 64
 WIDE = 4 * THREADS  # the shared arrays of async_copies: shapes known at compile time
 NARROW = 3 * THREADS
@@ -61,10 +63,7 @@ def mbarrier_handoff(data, out, rounds):
 def expect_tx_zero(out):
     """arrive_expect_tx with no bytes: the phase completes on the arrivals alone."""
     bar = cuda.shared.array(1, np.uint64)
-    if cuda.threadIdx.x == 0:
-        intrin.mbarrier_init(bar, 1)
-        intrin.fence_mbarrier_init()
-    cuda.syncthreads()
+    init_barrier(bar, cuda.threadIdx.x)
     if cuda.threadIdx.x == 0:
         intrin.mbarrier_arrive_expect_tx(bar, 0)
     intrin.mbarrier_try_wait(bar, 0)

@@ -11,7 +11,7 @@ ROWS, COLS = 8, 32  # the box of the 2-d loads: 8 x 32 elements
 
 
 @cuda.jit(device=True)
-def _init_barrier(bar, t):
+def init_barrier(bar, t):
     """Thread t = 0 makes *bar* an mbarrier of one arrival, which the whole block then sees."""
     if t == 0:
         intrin.mbarrier_init(bar, 1)
@@ -24,7 +24,7 @@ def tile_load_f32(tmap, out, row, col):
     tile = cuda.shared.array((ROWS, COLS), np.float32)
     bar = cuda.shared.array(1, np.uint64)
     t = cuda.threadIdx.x
-    _init_barrier(bar, t)
+    init_barrier(bar, t)
     if t == 0:
         intrin.prefetch_tensormap(tmap)
         intrin.mbarrier_arrive_expect_tx(bar, ROWS * COLS * 4)
@@ -40,7 +40,7 @@ def tile_load_dynamic(tmap, out, row, col):
     bar = cuda.shared.array(1, np.uint64)
     tile = cuda.shared.array(0, np.float32, alignment=1024)
     t = cuda.threadIdx.x
-    _init_barrier(bar, t)
+    init_barrier(bar, t)
     if t == 0:
         intrin.mbarrier_arrive_expect_tx(bar, ROWS * COLS * 4)
         intrin.cp_async_bulk_tensor_load(tile, tmap, (row, col), bar)
@@ -54,7 +54,7 @@ def tile_load_bf16(tmap, out, row, col):
     tile = cuda.shared.array((ROWS, COLS), bfloat16)
     bar = cuda.shared.array(1, np.uint64)
     t = cuda.threadIdx.x
-    _init_barrier(bar, t)
+    init_barrier(bar, t)
     if t == 0:
         intrin.mbarrier_arrive_expect_tx(bar, ROWS * COLS * 2)
         intrin.cp_async_bulk_tensor_2d(tile, tmap, col, row, bar)
@@ -101,10 +101,7 @@ def bulk_copy_f32(src, dst):
     """The first 256 floats of src -> shared memory (bulk load) -> dst (bulk store)."""
     buffer = cuda.shared.array(256, np.float32)
     bar = cuda.shared.array(1, np.uint64)
-    if cuda.threadIdx.x == 0:
-        intrin.mbarrier_init(bar, 1)
-        intrin.fence_mbarrier_init()
-    cuda.syncthreads()
+    init_barrier(bar, cuda.threadIdx.x)
     if cuda.threadIdx.x == 0:
         intrin.mbarrier_arrive_expect_tx(bar, 1024)
         intrin.cp_async_bulk_load(buffer, src, bar, 1024)
@@ -120,10 +117,7 @@ def load_3d(tmap, out):
     """A 3-d box (2, 4, 8) of float32 at (1, 2, 8)."""
     tile = cuda.shared.array((2, 4, 8), np.float32)
     bar = cuda.shared.array(1, np.uint64)
-    if cuda.threadIdx.x == 0:
-        intrin.mbarrier_init(bar, 1)
-        intrin.fence_mbarrier_init()
-    cuda.syncthreads()
+    init_barrier(bar, cuda.threadIdx.x)
     if cuda.threadIdx.x == 0:
         intrin.mbarrier_arrive_expect_tx(bar, 2 * 4 * 8 * 4)
         intrin.cp_async_bulk_tensor_load(tile, tmap, (1, 2, 8), bar)
