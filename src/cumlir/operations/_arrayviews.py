@@ -143,6 +143,15 @@ def reshape(lower, array_type, array, shape, result_type):
 
 
 def itemsize(dtype):
+    """Bytes per element as arrays hold them: booleans one, datetimes eight, and the types
+    NumPy has no dtype for (bfloat16, the narrow floats, complex32) their ml_dtypes size, the
+    4- and 6-bit floats a byte each."""
+    if isinstance(dtype, types.Boolean):
+        return 1
+    if isinstance(dtype, (types.NPDatetime, types.NPTimedelta)):
+        return 8
+    if isinstance(dtype, types.Number):
+        return max(1, dtype.bitwidth // 8)
     return types.as_dtype(dtype).itemsize
 
 

@@ -19,6 +19,7 @@ import weakref
 from .. import launch_needs
 from ..marks import DYNAMIC_SHARED_ROUNDED
 from . import Namespace, nvvm_ops
+from ._arrayviews import itemsize
 from ._modules import arith, errors, ir, memref, npydecl, nvvm, types
 
 shared = Namespace("shared", "Arrays in the block's shared memory.")
@@ -73,13 +74,6 @@ def _dtype(name, dtype):
             f"{name}: the dtype must be a numeric, boolean, datetime64 or timedelta64 type such as float32, got {dtype}"
         )
     return nb_dtype
-
-
-def itemsize(dtype):
-    """Bytes per element (booleans are stored as one byte)."""
-    if isinstance(dtype, (types.NPDatetime, types.NPTimedelta)):
-        return 8
-    return 1 if isinstance(dtype, types.Boolean) else dtype.bitwidth // 8
 
 
 def alignment_of(name, alignment, dtype):
