@@ -60,6 +60,15 @@ def test_an_mbarrier_hands_each_round_to_the_block(backend):
     np.testing.assert_array_equal(out, np.full(128, data.sum(), np.float32))
 
 
+def test_blocks_arrive_at_each_others_mbarriers(backend):
+    kernel = cuda.jit(backend=backend)(hk.remote_arrivals)
+    blocks = 8
+    out = poisoned(blocks, np.int32)
+    kernel.configure(blocks, 32, cluster=2)(out)
+    other = np.arange(blocks) ^ 1  # the other block of each cluster, of the other rank
+    np.testing.assert_array_equal(out, 1000 + 10 * other + other % 2)
+
+
 def test_arrive_expect_tx_of_no_bytes_completes_on_arrivals(backend):
     kernel = cuda.jit(backend=backend)(hk.expect_tx_zero)
     out = poisoned(32, np.int32)

@@ -67,6 +67,25 @@ def test_mbarriers(backend):
     assert tuple(map(int, _ptx_version(ptx))) >= (8, 0)
 
 
+def test_an_arrival_at_another_blocks_mbarrier(backend):
+    ptx, _ = cuda.compile_ptx(hk.remote_arrivals, "void(int32[:])", cc=(9, 0), backend=backend)
+    support.ptxas(ptx, "sm_90")
+    # the barrier's shared::cta address, mapped to the rank's block, and a release there
+    assert len(_instructions(ptx, r"^cvta\.to\.shared\.u64 cta64, %rd\d+;")) == 2
+    assert len(_instructions(ptx, r"^mapa\.shared::cluster\.u32 remote, cta, %r\d+;")) == 2
+    assert len(_instructions(ptx, r"^mbarrier\.arrive\.release\.cluster\.shared::cluster\.b64 _, \[remote\];")) == 2
+    assert tuple(map(int, _ptx_version(ptx))) >= (8, 0)
+
+
+def test_an_arrival_at_another_block_needs_sm_90(backend):
+    def kernel(rank):
+        bar = cuda.shared.array(1, np.uint64)
+        intrin.mbarrier_arrive_cluster(bar, rank)
+
+    with pytest.raises(ValueError, match=r"intrin\.mbarrier_arrive_cluster needs sm_90 or newer"):
+        cuda.compile_ptx(kernel, "void(int32)", cc=(8, 0), backend=backend)
+
+
 def test_a_wait_inlined_twice_keeps_its_labels_apart(backend):
     def two_waits(out):
         bar = cuda.shared.array(1, np.uint64)
@@ -144,6 +163,8 @@ def _bad(body, signature="void(float32[:], int64[:])"):
         ("intrin.mbarrier_init(a, 1)", r"barrier must be an array of 64-bit integers"),
         ("intrin.mbarrier_init(b, 1.5)", r"mbarrier_init: the count must be an integer"),
         ("intrin.mbarrier_try_wait(b[0], 0)", r"barrier must be an array of 64-bit integers"),
+        ("intrin.mbarrier_arrive_cluster(a, 1)", r"barrier must be an array of 64-bit integers"),
+        ("intrin.mbarrier_arrive_cluster(b, 1.5)", r"mbarrier_arrive_cluster: the rank must be an integer"),
         ("intrin.cp_async(a, a, 3)", r"nbytes must be the literal 4, 8 or 16"),
         ("intrin.cp_async(a, a, b[0])", r"nbytes must be the literal 4, 8 or 16"),
         ("intrin.cp_async(a[0], a, 4)", r"dst \(a cuda.shared.array\) must be an array of numbers"),

@@ -38,6 +38,29 @@ def cluster_exchange(out, where):
         where[b, 7] = intrin.cluster_ctaid(1) + intrin.cluster_nctaid(2) + intrin.clusterid(1)
 
 
+def remote_arrivals(out):
+    """In clusters of two, thread 0 of each block writes a value into the other block's shared
+    memory, then arrives at both blocks' barriers (of two arrivals); each waits on its own and
+    reads what the other block wrote."""
+    bar = cuda.shared.array(1, np.uint64)
+    box = cuda.shared.array(1, np.int32)
+    rank = intrin.cluster_ctarank()
+    other = 1 - rank
+    if cuda.threadIdx.x == 0:
+        intrin.mbarrier_init(bar, 2)
+        intrin.fence_mbarrier_init()
+    intrin.cluster_sync()
+    if cuda.threadIdx.x == 0:
+        there = intrin.mapa(box, other)
+        there[0] = 1000 + 10 * cuda.blockIdx.x + rank
+        intrin.mbarrier_arrive_cluster(bar, other)
+        intrin.mbarrier_arrive_cluster(bar, rank)
+        intrin.mbarrier_try_wait(bar, 0)
+        out[cuda.blockIdx.x] = box[0]
+    # no block may leave while the other may still write to it
+    intrin.cluster_sync()
+
+
 def mbarrier_handoff(data, out, rounds):
     """Thread 0 produces a value per round; the other threads wait on the mbarrier's phase and
     consume it. Each phase completes when the producer and every consumer have arrived."""

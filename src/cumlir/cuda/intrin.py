@@ -18,7 +18,7 @@ _SAME_AS.update(
     for name in (
         "block_idx_in_cluster cluster_ctarank cluster_nctarank cluster_ctaid cluster_nctaid clusterid "
         "nclusterid cluster_arrive cluster_arrive_relaxed cluster_wait cluster_sync mapa "
-        "mbarrier_init mbarrier_arrive mbarrier_arrive_expect_tx mbarrier_try_wait fence_mbarrier_init "
+        "mbarrier_init mbarrier_arrive mbarrier_arrive_cluster mbarrier_arrive_expect_tx mbarrier_try_wait fence_mbarrier_init "
         "cp_async cp_async_commit_group cp_async_wait_group cp_async_wait_all "
         "cp_async_bulk_tensor_2d cp_async_bulk_tensor_2d_multicast cp_async_bulk_load cp_async_bulk_store "
         "prefetch_tensormap cp_async_bulk_tensor_load cp_async_bulk_tensor_store cp_async_bulk_commit_group "

@@ -4,7 +4,8 @@ asynchronous copies, bytes; by numba-cuda-mlir's ``cuda.intrin`` names (docs/hop
 The barrier is the first element of a shared array of 64-bit integers
 (``cuda.shared.array(1, np.uint64)``). ``mbarrier_init(bar, count)`` sets it to wait for
 *count* arrivals; ``mbarrier_arrive(bar)`` arrives and returns the barrier's state token
-(uint64); ``mbarrier_arrive_expect_tx(bar, nbytes)`` arrives and adds *nbytes* to the bytes
+(uint64); ``mbarrier_arrive_cluster(bar, rank)`` arrives at the barrier of the block of
+cluster rank *rank* (its own rank too); ``mbarrier_arrive_expect_tx(bar, nbytes)`` arrives and adds *nbytes* to the bytes
 the phase waits for; ``mbarrier_try_wait(bar, parity)`` waits until the phase of that parity
 (0 or 1: phase k has parity k % 2) has completed; ``fence_mbarrier_init()`` makes
 initialisations visible to the cluster and to asynchronous copies."""
@@ -18,6 +19,11 @@ mbarrier_init = Stub(
 )
 mbarrier_arrive = Stub(
     "mbarrier_arrive", "mbarrier_arrive(bar): arrive at the barrier bar[0]; returns its state token, a uint64 (sm_90)."
+)
+mbarrier_arrive_cluster = Stub(
+    "mbarrier_arrive_cluster",
+    "mbarrier_arrive_cluster(bar, rank): arrive at the barrier bar[0] of the block of that rank in the cluster "
+    "(release at cluster scope, sm_90).",
 )
 mbarrier_arrive_expect_tx = Stub(
     "mbarrier_arrive_expect_tx",
@@ -46,6 +52,7 @@ def _barrier_and_count(name, what):
 mbarrier_init.typer(_barrier_and_count("mbarrier_init", "count"))
 mbarrier_arrive_expect_tx.typer(_barrier_and_count("mbarrier_arrive_expect_tx", "byte count"))
 mbarrier_try_wait.typer(_barrier_and_count("mbarrier_try_wait", "phase parity"))
+mbarrier_arrive_cluster.typer(_barrier_and_count("mbarrier_arrive_cluster", "rank"))
 
 
 @mbarrier_arrive.typer
@@ -103,3 +110,21 @@ def _arrive(lower, sig, args):
 def _fence(lower, sig, args):
     require(lower, "intrin.fence_mbarrier_init", (9, 0), 80)
     statement("fence.mbarrier_init.release.cluster;")
+
+
+# mapa and the arrive take the barrier's shared::cta address, 32 bits as CUTLASS's are; a
+# consumer's release of a stage another block's copies fill is an arrival there
+_ARRIVE_CLUSTER = """{
+\t.reg .b64 cta64;
+\t.reg .b32 cta, remote;
+\tcvta.to.shared.u64 cta64, $0;
+\tcvt.u32.u64 cta, cta64;
+\tmapa.shared::cluster.u32 remote, cta, $1;
+\tmbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];
+\t}"""
+
+
+@mbarrier_arrive_cluster.lower("Any", "Any")
+def _arrive_cluster(lower, sig, args):
+    require(lower, "intrin.mbarrier_arrive_cluster", (9, 0), 80)
+    statement(_ARRIVE_CLUSTER, _address_and_i32(lower, sig, args), ["l", "r"])
