@@ -80,8 +80,7 @@ def _ampere(a, b):
     module = _example("gemm_ampere")
     da, db = cuda.to_device(a), cuda.to_device(b)
     c = cuda.device_array((a.shape[0], b.shape[1]), np.float32)
-    grid = (b.shape[1] // module.BN, a.shape[0] // module.BM)
-    return (lambda: module.gemm_kernel[grid, module.THREADS](da, db, c)), c.copy_to_host
+    return (lambda: module.launch(da, db, c)), c.copy_to_host
 
 
 def _measure(label, make, flops, check):

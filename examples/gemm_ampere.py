@@ -2,14 +2,14 @@
 and B (K x N), row-major, accumulated and returned in float32, checked against NumPy's float64
 product (and torch.matmul where torch is installed).
 
-Each block of 256 threads (8 warps) computes a 128 x 128 tile of C, each warp a 64 x 32 part
-of it: 4 x 4 tiles of mma.sync m16n8k16, 64 float32 accumulators per thread in registers.
-The block walks K in steps of 32: cp.async copies the next tiles of A and B into shared memory
-(3 stages, two copies in flight while the warps multiply the third), ldmatrix loads the
-fragments from there (B transposed on the way, as the mma wants it), and mma_sync multiplies.
-Rows of the tiles in shared memory are stored with their 16-byte chunks permuted (XOR by the
-row), so that the 8 rows one ldmatrix reads fall in different banks. docs/tensor_cores.md
-walks through it.
+Each block of 256 threads (8 warps, one block per SM) computes a 128 x 256 tile of C, each
+warp a 64 x 64 part of it: 4 x 8 tiles of mma.sync m16n8k16, 128 float32 accumulators per
+thread in registers. The block walks K in steps of 64: cp.async copies the next tiles of A
+and B into dynamic shared memory (3 stages of 48 KiB, the next step's copies in flight while
+the warps multiply), ldmatrix loads the fragments from there (B transposed on the way, as the
+mma wants it), and mma_sync multiplies. Rows of the tiles in shared memory are stored with
+their 16-byte chunks permuted (XOR by the row), so that the 8 rows one ldmatrix reads fall in
+different banks. docs/tensor_cores.md walks through it.
 
 Without a GPU the kernel is compiled to PTX for sm_80 and nothing is run.
 """
@@ -22,47 +22,49 @@ from cumlir import cuda
 from cumlir.cuda import intrin
 from cumlir.cuda.experimental import consteval
 
-BM, BN, BK = 128, 128, 32  # the block's tile of C, and the step along K
+BM, BN, BK = 128, 256, 64  # the block's tile of C, and the step along K
 WARPS_M, WARPS_N = 2, 4  # the warps of a block, as a 2 x 4 grid over its tile
-WM, WN = BM // WARPS_M, BN // WARPS_N  # a warp's part: 64 x 32
-MT, NT = WM // 16, WN // 8  # a warp's mma tiles: 4 x 4 of m16n8
+BLOCKS_PER_SM = 1  # 238-254 registers a thread: the accumulators alone are 128
+WM, WN = BM // WARPS_M, BN // WARPS_N  # a warp's part: 64 x 64
+MT, NT = WM // 16, WN // 8  # a warp's mma tiles: 4 x 8 of m16n8
 NT_PAIRS = NT // 2  # B's fragments come two n8 tiles at a time
 THREADS = 32 * WARPS_M * WARPS_N
 STAGES = 3
 IN_FLIGHT = STAGES - 2  # copies a step may leave in flight: those of the steps after it
 A_TILE, B_TILE = BM * BK, BK * BN  # elements of one stage
-A_SHARED, B_SHARED = STAGES * A_TILE, STAGES * B_TILE
-CHUNKS = A_TILE // 8 // THREADS  # 16-byte copies per thread per tile: 2
+A_SHARED = STAGES * A_TILE  # B's stages follow A's in the one dynamic shared array
+SHARED_BYTES = 2 * STAGES * (A_TILE + B_TILE)  # 144 KiB: over 48, opted in by the launch
+A_CHUNKS, B_CHUNKS = A_TILE // 8 // THREADS, B_TILE // 8 // THREADS  # 16-byte copies per thread per tile
+A_ROW_CHUNKS, B_ROW_CHUNKS = BK // 8, BN // 8
 
 
 @cuda.jit(device=True)
-def a_slot(row, chunk):
-    """Where the 8 elements (chunk) of a row of A's tile (4 chunks a row) sit in shared memory."""
-    return row * BK + ((chunk ^ ((row >> 1) & 3)) << 3)
-
-
-@cuda.jit(device=True)
-def b_slot(row, chunk):
-    """Where the 8 elements (chunk) of a row of B's tile (16 chunks a row) sit in shared memory."""
-    return row * BN + ((chunk ^ (row & 7)) << 3)
+def swizzled(row, chunk):
+    """The column where the 8 elements (chunk) of a row of a tile sit in shared memory: chunks
+    permuted by the row's low 3 bits, so that 8 rows of one chunk fall in different banks."""
+    return (chunk ^ (row & 7)) << 3
 
 
 @cuda.jit(device=True)
 def copy_tiles(a, b, sa, sb, stage, row0, col0, k0, t):
     """Start copying the K step at k0 of the block's rows of A and columns of B into stage."""
-    for n in range(CHUNKS):
+    for n in range(A_CHUNKS):
         c = t + n * THREADS
-        row, chunk = c >> 2, c & 3
-        intrin.cp_async(sa[stage * A_TILE + a_slot(row, chunk) :], a[row0 + row, k0 + chunk * 8 :], 16)
-        row, chunk = c >> 4, c & 15
-        intrin.cp_async(sb[stage * B_TILE + b_slot(row, chunk) :], b[k0 + row, col0 + chunk * 8 :], 16)
+        row, chunk = c // A_ROW_CHUNKS, c % A_ROW_CHUNKS
+        intrin.cp_async(sa[stage * BM + row, swizzled(row, chunk) :], a[row0 + row, k0 + chunk * 8 :], 16)
+    for n in range(B_CHUNKS):
+        c = t + n * THREADS
+        row, chunk = c // B_ROW_CHUNKS, c % B_ROW_CHUNKS
+        intrin.cp_async(sb[stage * BK + row, swizzled(row, chunk) :], b[k0 + row, col0 + chunk * 8 :], 16)
 
 
-# two blocks per SM: the registers of each thread held to 128, so that 16 warps hide each other's latency
-@cuda.jit(launch_bounds=(THREADS, 2))
+@cuda.jit(launch_bounds=(THREADS, BLOCKS_PER_SM))
 def gemm_kernel(a, b, c):
-    sa = cuda.shared.array(A_SHARED, np.float16)
-    sb = cuda.shared.array(B_SHARED, np.float16)
+    smem = cuda.shared.array(0, np.float16)
+    # the stages as 2-d tiles of constant shape: a column known to be below the row's length
+    # needs no clamping, which 1-d slices of the dynamic array (of unknown length) do
+    sa = smem[:A_SHARED].reshape((STAGES * BM, BK))
+    sb = smem[A_SHARED : A_SHARED + STAGES * B_TILE].reshape((STAGES * BK, BN))
     acc = cuda.local.array((MT, NT, 4), np.float32)
     fa = cuda.local.array((MT, 8), np.float16)
     fb = cuda.local.array((NT_PAIRS, 8), np.float16)
@@ -93,19 +95,20 @@ def gemm_kernel(a, b, c):
         if ahead < steps:
             copy_tiles(a, b, sa, sb, refill, row0, col0, ahead * BK, t)
         intrin.cp_async_commit_group()
-        a_base = stage * A_TILE
-        b_base = stage * B_TILE
+        a_rows = stage * BM
+        b_rows = stage * BK
         refill = stage
         stage = stage + 1 if stage < STAGES - 1 else 0
         for kk in consteval(range(BK // 16)):
             # lanes 0-15 give the rows of the left 8 columns, lanes 16-31 of the right ones
             for i in consteval(range(MT)):
-                slot = a_slot(warp_row + i * 16 + (lane & 15), kk * 2 + (lane >> 4))
-                intrin.ldmatrix(fa[i], sa[a_base + slot :], 4)
+                row = warp_row + i * 16 + (lane & 15)
+                intrin.ldmatrix(fa[i], sa[a_rows + row, swizzled(row, kk * 2 + (lane >> 4)) :], 4)
             # two n8 tiles of B at a time, transposed: k along each thread's pairs
             for j in consteval(range(NT_PAIRS)):
-                slot = b_slot(kk * 16 + (lane & 15), (warp_col + j * 16) // 8 + (lane >> 4))
-                intrin.ldmatrix(fb[j], sb[b_base + slot :], 4, True)
+                row = kk * 16 + (lane & 15)
+                chunk = (warp_col + j * 16) // 8 + (lane >> 4)
+                intrin.ldmatrix(fb[j], sb[b_rows + row, swizzled(row, chunk) :], 4, True)
             for i in consteval(range(MT)):
                 for j in consteval(range(NT)):
                     half = (j & 1) * 4
@@ -139,8 +142,13 @@ def gemm(a, b):
     da = cuda.to_device(_padded(a, mp, kp))
     db = cuda.to_device(_padded(b, kp, np_))
     dc = cuda.device_array((mp, np_), np.float32)
-    gemm_kernel[(np_ // BN, mp // BM), THREADS](da, db, dc)
+    launch(da, db, dc)
     return dc.copy_to_host()[:m, :n]
+
+
+def launch(a, b, c):
+    """c[:] = a @ b for device arrays whose extents are whole tiles (M of BM, N of BN, K of BK)."""
+    gemm_kernel[(c.shape[1] // BN, c.shape[0] // BM), THREADS, 0, SHARED_BYTES](a, b, c)
 
 
 def check(m, n, k, rng):
@@ -183,7 +191,7 @@ def benchmark(size=4096):
     b = cuda.to_device(rng.standard_normal((size, size)).astype(np.float16))
     c = cuda.device_array((size, size), np.float32)
     flops = 2.0 * size**3
-    ours = flops / _seconds(lambda: gemm_kernel[(size // BN, size // BM), THREADS](a, b, c)) / 1e12
+    ours = flops / _seconds(lambda: launch(a, b, c)) / 1e12
     try:
         import torch
     except ImportError:

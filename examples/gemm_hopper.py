@@ -21,6 +21,7 @@ import numpy as np
 from cumlir import cuda
 from cumlir.cuda import intrin
 from cumlir.cuda.experimental import consteval
+from cumlir.types import bfloat16
 
 BM, BN, BK = 128, 256, 64  # the block's tile of C, and the K extent of one stage
 STAGES = 4
@@ -93,8 +94,13 @@ def gemm_kernel(a_map, b_map, c, k_tiles):
     warp, lane = (t % 128) // 32, t % 32
     row = row0 + group * 64 + 16 * warp + lane // 4
     col = col0 + 2 * (lane % 4)
-    for r in consteval(range(ACC)):
-        c[row + 8 * ((r // 2) % 2), col + 8 * (r // 4) + r % 2] = acc[r]
+    # a thread holds C's elements in pairs of neighbours: each pair rounded to bfloat16
+    # together (cvt.rn.bf16x2) and stored as one 32-bit word
+    pair = cuda.local.array(2, bfloat16)
+    words = c.view(np.uint32)
+    for r in consteval(range(0, ACC, 2)):
+        pair[0], pair[1] = acc[r], acc[r + 1]
+        words[row + 8 * ((r // 2) % 2), (col + 8 * (r // 4)) // 2] = pair.view(np.uint32)[0]
 
 
 def matmul(a, b_t, c):

@@ -76,6 +76,8 @@ def test_hopper_gemm_compiles_to_tma_and_wgmma():
         kernel = cuda.jit(sig, chip="sm_90a", backend="nvptx")(example.gemm_kernel.py_func)
         (overload,) = kernel.overloads.values()
         assert overload.output("cubin")[:4] == b"\x7fELF"
+    # the epilogue rounds pairs of neighbours together and stores each pair as one word
+    assert ptx.count("cvt.rn.bf16x2.f32") == example.ACC // 2 and "st.global.b16" not in ptx
     wgmmas = ptx.count("wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16")
     assert wgmmas and wgmmas % (example.BK // 16) == 0  # per stage, in a loop LLVM may unroll
     assert ptx.count("cp.async.bulk.tensor.2d") >= 4  # A and B, in the prologue and the loop
@@ -98,12 +100,16 @@ def test_gemm_kernel_assembles_with_its_fragments_in_registers(backend, cc):
     example = _load("gemm_ampere")
     ptx, _ = cuda.compile_ptx(example.gemm_kernel, GEMM_SIGNATURE, cc=cc, backend=backend)
     support.ptxas(ptx, f"sm_{cc[0]}{cc[1]}")
-    # two k16 steps of a warp's 4 x 4 tiles, unrolled; A's 4 fragments and B's 2 pairs per step
-    assert ptx.count("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32") == 2 * 4 * 4
-    assert ptx.count("ldmatrix.sync.aligned.m8n8.x4.shared.b16") == 2 * 4
-    assert ptx.count("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16") == 2 * 2
-    assert "cp.async.cg.shared.global" in ptx and "cp.async.wait_group 1;" in ptx
-    assert ".local" not in ptx  # the 64 accumulators and the fragments stay in registers
+    # the k16 steps of a K step, unrolled: a warp's 4 x 8 tiles; A's 4 fragments and B's 4 pairs
+    steps = example.BK // 16
+    assert ptx.count("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32") == steps * example.MT * example.NT
+    assert ptx.count("ldmatrix.sync.aligned.m8n8.x4.shared.b16") == steps * example.MT
+    assert ptx.count("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16") == steps * example.NT_PAIRS
+    assert "cp.async.cg.shared.global" in ptx and f"cp.async.wait_group {example.IN_FLIGHT};" in ptx
+    assert ".local" not in ptx  # the 128 accumulators and the fragments stay in registers
+    # the tiles' columns are known to fit their rows: no clamping of a slice in the loop
+    loop = ptx[ptx.index("ldmatrix") : ptx.rindex("ldmatrix")]
+    assert "min.u64" not in loop and "min.s64" not in loop
 
 
 @pytest.mark.gpu
