@@ -58,38 +58,51 @@ def mark(gpu_module):
     for op in gpu_module.regions[0].blocks[0].operations:
         if op.operation.name != "llvm.func" or not len(op.regions[0].blocks):
             continue
-        for latch, trips, size in _constant_trip_loops(op.regions[0]):
+        cfg = _Cfg(op.regions[0])
+        for latch, trips, size in _constant_trip_loops(cfg):
             if size > LARGE_BODY:
                 annotation = twice
             elif trips * size <= FULL_UNROLL_BUDGET:
                 annotation = full
             else:
                 continue
-            latch.operations[len(latch.operations) - 1].attributes["loop_annotation"] = annotation
+            cfg.terminator[latch].attributes["loop_annotation"] = annotation
             marked += 1
     return marked
 
 
-def _constant_trip_loops(region):
+class _Cfg:
+    """A function's blocks with their terminators, predecessors and incoming edges, found
+    once: the bindings list a block's operations anew on every walk, which made each question
+    about a block argument a walk over the whole function."""
+
+    def __init__(self, region):
+        self.blocks = list(region.blocks)
+        self.terminator = {b: list(b.operations)[-1].operation for b in self.blocks}
+        self.predecessors = {b: [] for b in self.blocks}
+        self.incoming = {b: [] for b in self.blocks}  # (operands passed or None) per edge in
+        for b in self.blocks:
+            branch = self.terminator[b]
+            for successor, passed in zip(branch.successors, successor_operands(branch)):
+                self.predecessors[successor].append(b)
+                self.incoming[successor].append(passed)
+
+
+def _constant_trip_loops(cfg):
     """(latch block, trips, weighted body size) of each loop over a range of constant length.
     The header only steps the range (loads and stores of its state LLVM turns into
     registers): it is not counted."""
-    blocks = list(region.blocks)
-    predecessors = {b: [] for b in blocks}
-    for b in blocks:
-        for successor in list(b.operations)[-1].operation.successors:
-            predecessors[successor].append(b)
-    roots = _Roots()
-    for header in blocks:
-        state = _range_state(header, roots)
+    roots = _Roots(cfg)
+    for header in cfg.blocks:
+        state = _range_state(header, cfg, roots)
         if state is None:
             continue
-        loop = _loop_blocks(header, predecessors, blocks[0])
-        latches = [b for b in predecessors[header] if b in loop]
-        entries = [b for b in predecessors[header] if b not in loop]
+        loop = _loop_blocks(header, cfg)
+        latches = [b for b in cfg.predecessors[header] if b in loop]
+        entries = [b for b in cfg.predecessors[header] if b not in loop]
         if len(latches) != 1 or len(entries) != 1:
             continue
-        branch = list(latches[0].operations)[-1].operation
+        branch = cfg.terminator[latches[0]]
         if "loop_annotation" in branch.attributes:
             continue
         trips = _trips(state, header, entries[0], roots)
@@ -97,9 +110,9 @@ def _constant_trip_loops(region):
             yield latches[0], trips, sum(_weight(b) for b in loop if b != header)
 
 
-def _range_state(header, roots):
+def _range_state(header, cfg, roots):
     """The alloca holding the range's state that *header* tests (``trips left != 0``), or None."""
-    branch = list(header.operations)[-1].operation
+    branch = cfg.terminator[header]
     if branch.name != "llvm.cond_br":
         return None
     test = _defined_in(branch.operands[0], header)
@@ -179,22 +192,22 @@ def _arguments_given(branch, number):
     return arguments
 
 
-def _loop_blocks(header, predecessors, entry_block):
+def _loop_blocks(header, cfg):
     """The blocks of the natural loop of *header*: those from which a back edge (a branch
     to it from a block it dominates) is reached without passing through it."""
     loop = {header}
-    pending = [b for b in predecessors[header] if _dominated(b, header, entry_block)]
+    pending = [b for b in cfg.predecessors[header] if _dominated(b, header, cfg)]
     while pending:
         b = pending.pop()
         if b not in loop:
             loop.add(b)
-            pending.extend(predecessors[b])
+            pending.extend(cfg.predecessors[b])
     return loop
 
 
-def _dominated(block, header, entry_block):
+def _dominated(block, header, cfg):
     """Whether every path from the function's entry to *block* passes through *header*."""
-    seen, pending = {header}, [entry_block]
+    seen, pending = {header}, [cfg.blocks[0]]
     while pending:
         b = pending.pop()
         if b == block:
@@ -202,7 +215,7 @@ def _dominated(block, header, entry_block):
         if b in seen:
             continue
         seen.add(b)
-        pending.extend(list(b.operations)[-1].operation.successors)
+        pending.extend(cfg.terminator[b].successors)
     return True
 
 
@@ -220,7 +233,8 @@ class _Roots:
     i64 through constant offsets, the array descriptors that hold it and the block
     arguments that carry it; _UNKNOWN otherwise. Answers are kept (many uses share them)."""
 
-    def __init__(self):
+    def __init__(self, cfg):
+        self.cfg = cfg
         self.known = {}
         self.in_progress = set()
         self.met_cycle = False
@@ -277,19 +291,14 @@ class _Roots:
     def _argument(self, argument, position):
         """The origin every branch into *argument*'s block agrees on."""
         found = _ANY
-        for block in argument.owner.region.blocks:
-            branch = list(block.operations)[-1].operation
-            for successor, passed in zip(branch.successors, successor_operands(branch)):
-                if successor != argument.owner:
-                    continue
-                if passed is None:
-                    return _UNKNOWN
-                value = passed[argument.arg_number]
-                root = self.of(value, position)
-                if root is _UNKNOWN or (found is not _ANY and root is not _ANY and root != found):
-                    return _UNKNOWN
-                if root is not _ANY:
-                    found = root
+        for passed in self.cfg.incoming[argument.owner]:
+            if passed is None:
+                return _UNKNOWN
+            root = self.of(passed[argument.arg_number], position)
+            if root is _UNKNOWN or (found is not _ANY and root is not _ANY and root != found):
+                return _UNKNOWN
+            if root is not _ANY:
+                found = root
         return found
 
 
