@@ -83,6 +83,9 @@ class CUDATypingContext(BaseContext):
         interface = captured_arrays.interface_of(val)
         if interface is not None:
             return captured_arrays.captured_array_type(interface)
+        number = _ml_dtypes_number(val)
+        if number is not None:
+            return super().resolve_value_type(number)
         if isinstance(val, _GLOBALS_ONLY) or _builtin_class(val):
             found = self._get_global_type(val)
             if found is not None:
@@ -245,3 +248,20 @@ def refresh():
             with target_override():
                 _context.refresh()
             _seen = _registrations()
+
+
+def _ml_dtypes_number(val):
+    """The cumlir type of an ml_dtypes scalar class (``ml_dtypes.bfloat16``,
+    ``ml_dtypes.float8_e4m3fn`` ...) used in a kernel, as ``cuda.bfloat16`` and the other
+    names in ``cuda`` are: a dtype for arrays, a conversion when called. None for anything
+    else; a TypingError naming the ml_dtypes classes kernels have no type for (int4 ...)."""
+    if not isinstance(val, type) or getattr(val, "__module__", None) != "ml_dtypes":
+        return None
+    name = val.__name__
+    number = cumlir_types.bfloat16 if name == "bfloat16" else cumlir_types.narrow_floats.get(name)
+    if number is None:
+        raise TypingError(
+            f"ml_dtypes.{name} has no type in kernels: of ml_dtypes' types, bfloat16 and the "
+            "float8, float6 and float4 formats are numbers there (docs/language.md)"
+        )
+    return number
