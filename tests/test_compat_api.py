@@ -385,3 +385,13 @@ def test_reading_the_types_module_does_not_come_with_the_namespace():
         "from cumlir.cuda.types import int32\nprint(before, 'numba' in sys.modules, int32)"
     )
     assert python_output(code) == "False True int32"
+
+
+@pytest.mark.parametrize("module", ["intrin", "experimental", "vector_types"])
+def test_namespaces_list_only_their_names(module):
+    import importlib
+
+    names = {n for n in dir(importlib.import_module(f"cumlir.cuda.{module}")) if not n.startswith("_")}
+    assert names, module
+    # the modules they use are theirs, not names of the namespace a user reads
+    assert not names & {"importlib", "typing", "refused"}, names

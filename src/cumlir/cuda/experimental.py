@@ -5,23 +5,23 @@ generator expression (typing/array_from.py); ``current_target_options``,
 C structs and unions, and Blackwell's descriptors are refused by name (cumlir/refused.py
 says why)."""
 
-import importlib
-import typing
+import importlib as _importlib
+import typing as _typing
 
-from .. import refused
+from .. import refused as _refused
 
 
-def __getattr__(name: str) -> typing.Any:
+def __getattr__(name: str) -> _typing.Any:
     if name == "inline_ptx":
-        return importlib.import_module("cumlir.operations").stub("inline_ptx")
+        return _importlib.import_module("cumlir.operations").stub("inline_ptx")
     if name == "intrin":
-        return importlib.import_module("cumlir.cuda.intrin")
+        return _importlib.import_module("cumlir.cuda.intrin")
     if name == "consteval":  # numba loads with it, as with any kernel
-        return importlib.import_module("cumlir.typing.consteval").consteval
+        return _importlib.import_module("cumlir.typing.consteval").consteval
     if name == "local_array_from":
-        return importlib.import_module("cumlir.operations").stub("local_array_from")
-    if name in refused.NUMBA_CUDA_MLIR["cuda.experimental"]:
-        raise refused.numba_cuda_mlir_refusal("cuda.experimental", name)
+        return _importlib.import_module("cumlir.operations").stub("local_array_from")
+    if name in _refused.NUMBA_CUDA_MLIR["cuda.experimental"]:
+        raise _refused.numba_cuda_mlir_refusal("cuda.experimental", name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

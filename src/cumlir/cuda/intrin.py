@@ -5,10 +5,10 @@ forms), elect.sync, setmaxnreg and griddepcontrol are here by their names (docs/
 tensor cores as ``ldmatrix``, ``stmatrix``, ``mma_sync`` and ``wgmma_*`` (docs/tensor_cores.md);
 the rest, Blackwell's instructions mostly, are refused by name (cumlir/refused.py says why)."""
 
-import importlib
-import typing
+import importlib as _importlib
+import typing as _typing
 
-from .. import refused
+from .. import refused as _refused
 
 # numba-cuda-mlir's name -> the cumlir.cuda intrinsic it is
 _SAME_AS = {"ffs": "ffs", "ffsll": "ffs", "nanosleep": "nanosleep", "barrier": "syncthreads"}
@@ -38,11 +38,11 @@ _SAME_AS.update(
 _SAME_AS.update((name, name) for name in ("ldmatrix", "stmatrix", "mma_sync"))
 
 
-def __getattr__(name: str) -> typing.Any:
+def __getattr__(name: str) -> _typing.Any:
     if name in _SAME_AS:
-        return importlib.import_module("cumlir.operations").stub(_SAME_AS[name])
-    if name in refused.NUMBA_CUDA_MLIR["cuda.intrin"]:
-        raise refused.numba_cuda_mlir_refusal("cuda.intrin", name)
+        return _importlib.import_module("cumlir.operations").stub(_SAME_AS[name])
+    if name in _refused.NUMBA_CUDA_MLIR["cuda.intrin"]:
+        raise _refused.numba_cuda_mlir_refusal("cuda.intrin", name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

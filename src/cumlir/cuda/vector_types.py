@@ -2,12 +2,12 @@
 (``from cumlir.cuda.vector_types import float32x4, float4``): the same objects as
 ``cuda.float32x4`` and ``cuda.float4`` (vector_types.md)."""
 
-import importlib
-import typing
+import importlib as _importlib
+import typing as _typing
 
 
 def _vectors():
-    return importlib.import_module("cumlir.operations.vectors")
+    return _importlib.import_module("cumlir.operations.vectors")
 
 
 def _names() -> list[str]:
@@ -17,11 +17,11 @@ def _names() -> list[str]:
     return names
 
 
-def __getattr__(name: str) -> typing.Any:
+def __getattr__(name: str) -> _typing.Any:
     if name == "__all__":
         return _names()
     if name in _names():
-        return importlib.import_module("cumlir.operations").stub(name)
+        return _importlib.import_module("cumlir.operations").stub(name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
