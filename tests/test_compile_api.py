@@ -89,6 +89,33 @@ def test_compile_accepts_a_device_dispatcher():
     assert restype == types.int64
 
 
+def _divide(x, out):
+    i = cuda.grid(1)
+    out[i] = x[i] / x[i + 1]
+
+
+_DIVIDE = "void(float32[::1], float32[::1])"
+
+
+def _bounds_and_division(ptx):
+    bounds = [line.strip() for line in ptx.splitlines() if ".maxntid" in line or ".minnctapersm" in line]
+    return bounds, [line.split()[0] for line in ptx.splitlines() if line.strip().startswith("div.")]
+
+
+def test_a_jit_function_compiles_with_its_own_options():
+    kernel = cuda.jit(launch_bounds=(256, 2), fastmath=True)(_divide)
+    ptx, _ = cuda.compile_ptx(kernel, _DIVIDE, cc=(9, 0))
+    assert _bounds_and_division(ptx) == ([".maxntid 256, 1, 1", ".minnctapersm 2"], ["div.approx.ftz.f32"])
+    # the Python function it wraps, compiled alone, has none of them
+    assert _bounds_and_division(cuda.compile_ptx(_divide, _DIVIDE, cc=(9, 0))[0]) == ([], ["div.rn.f32"])
+
+
+def test_options_given_to_the_call_override_the_functions():
+    kernel = cuda.jit(launch_bounds=(256, 2), fastmath=True)(_divide)
+    ptx, _ = cuda.compile_ptx(kernel, _DIVIDE, cc=(9, 0), launch_bounds=128)
+    assert _bounds_and_division(ptx) == ([".maxntid 128, 1, 1"], ["div.approx.ftz.f32"])
+
+
 # ---- the Numba ABI ----------------------------------------------------------------------------
 
 

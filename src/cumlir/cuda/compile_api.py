@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import fields
 from typing import TYPE_CHECKING, Any, cast
 
 from .decorators import python_function
@@ -84,11 +85,27 @@ def _compile(
     argtypes, return_type = parse_signature(sig)
     if cc is not None and arch_suffix(cc):  # "sm_90a", (9, 0, "a"): the options' chip and its target
         settings, cc = {**settings, "cc": cc}, None
-    compile_options = Options.from_keywords(where, settings)
+    compile_options = _with_jit_options(pyfunc, Options.from_keywords(where, settings))
     chip = _compute_capability(cc, compile_options)
     if device:
         return _device(pyfunc, argtypes, return_type, chip, compile_options, abi, abi_info, output, with_link)
     return _kernel(pyfunc, argtypes, return_type, chip, compile_options, abi, output, with_link)
+
+
+def _with_jit_options(pyfunc: Any, given: Options) -> Options:
+    """For a ``@cuda.jit`` function, its own options (``launch_bounds``, ``fastmath`` ...) under
+    those the call gives: a call's option overrides the function's where it is not the default,
+    as numba-cuda-mlir's ``compile_ptx`` updates a dispatcher's options with the ones passed."""
+    from ..options import Options  # noqa: F811 - at run time: the annotations' import is for checkers only
+
+    own = getattr(pyfunc, "options", None)
+    if not isinstance(own, Options):
+        return given
+    defaults = Options()
+    changed = {
+        f.name: getattr(given, f.name) for f in fields(Options) if getattr(given, f.name) != getattr(defaults, f.name)
+    }
+    return own.replace(**changed)
 
 
 def compile_for_current_device(
