@@ -22,7 +22,7 @@ annotation goes on the branch of the loop's single latch, as LLVM reads it.
 
 from mlir import ir
 
-from .counted_loops import successor_operands
+from .cfg import Cfg, successor_operands
 
 FULL_UNROLL_BUDGET = 1024  # weighted operations of the fully unrolled loop
 LARGE_BODY = 75  # weighted operations: LLVM's partial-unroll limit on NVPTX (its threshold / 4)
@@ -58,7 +58,7 @@ def mark(gpu_module):
     for op in gpu_module.regions[0].blocks[0].operations:
         if op.operation.name != "llvm.func" or not len(op.regions[0].blocks):
             continue
-        cfg = _Cfg(op.regions[0])
+        cfg = Cfg(op.regions[0])
         for latch, trips, size in _constant_trip_loops(cfg):
             if size > LARGE_BODY:
                 annotation = twice
@@ -69,23 +69,6 @@ def mark(gpu_module):
             cfg.terminator[latch].attributes["loop_annotation"] = annotation
             marked += 1
     return marked
-
-
-class _Cfg:
-    """A function's blocks with their terminators, predecessors and incoming edges, found
-    once: the bindings list a block's operations anew on every walk, which made each question
-    about a block argument a walk over the whole function."""
-
-    def __init__(self, region):
-        self.blocks = list(region.blocks)
-        self.terminator = {b: list(b.operations)[-1].operation for b in self.blocks}
-        self.predecessors = {b: [] for b in self.blocks}
-        self.incoming = {b: [] for b in self.blocks}  # (operands passed or None) per edge in
-        for b in self.blocks:
-            branch = self.terminator[b]
-            for successor, passed in zip(branch.successors, successor_operands(branch)):
-                self.predecessors[successor].append(b)
-                self.incoming[successor].append(passed)
 
 
 def _constant_trip_loops(cfg):
@@ -291,7 +274,7 @@ class _Roots:
     def _argument(self, argument, position):
         """The origin every branch into *argument*'s block agrees on."""
         found = _ANY
-        for passed in self.cfg.incoming[argument.owner]:
+        for _, passed in self.cfg.incoming[argument.owner]:
             if passed is None:
                 return _UNKNOWN
             root = self.of(passed[argument.arg_number], position)

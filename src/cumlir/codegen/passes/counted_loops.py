@@ -31,6 +31,7 @@ not found counts as global.
 from mlir import ir
 
 from ...marks import COUNTED_LOOP_COUNTER
+from .cfg import Cfg, successor_operands
 
 UNROLL = 4
 LARGEST_BODY = 64  # operations: beyond this, four copies cost more than they hide
@@ -68,11 +69,12 @@ def mark(module, gpu_module):
     for op in gpu_module.regions[0].blocks[0].operations:
         if op.operation.name != "llvm.func":
             continue
-        for block in op.regions[0].blocks:
-            counter = _counter_increment(block)
+        cfg = Cfg(op.regions[0])
+        for block in cfg.blocks:
+            counter = _counter_increment(block, cfg)
             if counter is not None:
                 counter.attributes[COUNTED_LOOP_COUNTER] = ir.UnitAttr.get()
-                block.operations[len(block.operations) - 1].attributes["loop_annotation"] = annotation
+                cfg.terminator[block].attributes["loop_annotation"] = annotation
                 marked = True
     return _with_inherent_flags(module, gpu_module) if marked else gpu_module
 
@@ -91,7 +93,7 @@ def _with_inherent_flags(module, gpu_module):
     return copy
 
 
-def _counter_increment(block):
+def _counter_increment(block, cfg):
     """The ``llvm.add`` of the counter of the single-block loop *block*, or None where *block*
     is not such a loop, or one better left to LLVM."""
     operations = list(block.operations)
@@ -119,32 +121,32 @@ def _counter_increment(block):
         return None
     if _constant(step) and _constant(bound):
         return None  # LLVM counts it and unrolls it fully or not, as it judges
-    if _reads_grid_size(step, set()) and _writes_global(operations):
+    if _reads_grid_size(step, set(), cfg) and _writes_global(operations, cfg):
         return None
     return add
 
 
-def _writes_global(operations):
+def _writes_global(operations, cfg):
     for op in operations:
         at = _WRITES.get(op.operation.name)
-        if at is not None and _address_space(op.operation.operands[at], ()) not in _APART:
+        if at is not None and _address_space(op.operation.operands[at], (), cfg) not in _APART:
             return True
     return False
 
 
-def _reads_grid_size(value, seen):
+def _reads_grid_size(value, seen, cfg):
     """Whether *value* (a loop's step) is computed from the grid's size (``nctaid``); *seen*
     holds the values already looked at (a value may be reached by many paths)."""
     if value in seen or len(seen) > _FOLLOWED:
         return False
     seen.add(value)
     if isinstance(value, ir.BlockArgument):
-        entering = _entering(value)
-        return entering is not None and _reads_grid_size(entering, seen)
+        entering = _entering(value, cfg)
+        return entering is not None and _reads_grid_size(entering, seen, cfg)
     op = value.owner.operation
     if op.name.startswith("nvvm.read.ptx.sreg.nctaid."):
         return True
-    return any(_reads_grid_size(v, seen) for v in op.operands)
+    return any(_reads_grid_size(v, seen, cfg) for v in op.operands)
 
 
 def _back_edge_arguments(branch):
@@ -182,7 +184,7 @@ def _constant(value):
     return not isinstance(value, ir.BlockArgument) and value.owner.operation.name == "llvm.mlir.constant"
 
 
-def _address_space(value, position, steps=_FOLLOWED):
+def _address_space(value, position, cfg, steps=_FOLLOWED):
     """The address space the pointer *value* (or the pointer at *position* of the aggregate
     *value*) points into, followed back through address arithmetic, casts, the insertions
     that built an array descriptor and the arguments a block is entered with; None where
@@ -193,8 +195,8 @@ def _address_space(value, position, steps=_FOLLOWED):
     if not position and text.startswith("!llvm.ptr<"):
         return int(text[len("!llvm.ptr<") : -1])
     if isinstance(value, ir.BlockArgument):
-        entering = _entering(value)
-        return None if entering is None else _address_space(entering, position, steps - 1)
+        entering = _entering(value, cfg)
+        return None if entering is None else _address_space(entering, position, cfg, steps - 1)
     op = value.owner.operation
     name = op.name
     if position:
@@ -202,56 +204,37 @@ def _address_space(value, position, steps=_FOLLOWED):
             return None
         container, inserted = op.operands
         if tuple(ir.DenseI64ArrayAttr(op.attributes["position"])) == position:
-            return _address_space(inserted, (), steps - 1)
-        return _address_space(container, position, steps - 1)
+            return _address_space(inserted, (), cfg, steps - 1)
+        return _address_space(container, position, cfg, steps - 1)
     if name == "llvm.extractvalue":
-        return _address_space(op.operands[0], tuple(ir.DenseI64ArrayAttr(op.attributes["position"])), steps - 1)
+        position = tuple(ir.DenseI64ArrayAttr(op.attributes["position"]))
+        return _address_space(op.operands[0], position, cfg, steps - 1)
     if name in ("llvm.getelementptr", "llvm.addrspacecast", "llvm.bitcast"):
-        return _address_space(op.operands[0], (), steps - 1)
+        return _address_space(op.operands[0], (), cfg, steps - 1)
     if name == "llvm.inttoptr":  # of an llvm.ptrtoint: the pointer itself
         source = _defined_in(op.operands[0], op.block)
         if source is not None and source.name == "llvm.ptrtoint":
-            return _address_space(source.operands[0], (), steps - 1)
+            return _address_space(source.operands[0], (), cfg, steps - 1)
     return None
 
 
-def _entering(argument):
+def _entering(argument, cfg):
     """The value a block's *argument* has on entry to the block: the one every branch from
     another block passes (branches from the block itself pass the argument on unchanged,
     or a value that is not the same on entry); None if they differ or cannot be read."""
     block = argument.owner
     found = None
-    for other in block.region.blocks:
-        if other == block:
+    for source, passed in cfg.incoming[block]:
+        if source == block:
             continue
-        branch = list(other.operations)[-1].operation
-        for successor, passed in zip(branch.successors, successor_operands(branch)):
-            if successor != block:
-                continue
-            if passed is None:
-                return None
-            value = passed[argument.arg_number]
-            if found is not None and value != found:
-                return None
-            found = value
+        if passed is None:
+            return None
+        value = passed[argument.arg_number]
+        if found is not None and value != found:
+            return None
+        found = value
     if found is not None:
-        for passed in _passed_from(block, block):
-            if passed[argument.arg_number] != argument:
+        for source, passed in cfg.incoming[block]:
+            if source == block and passed is not None and passed[argument.arg_number] != argument:
                 return None  # changed on the way round: not the same on every trip
     return found
-
-
-def _passed_from(branch_block, block):
-    branch = list(branch_block.operations)[-1].operation
-    return [p for s, p in zip(branch.successors, successor_operands(branch)) if s == block and p is not None]
-
-
-def successor_operands(branch):
-    """The operands *branch* passes to each of its successors (None where unknown)."""
-    operands = list(branch.operands)
-    if branch.name == "llvm.br":
-        return [operands]
-    if branch.name == "llvm.cond_br":
-        sizes = list(ir.DenseI32ArrayAttr(branch.attributes["operandSegmentSizes"]))
-        return [operands[1 : 1 + sizes[1]], operands[1 + sizes[1] :]]
-    return [None] * len(list(branch.successors))
