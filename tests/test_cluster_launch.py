@@ -139,6 +139,13 @@ def test_a_programmatic_dependent_launch_needs_compute_capability_9(monkeypatch)
     assert fake.launches == []
 
 
-def test_pdl_is_a_bool(kernel):
-    with pytest.raises(TypeError, match=r"pdl \(programmatic dependent launch\) must be True or False, got 'yes'"):
-        kernel.configure(4, 16, pdl="yes")
+@pytest.mark.parametrize("pdl", ["yes", 0, 1, None])
+def test_pdl_is_a_bool(kernel, pdl):
+    with pytest.raises(TypeError, match=r"pdl \(programmatic dependent launch\) must be True or False, got "):
+        kernel.configure(4, 16, pdl=pdl)
+
+
+def test_programmatic_dependent_launchers_share_the_bounded_cache(fake, kernel):
+    for blocks in range(1, 1100):  # grids sized by the data
+        kernel.configure(blocks, 16, pdl=True)
+    assert len(kernel._launching().launchers) <= 1024

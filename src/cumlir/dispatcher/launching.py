@@ -67,27 +67,21 @@ class Launches:
     def configure(self, config, pdl=False):
         """The launcher of a configuration not found as written in the launcher cache; *pdl*:
         a programmatic dependent launch (``kernel.configure(..., pdl=True)``)."""
-        if pdl:
-            parsed = LaunchConfiguration(config, pdl)
-            key = (parsed.griddim, parsed.blockdim, parsed.stream, parsed.sharedmem, parsed.cluster, True)
-            launcher = self.launchers.get(key)
-            if launcher is None:
-                launcher = self.launchers[key] = ConfiguredKernel(self, parsed)
-            return launcher
-        if type(config) is tuple and len(config) in (3, 4, 5) and plain(config[:2] + config[3:]):
+        plain_launch = pdl is False  # the cache's keys as written are those of plain launches
+        if plain_launch and type(config) is tuple and len(config) in (3, 4, 5) and plain(config[:2] + config[3:]):
             # a stream object: keyed by its handle, so the cache keeps no stream alive
             config = (config[0], config[1], stream_handle(config[2]), *config[3:])
             launcher = self.launchers.get(config)
             if launcher is not None and plain(config):
                 return launcher
-        parsed = LaunchConfiguration(config)
-        key = (parsed.griddim, parsed.blockdim, parsed.stream, parsed.sharedmem, parsed.cluster)
+        parsed = LaunchConfiguration(config, pdl)
+        key = (parsed.griddim, parsed.blockdim, parsed.stream, parsed.sharedmem, parsed.cluster, parsed.pdl)
         launcher = self.launchers.get(key)
         if launcher is None:
             if len(self.launchers) >= 1024:  # grids sized by the data: keep the cache small
                 self.launchers.clear()
             launcher = self.launchers[key] = ConfiguredKernel(self, parsed)
-        if plain(config):
+        if plain_launch and plain(config):
             self.launchers[config] = launcher
         return launcher
 
