@@ -61,36 +61,38 @@ _APART = (3, 5)  # shared and local memory: LLVM tells them apart from global me
 _FOLLOWED = 64  # values followed back from a written pointer or a step before giving up
 
 
-def mark(module, gpu_module):
-    """Mark the counted loops of every function of *gpu_module* (in the LLVM dialect, inside
-    *module*), replacing it with its marked copy; the gpu.module in place."""
+def mark(gpu_module):
+    """Mark the counted loops of every function of *gpu_module* (in the LLVM dialect), in place."""
     annotation = ir.Attribute.parse(f"#llvm.loop_annotation<unroll = <count = {UNROLL} : i32>>")
-    marked = False
     for op in gpu_module.regions[0].blocks[0].operations:
         if op.operation.name != "llvm.func":
             continue
         cfg = Cfg(op.regions[0])
-        for block in cfg.blocks:
-            counter = _counter_increment(block, cfg)
+        counted = [(block, _counter_increment(block, cfg)) for block in cfg.blocks]
+        for block, counter in counted:  # replaced once the function is read, as cfg holds them
             if counter is not None:
-                counter.attributes[COUNTED_LOOP_COUNTER] = ir.UnitAttr.get()
+                _mark_not_wrapping(counter)
                 cfg.terminator[block].attributes["loop_annotation"] = annotation
-                marked = True
-    return _with_inherent_flags(module, gpu_module) if marked else gpu_module
 
 
-def _with_inherent_flags(module, gpu_module):
-    """*gpu_module* printed and parsed again, its marked additions written ``overflow<nsw>``:
-    the Python bindings set only discardable attributes, and an operation's overflow flags
-    and loop annotation are its properties, which the parser fills."""
-    text = gpu_module.get_asm(enable_debug_info=True).replace(
-        f" {{{COUNTED_LOOP_COUNTER}}} : i64", f" overflow<nsw> {{{COUNTED_LOOP_COUNTER}}} : i64"
+def _mark_not_wrapping(add):
+    """Replace the counter's *add* by the same addition written ``overflow<nsw>``, marked
+    for the libNVVM back end too. The flag is a property the Python bindings cannot set (a
+    loop annotation is an attribute they can), so the replacement is parsed: one operation's
+    text, where printing and parsing the whole module cost 5-9 ms per kernel."""
+    kind = add.result.type
+    template = ir.Module.parse(
+        f"llvm.func @counter(%a: {kind}, %b: {kind}) {{\n"
+        f"  %c = llvm.add %a, %b overflow<nsw> : {kind} {add.location}\n"
+        "  llvm.return\n}"
     )
-    parsed = ir.Module.parse(text)
-    copy = parsed.body.operations[0].operation
-    copy.move_before(gpu_module)
-    gpu_module.erase()
-    return copy
+    marked = template.body.operations[0].regions[0].blocks[0].operations[0].operation
+    marked.move_before(add)
+    for position, operand in enumerate(add.operands):
+        marked.operands[position] = operand
+    marked.attributes[COUNTED_LOOP_COUNTER] = ir.UnitAttr.get()
+    add.result.replace_all_uses_with(marked.result)
+    add.erase()
 
 
 def _counter_increment(block, cfg):

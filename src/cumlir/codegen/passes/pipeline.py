@@ -209,7 +209,7 @@ def run_stage(module, name, options):
         by_value_params.apply(gpu_module_of(module))
         shared_alignment.apply(gpu_module_of(module))
         if options.opt:
-            counted_loops.mark(module, gpu_module_of(module))
+            counted_loops.mark(gpu_module_of(module))
             constant_trip_loops.mark(gpu_module_of(module))
         if options.fast:
             _flush_denormals(module)
