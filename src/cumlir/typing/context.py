@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import operator
 from collections.abc import Callable
 from types import BuiltinFunctionType, ModuleType
@@ -28,15 +29,22 @@ _KEPT_VALUES = (BuiltinFunctionType,)  # stateless values whose type never chang
 # values typeof() cannot type (it fails, importing cffi and formatting a message): globals first
 _GLOBALS_ONLY = (ModuleType, Stub, BuiltinFunctionType)
 
-# Operators whose typing depends only on the argument types: on scalars numba tries every
-# template registered for them (NumPy's array ones too) each time, so their results are kept.
+# Operators and functions whose typing depends only on the argument types: on scalars numba
+# tries every template registered for them (NumPy's array ones too) each time, so their
+# results are kept. ``bool`` is called on every branch's condition.
 _PURE_OPERATORS = frozenset(
-    getattr(operator, name)
-    for name in (
-        "add sub mul truediv floordiv mod pow neg pos abs invert not_ lt le gt ge eq ne "
-        "and_ or_ xor lshift rshift iadd isub imul itruediv ifloordiv imod ipow iand ior ixor"
-    ).split()
+    [
+        getattr(operator, name)
+        for name in (
+            "add sub mul truediv floordiv mod pow neg pos abs invert not_ lt le gt ge eq ne and_ or_ xor "
+            "lshift rshift iadd isub imul itruediv ifloordiv imod ipow iand ior ixor ilshift irshift"
+        ).split()
+    ]
+    + [bool, abs, max, min]
+    + [value for value in vars(math).values() if isinstance(value, BuiltinFunctionType)]
 )
+# an array indexed by integers (an element read or written): typed by the array's type alone
+_INDEXING = frozenset([operator.getitem, operator.setitem])
 
 
 class CUDATypingContext(BaseContext):
@@ -203,12 +211,27 @@ def _device_value(ty):
 def _scalar_operator_key(func, args, kws):
     """(the operator, its argument types) for a call of a pure operator on scalars, else None.
     Literal arguments (``i * 32``) are part of the key by their value."""
-    if kws or not isinstance(func, types.Function) or getattr(func, "typing_key", None) not in _PURE_OPERATORS:
+    if kws:
         return None
-    for a in args:
-        if not isinstance(a, _REAL):
+    if func in _INDEXING:  # typeinfer asks by the operator itself, not a function type
+        if not (len(args) >= 2 and isinstance(args[0], types.Array) and _integer_index(args[1])):
             return None
-    return (func.typing_key, tuple(args))
+        return (func, tuple(args))
+    if func == "static_getitem":  # a constant index (a Python int, not a type)
+        if not (len(args) == 2 and isinstance(args[0], (types.Array, types.BaseTuple)) and type(args[1]) is int):
+            return None
+        return (func, tuple(args))
+    key = getattr(func, "typing_key", None) if isinstance(func, types.Function) else None
+    if key not in _PURE_OPERATORS or not all(isinstance(a, _REAL) for a in args):
+        return None
+    return (key, tuple(args))
+
+
+def _integer_index(ty):
+    """Whether *ty* indexes an array by integers alone (an element stored: a number)."""
+    if isinstance(ty, types.BaseTuple):
+        return all(isinstance(member, types.Integer) for member in ty)
+    return isinstance(ty, _REAL)
 
 
 _context = None
