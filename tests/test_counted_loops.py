@@ -1,5 +1,6 @@
-"""Counted loops with a runtime step (codegen/passes/counted_loops.py) are unrolled four times with
-their loads in one block, on both code generators; other loops are left as they were, and
+"""Counted loops with a runtime step (codegen/passes/counted_loops.py) are unrolled with their
+loads in one block (eight copies of a loop that only reads, four of one that writes), on both
+code generators; other loops are left as they were, and
 the marking survives line tables. The results are checked on the GPU
 (test_gpu_counted_loops.py)."""
 
@@ -27,9 +28,9 @@ def _most_loads_in_one_block(ptx):
     return max(block.count("ld.global") for block in blocks)
 
 
-def _has_four_loads_in_flight(fn, sig, backend):
+def _has_eight_loads_in_flight(fn, sig, backend):
     ptx, _ = cuda.compile_ptx(fn, sig, cc=(9, 0), backend=backend)
-    assert _most_loads_in_one_block(ptx) >= 4, "the loop was not unrolled with its loads together"
+    assert _most_loads_in_one_block(ptx) >= 8, "the loop was not unrolled with its loads together"
     support.ptxas(ptx, "sm_90")
 
 
@@ -38,14 +39,14 @@ def _has_four_loads_in_flight(fn, sig, backend):
     ["void(int64[::1], int64[::1])", "void(float32[:], float64[::1])"],
     ids=["grid-stride int64", "grid-stride float32 any layout"],
 )
-def test_a_loop_with_a_runtime_step_has_four_loads_in_flight(sig, backend):
-    _has_four_loads_in_flight(grid_stride_sum, sig, backend)
+def test_a_reading_loop_with_a_runtime_step_has_eight_loads_in_flight(sig, backend):
+    _has_eight_loads_in_flight(grid_stride_sum, sig, backend)
 
 
-def test_a_loop_stepping_by_the_block_size_has_four_loads_in_flight():
+def test_a_reading_loop_stepping_by_the_block_size_has_eight_loads_in_flight():
     # libNVVM does not count a loop stepping by the block size (it unrolls it with an exit
     # test after each load): only the NVPTX back end is held to it
-    _has_four_loads_in_flight(row_sums, "void(float32[:, ::1], float64[:, ::1])", "nvptx")
+    _has_eight_loads_in_flight(row_sums, "void(float32[:, ::1], float64[:, ::1])", "nvptx")
 
 
 @pytest.mark.parametrize("opt", [True, False])

@@ -1,7 +1,8 @@
 """Counted loops (codegen/passes/counted_loops.py) visit every element once, whatever the number
-of trips left over after the groups of four: sums, a shared-memory histogram and row
-scaling (unrolled) and grid-stride copies (left rolled) checked exactly against NumPy for
-lengths around multiples of the grid and of four."""
+of trips left over after the groups of eight (loops that only read) or four (loops that
+write): sums, a shared-memory histogram and row scaling (unrolled) and grid-stride copies
+(left rolled) checked exactly against NumPy for lengths around multiples of the grid and
+of four and eight trips."""
 
 import numpy as np
 import pytest
@@ -23,7 +24,10 @@ shared_histogram = cuda.jit(loop_kernels.shared_histogram)
 row_scale = cuda.jit(loop_kernels.row_scale)
 
 
-LENGTHS = [0, 1, 191, 192, 193, 4 * 192 - 1, 4 * 192, 4 * 192 + 1, 5 * 192 + 7, 37 * 192 + 100]
+LENGTHS = [
+    *(0, 1, 191, 192, 193, 4 * 192 - 1, 4 * 192, 4 * 192 + 1, 5 * 192 + 7),
+    *(8 * 192 - 1, 8 * 192, 8 * 192 + 1, 9 * 192 + 5, 16 * 192 + 3, 37 * 192 + 100),
+]
 
 
 def _expected_sums(x, threads):
@@ -58,7 +62,7 @@ def test_shared_histogram_counts_every_element_once(n, rng):
     np.testing.assert_array_equal(counts.copy_to_host(), np.bincount(data, minlength=64))
 
 
-@pytest.mark.parametrize("cols", [1, 63, 64, 65, 255, 256, 257, 1000])
+@pytest.mark.parametrize("cols", [1, 63, 64, 65, 255, 256, 257, 511, 512, 513, 1000])
 def test_rows_scaled_stepping_by_the_block_size(cols, rng):
     x = rng.standard_normal((5, cols)).astype(np.float32)
     out = cuda.to_device(np.full((5, cols + 3), np.nan, np.float32))
@@ -68,7 +72,7 @@ def test_rows_scaled_stepping_by_the_block_size(cols, rng):
     assert np.isnan(got[:, cols:]).all()  # nothing past the view
 
 
-@pytest.mark.parametrize("cols", [1, 63, 64, 65, 255, 256, 257, 1000])
+@pytest.mark.parametrize("cols", [1, 63, 64, 65, 255, 256, 257, 511, 512, 513, 1000])
 def test_rows_stepping_by_the_block_size(cols, rng):
     x = rng.standard_normal((5, cols))
     out = cuda.to_device(poisoned(5 * 64, np.float64).reshape(5, 64))

@@ -1,12 +1,13 @@
 // Loops counted_loops.mark marks: a single-block loop `while i < n: ...; i += step`
 // whose step and bound are fixed in the loop, and not both constants, gets its
-// counter's addition marked no-signed-wrap and its back edge asked to unroll four
-// times. Each case, separated by `// -----`, is a module of its own.
+// counter's addition marked no-signed-wrap and its back edge asked to unroll eight
+// times where the loop only reads memory, four times where it writes. Each case,
+// separated by `// -----`, is a module of its own.
 
 // The loop of a function: `acc += x[i]; i += step` while `i < n`, step and n arguments.
 module attributes {gpu.container_module} {
   gpu.module @runtime_step_and_bound {
-    // CHECK:      #[[UNROLL:[a-z_0-9]+]] = #llvm.loop_unroll<count = 4 : i32>
+    // CHECK:      #[[UNROLL:[a-z_0-9]+]] = #llvm.loop_unroll<count = 8 : i32>
     // CHECK-NEXT: #[[ANNOTATION:[a-z_0-9]+]] = #llvm.loop_annotation<unroll = #[[UNROLL]]>
     // CHECK-LABEL: llvm.func @sum(
     llvm.func @sum(%x: !llvm.ptr<1>, %n: i64, %step: i64, %start: i64) -> i64 {
@@ -61,7 +62,8 @@ module attributes {gpu.container_module} {
 // grid-stride loops are judged by what they write.
 module attributes {gpu.container_module} {
   gpu.module @constant_step_runtime_bound {
-    // CHECK: #[[ANNOTATION:[a-z_0-9]+]] = #llvm.loop_annotation<
+    // CHECK:      #[[UNROLL:[a-z_0-9]+]] = #llvm.loop_unroll<count = 4 : i32>
+    // CHECK-NEXT: #[[ANNOTATION:[a-z_0-9]+]] = #llvm.loop_annotation<unroll = #[[UNROLL]]>
     llvm.func @fill(%out: !llvm.ptr<1>, %n: i64, %start: i64) {
       %one = llvm.mlir.constant(1 : i64) : i64
       %value = llvm.mlir.constant(7 : i64) : i64
@@ -87,7 +89,8 @@ module attributes {gpu.container_module} {
 // many trips a thread, so the loop is marked though it writes global memory.
 module attributes {gpu.container_module} {
   gpu.module @block_stride_writing_global {
-    // CHECK: #[[ANNOTATION:[a-z_0-9]+]] = #llvm.loop_annotation<
+    // CHECK:      #[[UNROLL:[a-z_0-9]+]] = #llvm.loop_unroll<count = 4 : i32>
+    // CHECK-NEXT: #[[ANNOTATION:[a-z_0-9]+]] = #llvm.loop_annotation<unroll = #[[UNROLL]]>
     llvm.func @scale_row(%row: !llvm.ptr<1>, %n: i64) {
       %tid = nvvm.read.ptx.sreg.tid.x : i32
       %first = llvm.zext %tid : i32 to i64
@@ -152,7 +155,8 @@ module attributes {gpu.container_module} {
 // computed in the loop from the launch coordinates, as lowering leaves `cuda.gridsize(1)`.
 module attributes {gpu.container_module} {
   gpu.module @grid_stride_reading_only {
-    // CHECK: #[[ANNOTATION:[a-z_0-9]+]] = #llvm.loop_annotation<
+    // CHECK:      #[[UNROLL:[a-z_0-9]+]] = #llvm.loop_unroll<count = 8 : i32>
+    // CHECK-NEXT: #[[ANNOTATION:[a-z_0-9]+]] = #llvm.loop_annotation<unroll = #[[UNROLL]]>
     llvm.func @grid_sum(%x: !llvm.ptr<1>, %n: i64, %first: i64) -> f32 {
       %fzero = llvm.mlir.constant(0.0 : f32) : f32
       llvm.br ^loop(%first, %fzero : i64, f32)
@@ -185,7 +189,8 @@ module attributes {gpu.container_module} {
 module attributes {gpu.container_module} {
   gpu.module @grid_stride_writing_shared {
     llvm.mlir.global private @bins() {addr_space = 3 : i32} : !llvm.array<64 x i32>
-    // CHECK: #[[ANNOTATION:[a-z_0-9]+]] = #llvm.loop_annotation<
+    // CHECK:      #[[UNROLL:[a-z_0-9]+]] = #llvm.loop_unroll<count = 4 : i32>
+    // CHECK-NEXT: #[[ANNOTATION:[a-z_0-9]+]] = #llvm.loop_annotation<unroll = #[[UNROLL]]>
     llvm.func @histogram(%data: !llvm.ptr<1>, %n: i64, %first: i64) {
       %one = llvm.mlir.constant(1 : i32) : i32
       %shared = llvm.mlir.addressof @bins : !llvm.ptr<3>
@@ -294,6 +299,60 @@ module attributes {gpu.container_module} {
       llvm.cond_br %summing, ^sum(%j_next, %total : i64, f32), ^done
     ^done:
       llvm.return %total : f32
+    }
+  }
+}
+
+// -----
+
+// A loop calling libdevice (`total += math.exp(x[i] - m)`): a routine that only computes,
+// so the loop only reads.
+module attributes {gpu.container_module} {
+  gpu.module @reading_with_a_libdevice_call {
+    llvm.func @__nv_expf(f32) -> f32
+    // CHECK:      #[[UNROLL:[a-z_0-9]+]] = #llvm.loop_unroll<count = 8 : i32>
+    // CHECK-NEXT: #[[ANNOTATION:[a-z_0-9]+]] = #llvm.loop_annotation<unroll = #[[UNROLL]]>
+    llvm.func @exp_sum(%x: !llvm.ptr<1>, %n: i64, %step: i64) -> f32 {
+      %zero = llvm.mlir.constant(0 : i64) : i64
+      %fzero = llvm.mlir.constant(0.0 : f32) : f32
+      llvm.br ^loop(%zero, %fzero : i64, f32)
+    ^loop(%i: i64, %acc: f32):
+      %p = llvm.getelementptr %x[%i] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, f32
+      %v = llvm.load %p : !llvm.ptr<1> -> f32
+      %e = llvm.call @__nv_expf(%v) : (f32) -> f32
+      %sum = llvm.fadd %acc, %e : f32
+      %next = llvm.add %i, %step : i64
+      %more = llvm.icmp "slt" %next, %n : i64
+      // CHECK: llvm.cond_br {{%[0-9]+}}, ^bb1({{%[0-9]+}}, {{%[0-9]+}} : i64, f32), ^bb2 {loop_annotation = #[[ANNOTATION]]}
+      llvm.cond_br %more, ^loop(%next, %sum : i64, f32), ^done
+    ^done:
+      llvm.return %sum : f32
+    }
+  }
+}
+
+// -----
+
+// A loop calling a function that is not libdevice's (one left out of line): it may write
+// memory, so four copies.
+module attributes {gpu.container_module} {
+  gpu.module @calling_another_function {
+    llvm.func @record(f32)
+    // CHECK:      #[[UNROLL:[a-z_0-9]+]] = #llvm.loop_unroll<count = 4 : i32>
+    // CHECK-NEXT: #[[ANNOTATION:[a-z_0-9]+]] = #llvm.loop_annotation<unroll = #[[UNROLL]]>
+    llvm.func @each(%x: !llvm.ptr<1>, %n: i64, %step: i64) {
+      %zero = llvm.mlir.constant(0 : i64) : i64
+      llvm.br ^loop(%zero : i64)
+    ^loop(%i: i64):
+      %p = llvm.getelementptr %x[%i] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, f32
+      %v = llvm.load %p : !llvm.ptr<1> -> f32
+      llvm.call @record(%v) : (f32) -> ()
+      %next = llvm.add %i, %step : i64
+      %more = llvm.icmp "slt" %next, %n : i64
+      // CHECK: llvm.cond_br {{%[0-9]+}}, ^bb1({{%[0-9]+}} : i64), ^bb2 {loop_annotation = #[[ANNOTATION]]}
+      llvm.cond_br %more, ^loop(%next : i64), ^done
+    ^done:
+      llvm.return
     }
   }
 }

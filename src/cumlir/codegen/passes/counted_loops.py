@@ -1,6 +1,10 @@
 """Counted loops with a runtime step (``while i < n: ... i += stride``, the grid-stride loop),
-unrolled four times so that each thread has four loads in flight, as Numba-CUDA's and
-nvcc's code does.
+unrolled so that each thread has several loads in flight, as Numba-CUDA's and nvcc's code
+does: eight times where the loop only reads memory (a maximum, a sum), four times where it
+writes. Measured on an H200 against the twins' nvcc code, that took softmax (two reading
+row loops, one writing) from 0.924x to 1.010x its twin, and the block and warp reductions
+from 1.005x and 1.001x to 1.013x and 1.009x; the histogram's loop of shared-memory atomics
+runs at 2.53x its twin with four copies, 1.70x with eight.
 
 LLVM unrolls such a loop only if it can count its trips. Two things stop it: int64
 additions wrap in Numba's semantics, so the counter might wrap past ``n`` (no count), and
@@ -8,7 +12,7 @@ with a step known only at run time the count needs a division, which LLVM's own
 heuristics judge too costly. A single-block loop whose back edge is taken while
 ``i + step < n`` (signed), with ``step`` and ``n`` fixed in the loop, has that
 addition marked as not wrapping (a counter that passes the int64 range is undefined, as a
-C signed counter: docs/semantics.md) and its back edge asked to unroll four times. Loops
+C signed counter: docs/semantics.md) and its back edge asked to unroll. Loops
 LLVM counts and unrolls by itself (constant bounds and step) and large bodies are left to
 LLVM's heuristics.
 
@@ -33,7 +37,8 @@ from mlir import ir
 from ...marks import COUNTED_LOOP_COUNTER
 from .cfg import Cfg, successor_operands
 
-UNROLL = 4
+UNROLL = 4  # copies of a loop that writes memory
+UNROLL_READING = 8  # copies of a loop that only reads it
 LARGEST_BODY = 64  # operations: beyond this, four copies cost more than they hide
 _SIGNED_LESS = 2  # llvm.icmp predicate slt (LLVM cannot count ``<=`` against a computed bound)
 # operations whose result is the same on every trip when their operands are (a bound such as
@@ -63,7 +68,7 @@ _FOLLOWED = 64  # values followed back from a written pointer or a step before g
 
 def mark(gpu_module):
     """Mark the counted loops of every function of *gpu_module* (in the LLVM dialect), in place."""
-    annotation = ir.Attribute.parse(f"#llvm.loop_annotation<unroll = <count = {UNROLL} : i32>>")
+    annotations = {count: _unroll(count) for count in (UNROLL, UNROLL_READING)}
     for op in gpu_module.regions[0].blocks[0].operations:
         if op.operation.name != "llvm.func":
             continue
@@ -71,8 +76,30 @@ def mark(gpu_module):
         counted = [(block, _counter_increment(block, cfg)) for block in cfg.blocks]
         for block, counter in counted:  # replaced once the function is read, as cfg holds them
             if counter is not None:
+                count = UNROLL if _writes(block.operations) else UNROLL_READING
                 _mark_not_wrapping(counter)
-                cfg.terminator[block].attributes["loop_annotation"] = annotation
+                cfg.terminator[block].attributes["loop_annotation"] = annotations[count]
+
+
+def _unroll(count):
+    return ir.Attribute.parse(f"#llvm.loop_annotation<unroll = <count = {count} : i32>>")
+
+
+def _writes(operations):
+    """Whether any of *operations* may write memory: a store or atomic, inline assembly, or a
+    call of anything but a libdevice routine (which only computes)."""
+    for op in operations:
+        name = op.operation.name
+        if name in _WRITES or name == "llvm.inline_asm":
+            return True
+        if name == "llvm.call" and not _calls_libdevice(op.operation):
+            return True
+    return False
+
+
+def _calls_libdevice(call):
+    callee = call.attributes["callee"] if "callee" in call.attributes else None
+    return callee is not None and ir.FlatSymbolRefAttr(callee).value.startswith("__nv_")
 
 
 def _mark_not_wrapping(add):
