@@ -37,8 +37,11 @@ def mlir_context():
     if _thread.context is None or _thread.uses >= CONTEXT_USES:
         from mlir import ir
 
+        from .libdevice_bitcode import hold_empty_library
+
         _thread.pass_managers = {}
         _thread.context = ir.Context()
+        hold_empty_library(_thread.context)  # libdevice only where a module calls it
         _thread.uses = 0
     _thread.uses += 1
     return _thread.context

@@ -1,6 +1,6 @@
 """The "nvptx" code generator (the default): LLVM's NVPTX back end in process, through
 MLIR's gpu-module-to-binary, with the ``#nvvm.target`` the optimized stage attached
-(libdevice linked, LLVM's O3 pipeline, then NVPTX): PTX text."""
+(libdevice linked where the module calls it, LLVM's O3 pipeline, then NVPTX): PTX text."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from mlir.dialects import gpu
 
 from ..backend import Backend
 from ..passes.pipeline import gpu_module_of, llvm_ir_of, pass_manager
-from . import line_tables
+from . import libdevice_link, line_tables
 
 if TYPE_CHECKING:
     from ...options import Options
@@ -29,6 +29,7 @@ class NvptxBackend(Backend):
             line_tables.add(module)
 
     def code(self, module: ir.Module, cc: tuple[int, int], options: Options, code_format: str) -> str | bytes:
+        libdevice_link.add_where_called(gpu_module_of(module))
         pass_manager(TO_PTX).run(module.operation)
         binary = gpu_module_of(module)
         return bytes(gpu.ObjectAttr(binary.attributes["objects"][0]).object).decode()
