@@ -28,7 +28,11 @@ import pytest
 
 _counts = {"compared": 0, "not_compiled": {}, "not_comparable": {}, "skipped_tests": 0, "repeated_launches": 0}
 _current = {"item": None, "launches": {}}
-_translated = {}  # id(cumlir function) -> numba-cuda kernel or device function
+# (id(cumlir function), device) -> (that function, its numba-cuda kernel or device function):
+# the function is held so that its id is not given to a later one while its entry is kept
+# (a test's kernel, freed, and the next test's, made at the same address, once shared an entry,
+# and the next test was compared with the first one's numba-cuda kernel)
+_translated = {}
 
 
 def pytest_configure(config):
@@ -232,7 +236,7 @@ def _counterpart(value, ncuda):
 def _translate(fn, ncuda, device=False, options=None):
     key = (id(fn), device)
     if key in _translated:
-        return _translated[key]
+        return _translated[key][1]
     namespace = dict(fn.__globals__)
     clone = types.FunctionType(fn.__code__, namespace, fn.__name__, fn.__defaults__, _cells(fn, ncuda))
     clone.__kwdefaults__ = fn.__kwdefaults__
@@ -240,7 +244,7 @@ def _translate(fn, ncuda, device=False, options=None):
     if options is not None and options.fastmath:
         jit_options["fastmath"] = True
     translated = ncuda.jit(device=True, **jit_options)(clone) if device else ncuda.jit(**jit_options)(clone)
-    _translated[key] = translated  # before the globals: recursion reads itself
+    _translated[key] = (fn, translated)  # before the globals: recursion reads itself
     for name in _names_read(fn.__code__):
         if name in namespace:
             namespace[name] = _counterpart(namespace[name], ncuda)
