@@ -45,6 +45,22 @@ def test_the_bitcode_is_libdevices_in_a_file_of_this_process():
     assert data[:4] == b"BC\xc0\xde" and len(data) > 100_000  # bitcode; its routines: the tests below
 
 
+def test_the_empty_module_is_the_one_mlir_makes():
+    # the file shipped in place of libdevice is MLIR's serialization of an empty gpu.module
+    # with these bindings (made again here: a new version of them may write another)
+    from mlir import passmanager
+    from mlir.dialects import gpu
+
+    with ir.Context(), ir.Location.unknown():
+        module = ir.Module.parse(
+            "module attributes {gpu.container_module} { gpu.module @empty [#nvvm.target<O = 0>] {} }"
+        )
+        passmanager.PassManager.parse("builtin.module(gpu-module-to-binary{format=llvm})").run(module.operation)
+        made = bytes(gpu.ObjectAttr(ir.ArrayAttr(module.body.operations[0].attributes["objects"])[0]).object)
+    with open(libdevice_bitcode.EMPTY_MODULE, "rb") as f:
+        assert f.read() == made, "regenerate src/cumlir/empty_module.bc from this test's bitcode"
+
+
 def test_the_path_is_made_again_when_its_descriptor_was_closed():
     first = libdevice_bitcode.path()
     os.close(int(first.rsplit("/", 1)[1]))

@@ -24,6 +24,10 @@ _lock = threading.Lock()
 _file: tuple[int, int, int] | None = None  # (descriptor, device, inode) of the in-memory file
 _unavailable = False
 _empty: bytes | None = None
+# an empty LLVM module's bitcode, as MLIR's serialization of an empty gpu.module writes it
+# (made at run time it cost a first kernel 10-30 ms; tests/test_libdevice_link.py makes it
+# again and compares)
+EMPTY_MODULE = os.path.join(os.path.dirname(__file__), "empty_module.bc")
 
 
 def path() -> str | None:
@@ -85,18 +89,10 @@ def hold_empty_library(context) -> None:
 
 
 def _empty_bitcode() -> bytes:
-    """The bitcode of an empty LLVM module, as MLIR's serialization writes it."""
+    """The bitcode of an empty LLVM module (EMPTY_MODULE), read once."""
     global _empty
     with _lock:
         if _empty is None:
-            from mlir import ir, passmanager
-            from mlir.dialects import gpu
-
-            with ir.Context(), ir.Location.unknown():
-                module = ir.Module.parse(
-                    "module attributes {gpu.container_module} { gpu.module @empty [#nvvm.target<O = 0>] {} }"
-                )
-                passmanager.PassManager.parse("builtin.module(gpu-module-to-binary{format=llvm})").run(module.operation)
-                objects = module.body.operations[0].attributes["objects"]
-                _empty = bytes(gpu.ObjectAttr(ir.ArrayAttr(objects)[0]).object)
+            with open(EMPTY_MODULE, "rb") as f:
+                _empty = f.read()
         return _empty
