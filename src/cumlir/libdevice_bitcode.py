@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 import threading
 
+ROUTINE_PREFIX = "__nv_"  # the names of libdevice's routines begin so
 # the name of the resource MLIR's NVVM target takes its built-in libdevice from
 MLIR_RESOURCE = "_mlir_embedded_libdevice"
 _lock = threading.Lock()

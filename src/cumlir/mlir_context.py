@@ -12,6 +12,8 @@ and continued on another still works: its stages enter the module's own context.
 
 import threading
 
+from .libdevice_bitcode import hold_empty_library
+
 CONTEXT_USES = 256  # compilations a context serves; a fresh one costs 10 ms, 0.04 ms a compilation
 
 
@@ -36,8 +38,6 @@ def mlir_context():
     has since replaced keep theirs alive and finish in it."""
     if _thread.context is None or _thread.uses >= CONTEXT_USES:
         from mlir import ir
-
-        from .libdevice_bitcode import hold_empty_library
 
         _thread.pass_managers = {}
         _thread.context = ir.Context()

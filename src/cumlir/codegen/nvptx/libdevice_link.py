@@ -4,9 +4,7 @@ every module (libdevice_bitcode.py says why)."""
 
 from mlir import ir
 
-from ...libdevice_bitcode import path
-
-PREFIX = "__nv_"  # libdevice's routines
+from ...libdevice_bitcode import ROUTINE_PREFIX, path
 
 
 def add_where_called(gpu_module) -> None:
@@ -27,6 +25,6 @@ def add_where_called(gpu_module) -> None:
 def _calls_libdevice(gpu_module) -> bool:
     for op in gpu_module.regions[0].blocks[0].operations:
         op = op.operation
-        if op.name == "llvm.func" and ir.StringAttr(op.attributes["sym_name"]).value.startswith(PREFIX):
+        if op.name == "llvm.func" and ir.StringAttr(op.attributes["sym_name"]).value.startswith(ROUTINE_PREFIX):
             return True
     return False

@@ -34,6 +34,7 @@ not found counts as global.
 
 from mlir import ir
 
+from ...libdevice_bitcode import ROUTINE_PREFIX
 from ...marks import COUNTED_LOOP_COUNTER
 from .cfg import Cfg, successor_operands
 
@@ -99,7 +100,7 @@ def _writes(operations):
 
 def _calls_libdevice(call):
     callee = call.attributes["callee"] if "callee" in call.attributes else None
-    return callee is not None and ir.FlatSymbolRefAttr(callee).value.startswith("__nv_")
+    return callee is not None and ir.FlatSymbolRefAttr(callee).value.startswith(ROUTINE_PREFIX)
 
 
 def _mark_not_wrapping(add):
