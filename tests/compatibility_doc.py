@@ -30,7 +30,7 @@ numba-cuda-mlir's names (read from its sources by `tests/ncm_names.py`).
 
 Notes on some implemented names: `gpus[i]` is a device and a context manager (`with cuda.gpus[1]:`);
 a device's `CU_DEVICE_ATTRIBUTE_X` is its attribute `X` (`MULTIPROCESSOR_COUNT`, ...);
-`cuda.runtime.get_version()` is the CUDA toolkit's version read from nvJitLink (Numba-CUDA reads NVRTC's);
+`cuda.runtime.get_version()` is the CUDA toolkit wheels' version, read from nvJitLink where it is installed, else NVRTC, else the driver's bindings (Numba-CUDA reads NVRTC's);
 `config` is numba's `numba.core.config`; `types` is `cumlir.types` (numba's types and
 cumlir's CUDA types, as Numba-CUDA's `numba.cuda.types`; `from cumlir.cuda.types import int32` imports it as a module);
 the scalar types and their short aliases (`f4`, `i8`,

@@ -1,8 +1,9 @@
 """The CUDA libraries that only some features use, installed by cumlir's extras rather than
-by ``pip install cumlir``: NVRTC (CUDA C++ link items; the extra ``nvrtc``) and libNVVM with
-libdevice's bitcode (the ``nvvm`` code generator and LTO-IR; the extra ``nvvm``). Each is found
-by cuda-pathfinder where it is first needed; a missing one is a MissingLibraryError that
-says which feature needs it and how to install it."""
+by ``pip install cumlir``: NVRTC (CUDA C++ link items; the extra ``nvrtc``), libNVVM with
+libdevice's bitcode (the ``nvvm`` code generator and LTO-IR; the extra ``nvvm``) and nvJitLink
+(cubins without a GPU driver, LTO-IR, any ptxas option; the extra ``nvjitlink``, which ``nvvm``
+includes). Each is found by cuda-pathfinder where it is first needed; a missing one is a
+MissingLibraryError that says which feature needs it and how to install it."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from __future__ import annotations
 EXTRAS = {
     "nvrtc": ("nvrtc", "CUDA C++ (link items written in CUDA C++, CUSource)"),
     "nvvm": ("nvvm", "the nvvm code generator (backend='nvvm') and LTO-IR (lto=True, output='ltoir')"),
+    "nvJitLink": ("nvjitlink", "linking LTO-IR (and linking cubins where no CUDA driver is installed)"),
 }
 
 
@@ -26,7 +28,7 @@ def _missing(library: str) -> MissingLibraryError:
 
 
 def load(library: str) -> None:
-    """Load the dynamic library *library* ("nvrtc" or "nvvm"), or raise MissingLibraryError."""
+    """Load the dynamic library *library* (a key of EXTRAS), or raise MissingLibraryError."""
     from cuda import pathfinder
 
     try:

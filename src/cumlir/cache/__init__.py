@@ -5,8 +5,8 @@ symbol, whether it is launched cooperatively, the meaning of its device exceptio
 codes). Its key covers everything the cubin depends on: the function's fingerprint
 (bytecode, constants, closure, globals read, and the same of the functions it calls:
 fingerprint.py), the argument types, the chip, the code-changing options with the
-contents of link items, and the versions of Python, cumlir, numba, the MLIR bindings
-and the CUDA libraries. Reading an entry imports neither numba's frontend nor MLIR:
+contents of link items, and the versions of Python, cumlir, numba, the MLIR bindings,
+the CUDA libraries and the linker (nvJitLink's, or the driver's where it links). Reading an entry imports neither numba's frontend nor MLIR:
 a kernel found here is loaded without being typed or lowered (docs/compiling.md,
 "Caching").
 """
@@ -190,7 +190,18 @@ def versions():
         found["cumlir sources"] = _source_stamp()
         _library_versions = found
     # read from the loaded package, which imports nothing for it (its public namespace sits above)
-    return {"cumlir": sys.modules["cumlir"].__version__, **_library_versions}
+    return {"cumlir": sys.modules["cumlir"].__version__, **_library_versions, "linker": _linker()}
+
+
+def _linker():
+    """What links the cubins: nvJitLink's wheel, whose version is listed already (read
+    without loading the library, as a cache hit needs no linker), else the linker chosen and
+    its version (the driver's, whose ptxas compiles the PTX)."""
+    if _library_versions["nvidia-nvjitlink"] and os.environ.get("CUMLIR_LINKER", "").strip().lower() != "driver":
+        return "nvjitlink"
+    from ..linking import linker_identity
+
+    return linker_identity()
 
 
 def installed_version(distribution):

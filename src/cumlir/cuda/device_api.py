@@ -269,11 +269,11 @@ SUPPORTED_TOOLKIT_MAJOR_VERSIONS = (13,)
 
 
 class _Runtime:
-    """``cuda.runtime``: the CUDA toolkit version, read from nvJitLink (which every install
-    has; Numba-CUDA reads NVRTC's)."""
+    """``cuda.runtime``: the CUDA toolkit version, read from nvJitLink where it is installed,
+    else NVRTC, else the driver's bindings (Numba-CUDA reads NVRTC's)."""
 
     def get_version(self) -> tuple[int, int]:
-        """(major, minor) of the CUDA toolkit (its nvJitLink library) cumlir uses."""
+        """(major, minor) of the CUDA toolkit wheels cumlir uses (linking.toolkit_version)."""
         from ..linking import toolkit_version
 
         return toolkit_version()
@@ -283,7 +283,7 @@ class _Runtime:
         return self.get_version()[0] in SUPPORTED_TOOLKIT_MAJOR_VERSIONS
 
     def __repr__(self) -> str:
-        return "<cumlir CUDA runtime (toolkit version from nvJitLink)>"
+        return "<cumlir CUDA runtime (the CUDA toolkit wheels' version)>"
 
 
 runtime = _Runtime()

@@ -1,6 +1,6 @@
 """What a process's first kernel will wait for and that runs without the GIL, started on
 another thread at the first launch: the driver (cuInit, and the primary context of the
-machine's only GPU) and the nvJitLink library. Both then load while numba types the
+machine's only GPU) and the nvJitLink library where it links. Both then load while numba types the
 arguments, MLIR is imported and the kernel compiles, instead of one after the other."""
 
 from __future__ import annotations
