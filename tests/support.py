@@ -1,6 +1,7 @@
 """Helpers shared by the tests: fresh Python processes, ptxas, Numba's typing of operators, boundary and
 random values, poisoned outputs and comparisons."""
 
+import os
 import subprocess
 import sys
 import tempfile
@@ -16,6 +17,14 @@ SCALAR_TYPES = NUMERIC_TYPES + ["bool"]
 def python_output(code):
     """What a fresh Python process running *code* prints (stripped); raises if it fails."""
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+
+
+def corpus(items, every):
+    """The items a corpus test (marked ``corpus``: hundreds of kernels compiled and assembled)
+    runs: all of them where ``CUMLIR_FULL_CORPUS=1``, else the fixed share CI runs, every
+    *every*-th from the first (CONTRIBUTING.md, "Test tiers")."""
+    items = list(items)
+    return items if os.environ.get("CUMLIR_FULL_CORPUS") == "1" else items[::every]
 
 
 def ptxas(ptx, arch="sm_90", relocatable=False):

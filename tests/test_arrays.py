@@ -37,9 +37,10 @@ def _all_entries():
     return entries
 
 
+@pytest.mark.corpus
 @pytest.mark.parametrize("cc", ARCHS, ids=lambda cc: targets.chip(cc))
 def test_array_kernels_assemble(cc):
-    entries = _all_entries()
+    entries = support.corpus(_all_entries(), every=2)
     ptx, symbols = _module_ptx(entries, cc)
     assert len(symbols) == len(entries)
     support.ptxas(ptx, targets.chip(cc))

@@ -102,12 +102,14 @@ def test_operator_typing_sanity():
     assert str(support.result_signature(operator.truediv, "int64", "int64").return_type) == "float64"
 
 
+@pytest.mark.corpus
 @pytest.mark.parametrize("cc", ARCHS, ids=lambda cc: targets.chip(cc))
 def test_math_and_language_kernels_assemble(cc):
     from .cases import language_kernels, math_cases
 
     entries = [(k, tuple(_array(t) for t in types_)) for k, types_ in math_cases.all_kernels()]
     entries += [(k, (_array("float64"), _array("float64"))) for k, _ in language_kernels.CASES.values()]
+    entries = support.corpus(entries, every=2)
     ptx, symbols = _module_ptx(entries, cc)
     assert len(symbols) == len(entries)
     support.ptxas(ptx, targets.chip(cc))

@@ -31,10 +31,12 @@ def _entries(left):
         yield differential_cases.make_kernel(expression), argtypes
 
 
+@pytest.mark.corpus
 @pytest.mark.parametrize("left", differential_cases.TYPES)
 def test_cases_assemble(left):
     entries = list(_entries(left))
     assert len(entries) > 100
+    entries = support.corpus(entries, every=3)
     typed = [compiler.type_function(kernel, argtypes) for kernel, argtypes in entries]  # once for both chips
     for cc in ((8, 0), (9, 0)):
         builder = ModuleBuilder(typing_context())

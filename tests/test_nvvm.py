@@ -256,9 +256,10 @@ FAMILIES = {
 }
 
 
+@pytest.mark.corpus
 @pytest.mark.parametrize("family", FAMILIES)
 def test_kernels_assemble_through_nvvm(family):
-    typed = _typed(FAMILIES[family]())
+    typed = _typed(support.corpus(FAMILIES[family](), every=2))
     for cc in ARCHS:
         ptx = _nvvm_ptx(typed, cc)
         assert f".target {targets.chip(cc)}" in ptx and "NVVM" in ptx

@@ -47,10 +47,11 @@ def _entries(rng):
     return entries
 
 
+@pytest.mark.corpus
 @pytest.mark.parametrize("cc", ARCHS, ids=lambda cc: targets.chip(cc))
 def test_every_reduction_assembles(backend, cc, rng):
     builder = ModuleBuilder(typing_context(), Options(backend=backend))
-    entries = _entries(rng)
+    entries = support.corpus(_entries(rng), every=2)
     symbols = [builder.add_kernel(compiler.type_function(f, args)) for f, args in entries]
     with builder.context:
         ptx = compiler.run(compiler.from_module(builder, cc), "codegen").ptx
