@@ -13,10 +13,18 @@ transpose), as device arrays of ml_dtypes' bfloat16; M a multiple of 128, N of 2
 and at least STAGES * 64.
 
     python examples/gemm_hopper.py          # checks a 1024 x 1024 x 1024 product against NumPy
+
+It needs a GPU of compute capability 9.0 (H100, H200) and ml_dtypes (pip install 'cumlir[narrow-floats]').
 """
 
-import ml_dtypes
+import sys
+
 import numpy as np
+
+try:
+    import ml_dtypes
+except ImportError:  # said in one line by missing(), before anything needs it
+    ml_dtypes = None
 
 from cumlir import cuda
 from cumlir.cuda import intrin
@@ -133,5 +141,19 @@ def check(m=1024, n=1024, k=1024):
     return float(np.max(np.abs(got - expected)))
 
 
+def missing():
+    """What this example needs and this machine lacks, in one line, or None."""
+    if ml_dtypes is None:
+        return "gemm_hopper.py needs ml_dtypes for its bfloat16 arrays: pip install 'cumlir[narrow-floats]'"
+    if not cuda.is_available():
+        return "gemm_hopper.py needs a GPU of compute capability 9.0 (H100, H200); this machine has no CUDA GPU"
+    cc = cuda.get_current_device().compute_capability
+    if cc != (9, 0):
+        return f"gemm_hopper.py needs a GPU of compute capability 9.0 (H100, H200); this one is {cc[0]}.{cc[1]}"
+    return None
+
+
 if __name__ == "__main__":
+    if missing():
+        sys.exit(missing())
     print(f"max |error| {check():.4f}: the product matches NumPy")

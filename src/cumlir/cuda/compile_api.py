@@ -86,7 +86,7 @@ def _compile(
     if cc is not None and arch_suffix(cc):  # "sm_90a", (9, 0, "a"): the options' chip and its target
         settings, cc = {**settings, "cc": cc}, None
     compile_options = _with_jit_options(pyfunc, Options.from_keywords(where, settings))
-    chip = _compute_capability(cc, compile_options)
+    chip = _compute_capability(where, cc, compile_options)
     if device:
         return _device(pyfunc, argtypes, return_type, chip, compile_options, abi, abi_info, output, with_link)
     return _kernel(pyfunc, argtypes, return_type, chip, compile_options, abi, output, with_link)
@@ -155,21 +155,8 @@ def compile_ptx(
 
     As ``compile(..., output="ptx")``, but a kernel and Numba's ABI by default.
     """
-    python_function(pyfunc, "cuda.compile_ptx")
-    ptx, return_type = compile(
-        pyfunc,
-        sig,
-        debug=debug,
-        lineinfo=lineinfo,
-        device=device,
-        fastmath=fastmath,
-        cc=cc,
-        opt=opt,
-        abi=abi,
-        abi_info=abi_info,
-        output="ptx",
-        **options,
-    )
+    settings = dict(debug=debug, lineinfo=lineinfo, fastmath=fastmath, opt=opt, **options)
+    ptx, return_type = _compile("cuda.compile_ptx", pyfunc, sig, device, cc, abi, abi_info, "ptx", settings)
     return cast(str, ptx), return_type  # PTX is text
 
 
@@ -201,8 +188,8 @@ def compile_ptx_for_current_device(
     )
 
 
-def _compute_capability(cc: ComputeCapability | None, options: Options | None = None) -> tuple[int, int]:
-    """*cc*, else the options' ``chip``, else the current device's."""
+def _compute_capability(where: str, cc: ComputeCapability | None, options: Options | None = None) -> tuple[int, int]:
+    """*cc*, else the options' ``chip``, else the current device's (for the call *where*)."""
     from ..codegen.targets import parse_cc
 
     if cc is not None and options is not None and options.chip is not None and parse_cc(cc) != options.chip:
@@ -211,9 +198,9 @@ def _compute_capability(cc: ComputeCapability | None, options: Options | None = 
     if cc is None and options is not None:
         cc = options.chip
     if cc is None:
-        from ..runtime.driver import current_context
+        from ..runtime.driver import current_compute_capability
 
-        cc = current_context().compute_capability
+        cc = current_compute_capability(where)
     return parse_cc(cc)
 
 
@@ -324,7 +311,7 @@ def compile_all(
     }
     settings.update(forceinline=forceinline, launch_bounds=launch_bounds)
     (code, items), result = _compile("cuda.compile_all", pyfunc, sig, device, cc, abi, abi_info, output, settings, True)
-    cc = _compute_capability(cc)
+    cc = _compute_capability("cuda.compile_all", cc)
     codes = [code]
     for item in map(load, items):
         codes.append(compile_source(item.data, cc, item.name, output) if isinstance(item, CUSource) else item)
@@ -354,7 +341,7 @@ def compile_cubin(
     pyfunc: Callable[..., Any], sig: SignatureLike, cc: ComputeCapability | None = None, **options: Any
 ) -> bytes:
     """numba-cuda-mlir's ``compile_cubin``: the cubin (an ELF file) of *pyfunc* compiled as a
-    kernel for *sig* and linked by nvJitLink with everything it links, for the chip *cc*
+    kernel for *sig* and linked (linking/) with everything it links, for the chip *cc*
     (without one, the current device's); further keywords are the options of ``cuda.jit``."""
     cubin, _ = _compile(
         "cuda.compile_cubin", pyfunc, sig, False, cc, "numba", None, "cubin", options, kernel_outputs=True
@@ -376,5 +363,5 @@ def compile_for(pyfunc: Callable[..., Any], *args: Any, cc: ComputeCapability | 
     if dispatcher.device:
         raise TypeError("cuda.compile_for compiles kernels; compile a device function with cuda.compile")
     overload = dispatcher.compile(tuple(argument_type(value, index) for index, value in enumerate(args)))
-    overload.compilation(_compute_capability(cc))
+    overload.compilation(_compute_capability("cuda.compile_for", cc))
     return overload

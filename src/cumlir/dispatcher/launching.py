@@ -308,6 +308,10 @@ def _overload_for(launches, args, kwargs, narrow=False):
     dispatcher, table = launches.dispatcher, launches.table
     if kwargs:
         raise TypeError(f"kernel {dispatcher.__name__} takes positional arguments only")
+    if dispatcher.star_parameters:
+        from ..compiler import check_kernel_parameters  # loads numba: on this error only
+
+        check_kernel_parameters(f"kernel {dispatcher.__name__}", dispatcher.py_func)
     expected = dispatcher.parameter_count
     if len(args) != expected:
         raise TypeError(f"kernel {dispatcher.__name__} takes {expected} arguments but {len(args)} were given")

@@ -15,7 +15,7 @@ from ..codegen.targets import arch_specific, parse_cc
 from ..launch_needs import LaunchNeeds, recording
 from ..linkable import LTOIR
 from ..linking import link_ptx
-from ..runtime.driver import current_context
+from ..runtime.driver import current_compute_capability, current_context
 from ..runtime.kernel import LoadedKernel
 
 # CU_FUNC_ATTRIBUTE_* behind the resource queries of a loaded kernel
@@ -166,7 +166,7 @@ class KernelOverload:
 
     def output(self, output, cc=None):
         """What the compiler makes for *output* (``ptx``, ``llvm``, ``mlir`` ...) for *cc*."""
-        cc = cc or self.dispatcher.options.chip or current_cc()
+        cc = cc or self.dispatcher.options.chip or current_cc(f"compiling {self.dispatcher.__name__} to {output}")
         if output in ("ptx", "ltoir", "cubin"):
             c = self.compilation(cc, "cubin" if output == "cubin" else "codegen")
             if output != "cubin" and c.code_format != output:
@@ -186,7 +186,12 @@ class KernelOverload:
 
     def lto_ptx(self, cc=None):
         """The PTX nvJitLink's link-time optimiser makes from this kernel and its LTO-IR link items."""
-        c = self.compilation(cc or self.dispatcher.options.chip or current_cc(), "codegen")
+        c = self.compilation(
+            cc
+            or self.dispatcher.options.chip
+            or current_cc(f"compiling {self.dispatcher.__name__} to LTO-optimised PTX"),
+            "codegen",
+        )
         return link_ptx([LTOIR(c.code, name=f"{c.symbol}.ltoir"), *c.link], c.cc, arch_specific(c.cc, c.options))
 
     def resource(self, name):
@@ -248,6 +253,6 @@ def report_stats(overload, cc):
         print(compile_stats.table(title, overload._stats), file=sys.stderr)
 
 
-def current_cc():
-    """The compute capability of the current context's device."""
-    return current_context().compute_capability
+def current_cc(what):
+    """The compute capability of the current context's device, for *what* (a call given no cc=)."""
+    return current_compute_capability(what)

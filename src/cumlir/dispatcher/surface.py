@@ -46,7 +46,10 @@ class Dispatcher:
         # compiling, loading and making the table or launchers take it; launching a kernel
         # compiled before reads dictionaries only and takes no lock
         self._lock = threading.RLock()
-        self.parameter_count = len(inspect.signature(pyfunc).parameters)  # checked at every launch
+        parameters = inspect.signature(pyfunc).parameters.values()
+        self.parameter_count = len(parameters)  # checked at every launch
+        # *args, **kwargs: a launch names them in its error
+        self.star_parameters = any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in parameters)
         functools.update_wrapper(self, pyfunc)
         self.device = device
         self.options = options or Options()

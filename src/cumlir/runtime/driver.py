@@ -280,6 +280,18 @@ def current_context():
     return context
 
 
+def current_compute_capability(what):
+    """The compute capability of the current context's device, for *what* (a call given no
+    ``cc=``); where there is no GPU, a CudaSupportError whose first line says to pass one."""
+    try:
+        return current_context().compute_capability
+    except CudaSupportError as e:
+        raise CudaSupportError(
+            f"{what}: no cc= was given and there is no GPU to take one from: pass cc=(major, minor), "
+            f"e.g. cc=(9, 0)\n({e})"
+        ) from None
+
+
 def select_device(ordinal):
     """Make device *ordinal*'s primary context current on this thread; its Device."""
     if not isinstance(ordinal, int) or isinstance(ordinal, bool):

@@ -56,6 +56,15 @@ class CUDATypingContext(BaseContext):
 
     def init(self):
         self._named_stubs = set()  # the called stubs whose types this context holds
+        # (type, attribute) of the last attribute no template typed: a typing error about it
+        # suggests the nearest known name (first_lines.py); typing holds FRONTEND_LOCK
+        self.missed_attribute = None
+
+    def resolve_getattr(self, typ, attr):
+        found = super().resolve_getattr(typ, attr)
+        if found is None:
+            self.missed_attribute = (typ, attr)
+        return found
 
     def _lookup_global(self, gv):
         found = super()._lookup_global(gv)

@@ -35,7 +35,7 @@ from numba.core.typing.templates import Signature, fold_arguments, signature
 
 from ..frontend_lock import FRONTEND_LOCK
 from ..options import Options
-from . import consteval
+from . import consteval, first_lines
 from .context import CUDATypingContext, typing_context
 from .frontend_passes import STAGES
 from .nesting import nested_typing
@@ -105,8 +105,12 @@ def _type_function(pyfunc, argtypes, return_type):
     state.library = None
     state.status = compiler._CompileStatus(can_fallback=False)
     with target_override():
-        for stage in STAGES:
-            stage(state)
+        try:
+            for stage in STAGES:
+                stage(state)
+        except errors.TypingError as e:
+            first_lines.clarify(e, state.typingctx)
+            raise
     return TypedFunction(
         pyfunc=pyfunc,
         func_ir=state.func_ir,

@@ -149,6 +149,10 @@ def stub_type(value):
 class StubNamespaceAttributes(AttributeTemplate):
     key = StubNamespace
 
+    def attribute_names(self, ty):
+        """The names generic_resolve types (first_lines.py suggests one for a misspelt name)."""
+        return [*ty.stub._members, *ty.stub._attributes]
+
     def generic_resolve(self, ty, attr):
         member = ty.stub._members.get(attr)
         if member is not None:
