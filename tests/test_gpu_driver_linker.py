@@ -14,8 +14,7 @@ import pytest
 from cumlir import cuda, linking
 from cumlir.linking import nvjitlink
 
-from . import support
-from .test_gpu_linking import POLY_CXX
+from . import support, test_gpu_linking
 
 pytestmark = pytest.mark.gpu
 
@@ -102,20 +101,7 @@ def test_the_device_runtime_is_linked(rng):
 
 
 def test_cuda_cpp_link_items(rng, tmp_path):
-    path = tmp_path / "poly.cu"
-    path.write_text(POLY_CXX)
-    poly = cuda.declare_device("poly", "int64(int64, int32)")
-
-    @cuda.jit(link=[str(path)])
-    def k(x, out):
-        i = cuda.grid(1)
-        if i < out.size:
-            out[i] = poly(x[i], i)
-
-    x = rng.integers(-(2**20), 2**20, N).astype(np.int64)
-    out = support.poisoned(N, np.int64)
-    k[_grid(N)](x, out)
-    np.testing.assert_array_equal(out, x * x + np.arange(N))
+    test_gpu_linking.test_kernel_links_a_cxx_file(rng, tmp_path)  # compiled by NVRTC to PTX for the driver
 
 
 @pytest.mark.parametrize(

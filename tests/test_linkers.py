@@ -16,6 +16,8 @@ from cumlir.linkable import LTOIR, CUSource, PTXSource
 from cumlir.linking import driver as driver_linker
 from cumlir.linking import nvjitlink
 
+from . import fake_driver
+
 CUBIN = b"\x7fELF-linked-by-the-driver"
 
 
@@ -36,21 +38,12 @@ def without_nvjitlink(monkeypatch):
     nvjitlink.available.cache_clear()
 
 
-class _Names:
-    """An enum of cuda.bindings.driver: each member is its own name."""
-
-    def __getattr__(self, name):
-        if name.startswith("CU_"):
-            return name
-        raise AttributeError(name)
-
-
 class RecordingDriver:
     """What linking/driver.py calls of ``cuda.bindings.driver``, recorded; the link gives CUBIN."""
 
     CUresult = SimpleNamespace(CUDA_SUCCESS=0)
-    CUjit_option = _Names()
-    CUjitInputType = _Names()
+    CUjit_option = fake_driver._Names()
+    CUjitInputType = fake_driver._Names()
 
     def __init__(self, current_context=0, fail_add=False):
         self.current = current_context

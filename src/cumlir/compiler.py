@@ -11,7 +11,8 @@ artefact to the next, all reading one ``Options`` object.
 ``run(compilation, until)`` runs the stages up to *until*. ``--emit``,
 ``cuda.compile(output=...)`` and the dispatcher's ``inspect_*`` all stop this one
 list at a stage. Everything before ``cubin`` runs without a GPU; ``cubin`` needs
-nvJitLink or the CUDA driver's linker, not a device. The runtime receives the cubin and only loads and launches it.
+nvJitLink or the CUDA driver's linker, not a device. The runtime receives the cubin and
+only loads and launches it.
 """
 
 from __future__ import annotations
@@ -397,12 +398,11 @@ def check_kernel_parameters(where: str, pyfunc: FunctionType) -> None:
     a TypeError naming them and *where*."""
     import inspect
 
-    stars = [
-        str(p) for p in inspect.signature(pyfunc).parameters.values() if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
-    ]
+    parameters = inspect.signature(pyfunc).parameters.values()
+    stars = [str(p) for p in parameters if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
     if stars:
-        named = ", ".join(p.name for p in inspect.signature(pyfunc).parameters.values() if str(p) not in stars)
-        example = f"def {pyfunc.__name__}({named + ', ' if named else ''}a, b, ...)"
+        named = [p.name for p in parameters if str(p) not in stars]
+        example = f"def {pyfunc.__name__}({', '.join([*named, 'a', 'b', '...'])})"
         raise TypeError(f"{where} takes {' and '.join(stars)}, which a kernel cannot: name each parameter ({example})")
 
 

@@ -166,7 +166,11 @@ class KernelOverload:
 
     def output(self, output, cc=None):
         """What the compiler makes for *output* (``ptx``, ``llvm``, ``mlir`` ...) for *cc*."""
-        cc = cc or self.dispatcher.options.chip or current_cc(f"compiling {self.dispatcher.__name__} to {output}")
+        cc = (
+            cc
+            or self.dispatcher.options.chip
+            or current_compute_capability(f"compiling {self.dispatcher.__name__} to {output}")
+        )
         if output in ("ptx", "ltoir", "cubin"):
             c = self.compilation(cc, "cubin" if output == "cubin" else "codegen")
             if output != "cubin" and c.code_format != output:
@@ -189,7 +193,7 @@ class KernelOverload:
         c = self.compilation(
             cc
             or self.dispatcher.options.chip
-            or current_cc(f"compiling {self.dispatcher.__name__} to LTO-optimised PTX"),
+            or current_compute_capability(f"compiling {self.dispatcher.__name__} to LTO-optimised PTX"),
             "codegen",
         )
         return link_ptx([LTOIR(c.code, name=f"{c.symbol}.ltoir"), *c.link], c.cc, arch_specific(c.cc, c.options))
@@ -251,8 +255,3 @@ def report_stats(overload, cc):
         shown = ", ".join(str(t) for t in overload.argtypes)
         title = f"{overload.dispatcher.__name__}({shown}) for sm_{cc[0]}{cc[1]}"
         print(compile_stats.table(title, overload._stats), file=sys.stderr)
-
-
-def current_cc(what):
-    """The compute capability of the current context's device, for *what* (a call given no cc=)."""
-    return current_compute_capability(what)
