@@ -37,7 +37,7 @@ BACKEND = LlvmIrBackend()  # what the registry's line names: this module
 @pytest.fixture
 def toy(monkeypatch):
     """The toy code generator, registered for one test (the line a new one adds)."""
-    monkeypatch.setitem(backends.REGISTRY, TOY, __name__)
+    monkeypatch.setitem(backends.REGISTRY, TOY, backends.Registration(__name__))
     return TOY
 
 

@@ -151,7 +151,7 @@ def _in_function(build):
     from mlir import ir
     from mlir.dialects import func
 
-    from cumlir.mlir_context import mlir_context
+    from cumlir.mlir.contexts import mlir_context
 
     with mlir_context(), ir.Location.unknown():
         module = ir.Module.create()
@@ -206,7 +206,7 @@ def test_get_or_insert_function_declares_once():
     from mlir.dialects import gpu
 
     from cumlir import lowering_utilities as lu
-    from cumlir.mlir_context import mlir_context
+    from cumlir.mlir.contexts import mlir_context
 
     with mlir_context(), ir.Location.unknown():
         module = ir.Module.create()

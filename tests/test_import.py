@@ -40,6 +40,7 @@ NAMESPACE_MODULES = [
     "cumlir.cuda.reduce_api",
     "cumlir.cuda.stream_api",
     "cumlir.cuda.ufunc_api",
+    "cumlir.lazy",  # the lazy-module proxy pickling names numba's cloudpickle with: no import
     "cumlir.linkable",
     "cumlir.pickling",  # how ufuncs and reductions pickle their function: two standard modules
     "cumlir.refused",

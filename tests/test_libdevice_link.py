@@ -11,8 +11,9 @@ import numpy as np
 import pytest
 from mlir import ir
 
-from cumlir import cuda, libdevice_bitcode, mlir_context
+from cumlir import cuda, libdevice_bitcode
 from cumlir.codegen.nvptx import libdevice_link
+from cumlir.mlir import contexts as mlir_context
 
 from . import support
 

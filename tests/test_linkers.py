@@ -4,7 +4,6 @@ linker is driven here through a stand-in for ``cuda.bindings.driver`` that recor
 tests/test_gpu_driver_linker.py runs it on a GPU."""
 
 import ctypes
-import sys
 import threading
 from types import SimpleNamespace
 
@@ -116,13 +115,8 @@ class RecordingDriver:
 @pytest.fixture
 def recording_driver(monkeypatch):
     """The driver's linker chosen, linking through a RecordingDriver."""
-    import cuda.bindings.nvjitlink  # noqa: F401 - these import the real driver first
-    import cuda.bindings.nvrtc  # noqa: F401
-
     fake = RecordingDriver(current_context=0x55)
-    bindings = sys.modules["cuda.bindings"]
-    monkeypatch.setattr(bindings, "driver", fake, raising=False)
-    monkeypatch.setitem(sys.modules, "cuda.bindings.driver", fake)
+    monkeypatch.setattr(driver_linker, "_driver", lambda: fake)
     monkeypatch.setenv("CUMLIR_LINKER", "driver")
     return fake
 

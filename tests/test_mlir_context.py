@@ -2,7 +2,8 @@
 context keeps every type and attribute made in it): compilations on either side of the
 change give the same code."""
 
-from cumlir import cuda, mlir_context
+from cumlir import cuda
+from cumlir.mlir import contexts as mlir_context
 
 SIG = "void(float32[:], float32[:])"
 

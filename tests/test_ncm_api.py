@@ -84,7 +84,7 @@ def test_vector_types_module_holds_the_namespace_s_vector_types():
 
 def test_libdevicefuncs_match_cuda_libdevice():
     from cumlir.cuda import libdevicefuncs
-    from cumlir.operations.libdevice import ROUTINES, signature
+    from cumlir.operations.cuda.libdevice import ROUTINES, signature
 
     functions = libdevicefuncs.functions
     assert sorted(functions) == sorted(f"__nv_{name}" for name in ROUTINES)

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from cumlir import nrt
+from cumlir.nrt.compiled import runtime as nrt_runtime
 
 from . import support
 
@@ -17,7 +18,7 @@ CCS = [(8, 0), (9, 0)]
 
 @pytest.mark.parametrize("cc", CCS)
 def test_runtime_compiles_to_ptx_that_ptxas_accepts(cc):
-    code = nrt.runtime(cc)
+    code = nrt_runtime(cc)
     assert code.name == nrt.RUNTIME_NAME and nrt.is_runtime(code)
     for symbol in (nrt.ALLOCATE, nrt.INCREF, nrt.DECREF, "NRT_MemInfo_new", "NRT_Allocate", "NRT_Free"):
         assert re.search(rf"\.visible \.func .*\b{symbol}\(", code.data), symbol
@@ -32,7 +33,7 @@ def _body(ptx, function):
 
 @pytest.mark.parametrize("cc", CCS)
 def test_reference_counts_change_atomically_at_device_scope_between_fences(cc):
-    ptx = nrt.runtime(cc).data
+    ptx = nrt_runtime(cc).data
     assert re.search(r"atom\.add\.u64\s+%rd\d+, \[%rd\d+\], 1;", _body(ptx, nrt.INCREF))
     decref = _body(ptx, nrt.DECREF)
     # a fence, the count falls by one, and the last reference fences again before the
@@ -54,7 +55,7 @@ def test_reference_counts_change_atomically_at_device_scope_between_fences(cc):
 
 @pytest.mark.parametrize("cc", CCS)
 def test_an_allocation_pads_its_data_to_the_alignment_after_the_meminfo(cc):
-    body = _body(nrt.runtime(cc).data, nrt.ALLOCATE)
+    body = _body(nrt_runtime(cc).data, nrt.ALLOCATE)
     assert re.search(r"max\.u32\s+%r\d+, %r\d+, 16;", body)  # at least malloc's 16 bytes
     assert re.search(r"add\.s64\s+%rd\d+, %rd\d+, 40;", body)  # the MemInfo's 40 bytes first
     assert re.search(r"neg\.s64", body) and re.search(r"and\.b64", body)  # rounded up to the alignment
@@ -63,12 +64,12 @@ def test_an_allocation_pads_its_data_to_the_alignment_after_the_meminfo(cc):
 
 
 def test_runtime_is_compiled_once_per_chip_and_format():
-    assert nrt.runtime((9, 0)) is nrt.runtime((9, 0))
-    assert nrt.runtime((9, 0)) is not nrt.runtime((8, 0))
-    lto = nrt.runtime((9, 0), "ltoir")
-    assert lto is nrt.runtime((9, 0), "ltoir") and type(lto).__name__ == "LTOIR" and nrt.is_runtime(lto)
+    assert nrt_runtime((9, 0)) is nrt_runtime((9, 0))
+    assert nrt_runtime((9, 0)) is not nrt_runtime((8, 0))
+    lto = nrt_runtime((9, 0), "ltoir")
+    assert lto is nrt_runtime((9, 0), "ltoir") and type(lto).__name__ == "LTOIR" and nrt.is_runtime(lto)
     with pytest.raises(ValueError, match="'ptx' or 'ltoir'"):
-        nrt.runtime((9, 0), "cubin")
+        nrt_runtime((9, 0), "cubin")
 
 
 def test_public_header_is_shipped_and_declares_the_api():

@@ -11,7 +11,7 @@ import pytest
 from cumlir import nrt
 from cumlir.codegen import get_backend
 from cumlir.codegen.passes.pipeline import set_target
-from cumlir.mlir_context import mlir_context
+from cumlir.mlir.contexts import mlir_context
 from cumlir.options import Options
 
 MEMINFO = ctypes.c_uint64 * 5  # refct, dtor, dtor_info, data, size (nrt.cuh)

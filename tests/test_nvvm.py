@@ -15,7 +15,7 @@ from cumlir.codegen.nvvm import libnvvm, llvm7
 from cumlir.codegen.nvvm.llvm7_errors import Llvm7Error
 from cumlir.codegen.passes import pipeline
 from cumlir.lowering.module import ModuleBuilder
-from cumlir.mlir_context import mlir_context
+from cumlir.mlir.contexts import mlir_context
 from cumlir.options import Options
 from cumlir.typing.context import typing_context
 
@@ -220,19 +220,19 @@ def _math_and_language():
 
 
 def _arrays():
-    from .test_arrays import _all_entries
+    from .operations.numpy.test_arrays import _all_entries
 
     return _all_entries()
 
 
 def _records():
-    from .test_records import ENTRIES
+    from .operations.python.test_records import ENTRIES
 
     return ENTRIES
 
 
 def _memory():
-    from .test_memory import DTYPES, _entries
+    from .operations.cuda.test_memory import DTYPES, _entries
 
     return [e for dtype in DTYPES for e in _entries(dtype)]
 

@@ -6,6 +6,7 @@ page's list of operation modules is checked against the package, and every modul
 imported without numba or MLIR.
 """
 
+import itertools
 import pickle
 import re
 import subprocess
@@ -17,7 +18,7 @@ from numba.core.errors import TypingError
 
 import cumlir.operations
 from cumlir import cuda
-from cumlir.operations import nvvm_ops
+from cumlir.extending import nvvm_ops
 
 from . import support
 
@@ -27,7 +28,7 @@ AREA = "doc_example_area"  # the module name the example is found under
 
 def _example_source():
     text = DOC.read_text()
-    after = text[text.index("is the file `src/cumlir/operations/example.py`:") :]
+    after = text[text.index("is the file `src/cumlir/operations/cuda/example.py`:") :]
     return re.search(r"```python\n(.*?)```", after, re.S).group(1)
 
 
@@ -40,7 +41,8 @@ def area_folder(tmp_path_factory):
 
 @pytest.fixture
 def example_area(area_folder, monkeypatch):
-    monkeypatch.setattr(cumlir.operations, "__path__", [*cumlir.operations.__path__, str(area_folder)])
+    domain = cumlir.operations.cuda
+    monkeypatch.setattr(domain, "__path__", [*domain.__path__, str(area_folder)])
     return area_folder
 
 
@@ -64,7 +66,7 @@ def test_the_documented_area_types_and_behaves_as_a_stub(example_area):
     with pytest.raises(TypingError, match="cuda.example_intrinsic needs a 32- or 64-bit integer, got float32"):
         cuda.compile_ptx(on_floats, "void(float32[:], float32[:])", cc=(9, 0))
     stub = cuda.example_intrinsic
-    assert stub is sys.modules[f"cumlir.operations.{AREA}"].example_intrinsic
+    assert stub is sys.modules[f"cumlir.operations.cuda.{AREA}"].example_intrinsic
     with pytest.raises(RuntimeError, match="cuda.example_intrinsic can only be used inside"):
         stub(1)
     assert pickle.loads(pickle.dumps(stub)) is stub
@@ -72,9 +74,11 @@ def test_the_documented_area_types_and_behaves_as_a_stub(example_area):
 
 def test_the_documented_list_of_modules_is_the_package_s():
     section = DOC.read_text().split("### The operation modules", 1)[1].split("\n## ", 1)[0]
-    listed = re.findall(r"^\| `(\w+)\.py` \|", section, re.M)
-    assert listed == sorted(listed), "keep the list sorted"
-    assert set(listed) == {m.__name__.rpartition(".")[2] for m in cumlir.operations.modules()}
+    listed = re.findall(r"^\| `(\w+/\w+)\.py` \|", section, re.M)
+    groups = [(domain, list(names)) for domain, names in itertools.groupby(listed, lambda n: n.split("/")[0])]
+    assert len({domain for domain, _ in groups}) == len(groups), "keep each domain's modules together"
+    assert all(names == sorted(names) for _, names in groups), "keep each domain's modules sorted"
+    assert set(listed) == {"/".join(m.__name__.split(".")[-2:]) for m in cumlir.operations.modules()}
 
 
 def test_no_operation_module_loads_numba_or_mlir():
@@ -89,8 +93,8 @@ def test_no_operation_module_loads_numba_or_mlir():
 
 def test_an_area_loads_neither_numba_nor_mlir(area_folder):
     code = (
-        "import sys, cumlir.operations as areas\n"
-        f"areas.__path__.append({str(area_folder)!r})\n"
+        "import sys, cumlir.operations as areas, cumlir.operations.cuda as domain\n"
+        f"domain.__path__.append({str(area_folder)!r})\n"
         "from cumlir import cuda\n"
         "print(cuda.example_intrinsic, len(areas.modules()) > 1, "
         "sorted(m for m in ('mlir', 'numba', 'cuda.bindings') if m in sys.modules))\n"

@@ -6,9 +6,10 @@ import numpy as np
 import pytest
 from cuda import pathfinder
 
-from cumlir import cuda, nrt, optional_libraries
+from cumlir import cuda, optional_libraries
 from cumlir.codegen.nvvm import libnvvm
 from cumlir.linkable import CUSource
+from cumlir.nrt import compiled as nrt_compiled
 from cumlir.nvrtc import _nvrtc
 
 
@@ -28,10 +29,10 @@ def without_optional_libraries(monkeypatch):
 
     monkeypatch.setattr(pathfinder, "load_nvidia_dynamic_lib", load_without)
     monkeypatch.setattr(pathfinder, "find_bitcode_lib", find_without)
-    for cached in (libnvvm._nvvm, libnvvm._libdevice, _nvrtc, nrt.runtime):
+    for cached in (libnvvm._nvvm, libnvvm._libdevice, _nvrtc, nrt_compiled.runtime):
         cached.cache_clear()
     yield
-    for cached in (libnvvm._nvvm, libnvvm._libdevice, _nvrtc, nrt.runtime):
+    for cached in (libnvvm._nvvm, libnvvm._libdevice, _nvrtc, nrt_compiled.runtime):
         cached.cache_clear()
 
 

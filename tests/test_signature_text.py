@@ -18,7 +18,7 @@ from numba.core import sigutils, types  # noqa: E402
 
 from cumlir import cuda  # noqa: E402
 from cumlir import types as cumlir_types  # noqa: E402
-from cumlir.operations.vectors import constructors  # noqa: E402
+from cumlir.operations.cuda.vectors import constructors  # noqa: E402
 from cumlir.typing.signature_text import read_signature, signature_names  # noqa: E402
 from cumlir.typing.signatures import parse_signature  # noqa: E402
 

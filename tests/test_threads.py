@@ -65,7 +65,7 @@ def test_each_thread_has_its_own_mlir_context_and_pass_managers():
     from mlir import ir
 
     from cumlir.codegen.passes.pipeline import STAGES, pass_manager
-    from cumlir.mlir_context import mlir_context
+    from cumlir.mlir.contexts import mlir_context
 
     def made():
         context = mlir_context()

@@ -15,7 +15,7 @@ def __getattr__(name):
         return literal_unroll
     # numba's spelling of GPU ufuncs: numba.vectorize(signatures, target="cuda")
     if name in ("vectorize", "guvectorize"):
-        from .cuda import ufunc_api
+        from .cuda import ufunc_api  # the public namespace is loaded on first use, as `cumlir.cuda`
 
         return getattr(ufunc_api, name)
     raise AttributeError(f"module 'cumlir' has no attribute {name!r}")

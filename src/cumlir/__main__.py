@@ -15,7 +15,18 @@ import argparse
 import importlib.util
 import platform
 import sys
+from importlib import metadata
 from pathlib import Path
+
+from . import __version__
+from .codegen.targets import parse_cc
+from .cuda.decorators import python_function
+from .lazy import lazy
+from .linking import LinkError
+from .optional_libraries import MissingLibraryError
+from .stages import OUTPUTS
+
+numba_errors = lazy("numba.core.errors")  # a kernel's typing errors: numba is loaded by compiling
 
 # what cumlir runs with, as --version lists it: the runtime's dependencies, then the extras' libraries
 _DISTRIBUTIONS = (
@@ -36,10 +47,6 @@ _DISTRIBUTIONS = (
 
 def _version_text():
     """cumlir's version, then the Python and the distributions it runs with (for bug reports)."""
-    from importlib import metadata
-
-    from . import __version__
-
     lines = [f"cumlir {__version__}", f"Python {platform.python_version()} on {platform.platform()}"]
     for name in _DISTRIBUTIONS:
         try:
@@ -76,8 +83,6 @@ def _load_function(path, name):
 
 
 def main(argv=None):
-    from .stages import OUTPUTS
-
     parser = argparse.ArgumentParser(prog="python -m cumlir", description=__doc__.splitlines()[0])
     parser.add_argument("--version", action=_Version)
     parser.add_argument("file", help="the Python file defining the kernel")
@@ -96,7 +101,7 @@ def main(argv=None):
     parser.add_argument("--cc", default="9.0", help="compute capability, e.g. 9.0 or 8.0 (default: 9.0)")
     args = parser.parse_args(argv)
 
-    from .codegen.targets import parse_cc
+    # compiling loads numba and MLIR, which --help and --version do without
     from .compiler import emit
     from .typing.signatures import parse_signature
 
@@ -105,8 +110,6 @@ def main(argv=None):
         argtypes, _ = parse_signature(args.sig)
     except (TypeError, ValueError) as e:
         raise SystemExit(f"cumlir: {e}") from None
-    from .cuda.decorators import python_function
-
     obj = _load_function(args.file, args.function)
     try:
         if hasattr(obj, "kernel_for"):  # a GPU ufunc or cuda.reduce: its kernel for the signature
@@ -130,12 +133,7 @@ def _user_errors():
     """What a kernel or its command line can be wrong about, said without a traceback: a
     signature that does not fit, a typing or lowering error at a source line, a library not
     installed, a failed link. Anything else is cumlir's own error, and keeps its traceback."""
-    from numba.core.errors import NumbaError
-
-    from .linking import LinkError
-    from .optional_libraries import MissingLibraryError
-
-    return (TypeError, ValueError, NumbaError, MissingLibraryError, LinkError)
+    return (TypeError, ValueError, numba_errors.NumbaError, MissingLibraryError, LinkError)
 
 
 if __name__ == "__main__":

@@ -17,6 +17,7 @@ only loads and launches it.
 
 from __future__ import annotations
 
+import inspect
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -36,7 +37,7 @@ from .lowering.entry import add_entry
 from .lowering.exceptions import EXCEPTION_GLOBAL
 from .lowering.module import ModuleBuilder
 from .lowering.refcount import RuntimeNeeded, WideAddressesNeeded
-from .nrt import runtime as nrt_runtime
+from .nrt.compiled import runtime as nrt_runtime
 from .options import Options
 from .stages import LIBRARY_OUTPUTS, OUTPUTS, STAGES, check_choice
 from .typing.context import typing_context
@@ -396,8 +397,6 @@ def kernel_symbol(pyfunc: FunctionType, options: Options | None) -> str:
 def check_kernel_parameters(where: str, pyfunc: FunctionType) -> None:
     """A kernel's parameters are its launch's arguments, one by one: *args and **kwargs are
     a TypeError naming them and *where*."""
-    import inspect
-
     parameters = inspect.signature(pyfunc).parameters.values()
     stars = [str(p) for p in parameters if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
     if stars:

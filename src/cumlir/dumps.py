@@ -10,6 +10,8 @@ import sys
 import textwrap
 from typing import Any
 
+from mlir import ir
+
 from . import compile_stats
 from .codegen import get_backend
 from .codegen.disassemble import sass
@@ -67,8 +69,6 @@ def _mlir(c: Any) -> None:
 
 
 def _llvm_ir(c: Any) -> None:
-    from mlir import ir
-
     # translated from a copy: a code generator may annotate the module it translates
     with c.builder.context:
         copy = ir.Module.parse(str(c.module))

@@ -18,6 +18,8 @@ import inspect
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
+from mlir import ir
+from mlir.dialects import llvm
 from numba.core import (
     targetconfig,  # noqa: F401  (numba's ConfigStack of the options being compiled with)
     types,
@@ -44,6 +46,7 @@ from . import launch_needs as _launch_needs
 from . import models  # noqa: F401  (``from cumlir.extending import models``, as numba.extending users write)
 from . import operations as _operations
 from . import refused as _refused
+from .codegen.nvvm.op_tables import declare as nvvm_ops  # what an extension's NVVM ops print as for libNVVM
 from .dispatcher import Dispatcher
 from .lowering.extension_registry import MLIRLoweringRegistry, _reported, lowering_registry
 from .models import default_manager, register_model  # noqa: F401
@@ -412,10 +415,6 @@ def intrinsic(*args: Any, **kwargs: Any) -> Intrinsic | Callable[[Callable[..., 
 def make_attribute_wrapper(typeclass: type[types.Type], struct_attr: str, python_attr: str) -> None:
     """Expose the member *struct_attr* of a StructModel type as the read-only attribute
     *python_attr* (Numba's helper of the same name)."""
-    from mlir import ir
-    from mlir.dialects import llvm
-
-    from .models import default_manager
 
     @typing_registry.register_attr
     class StructAttribute(AttributeTemplate):

@@ -4,7 +4,7 @@ MLIR's NVVM target links the copy of libdevice built into the MLIR bindings into
 module it serializes, reading the module table of its 480 KB of bitcode each time: 1.5-2 ms
 of every compilation (vadd's PTX 6.1 -> 4.4 ms, matmul's 23.6 -> 20.8 on the 2-core build
 machine), though most kernels call none of it. So each MLIR context cumlir makes
-(mlir_context.py) holds an empty bitcode module under the name MLIR looks its copy up by,
+(mlir/contexts.py) holds an empty bitcode module under the name MLIR looks its copy up by,
 and a module that declares libdevice routines names the same bitcode in its target's
 ``link``, read from an in-memory file of this process (``/proc/self/fd/N``). Where that
 file cannot be made (no ``memfd_create``, the bindings without the built-in copy), contexts
@@ -15,8 +15,18 @@ defined already.
 
 from __future__ import annotations
 
+import ctypes
 import os
 import threading
+
+import numpy as np
+
+from .lazy import lazy
+
+# the bindings: their library holds the built-in libdevice; an MLIR context holds the empty
+# module (both reached only when a context is made, which loads MLIR anyway)
+mlir_libs = lazy("mlir._mlir_libs")
+ir = lazy("mlir.ir")
 
 ROUTINE_PREFIX = "__nv_"  # the names of libdevice's routines begin so
 # the name of the resource MLIR's NVVM target takes its built-in libdevice from
@@ -61,12 +71,8 @@ def _still_ours(fd: int, device: int, inode: int) -> bool:
 
 def _built_in_bitcode() -> bytes | None:
     """The libdevice built into the MLIR bindings (exported by their C API library)."""
-    import ctypes
-
-    from mlir import _mlir_libs
-
     try:
-        library = ctypes.CDLL(os.path.join(_mlir_libs.__path__[0], "libMLIRPythonCAPI.so"))
+        library = ctypes.CDLL(os.path.join(mlir_libs.__path__[0], "libMLIRPythonCAPI.so"))
         size = ctypes.c_uint32.in_dll(library, f"{MLIR_RESOURCE}_size").value
         start = ctypes.addressof(ctypes.c_char.in_dll(library, MLIR_RESOURCE))
     except (OSError, ValueError):
@@ -80,9 +86,6 @@ def hold_empty_library(context) -> None:
     modules that call libdevice can name the real one (``path()``)."""
     if path() is None:
         return
-    import numpy as np
-    from mlir import ir
-
     data = np.frombuffer(_empty_bitcode(), dtype=np.int8)
     with context, ir.Location.unknown():
         kind = ir.RankedTensorType.get([data.size], ir.IntegerType.get_signless(8))

@@ -29,7 +29,7 @@ CHIP_PATHS = "cumlir.chip_paths"
 
 # on the gpu.module: the oldest chip (major * 10 + minor) and PTX ISA version its code needs,
 # each with the operation that needs it (a string attribute "<name>_for"), set by operations
-# emitting newer instructions (operations/_ptx_asm.py) and checked by
+# emitting newer instructions (operations/_support/ptx_asm.py) and checked by
 # codegen/passes/pipeline.set_target, which raises the PTX version LLVM's NVPTX writes
 NEEDS_CHIP = "cumlir.needs_chip"
 NEEDS_PTX = "cumlir.needs_ptx"

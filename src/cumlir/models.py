@@ -9,11 +9,10 @@ Models are looked up by the Numba type's class, most derived first.
 
 from mlir import ir
 from mlir.dialects import arith, llvm
-from mlir.dialects import complex as cx
 from numba.core import types
 
+from . import typerecords
 from . import types as cumlir_types
-from .types import VectorType
 
 
 class DataModel:
@@ -75,7 +74,7 @@ class PrimitiveModel(DataModel):
 
 class PointerModel(PrimitiveModel):
     """A raw pointer (``CPointer(T)``, ``voidptr``): an ``!llvm.ptr`` in the generic address
-    space, as a C ``T*`` parameter (operations/pointers.py)."""
+    space, as a C ``T*`` parameter (operations/python/pointers.py)."""
 
     def __init__(self, dmm, fe_type):
         super().__init__(dmm, fe_type, llvm.PointerType.get)
@@ -140,26 +139,6 @@ class DatetimeModel(DataModel):
         return ir.IntegerType.get_signless(64)
 
 
-class Bfloat16Model(DataModel):
-    def get_value_type(self):
-        return ir.BF16Type.get()
-
-
-class Tf32Model(DataModel):
-    """The float32 it is (its 13 low significand bits zero), in registers and in memory."""
-
-    def get_value_type(self):
-        return ir.F32Type.get()
-
-
-class NarrowFloatModel(DataModel):
-    """One byte in registers and in memory, the code ml_dtypes stores: LLVM has no types
-    of fewer than 16 bits, so operations convert (operations/narrow_floats.py)."""
-
-    def get_value_type(self):
-        return ir.IntegerType.get_signless(8)
-
-
 class CompositeModel(DataModel):
     """A value made of parts held side by side as a Python tuple, never as one MLIR value.
 
@@ -221,25 +200,6 @@ class ComplexModel(DataModel):
 
     def get_value_type(self):
         return ir.ComplexType.get(_FLOATS[self.fe_type.bitwidth // 2].get())
-
-
-class Complex32Model(ComplexModel):
-    """complex<f16> in registers; in memory an i32, the real part's bits low, so that an
-    element is 4-byte aligned and moves with one 32-bit load or store (as CUDA's half2)."""
-
-    def get_data_type(self):
-        return ir.IntegerType.get_signless(32)
-
-    def as_data(self, value):
-        i16, i32 = ir.IntegerType.get_signless(16), self.get_data_type()
-        real, imag = (arith.extui(i32, arith.bitcast(i16, part)) for part in (cx.re(value), cx.im(value)))
-        return arith.ori(real, arith.shli(imag, arith.constant(i32, 16)))
-
-    def from_data(self, value):
-        i16, f16 = ir.IntegerType.get_signless(16), ir.F16Type.get()
-        high = arith.shrui(value, arith.constant(value.type, 16))
-        real, imag = (arith.bitcast(f16, arith.trunci(i16, bits)) for bits in (value, high))
-        return cx.create_(self.get_value_type(), real, imag)
 
 
 class StructModel(DataModel):
@@ -389,20 +349,8 @@ class RecordModel(DataModel):
         return ir.IntegerType.get_signless(8), self.fe_type.size
 
 
-class VectorModel(StructModel):
-    """A CUDA vector type (types.py): a struct of its lanes in registers. Arrays of
-    vectors are memrefs of bytes with byte strides, as arrays of records, so that every
-    access can state the vector's own alignment (see lowering/rules/vectors.py)."""
-
-    def __init__(self, dmm, fe_type):
-        super().__init__(dmm, fe_type, [(lane, fe_type.base_type) for lane in fe_type.lanes])
-
-    def memref_element(self):
-        return ir.IntegerType.get_signless(8), self.fe_type.size
-
-
 class StringModel(StructModel):
-    """A string in device code (operations/strings.py): its UTF-8 bytes, their count and
+    """A string in device code (operations/python/strings.py): its UTF-8 bytes, their count and
     the count of code points."""
 
     def __init__(self, dmm, fe_type):
@@ -462,15 +410,70 @@ def _value_model(dmm, fe_type):
     return dmm.lookup(fe_type.dtype)
 
 
+class FamilyModel(DataModel):
+    """A family of typerecords/ held as one MLIR value: its record's value type, its data
+    type in memory where the record gives one, and the conversions between them. Models
+    outlive MLIR contexts (each thread has its own), so the types are parsed from the
+    record's text in each context they are asked for in."""
+
+    def __init__(self, dmm, fe_type):
+        super().__init__(dmm, fe_type)
+        record = typerecords.record_of(fe_type)
+        value = record.value_type
+        self._texts = (value(fe_type) if callable(value) else value, record.data_type)
+        self._as_data, self._from_data = record.as_data, record.from_data
+        self._parsed = (None, None, None)  # (context, value type, data type)
+
+    def _types(self):
+        context, value, data = self._parsed
+        current = ir.Context.current
+        if context is not current:
+            value = ir.Type.parse(self._texts[0])
+            data = ir.Type.parse(self._texts[1]) if self._texts[1] else value
+            self._parsed = (current, value, data)
+        return value, data
+
+    def get_value_type(self):
+        return self._types()[0]
+
+    def get_data_type(self):
+        return self._types()[1]
+
+    def as_data(self, value):
+        return self._as_data(value) if self._as_data else value
+
+    def from_data(self, value):
+        return self._from_data(value) if self._from_data else value
+
+
+class FamilyStructModel(StructModel):
+    """A family of typerecords/ held as a struct of its record's members (CUDA's vector types:
+    their lanes). Arrays of it are memrefs of bytes with byte strides, as arrays of records,
+    so that every access can state the type's own alignment (operations/cuda/vectors.py)."""
+
+    def __init__(self, dmm, fe_type):
+        super().__init__(dmm, fe_type, typerecords.record_of(fe_type).members(fe_type))
+
+    def memref_element(self):
+        return ir.IntegerType.get_signless(8), self.fe_type.size
+
+
+def _family_model(dmm, fe_type):
+    """The model a type record describes."""
+    if typerecords.record_of(fe_type).members:
+        return FamilyStructModel(dmm, fe_type)
+    return FamilyModel(dmm, fe_type)
+
+
+for _record in typerecords.records():
+    for _cls in _record.classes:
+        default_manager.register(_cls, _family_model)
+
 for _cls, _model in (
     (types.Boolean, BooleanModel),
     (types.Integer, IntegerModel),
     (types.Float, FloatModel),
-    (cumlir_types.Bfloat16, Bfloat16Model),
-    (cumlir_types.NarrowFloat, NarrowFloatModel),
-    (cumlir_types.Tf32, Tf32Model),
     (types.Complex, ComplexModel),
-    (cumlir_types.Complex32, Complex32Model),
     (types.NPDatetime, DatetimeModel),
     (types.NPTimedelta, DatetimeModel),
     (types.BaseTuple, TupleModel),
@@ -488,7 +491,6 @@ for _cls, _model in (
     (types.CPointer, PointerModel),
     (types.RawPointer, PointerModel),
     (cumlir_types.TensorMap, PointerModel),
-    (VectorType, VectorModel),
     (types.NoneType, OpaqueModel),
     (types.Omitted, OpaqueModel),
     (types.Function, OpaqueModel),

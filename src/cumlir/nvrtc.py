@@ -3,8 +3,13 @@ found by cuda-pathfinder)."""
 
 import functools
 
+from cuda import pathfinder
+
 from . import optional_libraries
 from .codegen import targets
+from .lazy import lazy
+
+nvrtc_bindings = lazy("cuda.bindings.nvrtc")  # NVRTC is an extra: loaded by the first CUDA C++ compiled
 
 
 class NVRTCError(RuntimeError):
@@ -45,10 +50,8 @@ def compile_source(source, cc, name="source.cu", output="ptx", options=()):
 
 @functools.lru_cache(maxsize=1)
 def _nvrtc():
-    optional_libraries.load("nvrtc")
-    from cuda.bindings import nvrtc
-
-    return nvrtc
+    optional_libraries.load("nvrtc")  # before the bindings' module, which loads the library
+    return nvrtc_bindings
 
 
 def _check(nvrtc, returned, name):
@@ -73,8 +76,6 @@ def _include_options():
     global _includes
     if _includes is None:
         try:
-            from cuda import pathfinder
-
             directory = pathfinder.find_nvidia_header_directory("cudart")
         except Exception:  # the headers are optional: plain device code needs none
             directory = None

@@ -7,6 +7,8 @@ MissingLibraryError that says which feature needs it and how to install it."""
 
 from __future__ import annotations
 
+from cuda import pathfinder
+
 # library -> (the extra that installs it, what it is for)
 EXTRAS = {
     "nvrtc": ("nvrtc", "CUDA C++ (link items written in CUDA C++, CUSource)"),
@@ -29,8 +31,6 @@ def _missing(library: str) -> MissingLibraryError:
 
 def load(library: str) -> None:
     """Load the dynamic library *library* (a key of EXTRAS), or raise MissingLibraryError."""
-    from cuda import pathfinder
-
     try:
         pathfinder.load_nvidia_dynamic_lib(library)
     except pathfinder.DynamicLibNotFoundError as e:
@@ -39,8 +39,6 @@ def load(library: str) -> None:
 
 def libdevice_path() -> str:
     """The path of libdevice's bitcode, which libNVVM links (it comes with libNVVM)."""
-    from cuda import pathfinder
-
     try:
         return pathfinder.find_bitcode_lib("device")
     except pathfinder.BitcodeLibNotFoundError as e:

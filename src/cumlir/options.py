@@ -451,8 +451,11 @@ def _features(value: object, backend: object, chip: tuple[int, int] | None, arch
         return None
     if not isinstance(value, str) or not _PTX_FEATURE.match(value):
         raise ValueError(f"the option features must be a PTX ISA version as '+ptx80' (PTX 8.0), got {value!r}")
-    if backend != "nvptx":
-        raise ValueError(f"the option features={value!r} applies to backend='nvptx'; libNVVM chooses the PTX version")
+    if backend not in backends.reading("features"):
+        takers = " or ".join(f"backend={b!r}" for b in backends.reading("features"))
+        raise ValueError(
+            f"the option features={value!r} applies to {takers}; backend={backend!r} chooses the PTX version"
+        )
     if chip is not None:
         check_ptx_feature(value, chip, arch_specific)
     return value

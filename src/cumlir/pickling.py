@@ -19,6 +19,10 @@ import importlib
 import sys
 from typing import Any
 
+from .lazy import lazy
+
+cloudpickle = lazy("numba.cloudpickle")  # numba's copy: loaded by the first function pickled by value
+
 # attributes through which the object bound to a function's name holds the function:
 # Dispatcher and the ufuncs' py_func, the Reduce object's _functor
 _WRAPPED = ("py_func", "_functor")
@@ -65,12 +69,8 @@ class _ByValue:
         self.fn = fn
 
     def __reduce__(self):
-        from numba import cloudpickle
-
         return _function_from_code, (cloudpickle.dumps(self.fn),)
 
 
 def _function_from_code(data: bytes) -> Any:
-    from numba import cloudpickle
-
     return cloudpickle.loads(data)

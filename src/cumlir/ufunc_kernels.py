@@ -1,7 +1,7 @@
 """The kernels of GPU ufuncs: signatures, the choice of a signature for a call's dtypes,
 generalized-ufunc layouts, and the Python source of the kernels the dispatcher compiles.
 
-A vectorize kernel is ``elementwise(body, x0, ..., out)`` (operations/elementwise.py), where
+A vectorize kernel is ``elementwise(body, x0, ..., out)`` (operations/numpy/elementwise.py), where
 ``body`` converts the elements to the signature's argument types, calls the user's scalar
 function (a device function typed for the signature) and converts its result to the
 output's element type; a guvectorize kernel is ``gufunc_loop(core, nloop, x0, ...)``. Both
@@ -12,18 +12,20 @@ import keyword
 import string
 
 import numpy as np
+from numba.core import sigutils, types
+from numba.core.typing.templates import signature
+from numba.np import numpy_support
 
-from .operations.elementwise import elementwise, gufunc_loop
+from . import operations
 from .options import Options
+from .typing.frontend import DeviceDispatcher
+from .typing.signature_text import read_signature
 
 # ---- signatures ----------------------------------------------------------------------------
 
 
 def parse_signature(sig):
     """(argument types, result type or None) of a signature given as text or numba types."""
-    from numba.core import sigutils
-
-    from .typing.signature_text import read_signature
 
     try:  # a string is parsed, never evaluated as numba would
         return sigutils.normalize_signature(read_signature(sig) if isinstance(sig, str) else sig)
@@ -32,13 +34,11 @@ def parse_signature(sig):
 
 
 def to_dtype(numba_type):
-    from numba.np import numpy_support
 
     return np.dtype(numpy_support.as_dtype(numba_type))
 
 
 def from_dtype(dtype):
-    from numba.np import numpy_support
 
     return numpy_support.from_dtype(dtype)
 
@@ -135,7 +135,6 @@ def _groups(text, layout):
 
 def _conversion(numba_type):
     """What converts a value to *numba_type* in kernel code (numba's type objects do; bool for booleans)."""
-    from numba.core import types
 
     return bool if isinstance(numba_type, types.Boolean) else numba_type
 
@@ -143,10 +142,6 @@ def _conversion(numba_type):
 def device_function(pyfunc, argtypes, return_type=None):
     """The user's function as a device function declared with one signature, typed now so that
     a function that does not type fails before any launch; (dispatcher, result type)."""
-    from numba.core import types
-    from numba.core.typing.templates import signature
-
-    from .typing.frontend import DeviceDispatcher
 
     probe = DeviceDispatcher(pyfunc, Options())
     typed = probe.compile_device(tuple(argtypes), return_type)
@@ -160,12 +155,11 @@ def elementwise_kernel(pyfunc, core, argtypes, return_type):
     """The kernel (a Python function) of one vectorize signature: its arguments are the inputs
     (arrays of any element type, or scalars) and the output array; it converts each element
     to *argtypes*, calls *core* and stores the result converted to the output's type."""
-    from .typing.frontend import DeviceDispatcher
 
     names = [f"x{k}" for k in range(len(argtypes))]
     converted = ", ".join(f"t{k}({n})" for k, n in enumerate(names))
     glb = {f"t{k}": _conversion(t) for k, t in enumerate(argtypes)}
-    glb.update(core=core, elementwise=elementwise)
+    glb.update(core=core, elementwise=operations.declared("cumlir.elementwise"))
     body = _define(f"def body({', '.join(names)}):\n    return core({converted})\n", "body", glb)
     glb["body"] = DeviceDispatcher(body, Options())
     name = _kernel_name(pyfunc, "vectorize")
@@ -178,7 +172,7 @@ def gufunc_kernel(pyfunc, core, noperands, nloop):
     names = ", ".join(f"x{k}" for k in range(noperands))
     name = _kernel_name(pyfunc, "guvectorize")
     source = f"def {name}({names}):\n    gufunc_loop(core, {nloop}, {names})\n"
-    return _define(source, name, {"core": core, "gufunc_loop": gufunc_loop})
+    return _define(source, name, {"core": core, "gufunc_loop": operations.declared("cumlir.gufunc_loop")})
 
 
 def _kernel_name(pyfunc, kind):
@@ -197,6 +191,5 @@ def _define(source, name, glb):
 def device_function_checked(pyfunc, argtypes):
     """Type *pyfunc* for *argtypes* now, so that a function that does not type fails when the
     signature is added rather than at a launch."""
-    from .typing.frontend import DeviceDispatcher
 
     DeviceDispatcher(pyfunc, Options()).compile_device(tuple(argtypes))

@@ -14,8 +14,8 @@ from fractions import Fraction
 import numpy as np
 
 from cumlir import cuda
-from cumlir.operations import bf16 as bf16_area
-from cumlir.operations import fp16 as fp16_area
+from cumlir.operations.formats import bf16 as bf16_area
+from cumlir.operations.formats import fp16 as fp16_area
 
 AREAS = {"fp16": fp16_area, "bf16": bf16_area}
 HALF = {"fp16": "float16", "bf16": "bfloat16"}

@@ -7,7 +7,7 @@ import functools
 import numpy as np
 
 from cumlir import cuda
-from cumlir.operations.libdevice import ROUTINES
+from cumlir.operations.cuda.libdevice import ROUTINES
 
 # the table's letters: the NumPy type of each, and the array argument that holds it
 DTYPES = {"h": np.int16, "i": np.int32, "l": np.int64, "f": np.float32, "d": np.float64}

@@ -18,6 +18,8 @@ import os
 import re
 import sys
 
+from .. import backends
+from ..linking import linker_identity
 from . import store
 from .entry import VERSION, Entry, NotStorable, decode, encode
 from .fingerprint import Unhashable, function_fingerprint
@@ -34,15 +36,9 @@ __all__ = [
     "versions",
 ]
 
-# the libraries whose versions change the code: the frontend, MLIR and LLVM, the toolkit
-_DISTRIBUTIONS = (
-    "numba",
-    "xtc-mlir-python-bindings",
-    "cuda-bindings",
-    "nvidia-nvjitlink",
-    "nvidia-nvvm",
-    "nvidia-cuda-nvrtc",
-)
+# the libraries whose versions change the code: the frontend, the bindings, the linker and
+# NVRTC, and what each code generator declares in the registry (backends.py)
+_DISTRIBUTIONS = ("numba", "cuda-bindings", "nvidia-nvjitlink", "nvidia-cuda-nvrtc", *backends.libraries())
 
 
 def flag(name):
@@ -199,8 +195,6 @@ def _linker():
     its version (the driver's, whose ptxas compiles the PTX)."""
     if _library_versions["nvidia-nvjitlink"] and os.environ.get("CUMLIR_LINKER", "").strip().lower() != "driver":
         return "nvjitlink"
-    from ..linking import linker_identity
-
     return linker_identity()
 
 

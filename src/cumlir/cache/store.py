@@ -20,6 +20,13 @@ import sys
 import warnings
 from collections.abc import Callable, Iterator
 
+from ..lazy import lazy
+
+# what a cache hit needs neither of: the cache's folder where no other is given, and the lock
+# of a write
+platformdirs = lazy("platformdirs")
+filelock = lazy("filelock")
+
 SUFFIX = ".cumlir"
 LOCK_TIMEOUT_S = 300  # waiting out another process's compile on a loaded machine beats compiling again
 MAX_ENTRY_BYTES = 1 << 30  # far above any cubin: a larger file is not an entry
@@ -71,8 +78,6 @@ def directory_for(source_file: str | None) -> str:
         beside = os.path.join(os.path.dirname(os.path.abspath(source_file)), "__pycache__")
         if _writable(beside):
             return beside
-    import platformdirs
-
     return platformdirs.user_cache_dir("cumlir")
 
 
@@ -142,11 +147,10 @@ def held(path: str) -> Iterator[bool]:
     holder past LOCK_TIMEOUT_S, filelock missing), and the block runs unlocked. A holder
     that dies (killed mid-compile or mid-write) releases it with its process."""
     try:
-        import filelock
+        lock = filelock.FileLock(path + ".lock", timeout=LOCK_TIMEOUT_S)
     except ImportError:  # a dependency missing from this installation: still no failure
         yield False
         return
-    lock = filelock.FileLock(path + ".lock", timeout=LOCK_TIMEOUT_S)
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)
         lock.acquire()

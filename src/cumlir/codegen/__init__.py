@@ -23,7 +23,7 @@ def get_backend(name: str | None) -> Backend:
     """The code generator registered as *name* (a ``backend.Backend``); *name* is
     ``Options.backend``, a registered name once the options are built (None is refused as
     any unregistered name is)."""
-    return importlib.import_module(REGISTRY[check(name)]).BACKEND
+    return importlib.import_module(REGISTRY[check(name)].package).BACKEND
 
 
 def backend_for(name: str | None, code_format: str) -> Backend:

@@ -5,6 +5,8 @@ import os
 import subprocess
 import tempfile
 
+from cuda import pathfinder
+
 _MISSING = (
     "nvdisasm was not found: it comes with cumlir's command-line tools (pip install 'cumlir[tools]') or a CUDA toolkit"
 )
@@ -12,8 +14,6 @@ _MISSING = (
 
 def nvdisasm(cubin, flags):
     """nvdisasm's output for the cubin bytes *cubin* with the command-line *flags*."""
-    from cuda import pathfinder
-
     path = pathfinder.find_nvidia_binary_utility("nvdisasm")
     if path is None:
         raise RuntimeError(_MISSING)

@@ -1,7 +1,7 @@
 """Device functions defined elsewhere: ``declare_device`` builds a typed stub for an
 external function, linked in from the items given by ``link=``. Numba is imported only
 when a stub is declared. (Arrays over raw pointers, ``carray``/``farray``, are the
-operation module operations/foreign.py.)
+operation module operations/cuda/foreign.py.)
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from typing import TypeAlias
 
     from ..linkable import LinkableCode
-    from ..operations.externals import ExternalFunction
+    from ..operations.cuda.externals import ExternalFunction
     from ..typing.signatures import SignatureLike
 
     # what link= takes: a path or a LinkableCode, or a sequence of them
@@ -33,7 +33,7 @@ def declare_device(
     from numba.core.typing.templates import signature
 
     from ..linkable import as_linkable
-    from ..operations.externals import ExternalFunction
+    from ..operations.cuda.externals import ExternalFunction
     from ..typing.signatures import parse_signature
 
     if use_cooperative:

@@ -3,7 +3,7 @@ modules of that name hold them: ``functions`` maps each routine's C name (``__nv
 result type and its arguments, and ``create_signature`` gives the signature
 ``cuda.libdevice.<name>`` has (what libdevice writes through a pointer is returned instead).
 
-The table is cumlir's (``cumlir/operations/libdevice.py``), so these are exactly the routines
+The table is cumlir's (``cumlir/operations/cuda/libdevice.py``), so these are exactly the routines
 ``cuda.libdevice`` provides. libdevice's headers name the arguments; here they are named by
 position (``x``, ``y``, ``z``), pointers ``out0``, ``out1``."""
 
@@ -17,7 +17,7 @@ _POSITIONAL = ("x", "y", "z", "w")
 
 
 def _table():
-    return importlib.import_module("cumlir.operations.libdevice")
+    return importlib.import_module("cumlir.operations.cuda.libdevice")
 
 
 def _functions() -> dict[str, tuple[Any, list[arg]]]:

@@ -22,7 +22,7 @@ from collections.abc import Callable
 import numpy as np
 
 from .. import cuda
-from ..operations.random import require_states
+from ..operations.cuda.random import require_states
 from .decorators import jit
 
 __all__ = [

@@ -7,7 +7,7 @@ import typing as _typing
 
 
 def _vectors():
-    return _importlib.import_module("cumlir.operations.vectors")
+    return _importlib.import_module("cumlir.operations.cuda.vectors")
 
 
 def _names() -> list[str]:

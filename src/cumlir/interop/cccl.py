@@ -13,6 +13,17 @@ order), since kernels cannot build a record value otherwise, or a record operand
 import hashlib
 import re
 
+import numpy as np
+from numba.core import types
+from numba.np import numpy_support
+
+from .. import cuda
+from ..compiler import type_function
+from ..dispatcher import Dispatcher
+from ..lazy import lazy
+
+cccl_op = lazy("cuda.compute.op")  # cuda-cccl, not a dependency: loaded by raw_op, which makes its RawOp
+
 _WRAPPER = """\
 def {name}({params}, out):
     result = operator({operands})
@@ -28,20 +39,13 @@ def raw_op(pyfunc, argument_types, result_type=None, name=None, cc=None):
     (the value returned is converted to it); *cc* defaults to the current device's
     compute capability.
     """
-    from cuda.compute.op import RawOp
-
     code, symbol = compile_raw_op(pyfunc, argument_types, result_type, name, cc)
-    return RawOp(name=symbol, ltoir=code)
+    return cccl_op.RawOp(name=symbol, ltoir=code)
 
 
 def compile_raw_op(pyfunc, argument_types, result_type=None, name=None, cc=None, output="ltoir"):
     """(code, symbol) of the ``void NAME(void*..., void* out)`` wrapper of *pyfunc*: LTO-IR,
     or another output of ``cuda.compile`` (PTX to inspect it)."""
-    from numba.core import types
-
-    from .. import cuda
-    from ..compiler import type_function
-
     argtypes = tuple(as_numba_type(t) for t in argument_types)
     returned = type_function(getattr(pyfunc, "py_func", pyfunc), argtypes).return_type
     # CCCL's slot for the result holds the operands' type ((T, T) -> T), whatever width
@@ -59,8 +63,6 @@ def compile_raw_op(pyfunc, argument_types, result_type=None, name=None, cc=None,
 
 def _tuple_fields(pyfunc, returned, result_type):
     """The record fields a returned tuple fills, in order; None when the result is stored whole."""
-    from numba.core import types
-
     if not isinstance(returned, types.BaseTuple):
         return None
     if not isinstance(result_type, types.Record) or len(returned) != len(result_type.fields):
@@ -69,10 +71,6 @@ def _tuple_fields(pyfunc, returned, result_type):
 
 
 def as_numba_type(ty):
-    import numpy as np
-    from numba.core import types
-    from numba.np import numpy_support
-
     if isinstance(ty, types.Type):
         return ty
     try:
@@ -97,8 +95,6 @@ def _wrapper(pyfunc, symbol, arity, fields):
 
 
 def _device_function(pyfunc):
-    from ..dispatcher import Dispatcher
-
     return pyfunc if isinstance(pyfunc, Dispatcher) else Dispatcher(pyfunc, device=True)
 
 

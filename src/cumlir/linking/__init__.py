@@ -19,10 +19,13 @@ import os
 import warnings
 from collections.abc import Iterable, Sequence
 
-from .. import optional_libraries
+from .. import nvrtc, optional_libraries
+from ..lazy import lazy
 from ..linkable import LTOIR, CUSource, LinkableCode, as_linkable, load
-from . import nvjitlink
+from . import driver, nvjitlink
 from .common import LinkError, PerformanceWarning, performance_notes
+
+cuda_bindings = lazy("cuda.bindings")  # its version: what the toolkit is where neither nvJitLink nor NVRTC is
 
 __all__ = [
     "LINKERS",
@@ -53,8 +56,6 @@ def linker_identity() -> str:
     """The linker and its version, as the disk cache's key names what made a cubin."""
     if linker() == "nvjitlink":
         return "nvjitlink " + ".".join(map(str, nvjitlink.version()))
-    from . import driver
-
     return f"driver {driver.version()}"
 
 
@@ -71,15 +72,9 @@ def toolkit_version() -> tuple[int, int]:
     if nvjitlink.available():
         return nvjitlink.version()
     try:
-        optional_libraries.load("nvrtc")
-        from cuda.bindings import nvrtc
-
-        _, major, minor = nvrtc.nvrtcVersion()
-        return (major, minor)
+        return nvrtc.version()
     except optional_libraries.MissingLibraryError:
-        from cuda import bindings
-
-        major, minor = bindings.__version__.split(".")[:2]
+        major, minor = cuda_bindings.__version__.split(".")[:2]
         return (int(major), int(minor))
 
 
@@ -89,13 +84,11 @@ def link_cubin(
     """A cubin for compute capability *cc* (its architecture-specific target, sm_90a, with
     *arch_specific*) linking every item (LinkableCode objects or paths); *ptxas_options* are
     given to ptxas as it compiles the PTX among them."""
-    loaded = [load(as_linkable(item)) for item in items]
-    if _needs_nvjitlink(loaded):
-        cubin, info = nvjitlink.link(loaded, cc, "cubin", tuple(ptxas_options), arch_specific)
+    linked = [load(as_linkable(item)) for item in items]
+    if _needs_nvjitlink(linked):
+        cubin, info = nvjitlink.link(linked, cc, "cubin", tuple(ptxas_options), arch_specific)
     else:
-        from . import driver
-
-        cubin, info = driver.link(loaded, cc, tuple(ptxas_options), arch_specific)
+        cubin, info = driver.link(linked, cc, tuple(ptxas_options), arch_specific)
     for note in performance_notes(info):
         warnings.warn(f"ptxas: {note}", PerformanceWarning, stacklevel=2)
     return cubin

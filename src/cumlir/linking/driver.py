@@ -13,11 +13,13 @@ from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .. import optional_libraries
+from ..lazy import lazy, loaded
 from .common import LinkError, link_input
 
 if TYPE_CHECKING:
     from ..linkable import LinkableCode
 
+driver_bindings = lazy("cuda.bindings.driver")  # loaded by the first link, on a machine with a driver
 LOG_SIZE = 1 << 16  # bytes of each log buffer the driver writes into
 
 # ptxas options the driver's JIT has a setting for: option -> (CUjit_option name, its value
@@ -133,8 +135,7 @@ def _a_current_context(cu: Any) -> Iterator[None]:
 def _driver() -> Any:
     """``cuda.bindings.driver``, initialised; a MissingLibraryError where there is no driver:
     then only nvJitLink can link."""
-    from cuda.bindings import driver as cu
-
+    cu = loaded(driver_bindings)
     try:
         (err,) = cu.cuInit(0)
     except RuntimeError as e:  # libcuda.so is missing

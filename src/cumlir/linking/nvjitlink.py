@@ -9,11 +9,15 @@ from typing import TYPE_CHECKING, Any
 
 from .. import optional_libraries
 from ..codegen import targets
+from ..lazy import lazy, loaded
 from ..linkable import LTOIR
 from .common import LinkError, link_input
 
 if TYPE_CHECKING:
     from ..linkable import LinkableCode
+
+
+nvjitlink_bindings = lazy("cuda.bindings.nvjitlink")  # nvJitLink is an extra: loaded by the first link
 
 
 @functools.cache
@@ -34,9 +38,7 @@ def version() -> tuple[int, int]:
 
 def _nvjitlink() -> Any:
     optional_libraries.load("nvJitLink")  # a MissingLibraryError naming the extra where it is not installed
-    from cuda.bindings import nvjitlink
-
-    return nvjitlink
+    return loaded(nvjitlink_bindings)
 
 
 def link(

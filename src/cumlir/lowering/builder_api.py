@@ -18,15 +18,15 @@ from numba import typeof
 from numba.core import errors, types
 
 from .. import nrt
-from ..lowering_utilities import convert
-from ..operations._elements import element_pointer
+from ..mlir.helpers import convert
+from ..operations._support.elements import element_pointer
 from . import kernel_abi, refcount
 from .exceptions import record_raise
 
 if TYPE_CHECKING:
     from numba.core import ir as nir
 
-    from ..operations._builder import Lower, MLIRType, ModuleBuilder, NumbaType, Value
+    from ..operations._support.builder import Lower, MLIRType, ModuleBuilder, NumbaType, Value
 
 _temporary_ids = itertools.count()
 

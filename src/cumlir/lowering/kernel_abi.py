@@ -19,9 +19,10 @@ from mlir.dialects import arith, llvm
 from mlir.dialects import complex as mlir_complex
 from numba.core import errors, types
 
+from .. import typerecords
 from ..marks import BY_VALUE_PARAMS
-from ..operations._ptx_asm import require
-from ..types import NarrowFloat, TensorMap, Tf32, VectorType
+from ..operations._support.ptx_asm import require
+from ..types import TensorMap
 from .refcount import memref_from_descriptor
 
 _POINTERS = (types.Record, types.CPointer, types.RawPointer)
@@ -37,13 +38,14 @@ def param_types(lower, ty):
         return [llvm.PointerType.get()] + [_i64()] * (1 + 2 * ty.ndim)
     if isinstance(ty, (*_POINTERS, TensorMap)):  # a record by reference: the launcher copies it in and out
         return [llvm.PointerType.get()]
-    if isinstance(
-        ty, (types.Integer, types.Float, types.Boolean, types.NPDatetime, types.NPTimedelta, NarrowFloat, Tf32)
-    ):
+    if isinstance(ty, (types.Integer, types.Float, types.Boolean, types.NPDatetime, types.NPTimedelta)):
         return [lower.dmm.lookup(ty).get_data_type()]
-    if isinstance(ty, VectorType):  # one parameter per lane
-        return [lower.get_mlir_type(ty.base_type)] * ty.count
-    if isinstance(ty, types.Complex):
+    record = typerecords.record_of(ty)
+    if record is not None and record.parameters == "value":
+        return [lower.dmm.lookup(ty).get_data_type()]
+    if record is not None and record.parameters == "members":  # one parameter per member (a vector's lanes)
+        return [lower.get_mlir_type(member) for _, member in record.members(ty)]
+    if isinstance(ty, types.Complex) or (record is not None and record.parameters == "parts"):
         return [lower.dmm.lookup(ty.underlying_float).get_data_type()] * 2
     if isinstance(ty, types.EnumMember):  # its value's parameter
         return param_types(lower, ty.dtype)
@@ -91,9 +93,10 @@ def value_from_params(lower, ty, params):
         return _tuple_from_params(lower, ty, params)
     if not params:
         return None
-    if isinstance(ty, VectorType):
+    record = typerecords.record_of(ty)
+    if record is not None and record.parameters == "members":
         return lower.make_struct(ty, params)
-    if isinstance(ty, types.Complex):
+    if isinstance(ty, types.Complex) or (record is not None and record.parameters == "parts"):
         return mlir_complex.CreateOp(lower.get_mlir_type(ty), params[0], params[1]).result
     return lower.dmm.lookup(ty).from_data(params[0])
 

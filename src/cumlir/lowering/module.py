@@ -11,7 +11,7 @@ from mlir import ir
 from mlir.dialects import func, gpu, llvm, memref
 
 from ..marks import FUNCTION_FASTMATH
-from ..mlir_context import mlir_context
+from ..mlir.contexts import mlir_context
 from ..options import Options
 from ..typing.frontend import DeviceFunction, implementation_dispatcher
 from . import operations, refcount
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from numba.core.typing.templates import Signature
 
     from ..linkable import LinkItem
-    from ..operations._builder import MLIRType, Value
+    from ..operations._support.builder import MLIRType, Value
     from ..raise_sites import RaiseSite
     from ..typing.frontend import TypedFunction
 

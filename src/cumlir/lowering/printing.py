@@ -13,8 +13,8 @@ from mlir.dialects import arith, llvm
 from mlir.dialects import complex as mlir_complex
 from numba.core import errors, types
 
-from .. import types as cumlir_types
-from ..operations import strings
+from .. import typerecords
+from ..operations._support.strings import printable
 
 
 def _format_item(lower, ty, value, constant):
@@ -28,7 +28,8 @@ def _format_item(lower, ty, value, constant):
     if isinstance(ty, types.Integer):
         wide = types.int64 if ty.signed else types.uint64
         return ("%lld" if ty.signed else "%llu"), [lower.cast(value, ty, wide)]
-    if isinstance(ty, (types.Float, cumlir_types.Bfloat16, cumlir_types.NarrowFloat, cumlir_types.Tf32)):
+    record = typerecords.record_of(ty)
+    if isinstance(ty, types.Float) or (record is not None and record.prints_as == "float"):
         return "%f", [lower.cast(value, ty, types.float64)]
     if isinstance(ty, types.Complex):  # as Python writes it: (1.500000-2.000000j)
         part = ty.underlying_float
@@ -42,7 +43,7 @@ def _format_item(lower, ty, value, constant):
     if isinstance(ty, types.NoneType):
         return "None", []
     if isinstance(ty, types.UnicodeType):
-        return "%s", [strings.printable(lower, value)]
+        return "%s", [printable(lower, value)]
     raise errors.UnsupportedError(f"print() of a value of type {ty} is not supported", lower.loc)
 
 

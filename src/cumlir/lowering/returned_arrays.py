@@ -7,7 +7,7 @@ decides it."""
 from numba.core import errors, types
 from numba.core import ir as nir
 
-from ..operations.memory import local_array
+from .. import operations
 from .refcount import RuntimeNeeded
 
 _VIEWS = ("getitem", "static_getitem", "getattr", "cast", "build_tuple", "exhaust_iter")
@@ -63,7 +63,7 @@ def _from_local(value, typemap, local):
     if not isinstance(value, nir.Expr):
         return False
     if value.op == "call":
-        return getattr(typemap.get(value.func.name), "typing_key", None) is local_array
+        return getattr(typemap.get(value.func.name), "typing_key", None) is operations.stub("local.array")
     if value.op in _VIEWS:
         return any(v.name in local for v in value.list_vars())
     return False

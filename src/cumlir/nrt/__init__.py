@@ -2,19 +2,15 @@
 
 The runtime is written in MLIR's LLVM dialect (``nrt.mlir``; its API, for CUDA C++ link
 items, is the public header ``nrt.cuh``) and compiled by cumlir's own code generators on
-first use for each chip and code format, kept for the process: NVPTX makes its PTX,
+first use for each chip and code format, kept for the process (``compiled.py``): NVPTX makes its PTX,
 libNVVM its LTO-IR, so that kernels that allocate need neither NVRTC nor libNVVM. Kernels
 whose code allocates, and kernels linking an item marked ``nrt=True``, get it as one more
 link item (compiler.py). docs/nrt.md describes the API and its ownership rules.
 """
 
-import functools
 import os
 
-from .. import backends
 from ..linkable import LTOIR, PTXSource
-from ..mlir_context import mlir_context
-from ..options import Options
 
 # the runtime's symbols that cumlir's generated code calls or reads
 ALLOCATE = "NRT_MemInfo_alloc_aligned"
@@ -34,25 +30,6 @@ def source():
     """The runtime's MLIR (a gpu.module in the LLVM dialect)."""
     with open(os.path.join(include_dir(), "nrt.mlir")) as f:
         return f.read()
-
-
-@functools.cache
-def runtime(cc, code_format="ptx"):
-    """The runtime compiled for compute capability *cc* as a link item: PTX, or LTO-IR
-    (*code_format* "ltoir") for links optimised as a whole. Compiled once per chip and format."""
-    from mlir import ir
-
-    from ..codegen import backend_for
-    from ..codegen.passes.pipeline import set_target
-
-    if code_format not in ("ptx", "ltoir"):
-        raise ValueError(f"the runtime is compiled to 'ptx' or 'ltoir', not {code_format!r}")
-    options = Options(backend=backends.DEFAULT)
-    with mlir_context(), ir.Location.unknown():
-        module = ir.Module.parse(source())
-        set_target(module, cc, options)
-        code = backend_for(options.backend, code_format).code(module, cc, options, code_format)
-    return PTXSource(code, name=RUNTIME_NAME) if code_format == "ptx" else LTOIR(code, name=RUNTIME_NAME)
 
 
 def is_runtime(item):

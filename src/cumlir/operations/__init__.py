@@ -1,13 +1,21 @@
-"""Every operation cumlir compiles, one module per area: each module holds its operations'
-typing and lowering side by side, declared with the one API of ``_api.py`` (see
-docs/architecture.md, "Adding an operation"): the ``cuda`` intrinsics (stubs), the
-``math`` and ``cmath`` modules, NumPy, operators on every type, arrays, records, ...
+"""Every operation cumlir compiles, one module per area, grouped by domain: ``python/``
+(operators, builtins, ``math``, tuples, strings, records), ``numpy/`` (arrays and NumPy's
+functions), ``cuda/`` (the CUDA intrinsics: indexing, barriers, warps, atomics, memory),
+``tensor_cores/`` (mma, ldmatrix, wgmma), ``hopper/`` (clusters, mbarriers, TMA) and
+``formats/`` (float16, bfloat16, the narrow floats, tf32, complex32). Each module holds its
+operations' typing and lowering side by side, declared with the one API of
+``_support/api.py`` (docs/architecture.md, "Adding an operation").
 
-This package is the registry of the modules: every module here whose name does not start
-with ``_`` is an operation module, found by :func:`modules`; nothing lists them by hand.
+This package is the registry of the modules: every package here whose name does not start
+with ``_`` is a domain, and every module of a domain whose name does not start with ``_``
+is an operation module, found by :func:`modules`; nothing lists them by hand. ``_support/``
+holds what the operation modules share and what the compiler may import of them (the
+records' API, the builder protocol, element pointers, inline PTX), the only part of this
+package other than this registry that the compiler's modules import (pyproject.toml's
+contract).
 The typing context (``typing/operations.py``), the lowering registry
-(``lowering/operations.py``), the ``cuda`` namespace and the LLVM 7 printer's tables
-(``codegen/intrinsics_nvvm.py``) read them through the functions below. Importing an
+(``lowering/operations.py``) and the ``cuda`` namespace read them through the functions
+below. Importing an
 operation module loads neither numba nor MLIR; modules whose name starts with ``_`` are
 helpers the operation modules share.
 """
@@ -18,7 +26,7 @@ import importlib
 import os
 import sys
 
-from ._api import (
+from ._support.api import (
     Attribute,
     Conversion,
     Implementation,
@@ -37,12 +45,10 @@ from ._api import (
     lazy,
     method,
     named_type,
-    nvvm_ops,
     resolve,
     resolve_key,
 )
-from ._api import declarations as _declarations
-from ._api import nvvm as _nvvm
+from ._support.api import declarations as _declarations
 
 __all__ = [
     "Attribute",
@@ -63,10 +69,10 @@ __all__ = [
     "lazy",
     "method",
     "named_type",
-    "nvvm_ops",
     "resolve",
     "resolve_key",
     "discover",
+    "declared",
 ]
 
 
@@ -123,9 +129,14 @@ def _names_in(folder):
 
 
 def modules():
-    """The operation modules, imported on first use (a module added to this package, or to
-    its ``__path__``, is found on the next call)."""
-    return discover(__name__, __path__)
+    """The operation modules of every domain, imported on first use (a module added to a
+    domain package, or a domain added to this package's ``__path__``, is found on the next
+    call)."""
+    found = []
+    for item in discover(__name__, __path__):
+        # a domain's modules; a plain module (an extension's, on this package's path) is one itself
+        found += discover(item.__name__, item.__path__) if hasattr(item, "__path__") else [item]
+    return found
 
 
 def declarations():
@@ -162,12 +173,16 @@ def stub(name):
     return table[name]
 
 
+def declared(name):
+    """The key (the Python object its calls name) of the operation declared under *name*, as
+    ``declare(key, name)`` gave it ("cumlir.elementwise"); KeyError if none. The compiler finds
+    the operations it calls in the code it generates through this, not by importing them."""
+    for decl in declarations():
+        if isinstance(decl, Operation) and decl.name == name:
+            return decl.key
+    raise KeyError(name)
+
+
 def cuda_names():
     """{name: stub} for the stubs at the top of the ``cuda`` namespace (``cuda.grid``)."""
     return {name: s for name, s in _stub_table().items() if "." not in name}
-
-
-def nvvm_table(table):
-    """What the modules declared for one of the LLVM 7 printer's tables (see ``nvvm_ops``)."""
-    modules()
-    return dict(_nvvm[table])

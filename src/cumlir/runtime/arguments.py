@@ -22,12 +22,18 @@ from __future__ import annotations
 
 import ctypes
 import enum
-import math
 import struct
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .. import typerecords
+from ..lazy import lazy
+
+# a parameter's slot in the buffer, and numba's numbers, as the families' packers share them
+from ..typerecords._packing import SCALAR_FORMATS as _SCALAR_FORMATS
+from ..typerecords._packing import SLOT
+from ..typerecords._packing import ScalarParameter as _ScalarParameter
 from . import driver as drv
 from . import placement, readers, tensor_maps
 from .arg_hints import ArgHint
@@ -38,8 +44,12 @@ from .plain_types import PlainArray, PlainNumber
 
 if TYPE_CHECKING:
     from numba.core import types
-
-SLOT = 8
+    from numba.core.typing import typeof as numba_typeof
+    from numba.np import numpy_support
+else:  # numba: a launch of a kernel found in the disk cache by its plain types never loads it
+    types = lazy("numba.core.types")
+    numpy_support = lazy("numba.np.numpy_support")
+    numba_typeof = lazy("numba.core.typing.typeof")
 
 
 # ---- argument types ----------------------------------------------------------------------
@@ -47,21 +57,15 @@ SLOT = 8
 
 def _ml_dtypes_float(dtype):
     """The numba type of an ml_dtypes float dtype (``bfloat16``, ``float8_e4m3fn``: a
-    narrow float such as ``types.f8E4M3FN``), found by its name so that ml_dtypes need not
-    be imported; None for other dtypes."""
+    narrow float such as ``types.f8E4M3FN``), found by its name in the type records so that
+    ml_dtypes need not be imported; None for other dtypes."""
     if dtype.names is not None or dtype.itemsize > 2:
         return None
-    from .. import types as cumlir_types
-
-    if dtype.itemsize == 2:
-        return cumlir_types.bfloat16 if dtype.name == "bfloat16" else None
-    return cumlir_types.narrow_floats.get(dtype.name)
+    found = typerecords.type_of_dtype(dtype.name)
+    return found if found is not None and found.bitwidth <= 8 * dtype.itemsize else None
 
 
 def _array_type(dtype, shape, strides, readonly, index):
-    from numba.core import types
-    from numba.np import numpy_support
-
     try:
         element = numpy_support.from_dtype(dtype)
     except Exception:
@@ -90,9 +94,6 @@ def _host_array_type(value, index):
 
 
 def _scalar_type(value, index):
-    from numba.core import types
-    from numba.np import numpy_support
-
     if isinstance(value, bool) or isinstance(value, np.bool_):
         return types.boolean
     if isinstance(value, int):
@@ -117,7 +118,7 @@ def _scalar_type(value, index):
     if isinstance(value, enum.Enum):
         return _enum_member_type(value, index)
     if isinstance(value, tensor_maps.TiledTensorMap) or tensor_maps.is_driver_tensor_map(value):
-        from .. import types as cumlir_types
+        from .. import types as cumlir_types  # loads numba: for a tensor map only
 
         return cumlir_types.TensorMap(getattr(value, "rank", None))
     raise TypeError(f"argument {index}: values of type {type(value).__name__} cannot be passed to a kernel")
@@ -126,11 +127,8 @@ def _scalar_type(value, index):
 def _enum_member_type(value, index):
     """numba's type of an enum member (IntEnumMember or EnumMember of its class), as Numba-CUDA
     types such an argument; the kernel receives its value, which must be a number or a bool."""
-    from numba.core import types
-    from numba.core.typing.typeof import typeof
-
     try:
-        ty = typeof(value)
+        ty = numba_typeof.typeof(value)
     except ValueError as e:  # numba's "heterogeneous enum"
         raise TypeError(f"argument {index}: the enum member {value!r} cannot be passed to a kernel: {e}") from None
     if not isinstance(ty.dtype, (types.Integer, types.Float, types.Boolean)):
@@ -218,42 +216,7 @@ def _check_device(value, index, ordinal):
 
 
 # ---- packing ------------------------------------------------------------------------------
-
-_SCALAR_FORMATS = {
-    "bool": "?",
-    "int8": "b",
-    "uint8": "B",
-    "int16": "h",
-    "uint16": "H",
-    "int32": "i",
-    "uint32": "I",
-    "int64": "q",
-    "uint64": "Q",
-    "float16": "e",
-    "float32": "f",
-    "float64": "d",
-}
-
-
-class _ScalarParameter:
-    def __init__(self, ty, index):
-        self.index = index
-        self.type = ty
-        self.format = _SCALAR_FORMATS[str(ty)]
-        self.slots = 1
-        self._is_float = self.format in "efd"
-
-    def pack(self, value, buffer, offset, launch):
-        if self._is_float:
-            value = float(value)
-        elif self.format == "?":
-            value = bool(value)
-        else:
-            value = int(value)
-        try:
-            struct.pack_into(self.format, buffer, offset, value)
-        except (struct.error, OverflowError):
-            raise OverflowError(f"argument {self.index}: {value!r} does not fit in {self.type}") from None
+# the families of typerecords/ bring their own packers (record.packer); numba's types are packed here
 
 
 class _EnumParameter:
@@ -271,66 +234,6 @@ class _EnumParameter:
                 f"argument {self.index}: expected a member of {self.type.instance_class.__name__}, got {value!r}"
             )
         self._value.pack(value.value, buffer, offset, launch)
-
-
-class _Tf32Parameter:
-    """A tf32: the float32 nearest to the number with 10 stored significand bits, ties away
-    from zero (as the device's conversion; beyond the largest tf32, infinity; NaN 0x7FFFE000)."""
-
-    slots = 1
-    _LARGEST = (2 - 2.0**-10) * 2.0**127
-    _SMALLEST_ULP = 2.0**-136  # float32's subnormals keep 10 significand bits from 2**-149
-
-    def __init__(self, ty, index):
-        self.index = index
-        self.type = ty
-
-    def pack(self, value, buffer, offset, launch):
-        if not isinstance(value, (int, float, np.integer, np.floating)) or isinstance(value, (bool, np.bool_)):
-            raise TypeError(f"argument {self.index}: expected a real number for tf32, got {value!r}")
-        x = float(value)
-        if math.isnan(x):
-            struct.pack_into("I", buffer, offset, 0x7FFFE000)
-            return
-        struct.pack_into("f", buffer, offset, self.rounded(x))
-
-    @classmethod
-    def rounded(cls, x):
-        if not math.isfinite(x) or x == 0:
-            return x
-        _, exponent = math.frexp(x)  # |x| in [2**(exponent-1), 2**exponent)
-        ulp = max(2.0 ** (exponent - 11), cls._SMALLEST_ULP)
-        steps = math.floor(abs(x) / ulp + 0.5)  # exact: fewer than 2**12 steps, halves exact
-        magnitude = steps * ulp
-        return math.copysign(magnitude if magnitude <= cls._LARGEST else math.inf, x)
-
-
-class _NarrowFloatParameter:
-    """A narrow float (``types.f8E4M3FN``): its one-byte code. A scalar of the type's ml_dtypes
-    dtype passes as it is; another number is rounded by ml_dtypes, which must be installed."""
-
-    slots = 1
-
-    def __init__(self, ty, index):
-        self.index = index
-        self.type = ty
-
-    def pack(self, value, buffer, offset, launch):
-        if not (isinstance(value, np.generic) and value.dtype.name == self.type.dtype_name):
-            value = self._rounded(value)
-        struct.pack_into("B", buffer, offset, int(np.asarray(value).view(np.uint8)))
-
-    def _rounded(self, value):
-        if not isinstance(value, (int, float, np.integer, np.floating)) or isinstance(value, bool):
-            raise TypeError(f"argument {self.index}: expected a number for {self.type}, got {value!r}")
-        try:
-            import ml_dtypes
-        except ImportError:
-            raise TypeError(
-                f"argument {self.index}: {value!r} for a {self.type} parameter is rounded by ml_dtypes, "
-                f"which is not installed (pip install ml_dtypes); or pass an ml_dtypes.{self.type.dtype_name} scalar"
-            ) from None
-        return np.asarray(value, dtype=np.float64).astype(getattr(ml_dtypes, self.type.dtype_name))
 
 
 class _ArrayParameter:
@@ -374,7 +277,7 @@ class _ComplexParameter:
     def __init__(self, ty, index):
         self.index = index
         self.type = ty
-        self._format = {32: "HH", 64: "ff"}.get(ty.bitwidth, "dd")
+        self._format = "ff" if ty.bitwidth == 64 else "dd"
 
     def pack(self, value, buffer, offset, launch):
         try:
@@ -384,9 +287,6 @@ class _ComplexParameter:
                 f"argument {self.index}: expected a complex number for {self.type}, got {value!r}"
             ) from None
         parts = (value.real, value.imag)
-        if self.type.bitwidth == 32:  # complex32: each part rounded to float16 (struct's "e" refuses overflow)
-            with np.errstate(over="ignore"):
-                parts = tuple(int(np.float16(p).view(np.uint16)) for p in parts)
         struct.pack_into(self._format[0], buffer, offset, parts[0])
         struct.pack_into(self._format[1], buffer, offset + SLOT, parts[1])
 
@@ -455,15 +355,14 @@ class _TupleParameter:
 
 
 def _is_record(ty):
-    from numba.core import types
-
     return isinstance(ty, types.Record)
 
 
 def _is_vector(ty):
-    from ..types import VectorType
-
-    return isinstance(ty, VectorType)
+    """Whether *ty* is held as a struct of members (CUDA's vector types): arrays of it count
+    bytes, and every element must have the type's alignment."""
+    record = typerecords.record_of(ty)
+    return record is not None and record.members is not None
 
 
 def _check_alignment(index, vty, pointer, strides):
@@ -472,23 +371,6 @@ def _check_alignment(index, vty, pointer, strides):
             f"argument {index}: an array of {vty} must be aligned to {vty.alignment} bytes "
             f"(address {pointer:#x}, byte strides {tuple(strides)})"
         )
-
-
-class _VectorParameter:
-    """A CUDA vector passed by value, one parameter per lane, from a NumPy record laying out
-    its lanes (the host has no vector types; see types.matches_record)."""
-
-    def __init__(self, ty, index):
-        self.index = index
-        self.type = ty
-        self.slots = ty.count
-        self._lane = _ScalarParameter(ty.base_type, index)
-
-    def pack(self, value, buffer, offset, launch):
-        if not isinstance(value, np.void) or value.dtype.names != self.type.lanes:
-            raise TypeError(f"argument {self.index}: expected a record with the lanes of {self.type}, got {value!r}")
-        for k, lane in enumerate(self.type.lanes):
-            self._lane.pack(value[lane], buffer, offset + SLOT * k, launch)
 
 
 class _RecordParameter:
@@ -580,22 +462,15 @@ def _parameter(ty, index):
         return _ArrayParameter(ty, index)
     if isinstance(ty, PlainNumber):
         return _ComplexParameter(ty, index) if ty.name.startswith("complex") else _ScalarParameter(ty, index)
-    from numba.core import types
-
     if isinstance(ty, types.Array):
         return _ArrayParameter(ty, index)
     if isinstance(ty, types.Record):
         return _RecordParameter(ty, index)
-    if _is_vector(ty):
-        return _VectorParameter(ty, index)
     if str(ty) in _SCALAR_FORMATS:
         return _ScalarParameter(ty, index)
-    from .. import types as cumlir_types
-
-    if isinstance(ty, cumlir_types.NarrowFloat):
-        return _NarrowFloatParameter(ty, index)
-    if isinstance(ty, cumlir_types.Tf32):
-        return _Tf32Parameter(ty, index)
+    record = typerecords.record_of(ty)
+    if record is not None and record.packer is not None:
+        return record.packer(ty, index)
     if isinstance(ty, types.Complex):
         return _ComplexParameter(ty, index)
     if isinstance(ty, types.EnumMember):
@@ -606,7 +481,9 @@ def _parameter(ty, index):
         return _PointerParameter(ty, index)
     if isinstance(ty, types.BaseTuple):
         return _TupleParameter(ty, index)
-    if isinstance(ty, cumlir_types.TensorMap):
+    from ..types import TensorMap  # loads numba: reached past every plain type
+
+    if isinstance(ty, TensorMap):
         return _TensorMapParameter(ty, index)
     raise TypeError(f"argument {index}: kernel parameters of type {ty} are not supported yet")
 

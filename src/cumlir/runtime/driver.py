@@ -7,6 +7,10 @@ import collections
 import threading
 from collections.abc import Callable
 
+from ..lazy import lazy, loaded
+
+driver_bindings = lazy("cuda.bindings.driver")  # loaded by the first call that needs the driver
+
 _lock = threading.RLock()  # current_context() initialises the driver while holding it
 _driver = None
 
@@ -29,10 +33,7 @@ def driver():
     if _driver is None:
         with _lock:
             if _driver is None:
-                try:
-                    from cuda.bindings import driver as cu
-                except ImportError as e:  # pragma: no cover - a dependency
-                    raise CudaSupportError(f"cuda-bindings is not importable: {e}") from e
+                cu = loaded(driver_bindings)
                 try:
                     (err,) = cu.cuInit(0)
                 except RuntimeError as e:  # libcuda.so is missing

@@ -81,7 +81,7 @@ class _Builder:
         if isinstance(parameter, _ScalarParameter):
             return _is_scalar_kind(kind) and self._scalar(parameter.format, kind, name)
         if isinstance(parameter, _ComplexParameter):
-            if not _is_scalar_kind(kind) or parameter.type.bitwidth == 32:  # complex32: rounded by the general path
+            if not _is_scalar_kind(kind):
                 return False
             self.lines.append(f"    {name}_c = _complex({name})")
             part = parameter._format[0]
@@ -155,7 +155,7 @@ class _Builder:
         return True
 
     def _check_span(self, itemsize, ndim, slots):
-        # 1-d offsets stay 64-bit in every class (operations/_elements.py): no check to pay
+        # 1-d offsets stay 64-bit in every class (operations/_support/elements.py): no check to pay
         if ndim < 2 or not (self.narrow or self.narrowable):
             return
         self.names["_fits"] = element_span_fits

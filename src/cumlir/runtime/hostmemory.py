@@ -4,11 +4,13 @@ arrays (memory the driver migrates between host and device), and the ``pinned``/
 context managers that page-lock existing NumPy arrays for a while."""
 
 import contextlib
+import ctypes
 
 import numpy as np
 
 from . import driver as drv
 from .cleanup import release
+from .devicearray import DeviceNDArray
 from .layout import allocation_strides, byte_extent, checked_dtype, normalize_shape
 
 
@@ -88,8 +90,6 @@ class MappedNDArray(np.ndarray):
 
     @property
     def device_ctypes_pointer(self):
-        import ctypes
-
         return ctypes.c_void_p(self.device_pointer)
 
     @property
@@ -197,8 +197,6 @@ def pinned(*arrays):
 def mapped(*arrays, stream=0):
     """Page-lock NumPy *arrays* and map them into the device while the block runs: yields
     device arrays over the same memory (one array, or a list for several)."""
-    from .devicearray import DeviceNDArray
-
     drv.current_context()
     registrations, views = [], []
     try:

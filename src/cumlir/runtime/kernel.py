@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from . import cleanup, nrt_stats
 from . import driver as drv
+from .arguments import ArgumentPacker, HostArrayStaging
 from .launch import PORTABLE_CLUSTER_BLOCKS
 
 if TYPE_CHECKING:
@@ -17,7 +18,6 @@ if TYPE_CHECKING:
 
     from ..options import Options
     from ..raise_sites import RaiseSite
-    from .arguments import ArgumentPacker
     from .launch import LaunchConfiguration
 
 
@@ -81,8 +81,6 @@ class LoadedKernel:
     uses_runtime: bool  # it links the device runtime (set by nrt_stats.register)
 
     def __init__(self, context: drv.Context, compiled: CompiledKernel) -> None:
-        from .arguments import ArgumentPacker
-
         cu = drv.driver()
         self._module = drv.check("cuModuleLoadData", cu.cuModuleLoadData(compiled.cubin))
         self._function = drv.check(
@@ -163,8 +161,6 @@ class LoadedKernel:
         return asked
 
     def launch(self, args: Sequence[object], config: LaunchConfiguration) -> None:
-        from .arguments import HostArrayStaging
-
         context = drv.current_context()
         griddim, blockdim, stream = config.griddim, config.blockdim, config.stream
         sharedmem = self.dynamic_shared_bytes(max(config.sharedmem, self.min_dynamic_shared))

@@ -12,12 +12,19 @@ launch types it with numba.
 from __future__ import annotations
 
 import enum
+from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..lazy import lazy
 from .arg_hints import ArgHint
 from .devicearray import DeviceNDArray
 from .layout import array_layout, cai_dtype
+
+if TYPE_CHECKING:
+    from numba.core import types
+else:  # numba: loaded when a plain type must become numba's (``numba()``), never by a cache hit
+    types = lazy("numba.core.types")
 
 # numba's names of the NumPy numbers, with its class of each (the cache key's prefix)
 _NUMBERS = {np.dtype("bool"): ("bool", "Boolean")}
@@ -56,8 +63,6 @@ class PlainNumber(PlainType):
         self.bitwidth = 8 * dtype.itemsize
 
     def numba(self):
-        from numba.core import types
-
         return types.boolean if self.name == "bool" else getattr(types, self.name)
 
 
@@ -72,8 +77,6 @@ class PlainArray(PlainType):
         self.cache_name = f"Array:{self.name}"
 
     def numba(self):
-        from numba.core import types
-
         return types.Array(PlainNumber(self.dtype).numba(), self.ndim, self.layout, readonly=not self.mutable)
 
 

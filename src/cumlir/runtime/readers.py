@@ -25,10 +25,15 @@ unless it is the launch's own (``CUMLIR_CUDA_ARRAY_INTERFACE_SYNC=0`` or Numba-C
 import functools
 import os
 
+from ..lazy import lazy
 from . import placement
-from .devicearray import DeviceNDArray
+from .devicearray import DeviceNDArray, import_dlpack
 from .layout import array_layout, cai_dtype, contiguous_strides, element_strides, is_contiguous
 from .plain_types import PlainArray
+
+# CuPy's current stream, read as CuPy's own interface reads it: only for CuPy arrays
+cupy_stream = lazy("cupy_backends.cuda.stream")
+cupy = lazy("cupy")
 
 
 def interface_sync_enabled():
@@ -154,12 +159,8 @@ def _cupy_producer(exported):
 def _cupy_current_stream():
     """The handle of CuPy's current stream, read as CuPy's own interface reads it."""
     try:
-        from cupy_backends.cuda.stream import get_current_stream_ptr
-
-        return get_current_stream_ptr
-    except ImportError:
-        import cupy
-
+        return cupy_stream.get_current_stream_ptr
+    except (ImportError, AttributeError):
         get = cupy.cuda.get_current_stream
         return lambda: get().ptr
 
@@ -270,8 +271,6 @@ def _numba(sample, ty, ordinal):
 
 
 def _cuda_core_buffer(sample, ty, ordinal):
-    from .devicearray import import_dlpack
-
     imported = import_dlpack(sample, -1)
     itemsize = imported.dtype.itemsize
     if imported.ndim != 1 or imported.strides != (itemsize,) or imported.device_pointer != int(sample.handle):

@@ -215,8 +215,7 @@ def _check(layout, inner_stride, shape):
 
 def encode(layout: TiledLayout) -> Any:
     """The driver's CUtensorMap of a checked layout."""
-    from cuda.bindings import driver
-
+    driver = drv.driver_bindings
     result, descriptor = driver.cuTensorMapEncodeTiled(
         getattr(driver.CUtensorMapDataType, f"CU_TENSOR_MAP_DATA_TYPE_{layout.data_type}"),
         layout.rank,

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import threading
 
+from ..linking import load_library
 from . import driver as drv
 
 _started: list[threading.Thread] = []  # the warming thread, once started
@@ -26,8 +27,6 @@ def start():
 
 
 def _warm():
-    from ..linking import load_library
-
     for step in (_driver_and_context, load_library):
         try:
             step()

@@ -20,8 +20,7 @@ from typing import Any
 from numba.core import errors
 from numba.core import ir as numba_ir
 
-from ..operations.array_from import FORM, compile_time_len, local_array_from
-from ..operations.memory import local_array
+from .. import operations
 
 _counter = itertools.count()
 
@@ -33,7 +32,9 @@ def rewritten(rewriter: Any, node: ast.stmt) -> list[ast.stmt] | None:
     if form is None:
         for call in _own_calls(node):
             if _names_local_array_from(rewriter, call.func):
-                raise errors.UnsupportedError(FORM, numba_ir.Loc(rewriter.filename, call.lineno))
+                raise errors.UnsupportedError(
+                    operations.stub("local_array_from").form, numba_ir.Loc(rewriter.filename, call.lineno)
+                )
         return None
     call, generator, name = form
     clause = generator.generators[0]
@@ -41,7 +42,7 @@ def rewritten(rewriter: Any, node: ast.stmt) -> list[ast.stmt] | None:
     allocation = ast.Assign(
         targets=[ast.Name(id=name, ctx=ast.Store())],
         value=ast.Call(
-            func=rewriter.constant(local_array, node),
+            func=rewriter.constant(operations.stub("local.array"), node),
             args=[_length(rewriter, clause.iter, node), *call.args[1:]],
             keywords=call.keywords,
         ),
@@ -99,7 +100,7 @@ def _names_local_array_from(rewriter: Any, func: ast.expr) -> bool:
         target = eval(compile(ast.Expression(func), rewriter.filename, "eval"), dict(rewriter.env))
     except Exception:
         return False
-    return target is local_array_from
+    return target is operations.stub("local_array_from")
 
 
 def _length(rewriter: Any, iterable: ast.expr, where: ast.AST) -> ast.expr:
@@ -109,5 +110,7 @@ def _length(rewriter: Any, iterable: ast.expr, where: ast.AST) -> ast.expr:
         code = compile(ast.fix_missing_locations(ast.Expression(iterable)), rewriter.filename, "eval")
         length = len(eval(code, {**rewriter.env, **rewriter.constants}))  # the user's compile-time value
     except Exception:
-        return ast.Call(func=rewriter.constant(compile_time_len, where), args=[iterable], keywords=[])
+        return ast.Call(
+            func=rewriter.constant(operations.stub("compile_time_len"), where), args=[iterable], keywords=[]
+        )
     return ast.copy_location(ast.Constant(value=length), where)

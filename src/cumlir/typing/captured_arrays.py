@@ -1,7 +1,7 @@
 """Device arrays read as globals or closure variables: anything exposing
 ``__cuda_array_interface__`` (cumlir's, Numba-CUDA's, CuPy's, PyTorch's arrays), typed from
 the interface as Numba-CUDA types them. The kernel keeps the address, shape and strides
-the interface gave when it was compiled (operations/_captured.py)."""
+the interface gave when it was compiled (operations/numpy/_captured.py)."""
 
 import numpy as np
 from numba.core import types

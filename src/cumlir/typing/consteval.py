@@ -20,6 +20,7 @@ rewritten function as globals of its own, which numba freezes as it does every g
 from __future__ import annotations
 
 import ast
+import copy
 import inspect
 import itertools
 import textwrap
@@ -253,6 +254,4 @@ def _inside_loop(outer: ast.For, target: ast.AST) -> bool:
 
 
 def _copied(statements: list[ast.stmt]) -> list[ast.stmt]:
-    import copy
-
     return [copy.deepcopy(statement) for statement in statements]

@@ -16,6 +16,7 @@ from numba.core.typing.context import BaseContext
 from numba.core.typing.templates import signature
 from numba.misc import literal  # noqa: F401  (registers literal_unroll's typing)
 
+from .. import typerecords
 from .. import types as cumlir_types
 from ..frontend_lock import FRONTEND_LOCK
 from ..operations import Implementation, Stub
@@ -127,13 +128,15 @@ class CUDATypingContext(BaseContext):
             return self._resolve_function_type(func, args, kws)
         except TypeError:
             # numba's NumPy templates ask NumPy for a dtype of every argument, and NumPy has
-            # none for complex32: a TypeError from deep inside them, made a typing error here
-            if not any(_holds_complex32(a) for a in (*args, *kws.values())):
+            # none for some families (complex32): a TypeError from deep inside them, made a
+            # typing error here
+            family = next(filter(None, map(_without_numpy_dtype, (*args, *kws.values()))), None)
+            if family is None:
                 raise
             shown = ", ".join(str(a) for a in (*args, *kws.values()))
             raise TypingError(
-                f"{getattr(func, 'typing_key', func)} of ({shown}) is not supported: complex32 has no NumPy "
-                "dtype, so NumPy's functions and array operators do not take it (convert to complex64)"
+                f"{getattr(func, 'typing_key', func)} of ({shown}) is not supported: {family.name} has no NumPy "
+                f"dtype, so NumPy's functions and array operators do not take it ({family.numpy_dtype})"
             ) from None
 
     def _resolve_function_type(self, func, args, kws):
@@ -184,11 +187,17 @@ class CUDATypingContext(BaseContext):
         # first template that accepts the arguments wins
         self.install_registry(registry)
         self.install_registry(npydecl.registry)
-        self.install_registry(enumdecl.registry)  # Enum and IntEnum members (operations/enums.py)
+        self.install_registry(enumdecl.registry)  # Enum and IntEnum members (operations/python/enums.py)
 
 
-def _holds_complex32(ty):
-    return ty == cumlir_types.complex32 or getattr(ty, "dtype", None) == cumlir_types.complex32
+def _without_numpy_dtype(ty):
+    """The record of the family of *ty*, or of its arrays' dtype, where NumPy has no dtype for
+    it (complex32); else None."""
+    for of in (ty, getattr(ty, "dtype", None)):
+        record = typerecords.record_of(of)
+        if record is not None and isinstance(record.numpy_dtype, str):
+            return record
+    return None
 
 
 _MEMO_LIMIT = 1024  # operator typings remembered; a long-lived process meets ever new literals
@@ -290,7 +299,7 @@ def _ml_dtypes_number(val):
     if not isinstance(val, type) or getattr(val, "__module__", None) != "ml_dtypes":
         return None
     name = val.__name__
-    number = cumlir_types.bfloat16 if name == "bfloat16" else cumlir_types.narrow_floats.get(name)
+    number = typerecords.type_of_dtype(name)
     if number is None:
         raise TypingError(
             f"ml_dtypes.{name} has no type in kernels: of ml_dtypes' types, bfloat16 and the "

@@ -19,6 +19,11 @@ from numba.core import (
 )
 from numba.core.ir_utils import fixup_var_define_in_scope
 
+from ..lazy import lazy
+
+# numba's closure inliner: imported by the first kernel that defines a function (few do)
+inline_closurecall = lazy("numba.core.inline_closurecall")
+
 
 def _bytecode(state):
     state.bc = bytecode.ByteCode(state.func_id)
@@ -93,10 +98,7 @@ def _inline_closures(state):
     )
     if not has_closure:
         return
-    # numba's closure inliner is imported by the first kernel that needs it (few do)
-    from numba.core.inline_closurecall import InlineClosureCallPass
-
-    InlineClosureCallPass(state.func_ir, state.flags.auto_parallel, {}, True).run()
+    inline_closurecall.InlineClosureCallPass(state.func_ir, state.flags.auto_parallel, {}, True).run()
     postproc.PostProcessor(state.func_ir).run()
     fixup_var_define_in_scope(state.func_ir.blocks)
 

@@ -35,8 +35,8 @@ from numba.core import types
 from numba.core.errors import NumbaError
 from numba.core.typing.templates import Signature
 
+from .. import typerecords
 from .. import types as cumlir_types
-from ..operations.vectors import constructors as vector_constructors
 
 MAX_LENGTH = 100_000  # far above any signature; a longer text is refused before it is parsed
 # Far above any signature's nesting (void(Tuple((UniTuple(f4[:], 2), f8))) nests 4 brackets
@@ -213,14 +213,8 @@ def signature_names() -> dict[str, Any]:
     any rank), the CUDA vector types under both their names (float32x4, float4), and the
     constructors of _CONSTRUCTORS. Only types and those constructors: numba's namespace
     also holds modules and functions, which a signature has no use for."""
-    names: dict[str, Any] = {}
-    for name, stub in vector_constructors.items():
-        for spelling in (name, *stub.aliases):
-            names[spelling] = cumlir_types.vector_types[name]
-    names.update((k, v) for k, v in vars(types).items() if isinstance(v, types.Type))
-    names.update(bfloat16=cumlir_types.bfloat16, complex32=cumlir_types.complex32, tf32=cumlir_types.tf32)
+    names: dict[str, Any] = {k: v for k, v in vars(types).items() if isinstance(v, types.Type)}
+    names.update(typerecords.signature_names())
     names.update(tensor_map=cumlir_types.tensor_map)
-    names.update((t.name, t) for t in cumlir_types.narrow_floats.values())
-    names.update(cumlir_types.narrow_floats)
     names.update((k, c) for k, (c, _) in _CONSTRUCTORS.items())
     return names

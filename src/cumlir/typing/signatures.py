@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING
 from numba.core import sigutils, types
 from numba.core.typing.templates import Signature
 
-from ..types import TensorMap, VectorType, matches_record
+from ..typerecords.vectors import VectorType, matches_record
+from ..types import TensorMap
 from .context import typing_context
 from .signature_text import read_signature
 

@@ -11,9 +11,12 @@ import functools
 import re
 
 from ... import optional_libraries
+from ...lazy import lazy
 from .. import targets
 from ..passes import pipeline
 from . import llvm7
+
+nvvm_bindings = lazy("cuda.bindings.nvvm")  # libNVVM is an extra: loaded by the first nvvm compile
 
 MODERN_IR_FROM = (10, 0)  # the first compute capability whose libNVVM reads modern LLVM IR
 
@@ -24,10 +27,8 @@ class NvvmError(RuntimeError):
 
 @functools.lru_cache(maxsize=1)
 def _nvvm():
-    optional_libraries.load("nvvm")
-    from cuda.bindings import nvvm
-
-    return nvvm
+    optional_libraries.load("nvvm")  # before the bindings' module, which loads the library
+    return nvvm_bindings
 
 
 @functools.lru_cache(maxsize=1)

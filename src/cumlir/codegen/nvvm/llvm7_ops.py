@@ -250,7 +250,7 @@ def _call(p, op):
         _indirect_call(p, op)
         return
     callee = str(op.attributes["callee"]).lstrip("@")
-    if callee.startswith("llvm.") and callee not in intrinsics.KNOWN_CALLS:
+    if callee.startswith("llvm.") and callee not in intrinsics.known_calls():
         raise Llvm7Error(f"the LLVM 7 printer does not know the intrinsic {callee!r}")
     fn = p.module.functions[callee]
     shape = f"{fn.text} " if fn.vararg else f"{fn.members[0].text} "
@@ -283,7 +283,7 @@ def _call_intrinsic(p, op):
         template, constraints = intrinsics.CONVERGENT_ASM_CALLS[name]
         _asm_call(p, op, template, constraints, True, convergent=True)
         return
-    if name not in intrinsics.KNOWN_CALLS:
+    if name not in intrinsics.known_calls():
         raise Llvm7Error(f"the LLVM 7 printer does not know the intrinsic {name!r}")
     result = p.type_of(op.results[0]) if len(op.results) else llvm7_types.VOID
     args = list(op.operands)
@@ -495,7 +495,7 @@ _WARP_INTRINSICS = {  # op -> the intrinsic name from the op's kind and its valu
 @_rule(*_WARP_INTRINSICS)
 def _warp_intrinsic(p, op):
     name = _WARP_INTRINSICS[op.name](op, p.type_of(op.operands[1]))
-    if name not in intrinsics.KNOWN_CALLS or "return_value_and_is_valid" in op.attributes:
+    if name not in intrinsics.known_calls() or "return_value_and_is_valid" in op.attributes:
         raise Llvm7Error(f"the LLVM 7 printer does not know the intrinsic {name!r} (from {op.name})")
     _intrinsic_call(p, op, name, list(op.operands))
 

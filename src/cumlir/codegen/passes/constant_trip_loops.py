@@ -35,7 +35,7 @@ _FREE = frozenset(
         "llvm.extractvalue",
         "llvm.insertvalue",
         "llvm.bitcast",
-        # integer width changes: the 32-bit offsets of arrays (operations/_elements.py) add them
+        # integer width changes: the 32-bit offsets of arrays (operations/_support/elements.py) add them
         # around index arithmetic that LLVM then does in one width
         "llvm.trunc",
         "llvm.sext",

@@ -22,7 +22,7 @@ per element (cuda/ufunc_api.py).
 from mlir import ir
 from mlir.dialects import arith, scf
 
-from ...operations.indexing import read_register
+from ...operations._support.registers import read_register
 from ...ufunc_geometry import ELEMENTS_PER_THREAD as TOGETHER
 
 # operations an iteration's loads may be moved above another iteration's work with

@@ -27,7 +27,7 @@ from ...marks import (
     PARALLEL_LOOPS_MARK,
     UNCONTRACTED,
 )
-from ...mlir_context import thread_pass_managers
+from ...mlir.contexts import thread_pass_managers
 from ...options import check_ptx_feature
 from .. import targets
 from . import by_value_params, constant_trip_loops, counted_loops, shared_alignment

@@ -1,0 +1,185 @@
+"""Array views: basic indexing (slices, None, Ellipsis, sub-arrays), ``.T``, ``reshape``, ``view``.
+
+A view shares its array's memory: the same base buffer seen through a new offset,
+sizes and strides, all computed here in signed i64 arithmetic (steps and strides
+may be negative) and applied with ``memref.reinterpret_cast``. The layout of the
+result is the one numba's typing gave; a C (F) result keeps a static innermost
+(outermost) stride of 1.
+"""
+
+from . import slicing
+from .elements import wrap_index
+from .modules import arith, errors, ir, llvm, memref, types
+
+
+def _i64():
+    return ir.IntegerType.get_signless(64)
+
+
+def _index():
+    return ir.IndexType.get()
+
+
+def to_i64(value):
+    return arith.index_cast(_i64(), value) if isinstance(value.type, ir.IndexType) else value
+
+
+def to_index(value):
+    return value if isinstance(value.type, ir.IndexType) else arith.index_cast(_index(), value)
+
+
+def parts(array, ndim):
+    """(base buffer, offset, sizes, strides) of a memref; numbers as i64, counted in elements."""
+    base, offset, *rest = memref.extract_strided_metadata(array)
+    return base, to_i64(offset), [to_i64(v) for v in rest[:ndim]], [to_i64(v) for v in rest[ndim:]]
+
+
+def make_view(lower, result_type, base, offset, sizes, strides):
+    """The memref of Numba type *result_type* over *base* with the given offset, sizes and strides."""
+    memref_type = ir.MemRefType(lower.get_mlir_type(result_type))
+    static_strides = list(ir.StridedLayoutAttr(memref_type.layout).strides) if sizes else []
+    dynamic = ir.ShapedType.get_dynamic_stride_or_offset()
+    dynamic_strides = [to_index(s) for s, fixed in zip(strides, static_strides) if fixed == dynamic]
+    return memref.reinterpret_cast(
+        memref_type,
+        base,
+        [to_index(offset)],
+        [to_index(s) for s in sizes],
+        dynamic_strides,
+        [dynamic],
+        [ir.ShapedType.get_dynamic_size()] * len(sizes),
+        static_strides,
+    )
+
+
+def aligned_pointer(array):
+    """The array's data pointer (before its offset) as an !llvm.ptr."""
+    address = to_i64(memref.extract_aligned_pointer_as_index(array))
+    return llvm.inttoptr(llvm.PointerType.get(), address)
+
+
+def _index_members(lower, index_type, index):
+    if isinstance(index_type, types.BaseTuple):
+        return list(index_type.types), [lower.extract(index, index_type, k) for k in range(len(index_type))]
+    return [index_type], [index]
+
+
+def select(lower, array_type, array, index_type, index):
+    """Apply a basic index: (base, offset, sizes, strides) of what it selects (sizes empty for one element)."""
+    base, offset, sizes, strides = parts(array, array_type.ndim)
+    member_types, members = _index_members(lower, index_type, index)
+    used = sum(1 for t in member_types if not isinstance(t, (types.NoneType, types.EllipsisType)))
+    if used > array_type.ndim:
+        raise IndexError(f"too many indices for a {array_type.ndim}-d array: {index_type}")
+    axis, out_sizes, out_strides = 0, [], []
+    for ty, value in zip(member_types, members):
+        if isinstance(ty, types.EllipsisType):
+            skipped = array_type.ndim - used
+            out_sizes += sizes[axis : axis + skipped]
+            out_strides += strides[axis : axis + skipped]
+            axis += skipped
+        elif isinstance(ty, types.NoneType):
+            out_sizes.append(arith.constant(_i64(), 1))
+            out_strides.append(arith.constant(_i64(), 0))
+        elif isinstance(ty, types.Integer):
+            position = to_i64(wrap_index(lower, sizes[axis], value, ty))
+            offset = arith.addi(offset, arith.muli(position, strides[axis]))
+            axis += 1
+        elif isinstance(ty, types.SliceType):
+            start, count, step = slicing.select(lower, ty, value, sizes[axis])
+            offset = arith.addi(offset, arith.muli(start, strides[axis]))
+            out_sizes.append(count)
+            out_strides.append(arith.muli(strides[axis], step))
+            axis += 1
+        else:
+            raise NotImplementedError(f"indexing an array with {ty} (advanced indexing) is not supported")
+    return base, offset, out_sizes + sizes[axis:], out_strides + strides[axis:]
+
+
+def element_at(lower, dtype, base, offset):
+    """A one-element memref at *offset* elements from *base*, and the indices to access it."""
+    element = ir.MemRefType(base.type).element_type
+    dynamic = ir.ShapedType.get_dynamic_stride_or_offset()
+    view_type = ir.MemRefType.get([1], element, ir.StridedLayoutAttr.get(dynamic, [1]))
+    view = memref.reinterpret_cast(view_type, base, [to_index(offset)], [], [], [dynamic], [1], [1])
+    return view, [arith.constant(_index(), 0)]
+
+
+def transpose(lower, array_type, array, result_type):
+    base, offset, sizes, strides = parts(array, array_type.ndim)
+    return make_view(lower, result_type, base, offset, sizes[::-1], strides[::-1])
+
+
+def c_strides(sizes, unit=1):
+    """Strides of a C-contiguous array of *sizes*, in units of which an element is *unit*
+    (1, or the item size for arrays of records, whose strides count bytes)."""
+    strides, step = [], arith.constant(_i64(), unit)
+    for size in reversed(sizes):
+        strides.insert(0, step)
+        step = arith.muli(step, size)
+    return strides
+
+
+def reshape(lower, array_type, array, shape, result_type):
+    """Contiguous arrays only (numba's typing refuses others); one extent may be -1."""
+    if array_type.layout == "F" and (array_type.ndim > 1 or len(shape) > 1):
+        raise errors.UnsupportedError(
+            "reshape() reads elements in C order, which a Fortran-ordered array cannot give without "
+            "a copy (numba raises at run time); reshape the transposed array instead"
+        )
+    base, offset, sizes, _ = parts(array, array_type.ndim)
+    total = arith.constant(_i64(), 1)
+    for s in sizes:
+        total = arith.muli(total, s)
+    known = arith.constant(_i64(), 1)
+    for s in shape:
+        known = arith.muli(known, s)
+    # with one -1 the product of the others is -known; the missing extent is total / that
+    missing = arith.divsi(total, arith.subi(arith.constant(_i64(), 0), known))
+    minus_one = arith.constant(_i64(), -1)
+    shape = [arith.select(arith.cmpi(arith.CmpIPredicate.eq, s, minus_one), missing, s) for s in shape]
+    unit = lower.dmm.lookup(array_type.dtype).memref_element()[1]
+    return make_view(lower, result_type, base, offset, shape, c_strides(shape, unit))
+
+
+def itemsize(dtype):
+    """Bytes per element as arrays hold them: booleans one, datetimes eight, and the types
+    NumPy has no dtype for (bfloat16, the narrow floats, complex32) their ml_dtypes size, the
+    4- and 6-bit floats a byte each."""
+    if isinstance(dtype, types.Boolean):
+        return 1
+    if isinstance(dtype, (types.NPDatetime, types.NPTimedelta)):
+        return 8
+    if isinstance(dtype, types.Number):
+        return max(1, dtype.bitwidth // 8)
+    return types.as_dtype(dtype).itemsize
+
+
+def view_as(lower, array_type, array, result_type):
+    """``arr.view(dtype)``: the same bytes read as another dtype. With another item size the
+    last axis (contiguous, as numba requires) changes length, and the other strides scale."""
+    if isinstance(array_type.dtype, types.Record) or isinstance(result_type.dtype, types.Record):
+        raise errors.UnsupportedError(f"viewing {array_type} as {result_type.dtype} (records) is not supported yet")
+    old, new = itemsize(array_type.dtype), itemsize(result_type.dtype)
+    _, offset, sizes, strides = parts(array, array_type.ndim)
+
+    def rescale(value):
+        if old == new:
+            return value
+        return arith.divsi(arith.muli(value, arith.constant(_i64(), old)), arith.constant(_i64(), new))
+
+    if array_type.ndim:
+        sizes = sizes[:-1] + [rescale(sizes[-1])]
+        strides = [rescale(s) for s in strides[:-1]] + [strides[-1]]
+    return lower.memref_from_params(result_type, [aligned_pointer(array), rescale(offset), *sizes, *strides])
+
+
+def complex_part(lower, array_type, array, imaginary):
+    """``arr.real`` / ``arr.imag`` of a complex array: a view of its float parts, with twice
+    the strides in floats and, for the imaginary part, one float further in."""
+    result_type = array_type.copy(dtype=array_type.dtype.underlying_float, layout="A")
+    _, offset, sizes, strides = parts(array, array_type.ndim)
+    two = arith.constant(_i64(), 2)
+    offset = arith.addi(arith.muli(offset, two), arith.constant(_i64(), int(imaginary)))
+    strides = [arith.muli(s, two) for s in strides]
+    return lower.memref_from_params(result_type, [aligned_pointer(array), offset, *sizes, *strides])

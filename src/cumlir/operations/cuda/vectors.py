@@ -1,0 +1,156 @@
+"""CUDA's vector types as Numba-CUDA exposes them: ``cuda.float32x4(x, y, z, w)``, with the
+C names as aliases of the same objects (``cuda.float4``, ``cuda.int2``, ``cuda.double3``).
+
+For each of the eleven base types (int8 ... uint64, float16, float32, float64) and 1 to 4 lanes, a
+stub ``cuda.<base>x<n>`` builds a vector from scalars and smaller vectors of the same base
+type whose lanes add up to n (``float32x4(float32x2(a, b), c, d)``, ``float32x3(v2, z)``);
+scalars are converted to the base type as Numba-CUDA's constructors convert them. The
+lanes are read as ``.x``, ``.y``, ``.z``, ``.w``; a lane the vector does not have is a
+typing error naming the lanes it has. As in Numba-CUDA lanes cannot be assigned, and
+vectors have no arithmetic. The numba types themselves, and their names, are in
+``typerecords/vectors.py``.
+
+A vector is an LLVM struct of its lanes in registers. Arrays of vectors are byte-strided
+memrefs, as arrays of records are; an element is loaded or stored as LLVM vectors of as
+many lanes as the type's alignment covers, each access stating that alignment, so NVPTX
+and libNVVM emit one ``ld.v4.f32``/``st.v4.f32`` for a float4, one ``.v2`` for a float2
+or a double2, two ``.v2.f64`` for a double4, and one access per lane for 3-lane vectors
+(aligned only to their base type, as in CUDA).
+"""
+
+from ...typerecords._vector_names import BASE_TYPES, c_names
+from .._support.api import Stub, attribute
+from .._support.elements import ELEMENT_ACCESS
+from .._support.modules import arith, errors, ir, llvm, templates, types
+from ..python.records import advance, element_pointer
+
+
+class VectorConstructor(Stub):
+    """``cuda.<base>x<n>``: builds a vector of n lanes of *base*; also known by its C names."""
+
+    def __init__(self, base, n):
+        name = f"{base}x{n}"
+        lanes = ", ".join("xyzw"[:n])
+        super().__init__(
+            name,
+            f"{name}({lanes}): a CUDA vector of {n} {base} lanes, from scalars and "
+            f"smaller {base} vectors whose lanes add up to {n}.",
+        )
+        self.base = base
+        self.count = n
+        self.aliases = c_names(base, n)
+
+
+constructors = {}
+for _base in BASE_TYPES:
+    for _n in (1, 2, 3, 4):
+        constructors[f"{_base}x{_n}"] = VectorConstructor(_base, _n)
+
+
+def _constructor_typing(stub):
+    def typer(*args):
+        result = types.vector_type(stub.base, stub.count)
+        formal, lanes = [], 0
+        for position, ty in enumerate(args, 1):
+            if isinstance(ty, types.VectorType):
+                if ty.base_type != result.base_type:
+                    raise errors.TypingError(
+                        f"cuda.{stub.__name__}: argument {position} is a {ty}, not a vector of {stub.base}"
+                    )
+                formal.append(ty)
+                lanes += ty.count
+            elif isinstance(ty, (types.Number, types.Boolean)) and not isinstance(ty, types.Complex):
+                formal.append(result.base_type)
+                lanes += 1
+            else:
+                raise errors.TypingError(f"cuda.{stub.__name__}: argument {position} is a {ty}, not a number or vector")
+        if lanes != stub.count:
+            given = ", ".join(str(a) for a in args) or "nothing"
+            raise errors.TypingError(f"cuda.{stub.__name__} needs {stub.count} lanes, got {lanes} (from {given})")
+        return templates.signature(result, *formal)
+
+    return typer
+
+
+def _lower_constructor(lower, sig, args):
+    lanes = []
+    for ty, value in zip(sig.args, args):
+        if isinstance(ty, types.VectorType):
+            lanes += [lower.extract(value, ty, k) for k in range(ty.count)]
+        else:
+            lanes.append(value)
+    return lower.make_struct(sig.return_type, lanes)
+
+
+for _stub in constructors.values():
+    _stub.typer(_constructor_typing(_stub))
+    _stub.lower()(_lower_constructor)
+
+
+# ---- lanes and whole-vector loads and stores ------------------------------------------------
+
+
+@attribute("VectorType").typer
+def _lane_typing(vty, attr):
+    if attr in vty.lanes:
+        return vty.base_type
+    if attr in ("x", "y", "z", "w"):
+        lanes = f"{vty.count} lane{'s' * (vty.count > 1)} ({', '.join(vty.lanes)})"
+        raise errors.TypingError(f"{vty} has {lanes}: no '{attr}'")
+    return None
+
+
+@attribute("VectorType").lower
+def vector_lane(lower, vty, value, attr):
+    return lower.extract(value, vty, vty.lanes.index(attr))
+
+
+@attribute("VectorType").lower_set
+def vector_lane_store(lower, sig, args, attr):
+    raise errors.UnsupportedError(f"the lanes of {sig.args[0]} cannot be assigned (build a new vector)", lower.loc)
+
+
+def _chunks(lower, vty):
+    """(lanes per access, MLIR type of one access): the widest access the alignment allows."""
+    per_access = vty.alignment // vty.base_size
+    base = lower.get_mlir_type(vty.base_type)
+    return per_access, (base if per_access == 1 else ir.VectorType.get([per_access], base))
+
+
+def load_vector(lower, vty, pointer):
+    per_access, access_type = _chunks(lower, vty)
+    lanes = []
+    for first in range(0, vty.count, per_access):
+        chunk = llvm.load(access_type, advance(pointer, first * vty.base_size), alignment=vty.alignment)
+        if per_access == 1:
+            lanes.append(chunk)
+            continue
+        for k in range(per_access):
+            position = arith.constant(ir.IntegerType.get_signless(32), k)
+            lanes.append(llvm.extractelement(chunk, position))
+    return lower.make_struct(vty, lanes)
+
+
+def store_vector(lower, vty, value, pointer):
+    per_access, access_type = _chunks(lower, vty)
+    lanes = [lower.extract(value, vty, k) for k in range(vty.count)]
+    for first in range(0, vty.count, per_access):
+        if per_access == 1:
+            chunk = lanes[first]
+        else:
+            chunk = llvm.mlir_poison(access_type)
+            for k in range(per_access):
+                position = arith.constant(ir.IntegerType.get_signless(32), k)
+                chunk = llvm.insertelement(chunk, lanes[first + k], position)
+        llvm.store(chunk, advance(pointer, first * vty.base_size), alignment=vty.alignment)
+
+
+def _load_element(lower, vty, target, indices):
+    return load_vector(lower, vty, element_pointer(target, indices))
+
+
+def _store_element(lower, vty, value, target, indices):
+    store_vector(lower, vty, value, element_pointer(target, indices))
+
+
+ELEMENT_ACCESS["VectorType"] = (_load_element, _store_element)

@@ -1,0 +1,61 @@
+"""Lowering rules for tuples (held in registers as LLVM structs)."""
+
+import operator
+
+from .._support.api import attribute, declare, named_type
+from .._support.modules import arith, ir, types
+
+
+@declare("static_getitem").lower("BaseTuple", "IntegerLiteral")
+def tuple_static_getitem(lower, sig, args):
+    tuple_type = sig.args[0]
+    index = args[1]
+    if index < 0:
+        index += len(tuple_type)
+    if not 0 <= index < len(tuple_type):
+        raise IndexError(f"tuple index {args[1]} is out of range for {tuple_type}")
+    return lower.extract(args[0], tuple_type, index)
+
+
+@declare(operator.getitem).lower("UniTuple", "Integer")
+def unituple_getitem(lower, sig, args):
+    """A run-time index picks among the members with a chain of selects (wrapping negatives)."""
+    tuple_type, index_type = sig.args
+    index = lower.cast(args[1], index_type, types.int64)
+    i64 = index.type
+    n = len(tuple_type)
+    if index_type.signed:
+        negative = arith.cmpi(arith.CmpIPredicate.slt, index, arith.constant(i64, 0))
+        index = arith.select(negative, arith.addi(index, arith.constant(i64, n)), index)
+    result = lower.extract(args[0], tuple_type, n - 1)
+    for k in range(n - 2, -1, -1):
+        hit = arith.cmpi(arith.CmpIPredicate.eq, index, arith.constant(i64, k))
+        result = arith.select(hit, lower.extract(args[0], tuple_type, k), result)
+    return lower.cast(result, tuple_type.dtype, sig.return_type)
+
+
+@declare(len).lower("BaseTuple")
+def tuple_len(lower, sig, args):
+    return arith.constant(lower.get_mlir_type(sig.return_type), len(sig.args[0]))
+
+
+@declare(operator.contains).lower("BaseTuple", "Any")
+def tuple_contains(lower, sig, args):
+    tuple_type, item_type = sig.args
+    found = arith.constant(ir.IntegerType.get_signless(1), 0)
+    for index, member_type in enumerate(tuple_type.types):
+        member = lower.extract(args[0], tuple_type, index)
+        equal, equal_type = lower.call_function(operator.eq, (member_type, item_type), [member, args[1]])
+        found = arith.ori(found, lower.cast(equal, equal_type, types.boolean))
+    return found
+
+
+@declare(named_type("NamedTupleClass")).lower("*Any")
+def make_namedtuple(lower, sig, args):
+    ty = sig.return_type
+    return lower.make_struct(ty, [lower.cast(v, t, m) for v, t, m in zip(args, sig.args, ty.types)])
+
+
+@attribute("BaseNamedTuple").lower
+def namedtuple_field(lower, ty, value, attr):
+    return lower.extract(value, ty, ty.fields.index(attr))
