@@ -12,6 +12,7 @@ a reference taken or given back on memory that is not a live MemInfo, a count be
 """
 
 import ctypes
+import re
 
 import numpy as np
 
@@ -74,14 +75,25 @@ _callbacks = (
 )
 
 
+# the runtime's entry points the kernels call, bound to the stand-ins under names of their own:
+# llvmlite's symbols are the process's, and numba's CPU JIT resolves its own NRT by these names
+_RUNTIME = ("NRT_MemInfo_alloc_aligned", "NRT_incref", "NRT_decref")
+_RUNTIME_CALLS = re.compile(rf"@({'|'.join(_RUNTIME)})\b")
+
+
 def _engine():
     import llvmlite.binding as llvm
 
     llvm.initialize_native_target()
     llvm.initialize_native_asmprinter()
-    for name, callback in zip(("NRT_MemInfo_alloc_aligned", "NRT_incref", "NRT_decref"), _callbacks):
-        llvm.add_symbol(name, ctypes.cast(callback, ctypes.c_void_p).value)
+    for name, callback in zip(_RUNTIME, _callbacks):
+        llvm.add_symbol(f"harness_{name}", ctypes.cast(callback, ctypes.c_void_p).value)
     return llvm
+
+
+def _with_stand_ins(text):
+    """The IR *text* calling the stand-ins of the runtime instead of its own entry points."""
+    return _RUNTIME_CALLS.sub(lambda m: f"@harness_{m.group(1)}", text)
 
 
 def host_llvm_ir(pyfunc, argtypes, cc=(9, 0)):
@@ -97,7 +109,7 @@ def host_llvm_ir(pyfunc, argtypes, cc=(9, 0)):
     with c.builder.context:
         text = pipeline.llvm_ir_of(c.module)
     lines = [line for line in text.splitlines() if not line.startswith(("target datalayout", "target triple"))]
-    text = "\n".join(lines).replace("define ptx_kernel ", "define ")
+    text = _with_stand_ins("\n".join(lines).replace("define ptx_kernel ", "define "))
     return f'target triple = "{llvm.get_process_triple()}"\n{text}', c.symbol
 
 
@@ -107,7 +119,7 @@ def host_function(text, symbol, restype, *argtypes):
     with it."""
     llvm = _engine()
     lines = [line for line in text.splitlines() if not line.startswith(("target datalayout", "target triple"))]
-    module = llvm.parse_assembly(f'target triple = "{llvm.get_process_triple()}"\n' + "\n".join(lines))
+    module = llvm.parse_assembly(f'target triple = "{llvm.get_process_triple()}"\n' + _with_stand_ins("\n".join(lines)))
     module.verify()
     engine = llvm.create_mcjit_compiler(module, llvm.Target.from_default_triple().create_target_machine())
     engine.finalize_object()

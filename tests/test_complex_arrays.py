@@ -1,11 +1,10 @@
-"""Complex numbers Numba-CUDA code builds: ``.real`` and ``.imag`` of complex arrays are views
-of their float parts, read and written in place on any layout; ``complex64(re, im)`` and
-``complex128(re, im)`` construct from two real parts (CPU: PTX on both back ends; GPU:
-against NumPy)."""
+"""Complex arrays Numba-CUDA code builds: ``.real`` and ``.imag`` of complex arrays are views
+of their float parts, read and written in place on any layout (CPU: PTX on both back ends;
+GPU: against NumPy). ``complex64(re, im)`` and ``complex128(re, im)`` are
+tests/operations/python/test_complexes.py's."""
 
 import numpy as np
 import pytest
-from numba import complex64, complex128
 
 from cumlir import cuda
 
@@ -32,15 +31,7 @@ def real_of_real(a, out):
         out[i] = a.real[i]
 
 
-def from_parts(re, im, out64, out128):
-    i = cuda.grid(1)
-    if i < out64.size:
-        out64[i] = complex64(re[i], im[i])
-        out128[i] = complex128(re[i], 2)
-
-
 CASES = [
-    (from_parts, "void(float64[:], int32[:], complex64[:], complex128[:])"),
     (parts_1d, "void(complex64[:], float32[:])"),
     (parts_1d, "void(complex128[::1], float64[:])"),
     (swap_parts_2d, "void(complex128[:, :])"),
@@ -80,30 +71,3 @@ def test_complex_parts_match_numpy(dtype, rng):
         d = cuda.to_device(view)
         cuda.jit(swap_parts_2d)[(4, 4), (16, 16)](d)
         np.testing.assert_array_equal(d.copy_to_host(), expected)
-
-
-def test_complex_constructors_type_their_class():
-    from numba.core import types
-
-    from cumlir import compiler
-
-    typed = compiler.type_function(
-        from_parts, (types.float64[:], types.int32[:], types.complex64[:], types.complex128[:])
-    )
-    made = {str(t) for t in typed.calltypes.values() if t is not None and "complex" in str(t.return_type)}
-    assert "(float64, int32) -> complex64" in made
-    assert any(t.startswith("(float64, ") and t.endswith("-> complex128") for t in made), made
-    with pytest.raises(Exception, match="complex64"):
-        cuda.compile_ptx(
-            lambda a, out: out.__setitem__(0, complex64(a[0], a[0], a[0])), "void(float32[:], complex64[:])", cc=(9, 0)
-        )
-
-
-@pytest.mark.gpu
-def test_complex_constructors_match_numpy(rng):
-    n = 500
-    re, im = rng.standard_normal(n), rng.integers(-50, 50, n).astype(np.int32)
-    out64, out128 = support.poisoned(n, np.complex64), support.poisoned(n, np.complex128)
-    cuda.jit(from_parts)[(n + 127) // 128, 128](re, im, out64, out128)
-    np.testing.assert_array_equal(out64, (re + 1j * im).astype(np.complex64))
-    np.testing.assert_array_equal(out128, re + 2j)

@@ -328,38 +328,6 @@ def test_device_function_returning_a_new_array_needs_nrt(no_nrt_environment):
     assert _link_names(k, (_types.float64[::1], _types.int64)) == [nrt.RUNTIME_NAME]  # automatic
 
 
-def test_refusal_names_the_function_and_line(no_nrt_environment):
-    def allocating_kernel(out, n):
-        a = np.arange(n)
-        out[0] = a[0]
-
-    message = _lowering_error(
-        allocating_kernel, (_types.float64[::1], _types.int64), "np.arange in device code needs NRT", nrt=False
-    )
-    assert "allocating_kernel" in message and "a = np.arange(n)" in message
-
-
-@pytest.mark.parametrize(
-    "source, match",
-    [
-        ("a = np.empty(n, record)", "dtype must be a number or bool"),
-        ("a = np.empty(1.5)", "shape must be an integer or a tuple of integers"),
-        ("a = np.zeros_like(n)", "needs an array"),
-        ("a = np.arange(1j)", "integer or float bounds"),
-        ("a = np.empty(n, np.float64, 3)", "np.empty: too many positional arguments"),
-    ],
-)
-def test_bad_constructor_arguments_are_typing_errors(source, match):
-    from numba.core import errors
-
-    from cumlir import compiler
-
-    namespace = {"np": np, "record": np.dtype([("x", np.int32)])}
-    exec(f"def k(out, n):\n    {source}\n    out[0] = 0\n", namespace)
-    with pytest.raises(errors.TypingError, match=match):
-        compiler.type_function(namespace["k"], (_types.float64[::1], _types.int64))
-
-
 # ---- CUDA C++ handing arrays to cumlir's code ---------------------------------------------------
 
 

@@ -7,10 +7,10 @@ loads neither numba, MLIR nor the CUDA driver; each is loaded when first needed.
 __version__ = "0.1.0"
 
 
-def __getattr__(name):
+def __getattr__(name: str) -> object:
     # numba's literal_unroll, without importing numba with cumlir
     if name == "literal_unroll":
-        from numba import literal_unroll
+        from numba import literal_unroll  # numba: loaded when asked for, not with cumlir
 
         return literal_unroll
     # numba's spelling of GPU ufuncs: numba.vectorize(signatures, target="cuda")

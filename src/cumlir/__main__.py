@@ -15,8 +15,10 @@ import argparse
 import importlib.util
 import platform
 import sys
+from collections.abc import Sequence
 from importlib import metadata
 from pathlib import Path
+from typing import Any
 
 from . import __version__
 from .codegen.targets import parse_cc
@@ -45,7 +47,7 @@ _DISTRIBUTIONS = (
 )
 
 
-def _version_text():
+def _version_text() -> str:
     """cumlir's version, then the Python and the distributions it runs with (for bug reports)."""
     lines = [f"cumlir {__version__}", f"Python {platform.python_version()} on {platform.platform()}"]
     for name in _DISTRIBUTIONS:
@@ -59,22 +61,28 @@ def _version_text():
 class _Version(argparse.Action):
     """--version: read the versions only when asked."""
 
-    def __init__(self, option_strings, dest, **kwargs):
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
         super().__init__(option_strings, dest, nargs=0, help="print cumlir's version and what it runs with, and exit")
 
-    def __call__(self, parser, namespace, values, option_string=None):
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
         print(_version_text())
         parser.exit()
 
 
-def _load_function(path, name):
+def _load_function(path: str | Path, name: str) -> Any:
     path = Path(path)
     if not path.is_file():
         raise SystemExit(f"cumlir: no such file: {path}")
     spec = importlib.util.spec_from_file_location(f"_cumlir_cli_{path.stem}", path)
-    module = importlib.util.module_from_spec(spec)
+    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
     sys.path.insert(0, str(path.parent.resolve()))
-    spec.loader.exec_module(module)
+    spec.loader.exec_module(module)  # type: ignore[union-attr]
     try:
         obj = getattr(module, name)
     except AttributeError:
@@ -82,7 +90,7 @@ def _load_function(path, name):
     return obj
 
 
-def main(argv=None):
+def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m cumlir", description=__doc__.splitlines()[0])
     parser.add_argument("--version", action=_Version)
     parser.add_argument("file", help="the Python file defining the kernel")
@@ -103,7 +111,7 @@ def main(argv=None):
 
     # compiling loads numba and MLIR, which --help and --version do without
     from .compiler import emit
-    from .typing.signatures import parse_signature
+    from .typing.signatures import parse_signature  # numba, as the compiler
 
     try:
         cc = parse_cc(args.cc)
@@ -129,7 +137,7 @@ def main(argv=None):
     return 0
 
 
-def _user_errors():
+def _user_errors() -> tuple[type[BaseException], ...]:
     """What a kernel or its command line can be wrong about, said without a traceback: a
     signature that does not fit, a typing or lowering error at a source line, a library not
     installed, a failed link. Anything else is cumlir's own error, and keeps its traceback."""

@@ -2,6 +2,8 @@
 ``kernel.compile_stats`` gives them and ``CUMLIR_COMPILE_STATS=1`` prints them."""
 
 import os
+from collections.abc import Mapping
+from typing import Any
 
 # compiler stage -> the figure it adds to
 FIGURE_OF_STAGE = {
@@ -25,12 +27,12 @@ LABELS = {
 }
 
 
-def requested():
+def requested() -> bool:
     """Whether ``CUMLIR_COMPILE_STATS`` asks for the table."""
     return os.environ.get("CUMLIR_COMPILE_STATS", "").strip().lower() in ("1", "true", "yes", "on")
 
 
-def table(title, stats):
+def table(title: str, stats: Mapping[str, Any]) -> str:
     """The figures of *stats* (seconds, and the cache's verdict) as lines of text."""
     lines = [f"cumlir compile stats: {title}"]
     total = 0.0

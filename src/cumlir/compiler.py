@@ -219,7 +219,7 @@ def _needs_nrt(c: Compilation) -> bool:
 
 def _optimized(c: Compilation) -> None:
     with _made(c.builder, "MLIR module").context:
-        pipeline.set_target(c.module, c.cc, c.options)
+        pipeline.set_target(c.module, c.cc, c.options)  # type: ignore[arg-type]  # None: set_target refuses it
         pipeline.run_stage(c.module, "optimized", c.options)
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import functools
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
 from mlir import ir
@@ -57,6 +57,9 @@ from .typing.target import TARGET_NAME
 if TYPE_CHECKING:
     from numba.core.decorators import _JITOptions
     from numba.core.extending import _Inline
+    from numba.core.typing.templates import Signature
+
+    from .operations._support.builder import CallRule, Lower, Value
 
 lower_cast = lowering_registry.lower_cast
 lower_constant = lowering_registry.lower_constant
@@ -151,10 +154,10 @@ def canonical_call_key(
     return tuple(key)
 
 
-def _spread(bundle):
+def _spread(bundle: Any) -> tuple[Any, ...]:
     # numba may hand a *args bundle over as one StarArgTuple type instead of its members
     if isinstance(bundle, tuple) and len(bundle) == 1 and isinstance(bundle[0], _StarArgTupleMixin):
-        return tuple(bundle[0].types)
+        return tuple(bundle[0].types)  # type: ignore[attr-defined]  # a StarArgTuple
     return tuple(bundle)
 
 
@@ -207,7 +210,7 @@ def type_callable(func: Callable[..., Any] | str) -> Callable[[_F], _F]:
 
     def decorate(typing_func: _F) -> _F:
         @functools.wraps(typing_func)
-        def guarded(context):
+        def guarded(context: _typing_context.CUDATypingContext) -> Any:
             typer = typing_guard(typing_func)(context)
             return typing_guard(typing_func, typer) if callable(typer) else typer
 
@@ -266,7 +269,7 @@ def overload_attribute(typ: types.Type | type[types.Type], attr: str, **kwargs: 
 
         @_operations.attribute(typ, attr).lower
         @_reported(overload_func)
-        def getattr_rule(lower, ty, value, attr):
+        def getattr_rule(lower: Lower, ty: types.Type, value: Value, attr: str) -> Value:
             return lower.call_function(guarded, (ty,), [value])[0]
 
         return overload_func
@@ -313,11 +316,11 @@ def make_overload_attribute_template(
     return numba_make_overload_attribute_template(typ, attr, guarded, inline, prefer_literal, **kwargs)
 
 
-def _call_overloaded(overload_func):
+def _call_overloaded(overload_func: Callable[..., Any]) -> CallRule:
     """A call rule lowering to the device function numba's typing chose for *overload_func*."""
 
     @_reported(overload_func)
-    def rule(lower, sig, args):
+    def rule(lower: Lower, sig: Signature, args: Sequence[Value]) -> Value:
         value, result_type = lower.call_function(overload_func, sig.args, args)
         return lower.cast(value, result_type, sig.return_type)
 
@@ -328,11 +331,11 @@ def register_jitable(*args: Any, **kwargs: Any) -> Any:  # the function, or a de
     """Make a Python function callable from kernels (compiled as a device function),
     while it stays an ordinary Python function outside them."""
 
-    def wrap(fn):
+    def wrap(fn: _F) -> _F:
         inline = kwargs.pop("inline", "never")
 
-        @overload(fn, jit_options=kwargs, inline=inline, strict=False)
-        def implementation(*a, **k):
+        @overload(fn, jit_options=kwargs, inline=inline, strict=False)  # type: ignore[arg-type]  # numba's options
+        def implementation(*a: Any, **k: Any) -> _F:
             return fn
 
         return fn
@@ -362,7 +365,9 @@ class Intrinsic:
         self._codegens: dict[tuple[types.Type, ...], Callable[..., Any]] = {}
         intrinsic = self
 
-        def generic(template, args, kws):
+        def generic(
+            template: AbstractTemplate, args: tuple[types.Type, ...], kws: dict[str, types.Type]
+        ) -> Signature | None:
             return intrinsic._type_call(template.context, args, kws)
 
         template = type(
@@ -373,7 +378,12 @@ class Intrinsic:
         typing_registry.register_global(self, types.Function(template))
         _operations.declare(self).lower(types.VarArg(types.Any))(self._lower_call)
 
-    def _type_call(self, typing_context, args, kws):
+    def _type_call(
+        self,
+        typing_context: _typing_context.CUDATypingContext,
+        args: tuple[types.Type, ...],
+        kws: dict[str, types.Type],
+    ) -> Signature | None:
         if kws:
             return None
         result = typing_guard(self._definition)(typing_context, *args)
@@ -383,7 +393,7 @@ class Intrinsic:
         self._codegens[tuple(sig.args)] = codegen
         return sig
 
-    def _lower_call(self, lower, sig, args):
+    def _lower_call(self, lower: Lower, sig: Signature, args: Sequence[Value]) -> Value:
         codegen = self._codegens[tuple(sig.args)]
         return _reported(codegen)(_run_codegen)(lower, codegen, sig, args)
 
@@ -394,7 +404,7 @@ class Intrinsic:
         return f"<intrinsic {self.__name__}>"
 
 
-def _run_codegen(lower, codegen, sig, args):
+def _run_codegen(lower: Lower, codegen: Callable[..., Any], sig: Signature, args: Sequence[Value]) -> Value:
     return codegen(lower.target_context, lower, sig, list(args))
 
 
@@ -420,12 +430,12 @@ def make_attribute_wrapper(typeclass: type[types.Type], struct_attr: str, python
     class StructAttribute(AttributeTemplate):
         key = typeclass
 
-        def generic_resolve(self, typ, attr):
+        def generic_resolve(self, typ: types.Type, attr: str) -> types.Type | None:  # type: ignore[override,return]
             if attr == python_attr:
-                return default_manager.lookup(typ).get_member_type(struct_attr)
+                return default_manager.lookup(typ).get_member_type(struct_attr)  # type: ignore[attr-defined]
 
     @_operations.attribute(typeclass, python_attr).lower
-    def struct_getattr(lower, typ, value, attr):
+    def struct_getattr(lower: Lower, typ: types.Type, value: Value, attr: str) -> Value:
         model = lower.dmm.lookup(typ)
         member = model.get_member_type(struct_attr)
         position = ir.DenseI64ArrayAttr.get([model.get_field_position(struct_attr)])

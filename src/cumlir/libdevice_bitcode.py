@@ -18,10 +18,14 @@ from __future__ import annotations
 import ctypes
 import os
 import threading
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .lazy import lazy
+
+if TYPE_CHECKING:
+    from mlir import ir as mlir_ir
 
 # the bindings: their library holds the built-in libdevice; an MLIR context holds the empty
 # module (both reached only when a context is made, which loads MLIR anyway)
@@ -81,7 +85,7 @@ def _built_in_bitcode() -> bytes | None:
     return bitcode if bitcode[:4] == b"BC\xc0\xde" else None
 
 
-def hold_empty_library(context) -> None:
+def hold_empty_library(context: mlir_ir.Context) -> None:
     """Give *context* an empty bitcode module in place of MLIR's built-in libdevice, where
     modules that call libdevice can name the real one (``path()``)."""
     if path() is None:

@@ -7,6 +7,11 @@ classes, ``None``) have ``has_value = False`` and are never materialised.
 Models are looked up by the Numba type's class, most derived first.
 """
 
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, TypeVar
+
 from mlir import ir
 from mlir.dialects import arith, llvm
 from numba.core import types
@@ -14,40 +19,44 @@ from numba.core import types
 from . import typerecords
 from . import types as cumlir_types
 
+# what makes the model of a numba type: a model class, or a function choosing one
+ModelFactory = Callable[["DataModelManager", Any], "DataModel"]
+_M = TypeVar("_M", bound=ModelFactory)
+
 
 class DataModel:
     has_value = True
 
-    def __init__(self, dmm, fe_type):
+    def __init__(self, dmm: DataModelManager, fe_type: types.Type | None) -> None:
         self._dmm = dmm
-        self.fe_type = fe_type
+        self.fe_type: Any = fe_type  # its class's attributes are read: a model knows its family
 
-    def get_value_type(self):
+    def get_value_type(self) -> ir.Type:
         raise NotImplementedError
 
-    def get_data_type(self):
+    def get_data_type(self) -> ir.Type:
         return self.get_value_type()
 
     # A value is normally one MLIR value; composite models hold several (see CompositeModel).
     # Block arguments carry the flattened form.
-    def flat_types(self):
+    def flat_types(self) -> list[ir.Type]:
         return [self.get_value_type()]
 
-    def flatten(self, value):
+    def flatten(self, value: Any) -> list[ir.Value]:
         return [value]
 
-    def unflatten(self, values):
+    def unflatten(self, values: Sequence[ir.Value]) -> Any:
         return values[0]
 
-    def as_data(self, value):
+    def as_data(self, value: ir.Value) -> ir.Value:
         """Value -> its in-memory form (an MLIR value of get_data_type())."""
         return value
 
-    def from_data(self, value):
+    def from_data(self, value: ir.Value) -> ir.Value:
         """In-memory form -> value."""
         return value
 
-    def memref_element(self):
+    def memref_element(self) -> tuple[ir.Type, int]:
         """(MLIR element type, unit of static strides) of an array of this type."""
         return self.get_data_type(), 1
 
@@ -58,11 +67,13 @@ class PrimitiveModel(DataModel):
     replaced now and then), so a type made in another context is made again, from its text,
     in the current one."""
 
-    def __init__(self, dmm, fe_type, mlir_type):
+    def __init__(
+        self, dmm: DataModelManager, fe_type: types.Type | None, mlir_type: ir.Type | Callable[[], ir.Type]
+    ) -> None:
         super().__init__(dmm, fe_type)
         self._mlir_type = mlir_type
 
-    def get_value_type(self):
+    def get_value_type(self) -> ir.Type:
         made = self._mlir_type
         if callable(made):
             return made()
@@ -76,7 +87,7 @@ class PointerModel(PrimitiveModel):
     """A raw pointer (``CPointer(T)``, ``voidptr``): an ``!llvm.ptr`` in the generic address
     space, as a C ``T*`` parameter (operations/python/pointers.py)."""
 
-    def __init__(self, dmm, fe_type):
+    def __init__(self, dmm: DataModelManager, fe_type: types.Type) -> None:
         super().__init__(dmm, fe_type, llvm.PointerType.get)
 
 
@@ -85,41 +96,41 @@ class OpaqueModel(DataModel):
 
     has_value = False
 
-    def get_value_type(self):
+    def get_value_type(self) -> ir.Type:
         raise TypeError(f"{self.fe_type} has no runtime representation")
 
 
 class BoundFunctionModel(DataModel):
     """A method bound to its receiver (``z.conjugate``): held as the receiver's value."""
 
-    def __init__(self, dmm, fe_type):
+    def __init__(self, dmm: DataModelManager, fe_type: types.BoundFunction) -> None:
         super().__init__(dmm, fe_type)
         self._receiver = dmm.lookup(fe_type.this)
         self.has_value = self._receiver.has_value
 
-    def get_value_type(self):
+    def get_value_type(self) -> ir.Type:
         return self._receiver.get_value_type()
 
 
 class BooleanModel(DataModel):
     """i1 in registers, one byte (0 or 1) in memory, as NumPy stores bools."""
 
-    def get_value_type(self):
+    def get_value_type(self) -> ir.Type:
         return ir.IntegerType.get_signless(1)
 
-    def get_data_type(self):
+    def get_data_type(self) -> ir.Type:
         return ir.IntegerType.get_signless(8)
 
-    def as_data(self, value):
+    def as_data(self, value: ir.Value) -> ir.Value:
         return arith.extui(self.get_data_type(), value)
 
-    def from_data(self, value):
+    def from_data(self, value: ir.Value) -> ir.Value:
         zero = arith.constant(value.type, 0)
         return arith.cmpi(arith.CmpIPredicate.ne, value, zero)
 
 
 class IntegerModel(DataModel):
-    def get_value_type(self):
+    def get_value_type(self) -> ir.Type:
         return ir.IntegerType.get_signless(self.fe_type.bitwidth)
 
 
@@ -127,7 +138,7 @@ _FLOATS = {16: ir.F16Type, 32: ir.F32Type, 64: ir.F64Type}
 
 
 class FloatModel(DataModel):
-    def get_value_type(self):
+    def get_value_type(self) -> ir.Type:
         return _FLOATS[self.fe_type.bitwidth].get()
 
 
@@ -135,7 +146,7 @@ class DatetimeModel(DataModel):
     """datetime64 and timedelta64: an int64 count of their unit, NaT the smallest int64, as NumPy
     stores them (so arrays of them are arrays of int64)."""
 
-    def get_value_type(self):
+    def get_value_type(self) -> ir.Type:
         return ir.IntegerType.get_signless(64)
 
 
@@ -147,19 +158,19 @@ class CompositeModel(DataModel):
     which an LLVM struct cannot hold.
     """
 
-    def part_models(self):
+    def part_models(self) -> list[DataModel]:
         raise NotImplementedError
 
-    def get_value_type(self):
+    def get_value_type(self) -> ir.Type:
         raise TypeError(f"{self.fe_type} is held as several values, not one MLIR value")
 
-    def flat_types(self):
+    def flat_types(self) -> list[ir.Type]:
         return [t for part in self.part_models() for t in part.flat_types()]
 
-    def flatten(self, value):
+    def flatten(self, value: Any) -> list[ir.Value]:
         return [v for part, member in zip(self.part_models(), value) for v in part.flatten(member)]
 
-    def unflatten(self, values):
+    def unflatten(self, values: Sequence[ir.Value]) -> Any:
         parts, start = [], 0
         for part in self.part_models():
             n = len(part.flat_types())
@@ -168,7 +179,7 @@ class CompositeModel(DataModel):
         return tuple(parts)
 
 
-def _counter(dmm):
+def _counter(dmm: DataModelManager) -> PrimitiveModel:
     """A one-element mutable i64 counter: the position of an iterator."""
     return PrimitiveModel(dmm, None, lambda: ir.MemRefType.get([1], ir.IntegerType.get_signless(64)))
 
@@ -176,21 +187,21 @@ def _counter(dmm):
 class EnumerateModel(CompositeModel):
     """(count, source iterator)."""
 
-    def part_models(self):
+    def part_models(self) -> list[DataModel]:
         return [_counter(self._dmm), self._dmm.lookup(self.fe_type.source_type)]
 
 
 class ZipModel(CompositeModel):
     """(source iterators...)."""
 
-    def part_models(self):
+    def part_models(self) -> list[DataModel]:
         return [self._dmm.lookup(t) for t in self.fe_type.source_types]
 
 
 class SequenceIteratorModel(CompositeModel):
     """(position, the tuple or array iterated)."""
 
-    def part_models(self):
+    def part_models(self) -> list[DataModel]:
         container = getattr(self.fe_type, "container", None) or self.fe_type.array_type
         return [_counter(self._dmm), self._dmm.lookup(container)]
 
@@ -198,7 +209,7 @@ class SequenceIteratorModel(CompositeModel):
 class ComplexModel(DataModel):
     """MLIR's complex<f32> / complex<f64>, in registers and in memory."""
 
-    def get_value_type(self):
+    def get_value_type(self) -> ir.Type:
         return ir.ComplexType.get(_FLOATS[self.fe_type.bitwidth // 2].get())
 
 
@@ -212,37 +223,41 @@ class StructModel(DataModel):
     Extensions name the members: ``StructModel(dmm, fe_type, [("x", types.float32), ...])``.
     """
 
-    def __init__(self, dmm, fe_type, members=None):
+    _held_apart: bool  # found on first use (held_apart)
+
+    def __init__(
+        self, dmm: DataModelManager, fe_type: types.Type, members: Iterable[tuple[str, types.Type]] | None = None
+    ) -> None:
         super().__init__(dmm, fe_type)
         self._named_members = list(members) if members is not None else None
 
-    def member_types(self):
+    def member_types(self) -> list[types.Type]:
         if self._named_members is None:
             raise NotImplementedError
         return [ty for _, ty in self._named_members]
 
-    def get_field_position(self, name):
+    def get_field_position(self, name: str) -> int:
         """The index of the member called *name* (models built with named members)."""
         names = [n for n, _ in self._named_members or ()]
         if name not in names:
             raise AttributeError(f"{self.fe_type} has no field {name!r}")
         return names.index(name)
 
-    def get_member_type(self, name):
+    def get_member_type(self, name: str) -> types.Type:
         return self.member_types()[self.get_field_position(name)]
 
     @property
-    def held_apart(self):
+    def held_apart(self) -> bool:
         try:
             return self._held_apart
         except AttributeError:
             self._held_apart = any(_needs_parts(self._dmm.lookup(t)) for t in self.member_types())
             return self._held_apart
 
-    def _members(self):
+    def _members(self) -> list[DataModel]:
         return [self._dmm.lookup(t) for t in self.member_types()]
 
-    def get_value_type(self):
+    def get_value_type(self) -> ir.Type:
         if self.held_apart:
             raise TypeError(f"{self.fe_type} is held as several values, not one MLIR value")
         members = []
@@ -253,19 +268,20 @@ class StructModel(DataModel):
             members.append(model.get_value_type())
         return llvm.StructType.get_literal(members)
 
-    def flat_types(self):
+    def flat_types(self) -> list[ir.Type]:
         if not self.held_apart:
             return [self.get_value_type()]
         return [t for m in self._members() if m.has_value for t in m.flat_types()]
 
-    def flatten(self, value):
+    def flatten(self, value: Any) -> list[ir.Value]:
         if not self.held_apart:
             return [value]
         return [v for m, member in zip(self._members(), value) if m.has_value for v in m.flatten(member)]
 
-    def unflatten(self, values):
+    def unflatten(self, values: Sequence[ir.Value]) -> Any:
         if not self.held_apart:
             return values[0]
+        parts: list[Any]
         parts, start = [], 0
         for model in self._members():
             if not model.has_value:
@@ -280,7 +296,7 @@ class StructModel(DataModel):
 AggregateTypeModel = StructModel
 
 
-def _needs_parts(model):
+def _needs_parts(model: DataModel) -> bool:
     """Whether a value of *model* cannot be a member of an LLVM struct: a memref, or a
     complex number (the complex dialect's type, which the LLVM dialect does not take)."""
     if isinstance(model, CompositeModel):
@@ -291,28 +307,28 @@ def _needs_parts(model):
 
 
 class TupleModel(StructModel):
-    def member_types(self):
+    def member_types(self) -> list[types.Type]:
         return list(self.fe_type.types)
 
 
 class PairModel(StructModel):
     """The (value, is-valid) pair an iterator's next() yields."""
 
-    def member_types(self):
+    def member_types(self) -> list[types.Type]:
         return [self.fe_type.first_type, self.fe_type.second_type]
 
 
 class SliceModel(StructModel):
     """slice(start, stop, step) as three int64 (see lowering/slices.py)."""
 
-    def member_types(self):
+    def member_types(self) -> list[types.Type]:
         return [types.int64] * 3
 
 
 class RangeModel(StructModel):
     """range(start, stop, step)."""
 
-    def member_types(self):
+    def member_types(self) -> list[types.Type]:
         return [self.fe_type.dtype] * 3
 
 
@@ -324,7 +340,7 @@ class ArrayModel(DataModel):
     (outermost) static stride is the item size.
     """
 
-    def get_value_type(self):
+    def get_value_type(self) -> ir.Type:
         ty = self.fe_type
         element, unit = self._dmm.lookup(ty.dtype).memref_element()
         dyn = ir.ShapedType.get_dynamic_stride_or_offset()
@@ -342,10 +358,10 @@ class RecordModel(DataModel):
     """A record is held by reference: a pointer to its bytes, wherever they live (an array
     element, a staged kernel argument). Writes through it land in that memory, as in Numba."""
 
-    def get_value_type(self):
+    def get_value_type(self) -> ir.Type:
         return llvm.PointerType.get()
 
-    def memref_element(self):
+    def memref_element(self) -> tuple[ir.Type, int]:
         return ir.IntegerType.get_signless(8), self.fe_type.size
 
 
@@ -353,28 +369,28 @@ class StringModel(StructModel):
     """A string in device code (operations/python/strings.py): its UTF-8 bytes, their count and
     the count of code points."""
 
-    def __init__(self, dmm, fe_type):
+    def __init__(self, dmm: DataModelManager, fe_type: types.Type) -> None:
         super().__init__(dmm, fe_type, [("data", types.voidptr), ("nbytes", types.int64), ("length", types.int64)])
 
 
 class RangeIteratorModel(DataModel):
     """Iteration state of a range: memref<3xT> holding (next value, iterations left, step)."""
 
-    def get_value_type(self):
+    def get_value_type(self) -> ir.Type:
         element = self._dmm.lookup(self.fe_type.yield_type).get_value_type()
         return ir.MemRefType.get([3], element)
 
 
 class DataModelManager:
-    def __init__(self):
-        self._models = {}
-        self._cache = {}
+    def __init__(self) -> None:
+        self._models: dict[type, ModelFactory] = {}
+        self._cache: dict[types.Type, DataModel] = {}
 
-    def register(self, type_class, model_class):
+    def register(self, type_class: type, model_class: ModelFactory) -> None:
         self._models[type_class] = model_class
         self._cache.clear()
 
-    def lookup(self, fe_type):
+    def lookup(self, fe_type: types.Type) -> DataModel:
         try:
             return self._cache[fe_type]
         except KeyError:
@@ -388,24 +404,24 @@ class DataModelManager:
                 return model
         raise TypeError(f"cumlir has no data model for the type {fe_type}")
 
-    def value_type(self, fe_type):
+    def value_type(self, fe_type: types.Type) -> ir.Type:
         return self.lookup(fe_type).get_value_type()
 
 
 default_manager = DataModelManager()
 
 
-def register_model(type_class):
+def register_model(type_class: type) -> Callable[[_M], _M]:
     """Decorator: ``@register_model(MyType) class MyModel(DataModel): ...``."""
 
-    def decorate(model_class):
+    def decorate(model_class: _M) -> _M:
         default_manager.register(type_class, model_class)
         return model_class
 
     return decorate
 
 
-def _value_model(dmm, fe_type):
+def _value_model(dmm: DataModelManager, fe_type: types.EnumMember) -> DataModel:
     """An enum member is held as its value."""
     return dmm.lookup(fe_type.dtype)
 
@@ -416,15 +432,15 @@ class FamilyModel(DataModel):
     outlive MLIR contexts (each thread has its own), so the types are parsed from the
     record's text in each context they are asked for in."""
 
-    def __init__(self, dmm, fe_type):
+    def __init__(self, dmm: DataModelManager, fe_type: types.Type) -> None:
         super().__init__(dmm, fe_type)
         record = typerecords.record_of(fe_type)
-        value = record.value_type
-        self._texts = (value(fe_type) if callable(value) else value, record.data_type)
-        self._as_data, self._from_data = record.as_data, record.from_data
-        self._parsed = (None, None, None)  # (context, value type, data type)
+        value = record.value_type  # type: ignore[union-attr]  # a registered family has its record
+        self._texts = (value(fe_type) if callable(value) else value, record.data_type)  # type: ignore[union-attr]
+        self._as_data, self._from_data = record.as_data, record.from_data  # type: ignore[union-attr]
+        self._parsed: tuple[Any, Any, Any] = (None, None, None)  # (context, value type, data type)
 
-    def _types(self):
+    def _types(self) -> tuple[ir.Type, ir.Type]:
         context, value, data = self._parsed
         current = ir.Context.current
         if context is not current:
@@ -433,16 +449,16 @@ class FamilyModel(DataModel):
             self._parsed = (current, value, data)
         return value, data
 
-    def get_value_type(self):
+    def get_value_type(self) -> ir.Type:
         return self._types()[0]
 
-    def get_data_type(self):
+    def get_data_type(self) -> ir.Type:
         return self._types()[1]
 
-    def as_data(self, value):
+    def as_data(self, value: ir.Value) -> ir.Value:
         return self._as_data(value) if self._as_data else value
 
-    def from_data(self, value):
+    def from_data(self, value: ir.Value) -> ir.Value:
         return self._from_data(value) if self._from_data else value
 
 
@@ -451,16 +467,16 @@ class FamilyStructModel(StructModel):
     their lanes). Arrays of it are memrefs of bytes with byte strides, as arrays of records,
     so that every access can state the type's own alignment (operations/cuda/vectors.py)."""
 
-    def __init__(self, dmm, fe_type):
-        super().__init__(dmm, fe_type, typerecords.record_of(fe_type).members(fe_type))
+    def __init__(self, dmm: DataModelManager, fe_type: types.Type) -> None:
+        super().__init__(dmm, fe_type, typerecords.record_of(fe_type).members(fe_type))  # type: ignore[union-attr,misc]
 
-    def memref_element(self):
+    def memref_element(self) -> tuple[ir.Type, int]:
         return ir.IntegerType.get_signless(8), self.fe_type.size
 
 
-def _family_model(dmm, fe_type):
+def _family_model(dmm: DataModelManager, fe_type: types.Type) -> DataModel:
     """The model a type record describes."""
-    if typerecords.record_of(fe_type).members:
+    if typerecords.record_of(fe_type).members:  # type: ignore[union-attr]  # registered for its family
         return FamilyStructModel(dmm, fe_type)
     return FamilyModel(dmm, fe_type)
 

@@ -1,13 +1,20 @@
 """CUDA C++ -> PTX or LTO-IR with NVRTC (from the CUDA pip wheels of the extra ``nvrtc``,
 found by cuda-pathfinder)."""
 
+from __future__ import annotations
+
 import functools
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from cuda import pathfinder
 
 from . import optional_libraries
 from .codegen import targets
 from .lazy import lazy
+
+if TYPE_CHECKING:
+    from .chips import ComputeCapability
 
 nvrtc_bindings = lazy("cuda.bindings.nvrtc")  # NVRTC is an extra: loaded by the first CUDA C++ compiled
 
@@ -16,7 +23,13 @@ class NVRTCError(RuntimeError):
     """NVRTC could not compile a source; the message holds its log."""
 
 
-def compile_source(source, cc, name="source.cu", output="ptx", options=()):
+def compile_source(
+    source: str | bytes | bytearray,
+    cc: ComputeCapability,
+    name: str = "source.cu",
+    output: str = "ptx",
+    options: Sequence[str] = (),
+) -> Any:  # PTX text (str) or LTO-IR (bytes), as *output* asks
     """Compile CUDA C++ *source* for compute capability *cc* into PTX text or LTO-IR bytes.
 
     The code is compiled for separate linking (``-rdc=true``), so its ``extern``
@@ -49,29 +62,29 @@ def compile_source(source, cc, name="source.cu", output="ptx", options=()):
 
 
 @functools.lru_cache(maxsize=1)
-def _nvrtc():
+def _nvrtc() -> Any:
     optional_libraries.load("nvrtc")  # before the bindings' module, which loads the library
     return nvrtc_bindings
 
 
-def _check(nvrtc, returned, name):
+def _check(nvrtc: Any, returned: Sequence[Any], name: str) -> Any:
     result, *values = returned
     if result != nvrtc.nvrtcResult.NVRTC_SUCCESS:
         raise NVRTCError(f"NVRTC failed on {name}: {nvrtc.nvrtcGetErrorString(result)[1].decode()}")
     return values[0] if values else None
 
 
-def _log(nvrtc, prog):
+def _log(nvrtc: Any, prog: Any) -> str:
     size = _check(nvrtc, nvrtc.nvrtcGetProgramLogSize(prog), "the log")
     log = b" " * size
     nvrtc.nvrtcGetProgramLog(prog, log)
     return log.rstrip(b"\0").decode(errors="replace")
 
 
-_includes = None
+_includes: list[str] | None = None
 
 
-def _include_options():
+def _include_options() -> list[str]:
     """-I for the CUDA runtime headers of the pip wheels, where they are installed."""
     global _includes
     if _includes is None:
@@ -83,7 +96,7 @@ def _include_options():
     return _includes
 
 
-def version():
+def version() -> tuple[int, int]:
     """The (major, minor) version of the NVRTC library cumlir uses: the CUDA toolkit's."""
     nvrtc = _nvrtc()
     result, major, minor = nvrtc.nvrtcVersion()

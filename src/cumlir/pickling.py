@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import importlib
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from .lazy import lazy
@@ -35,7 +36,7 @@ def picklable_function(fn: Any) -> Any:
     return _ByValue(fn)
 
 
-def _found_by_name(fn):
+def _found_by_name(fn: Any) -> bool:
     module, qualname = getattr(fn, "__module__", None), getattr(fn, "__qualname__", "")
     if module in (None, "__main__") or "<" in qualname:  # <locals>, <lambda>: no name finds it
         return False
@@ -45,7 +46,7 @@ def _found_by_name(fn):
         return False
 
 
-def _function_named(module, qualname, imported=True):
+def _function_named(module: str, qualname: str, imported: bool = True) -> Any:
     obj = importlib.import_module(module) if imported else sys.modules[module]
     for part in qualname.split("."):
         obj = getattr(obj, part)
@@ -57,18 +58,18 @@ def _function_named(module, qualname, imported=True):
 
 
 class _Named:
-    def __init__(self, module, qualname):
+    def __init__(self, module: str, qualname: str) -> None:
         self.module, self.qualname = module, qualname
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Callable[..., Any], tuple[str, str]]:
         return _function_named, (self.module, self.qualname)
 
 
 class _ByValue:
-    def __init__(self, fn):
+    def __init__(self, fn: Any) -> None:
         self.fn = fn
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Callable[[bytes], Any], tuple[bytes]]:
         return _function_from_code, (cloudpickle.dumps(self.fn),)
 
 

@@ -12,7 +12,7 @@ class RaiseSite:
     args: tuple
     location: str  # "file:line"
 
-    def exception(self, thread):
+    def exception(self, thread: int) -> BaseException:
         message = self.args[0] if len(self.args) == 1 else ", ".join(map(str, self.args))
         text = f"{message} (raised on the device by thread {thread}, at {self.location})"
         return self.exc_class(text)

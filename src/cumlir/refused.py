@@ -7,6 +7,8 @@ same; tests/test_numba_cuda_namespace.py checks both against an installed Numba-
 docs/compatibility.md lists every name with its status.
 """
 
+from typing import NoReturn
+
 _INTERNAL = "an internal module of Numba-CUDA that its namespace exposes by accident, not part of its API"
 _STDLIB = "a module Numba-CUDA's namespace exposes only because its code imports it, not part of its API"
 _EMM = (
@@ -16,11 +18,11 @@ _EMM = (
 )
 
 
-def _internal(instead):
+def _internal(instead: str) -> str:
     return f"{_INTERNAL}; {instead}"
 
 
-def _stdlib(module):
+def _stdlib(module: str) -> str:
     return f"{_STDLIB}; import {module} yourself"
 
 
@@ -237,7 +239,7 @@ _OWNERS = {
 }
 
 
-def refusal(name, where="cuda"):
+def refusal(name: str, where: str = "cuda") -> NotImplementedError:
     """The NotImplementedError for reading the refused *name* of the ``cuda`` namespace,
     of a kernel (``where="dispatcher"``) or of ``cumlir.extending`` (``where="extending"``)."""
     owner, table = _OWNERS[where]
@@ -247,14 +249,14 @@ def refusal(name, where="cuda"):
 class Refused:
     """A class attribute of the dispatcher that raises the refusal of *name* when read."""
 
-    def __init__(self, name):
+    def __init__(self, name: str) -> None:
         self.name = name
 
-    def __get__(self, instance, owner=None):
+    def __get__(self, instance: object, owner: type | None = None) -> NoReturn:
         raise refusal(self.name, "dispatcher")
 
 
-def numba_cuda_mlir_refusal(namespace, name):
+def numba_cuda_mlir_refusal(namespace: str, name: str) -> NotImplementedError:
     """The NotImplementedError for reading *name* of numba-cuda-mlir's *namespace*
     (``"cuda"``, ``"cuda.experimental"``, ``"cuda.intrin"``), refused above."""
     why = NUMBA_CUDA_MLIR[namespace][name]

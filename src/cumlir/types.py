@@ -6,8 +6,13 @@ New types subclass ``types.Type``; see docs/extending.md. Operation modules name
 types of their patterns here (``"Integer"``, ``"bfloat16"``, ``"VectorType"``).
 """
 
+import typing as _typing
+
 from numba.core import types as _types
 from numba.core.typeconv import Conversion  # noqa: F401
+
+if _typing.TYPE_CHECKING:
+    from numba.core.typing.context import BaseContext as _BaseContext
 
 # every public name of numba.core.types (its __all__ leaves out the type classes)
 globals().update({_name: _value for _name, _value in vars(_types).items() if not _name.startswith("_")})
@@ -28,11 +33,11 @@ class WideIntegerConstant(_types.Dummy):
     nearest to it, and converting it to an integer type is an error at its line, so that
     ``a[0] = 2**70`` stores 2**70 into a float array and is refused for an integer one."""
 
-    def __init__(self, value):
+    def __init__(self, value: int) -> None:
         self.value = value
         super().__init__(name=f"integer constant {value}")
 
-    def can_convert_to(self, typingctx, other):
+    def can_convert_to(self, typingctx: "_BaseContext", other: _types.Type) -> "Conversion | None":
         if isinstance(other, _types.Float):
             return Conversion.safe
         if isinstance(other, _types.Integer):
@@ -50,7 +55,7 @@ class TensorMap(_types.Type):
     size = 128
     alignment = 64
 
-    def __init__(self, rank=None):
+    def __init__(self, rank: int | None = None) -> None:
         self.rank = rank
         super().__init__(name="TensorMap" if rank is None else f"TensorMap({rank})")
 

@@ -8,8 +8,12 @@ output's element type; a guvectorize kernel is ``gufunc_loop(core, nloop, x0, ..
 are ordinary kernels for the dispatcher, one per tuple of argument types.
 """
 
+from __future__ import annotations
+
 import keyword
 import string
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numba.core import sigutils, types
@@ -21,10 +25,17 @@ from .options import Options
 from .typing.frontend import DeviceDispatcher
 from .typing.signature_text import read_signature
 
+if TYPE_CHECKING:
+    from types import FunctionType
+
+    from numpy.typing import DTypeLike
+
+    from .typing.signatures import SignatureLike
+
 # ---- signatures ----------------------------------------------------------------------------
 
 
-def parse_signature(sig):
+def parse_signature(sig: SignatureLike) -> tuple[tuple[types.Type, ...], types.Type | None]:
     """(argument types, result type or None) of a signature given as text or numba types."""
 
     try:  # a string is parsed, never evaluated as numba would
@@ -33,22 +44,22 @@ def parse_signature(sig):
         raise TypeError(f"cannot read the ufunc signature {sig!r}: {e}") from None
 
 
-def to_dtype(numba_type):
+def to_dtype(numba_type: types.Type) -> np.dtype:
 
     return np.dtype(numpy_support.as_dtype(numba_type))
 
 
-def from_dtype(dtype):
+def from_dtype(dtype: np.dtype) -> types.Type:
 
     return numpy_support.from_dtype(dtype)
 
 
-def type_code(dtype):
+def type_code(dtype: DTypeLike) -> str:
     """NumPy's one-letter code of *dtype* (as in ``np.add.types``)."""
     return np.dtype(dtype).char
 
 
-def scalar_dtype(value):
+def scalar_dtype(value: object) -> np.dtype:
     """The dtype NumPy gives a Python or NumPy scalar."""
     if isinstance(value, np.generic):
         return value.dtype
@@ -57,7 +68,7 @@ def scalar_dtype(value):
     return np.asarray(value).dtype
 
 
-def _scalar_fits(value, dtype):
+def _scalar_fits(value: object, dtype: np.dtype) -> bool:
     """Whether the Python or NumPy scalar *value* can be held by *dtype* without losing its kind."""
     if isinstance(value, np.generic):
         return np.can_cast(value.dtype, dtype, "safe")
@@ -77,7 +88,9 @@ def _scalar_fits(value, dtype):
     return False
 
 
-def choose_signature(signatures, operands):
+def choose_signature(
+    signatures: Iterable[tuple[np.dtype, ...]], operands: Sequence[tuple[np.dtype, object]]
+) -> tuple[np.dtype, ...] | None:
     """The input dtypes, among *signatures* (tuples of dtypes, in declaration order), a call
     uses: the first whose dtypes all operands have exactly, else the first they can all be
     converted to safely (NumPy's "safe" casting; a Python scalar to any type that holds its
@@ -98,7 +111,7 @@ def choose_signature(signatures, operands):
 # ---- generalized ufunc layouts ----------------------------------------------------------
 
 
-def parse_layout(layout):
+def parse_layout(layout: str) -> tuple[list[tuple[str, ...]], list[tuple[str, ...]]]:
     """``"(m,n),(n,p)->(m,p)"`` -> ([("m", "n"), ("n", "p")], [("m", "p")]), checked."""
     if not isinstance(layout, str) or "->" not in layout:
         raise ValueError(f"a gufunc layout looks like '(n),(n)->()', got {layout!r}")
@@ -114,8 +127,8 @@ def parse_layout(layout):
     return inputs, outputs
 
 
-def _groups(text, layout):
-    groups = []
+def _groups(text: str, layout: str) -> list[tuple[str, ...]]:
+    groups: list[tuple[str, ...]] = []
     while text:
         if not text.startswith("(") or ")" not in text:
             raise ValueError(f"cannot read the gufunc layout {layout!r} at {text!r}")
@@ -133,13 +146,15 @@ def _groups(text, layout):
 # ---- the kernels -----------------------------------------------------------------------------
 
 
-def _conversion(numba_type):
+def _conversion(numba_type: types.Type) -> type[bool] | types.Type:
     """What converts a value to *numba_type* in kernel code (numba's type objects do; bool for booleans)."""
 
     return bool if isinstance(numba_type, types.Boolean) else numba_type
 
 
-def device_function(pyfunc, argtypes, return_type=None):
+def device_function(
+    pyfunc: Callable[..., Any], argtypes: Sequence[types.Type], return_type: types.Type | None = None
+) -> tuple[DeviceDispatcher, types.Type]:
     """The user's function as a device function declared with one signature, typed now so that
     a function that does not type fails before any launch; (dispatcher, result type)."""
 
@@ -151,14 +166,16 @@ def device_function(pyfunc, argtypes, return_type=None):
     return DeviceDispatcher(pyfunc, Options(), [signature(result, *argtypes)]), result
 
 
-def elementwise_kernel(pyfunc, core, argtypes, return_type):
+def elementwise_kernel(
+    pyfunc: Callable[..., Any], core: DeviceDispatcher, argtypes: Sequence[types.Type], return_type: types.Type
+) -> FunctionType:
     """The kernel (a Python function) of one vectorize signature: its arguments are the inputs
     (arrays of any element type, or scalars) and the output array; it converts each element
     to *argtypes*, calls *core* and stores the result converted to the output's type."""
 
     names = [f"x{k}" for k in range(len(argtypes))]
     converted = ", ".join(f"t{k}({n})" for k, n in enumerate(names))
-    glb = {f"t{k}": _conversion(t) for k, t in enumerate(argtypes)}
+    glb: dict[str, Any] = {f"t{k}": _conversion(t) for k, t in enumerate(argtypes)}
     glb.update(core=core, elementwise=operations.declared("cumlir.elementwise"))
     body = _define(f"def body({', '.join(names)}):\n    return core({converted})\n", "body", glb)
     glb["body"] = DeviceDispatcher(body, Options())
@@ -167,7 +184,7 @@ def elementwise_kernel(pyfunc, core, argtypes, return_type):
     return _define(source, name, glb)
 
 
-def gufunc_kernel(pyfunc, core, noperands, nloop):
+def gufunc_kernel(pyfunc: Callable[..., Any], core: DeviceDispatcher, noperands: int, nloop: int) -> FunctionType:
     """The kernel of one guvectorize signature with *nloop* loop axes over *noperands* arrays."""
     names = ", ".join(f"x{k}" for k in range(noperands))
     name = _kernel_name(pyfunc, "guvectorize")
@@ -175,20 +192,20 @@ def gufunc_kernel(pyfunc, core, noperands, nloop):
     return _define(source, name, {"core": core, "gufunc_loop": operations.declared("cumlir.gufunc_loop")})
 
 
-def _kernel_name(pyfunc, kind):
+def _kernel_name(pyfunc: object, kind: str) -> str:
     name = getattr(pyfunc, "__name__", "ufunc")
     if not name.isidentifier() or keyword.iskeyword(name):
         name = "ufunc"
     return f"{kind}_{name}"
 
 
-def _define(source, name, glb):
-    namespace = {}
+def _define(source: str, name: str, glb: dict[str, Any]) -> FunctionType:
+    namespace: dict[str, Any] = {}
     exec(compile(source, f"<cumlir {name}>", "exec"), glb, namespace)  # glb: the function's globals
     return namespace[name]
 
 
-def device_function_checked(pyfunc, argtypes):
+def device_function_checked(pyfunc: Callable[..., Any], argtypes: Iterable[types.Type]) -> None:
     """Type *pyfunc* for *argtypes* now, so that a function that does not type fails when the
     signature is added rather than at a launch."""
 

@@ -15,9 +15,14 @@ the k-th instruction (32 bytes of K each) starts.
 
 Imports nothing but NumPy: usable on the host and below the compiler's layers."""
 
-from typing import NamedTuple
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 # field -> (first bit, width in bits) of the 64-bit matrix descriptor (PTX ISA, "Matrix
 # Descriptor Format"); addresses and byte offsets are stored divided by 16
@@ -34,7 +39,9 @@ ATOM_ROW_BYTES = 128  # a row of the 128-byte swizzle
 ATOM_BYTES = CORE_ROWS * ATOM_ROW_BYTES
 
 
-def matrix_descriptor(address, leading_byte_offset, stride_byte_offset, swizzle=0, base_offset=0):
+def matrix_descriptor(
+    address: int, leading_byte_offset: int, stride_byte_offset: int, swizzle: int = 0, base_offset: int = 0
+) -> int:
     """The 64-bit descriptor of a matrix starting at the shared-memory *address* (bytes, a
     multiple of 16), with the byte offsets between core matrices along the leading dimension
     (K, for K-major operands) and the strided one (M or N), multiples of 16 below 2**18, and
@@ -68,7 +75,7 @@ class Layout(NamedTuple):
     stride_byte_offset: int
     swizzle: int
 
-    def k_step_offset(self, step):
+    def k_step_offset(self, step: int) -> int:
         """The element offset of the operand of the *step*-th instruction along K."""
         itemsize = self.data.itemsize
         if self.swizzle == 0:
@@ -80,7 +87,7 @@ class Layout(NamedTuple):
         return (column * self.rows * ATOM_ROW_BYTES + within) // itemsize
 
 
-def _check(matrix, k_multiple_bytes):
+def _check(matrix: ArrayLike, k_multiple_bytes: int) -> np.ndarray:
     matrix = np.ascontiguousarray(matrix)
     if matrix.ndim != 2:
         raise ValueError(f"a wgmma operand is a 2-D matrix (rows, K), got shape {matrix.shape}")
@@ -93,7 +100,7 @@ def _check(matrix, k_multiple_bytes):
     return matrix
 
 
-def interleaved(matrix):
+def interleaved(matrix: ArrayLike) -> Layout:
     """*matrix* (rows, K) as interleaved core matrices, no swizzle: core matrix (i, j), rows
     8i to 8i + 7 and the j-th 16 bytes of K, is the 128 bytes at (i * (K bytes / 16) + j) * 128."""
     matrix = _check(matrix, K_STEP_BYTES)
@@ -106,7 +113,7 @@ def interleaved(matrix):
     return Layout(data.reshape(-1).copy(), rows, core_bytes, chunks * core_bytes, 0)
 
 
-def swizzled_128b(matrix):
+def swizzled_128b(matrix: ArrayLike) -> Layout:
     """*matrix* (rows, K) in the 128-byte swizzle: K padded with zeros to a multiple of 128
     bytes; the 128-byte column j of row r at (j * rows + r) * 128, its 16-byte chunk c moved to
     chunk c ^ (r % 8). Copy it to shared memory aligned to 1024 bytes."""

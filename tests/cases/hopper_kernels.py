@@ -1,5 +1,5 @@
 """Kernels of Hopper's cluster, mbarrier and cp.async intrinsics, shared by the PTX tests and
-the GPU tests (tests/test_hopper_intrinsics.py, tests/test_gpu_hopper.py)."""
+the GPU tests (tests/operations/hopper/test_mbarrier.py, tests/test_gpu_hopper.py)."""
 
 import numpy as np
 

@@ -2,7 +2,7 @@
 scalar reduction of its argument, kernels for cumsum/cumprod, arrays made in the kernel,
 views, shared and local arrays; the inputs each dtype is tested with, and the results
 NumPy gives (computed in float64 or complex128), with the tolerances they are held to.
-Used by test_reductions.py (PTX, and runs on the host) and its GPU tests."""
+Used by operations/numpy/test_reductions.py (PTX, and runs on the host) and its GPU tests."""
 
 import warnings
 

@@ -1,6 +1,6 @@
 """Kernels of the warp's tensor-core instructions (mma_sync, ldmatrix, stmatrix) and the
 fragment layouts of docs/tensor_cores.md written out on the host, shared by the PTX tests and
-the GPU tests (tests/test_tensor_cores.py, tests/test_gpu_tensor_cores.py)."""
+the GPU tests (tests/operations/tensor_cores/test_mma.py, tests/operations/tensor_cores/test_mma_gpu.py)."""
 
 import numpy as np
 

@@ -1,5 +1,5 @@
-"""Kernels using TMA (cuda.intrin, docs/hopper.md): compiled to PTX by tests/test_tma.py and
-launched on a Hopper GPU by tests/test_gpu_tma.py."""
+"""Kernels using TMA (cuda.intrin, docs/hopper.md): compiled to PTX by tests/operations/hopper/test_tma.py and
+launched on a Hopper GPU by tests/operations/hopper/test_tma_gpu.py."""
 
 import numpy as np
 

@@ -1,6 +1,6 @@
 """Kernels of Hopper's warpgroup tensor cores and the cheap Hopper extras (elect.sync, setmaxnreg,
-griddepcontrol), shared by the PTX tests and the GPU tests (tests/test_wgmma.py,
-tests/test_gpu_wgmma.py). One warpgroup (128 threads) multiplies a 64 x K matrix A by a K x N
+griddepcontrol), shared by the PTX tests and the GPU tests (tests/operations/tensor_cores/test_wgmma.py,
+tests/operations/tensor_cores/test_wgmma_gpu.py). One warpgroup (128 threads) multiplies a 64 x K matrix A by a K x N
 matrix B held in shared memory in one of cumlir.wgmma_layout's orders."""
 
 import numpy as np

@@ -11,12 +11,16 @@ a kernel found here is loaded without being typed or lowered (docs/compiling.md,
 "Caching").
 """
 
+from __future__ import annotations
+
 import contextlib
 import functools
 import hashlib
 import os
 import re
 import sys
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING, Any
 
 from .. import backends
 from ..linking import linker_identity
@@ -24,6 +28,14 @@ from . import store
 from .entry import VERSION, Entry, NotStorable, decode, encode
 from .fingerprint import Unhashable, function_fingerprint
 from .store import CacheWarning, directory_for, entries_like, log_debug
+
+if TYPE_CHECKING:
+    from _hashlib import HASH
+    from types import FunctionType
+
+    from ..chips import ComputeCapability
+    from ..options import Options
+    from ..raise_sites import RaiseSite
 
 __all__ = [
     "CacheWarning",
@@ -41,12 +53,12 @@ __all__ = [
 _DISTRIBUTIONS = ("numba", "cuda-bindings", "nvidia-nvjitlink", "nvidia-cuda-nvrtc", *backends.libraries())
 
 
-def flag(name):
+def flag(name: str) -> bool:
     """Whether the environment variable *name* is set to a true value (1, true, yes, on)."""
     return os.environ.get(name, "").strip().lower() in ("1", "true", "yes", "on")
 
 
-def enabled(options):
+def enabled(options: Options) -> bool:
     return options.cache or flag("CUMLIR_CACHE")
 
 
@@ -54,7 +66,16 @@ class CachedKernel:
     """A kernel's cubin for one chip and what launching it needs, as the runtime reads it
     from a Compilation."""
 
-    def __init__(self, cubin, symbol, argtypes, cooperative, raise_sites, exception_global, options):
+    def __init__(
+        self,
+        cubin: bytes,
+        symbol: str,
+        argtypes: tuple[Any, ...],
+        cooperative: bool,
+        raise_sites: list[RaiseSite],
+        exception_global: str | None,
+        options: Options,
+    ) -> None:
         self.cubin = cubin
         self.symbol = symbol
         self.argtypes = argtypes
@@ -63,18 +84,18 @@ class CachedKernel:
         self.exception_global = exception_global
         self.options = options
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<cumlir cached kernel {self.symbol}>"
 
 
 class KernelCache:
     """The entries of one ``@cuda.jit`` function with its options."""
 
-    def __init__(self, pyfunc, options):
+    def __init__(self, pyfunc: FunctionType, options: Options) -> None:
         self.pyfunc = pyfunc
         self.options = options
 
-    def load(self, argtypes, cc):
+    def load(self, argtypes: Sequence[object], cc: ComputeCapability) -> CachedKernel | None:
         """The CachedKernel for *argtypes* and chip *cc*, or None."""
         found = self._entry(argtypes, cc)
         if found is None:
@@ -93,7 +114,7 @@ class KernelCache:
             self.options,
         )
 
-    def known(self, argtypes):
+    def known(self, argtypes: Sequence[object]) -> bool:
         """Whether an entry for *argtypes* exists for some chip (the function typed there)."""
         found = self._entry(argtypes, None)
         if found is None:
@@ -102,7 +123,7 @@ class KernelCache:
         return any(decode(store.read(other), other, key, ignore=("cc",)) is not None for other in entries_like(path))
 
     @contextlib.contextmanager
-    def compiling(self, argtypes, cc):
+    def compiling(self, argtypes: Sequence[object], cc: ComputeCapability) -> Iterator[bool]:
         """Hold the lock of the entry for *argtypes* on *cc* while the block compiles it:
         processes and threads that miss the same entry at once compile it once, the others
         waiting and then reading it. Yields whether the lock is held (save with it)."""
@@ -113,7 +134,8 @@ class KernelCache:
         with store.held(found[0]) as holding:
             yield holding
 
-    def save(self, argtypes, cc, compiled, locked=False):
+    # compiled: a compiler.Compilation run to its cubin (the cache imports nothing of the compiler)
+    def save(self, argtypes: Sequence[object], cc: ComputeCapability, compiled: Any, locked: bool = False) -> bool:
         """Write the entry of *compiled* (a Compilation that ran to its cubin); *locked*:
         inside ``compiling``, which holds the entry's lock. False when the kernel cannot be
         cached; True otherwise, even where writing failed (a warning)."""
@@ -138,7 +160,7 @@ class KernelCache:
         store.write(path, data, lambda existing: decode(existing, path, key) is not None, locked)
         return True
 
-    def _entry(self, argtypes, cc):
+    def _entry(self, argtypes: Sequence[object], cc: ComputeCapability | None) -> tuple[str, dict[str, Any]] | None:
         """(path, key) of the entry for *argtypes* on *cc* (None: any chip), or None when the
         function depends on a value that cannot be fingerprinted (said in the debug log)."""
         fn = self.pyfunc
@@ -157,7 +179,7 @@ class KernelCache:
             "function": fingerprint,
             "argtypes": types,
             "options": options,
-            "cc": cc and list(cc),
+            "cc": cc and list(cc),  # type: ignore[arg-type]  # (major, minor): a "9.0" would be listed as its letters
             "versions": versions(),
         }
         slot = hashlib.sha256(repr((fn.__code__.co_filename, fn.__qualname__, types, options)).encode()).hexdigest()[
@@ -168,16 +190,16 @@ class KernelCache:
         return os.path.join(directory_for(fn.__code__.co_filename), f"{name}-{slot}.{chip}.cumlir"), key
 
 
-def type_name(ty):
+def type_name(ty: object) -> str:
     """How the key names an argument type: numba's class of it and its name, as the plain
     types of runtime/plain_types.py also name themselves."""
     return getattr(ty, "cache_name", None) or f"{type(ty).__name__}:{ty}"
 
 
-_library_versions = None
+_library_versions: dict[str, str | None] | None = None
 
 
-def versions():
+def versions() -> dict[str, Any]:
     """The versions of everything the generated code depends on besides the function."""
     global _library_versions
     if _library_versions is None:
@@ -189,16 +211,16 @@ def versions():
     return {"cumlir": sys.modules["cumlir"].__version__, **_library_versions, "linker": _linker()}
 
 
-def _linker():
+def _linker() -> str:
     """What links the cubins: nvJitLink's wheel, whose version is listed already (read
     without loading the library, as a cache hit needs no linker), else the linker chosen and
     its version (the driver's, whose ptxas compiles the PTX)."""
-    if _library_versions["nvidia-nvjitlink"] and os.environ.get("CUMLIR_LINKER", "").strip().lower() != "driver":
+    if _library_versions["nvidia-nvjitlink"] and os.environ.get("CUMLIR_LINKER", "").strip().lower() != "driver":  # type: ignore[index]  # versions() set it
         return "nvjitlink"
     return linker_identity()
 
 
-def installed_version(distribution):
+def installed_version(distribution: str) -> str | None:
     """The version of an installed distribution, from the name of its metadata folder on
     ``sys.path`` as ``importlib.metadata`` finds it (importing that takes longer than a
     cache hit may), or None."""
@@ -214,14 +236,14 @@ def installed_version(distribution):
 
 
 @functools.cache
-def _listing(folder):
+def _listing(folder: str) -> tuple[str, ...]:
     try:
         return tuple(sorted(os.listdir(folder)))
     except OSError:
         return ()
 
 
-def _source_stamp():
+def _source_stamp() -> str:
     """cumlir's own sources (paths, sizes, modification times): a development tree whose
     version number stays the same still misses the cache when it changes."""
     h = hashlib.sha256()
@@ -229,7 +251,7 @@ def _source_stamp():
     return h.hexdigest()
 
 
-def _stamp_folder(h, folder, relative):
+def _stamp_folder(h: HASH, folder: str, relative: str) -> None:
     for entry in sorted(os.scandir(folder), key=lambda e: e.name):
         if entry.is_dir():
             if entry.name != "__pycache__":

@@ -9,11 +9,15 @@ object whose ``repr`` shows an address, say) raises ``Unhashable``: the kernel i
 then not cached, since a change to it would go unseen.
 """
 
+from __future__ import annotations
+
 import dis
 import enum
 import hashlib
 import sys
 import types
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 # modules whose objects are identified by their qualified names: what they mean is
 # covered by the versions in the cache key
@@ -27,16 +31,16 @@ class Unhashable(Exception):
     """A value the kernel depends on that cannot be described by its contents."""
 
 
-def function_fingerprint(pyfunc):
+def function_fingerprint(pyfunc: types.FunctionType) -> str:
     """A hex digest of everything *pyfunc*'s generated code depends on in Python."""
     return _Describer().function(pyfunc)
 
 
 class _Describer:
-    def __init__(self):
-        self._functions = {}  # id(function) -> its digest (or a placeholder while in progress)
+    def __init__(self) -> None:
+        self._functions: dict[int, str] = {}  # id(function) -> its digest (or a placeholder while in progress)
 
-    def function(self, fn):
+    def function(self, fn: types.FunctionType) -> str:
         done = self._functions.get(id(fn))
         if done is not None:
             return done
@@ -56,7 +60,7 @@ class _Describer:
         self._functions[id(fn)] = digest
         return digest
 
-    def code(self, code, globals_):
+    def code(self, code: types.CodeType, globals_: Mapping[str, Any]) -> str:
         parts = [
             code.co_code,
             code.co_names,
@@ -83,7 +87,7 @@ class _Describer:
             parts.append(f"{name}={self.value(value, f'the global {name!r} read by {code.co_name}')}")
         return _digest(parts)
 
-    def value(self, value, where):
+    def value(self, value: Any, where: str) -> str:
         """A text that changes whenever *value* could change the generated code."""
         if isinstance(value, _SIMPLE):
             return f"{type(value).__name__}:{value!r}"
@@ -124,7 +128,7 @@ class _Describer:
             return f"{_qualified(type(value))}:{name}:{text}"
         raise Unhashable(f"{where}: a {_qualified(type(value))} object cannot be described by its contents")
 
-    def _class(self, cls):
+    def _class(self, cls: type) -> str:
         text = f"class:{_qualified(cls)}"
         if issubclass(cls, enum.Enum):
             text += "{" + ",".join(f"{m.name}={m.value!r}" for m in cls) + "}"
@@ -133,7 +137,7 @@ class _Describer:
             text += f"{fields!r}"
         return text
 
-    def _numpy(self, np, value):
+    def _numpy(self, np: Any, value: Any) -> str | None:
         if isinstance(value, np.ndarray):
             if value.dtype.hasobject:
                 raise Unhashable("an array of Python objects cannot be described by its contents")
@@ -148,13 +152,13 @@ class _Describer:
         return None
 
 
-def _globals_read(code, globals_):
+def _globals_read(code: types.CodeType, globals_: Mapping[str, Any]) -> list[tuple[str, Any]]:
     """(name, value) of each global *code* loads, attribute chains on the user's modules
     followed (``mod.CONST``, ``mod.helper``) so that the value used is described, not the module."""
     builtins = globals_.get("__builtins__", {})
     builtins = getattr(builtins, "__dict__", builtins)
-    found = {}
-    chain = None  # [name, value] while following attributes of a module
+    found: dict[str, Any] = {}
+    chain: list[Any] | None = None  # [name, value] while following attributes of a module
     for ins in dis.get_instructions(code):
         if ins.opname in _GLOBAL_LOADS:
             if chain is not None:
@@ -172,14 +176,14 @@ def _globals_read(code, globals_):
     return sorted(found.items())
 
 
-def _user_module(value):
+def _user_module(value: object) -> bool:
     # a library's module stands for its contents (its version is in the key), and reading
     # its attributes could load it further (cumlir.cuda finds its intrinsics on first use)
     return isinstance(value, types.ModuleType) and not _is_library_module(value.__name__)
 
 
 class _Missing:
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "<undefined>"
 
 
@@ -187,7 +191,7 @@ _MISSING = _Missing()
 _SIMPLE = (*_SIMPLE, _Missing)
 
 
-def _dispatcher_options(dispatcher):
+def _dispatcher_options(dispatcher: object) -> str:
     options = getattr(dispatcher, "options", None)  # a cumlir Dispatcher's Options
     if options is not None and callable(getattr(options, "cache_key", None)):
         return options.cache_key()
@@ -195,19 +199,19 @@ def _dispatcher_options(dispatcher):
     return repr(sorted((k, repr(v)) for k, v in (targetoptions or {}).items()))
 
 
-def _qualified(cls):
+def _qualified(cls: type) -> str:
     return f"{cls.__module__}.{cls.__qualname__}"
 
 
-def _is_library(cls):
+def _is_library(cls: type) -> bool:
     return _is_library_module(cls.__module__)
 
 
-def _is_library_module(name):
+def _is_library_module(name: str | None) -> bool:
     return (name or "").partition(".")[0] in _LIBRARY_ROOTS
 
 
-def _digest(parts):
+def _digest(parts: Iterable[object]) -> str:
     h = hashlib.sha256()
     for part in parts:
         data = part if isinstance(part, bytes) else repr(part).encode()

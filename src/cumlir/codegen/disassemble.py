@@ -1,9 +1,12 @@
 """SASS listings of cubins with nvdisasm (from the nvidia-cuda-nvdisasm wheel of the extra
 ``cumlir[tools]``, or a CUDA toolkit, found by cuda-pathfinder)."""
 
+from __future__ import annotations
+
 import os
 import subprocess
 import tempfile
+from collections.abc import Sequence
 
 from cuda import pathfinder
 
@@ -12,7 +15,7 @@ _MISSING = (
 )
 
 
-def nvdisasm(cubin, flags):
+def nvdisasm(cubin: bytes, flags: Sequence[str]) -> str:
     """nvdisasm's output for the cubin bytes *cubin* with the command-line *flags*."""
     path = pathfinder.find_nvidia_binary_utility("nvdisasm")
     if path is None:
@@ -29,11 +32,11 @@ def nvdisasm(cubin, flags):
     return done.stdout.decode()
 
 
-def sass(cubin):
+def sass(cubin: bytes) -> str:
     """The SASS of a cubin, with line information where the cubin has it."""
     return nvdisasm(cubin, ["-gi"])
 
 
-def sass_cfg(cubin):
+def sass_cfg(cubin: bytes) -> str:
     """The control-flow graph of a cubin's SASS, in Graphviz DOT."""
     return nvdisasm(cubin, ["-cfg"])

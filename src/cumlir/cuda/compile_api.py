@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from numba.core import types
 
     from ..codegen.targets import ComputeCapability
+    from ..dispatcher.overload import KernelOverload
     from ..linkable import LinkableCode
     from ..options import Options
     from ..typing.frontend import DeviceDispatcher
@@ -362,6 +363,7 @@ def compile_for(pyfunc: Callable[..., Any], *args: Any, cc: ComputeCapability | 
     dispatcher = pyfunc if isinstance(pyfunc, Dispatcher) else jit(python_function(pyfunc, "cuda.compile_for"))
     if dispatcher.device:
         raise TypeError("cuda.compile_for compiles kernels; compile a device function with cuda.compile")
-    overload = dispatcher.compile(tuple(argument_type(value, index) for index, value in enumerate(args)))
+    # a kernel's overload: device functions were refused above
+    overload = cast("KernelOverload", dispatcher.compile(tuple(argument_type(v, k) for k, v in enumerate(args))))
     overload.compilation(_compute_capability("cuda.compile_for", cc))
     return overload

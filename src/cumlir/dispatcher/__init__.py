@@ -15,12 +15,14 @@ neither numba nor MLIR until something is compiled: decorating a function loads 
 surface.py and config_keys.py; the table and the launchers load with their first use.
 """
 
+from __future__ import annotations
+
 from .surface import Dispatcher
 
 __all__ = ["ConfiguredKernel", "Dispatcher", "ForAll", "KernelOverload"]
 
 
-def __getattr__(name):
+def __getattr__(name: str) -> type:
     # the classes of the compiling and launching sides, named here, load their modules when first asked for
     if name == "KernelOverload":
         from .overload import KernelOverload

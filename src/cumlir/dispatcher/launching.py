@@ -2,7 +2,11 @@
 ``kernel.forall(n)``, and the routes of the fast path (runtime/fastpack.py), made from
 what the loaded kernel publishes (its runtime.kernel.LaunchRecord)."""
 
+from __future__ import annotations
+
 import weakref
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .. import launch_needs
 from ..runtime import warm_up
@@ -14,6 +18,52 @@ from ..runtime.placement import launch_device, on_device
 from ..runtime.streams import stream_handle
 from .config_keys import plain
 
+if TYPE_CHECKING:
+    import threading
+    from types import FunctionType
+
+    from numba.core import types
+
+    from ..launch_needs import LaunchKey
+    from ..options import Options
+    from ..runtime.driver import Context
+    from ..runtime.fastpack import Route
+    from ..runtime.kernel import LoadedKernel
+    from .overload import KernelOverload
+
+    class _Dispatcher(Protocol):
+        """What launching reads of its dispatcher (a surface.Dispatcher, which imports this module)."""
+
+        __name__: str
+        _lock: threading.RLock
+        py_func: FunctionType
+        options: Options
+        star_parameters: bool
+        parameter_count: int
+
+        def _launching(self) -> Launches: ...
+
+        def _for_launch_config(self, key: LaunchKey) -> _Dispatcher: ...
+
+        def recompile(self) -> None: ...
+
+    class _Table(Protocol):
+        """What launching reads of the dispatcher's kernels by argument types (a table.OverloadTable)."""
+
+        eager: bool
+
+        @property
+        def overloads(self) -> dict[tuple[types.Type, ...], KernelOverload]: ...
+
+        def cached_overload(self, args: tuple[Any, ...], narrow: bool = False) -> KernelOverload | None: ...
+
+        def argument_types(self, args: Iterable[Any]) -> tuple[types.Type, ...]: ...
+
+        def overload_for(self, argtypes: tuple[types.Type, ...]) -> KernelOverload: ...
+
+    # the exact types of a launch's arguments, which pick its route
+    _Kinds = tuple[type, ...]
+
 
 class Launches:
     """The launching side of one kernel: its configured launchers and its routes.
@@ -21,22 +71,26 @@ class Launches:
     *table* (an OverloadTable) picks the kernel for a launch's arguments; *launchers*
     is the dispatcher's own cache of launchers, which ``kernel[...]`` reads first."""
 
-    def __init__(self, dispatcher, table, launchers):
+    def __init__(self, dispatcher: _Dispatcher, table: _Table, launchers: dict[Any, ConfiguredKernel]) -> None:
         self.dispatcher = dispatcher
         self.table = table
         self.launchers = launchers  # launch configuration -> ConfiguredKernel
-        self.routes = {}  # argument kinds -> the fast path of the last launch with them (None: none)
+        # argument kinds -> the fast path of the last launch with them (None: none)
+        self.routes: dict[_Kinds, Route | None] = {}
         # argument kinds -> the route of the wide class, where routes holds the narrow one
-        self.wide_routes = {}
-        self._route_cache = {}  # (argument kinds, types, loaded kernel) -> runtime.fastpack.Route or None
+        self.wide_routes: dict[_Kinds, Route] = {}
+        # (argument kinds, types, loaded kernel) -> runtime.fastpack.Route or None
+        self._route_cache: dict[tuple[_Kinds, tuple[types.Type, ...], LoadedKernel], Route | None] = {}
         # kernels whose code depends on the launch configuration (launch_needs.py): those of
         # this table serve one configuration, each other one has a dispatcher of its own
         self.sensitive = False
-        self.home_config = None  # the launch key this table's kernels are compiled for, once sensitive
-        self._by_config = {}  # other launch keys -> the Launches of their own dispatcher
-        self._launchers_made = weakref.WeakSet()  # ConfiguredKernels to send elsewhere once sensitive
+        # the launch key this table's kernels are compiled for, once sensitive
+        self.home_config: LaunchKey | None = None
+        self._by_config: dict[LaunchKey, Launches] = {}  # other launch keys -> the Launches of their own dispatcher
+        # ConfiguredKernels to send elsewhere once sensitive
+        self._launchers_made: weakref.WeakSet[ConfiguredKernel] = weakref.WeakSet()
 
-    def for_config(self, key):
+    def for_config(self, key: LaunchKey | None) -> Launches:
         """The Launches whose kernels are compiled for the launch key *key*: this one, unless
         its kernels depend on the configuration and were compiled for another."""
         if not self.sensitive or key is None or key == self.home_config:
@@ -50,11 +104,11 @@ class Launches:
                 found = self._by_config[key] = self.dispatcher._for_launch_config(key)._launching()
         return found
 
-    def twins(self):
+    def twins(self) -> list[_Dispatcher]:
         """The dispatchers of the other launch configurations (for_config)."""
         return [launches.dispatcher for launches in list(self._by_config.values())]
 
-    def mark_sensitive(self, key):
+    def mark_sensitive(self, key: LaunchKey | None) -> None:
         """Kernels' code depends on the launch configuration: this table's serve *key* (None:
         the next launch's), every other configuration gets kernels of its own."""
         with self.dispatcher._lock:
@@ -64,7 +118,7 @@ class Launches:
             for launcher in list(self._launchers_made):
                 launcher.rewire()
 
-    def configure(self, config, pdl=False):
+    def configure(self, config: Any, pdl: bool = False) -> ConfiguredKernel:
         """The launcher of a configuration not found as written in the launcher cache; *pdl*:
         a programmatic dependent launch (``kernel.configure(..., pdl=True)``)."""
         plain_launch = pdl is False  # the cache's keys as written are those of plain launches
@@ -85,7 +139,9 @@ class Launches:
             self.launchers[config] = launcher
         return launcher
 
-    def prepare(self, kinds, argtypes, kernel, args):
+    def prepare(
+        self, kinds: _Kinds, argtypes: tuple[types.Type, ...], kernel: LoadedKernel, args: tuple[Any, ...]
+    ) -> None:
         """After a general launch: the fast path for later launches with arguments of these
         kinds, made once per kinds, types and loaded kernel (runtime/fastpack.py); that of a
         kernel of the narrow class declines arrays of 2**31 bytes or more."""
@@ -105,7 +161,7 @@ class Launches:
         else:
             self.routes[kinds] = route
 
-    def forget(self):
+    def forget(self) -> None:
         """Compiled signatures changed: the argument types may now pick other kernels."""
         for route in self._route_cache.values():
             if route is not None:
@@ -114,11 +170,11 @@ class Launches:
         self.wide_routes.clear()
         self._route_cache.clear()
 
-    def forall(self, ntasks, tpb, stream, sharedmem):
+    def forall(self, ntasks: int, tpb: int, stream: object, sharedmem: int) -> ForAll:
         """``kernel.forall(ntasks, tpb, stream, sharedmem)``'s launcher."""
         return ForAll(self, ntasks, tpb, stream, sharedmem)
 
-    def call(self, args, config):
+    def call(self, args: Iterable[Any], config: LaunchConfiguration) -> None:
         """Launch with the arguments *args* and a LaunchConfiguration, the general way."""
         args = tuple(args)
         with on_device(launch_device(self.dispatcher.__name__, args)):
@@ -152,7 +208,7 @@ class ConfiguredKernel:
         "__weakref__",
     )
 
-    def __init__(self, launches, config):
+    def __init__(self, launches: Launches, config: LaunchConfiguration) -> None:
         self.dispatcher = launches.dispatcher
         self.config = config
         self._home, self._key = launches, launch_key(config)
@@ -160,15 +216,15 @@ class ConfiguredKernel:
         self._launches = launches.for_config(self._key)
         self._routes = self._launches.routes  # read by every launch: held here, not looked up through launches
         self._wide_routes = self._launches.wide_routes
-        self._checked = None  # the runtime Context the configuration was checked against
+        self._checked: Context | None = None  # the runtime Context the configuration was checked against
         self._geometry = config.geometry()
         self._stream = config.stream
         self._sharedmem = config.sharedmem
-        self._custream = None
-        self._fast = {}  # Route -> its launch function with this configuration
-        self._last = _declined  # the launch function that launched last: tried first
+        self._custream: Any = None  # the driver's CUstream of the stream
+        self._fast: dict[Route, Callable[..., bool]] = {}  # Route -> its launch function with this configuration
+        self._last: Callable[..., bool] = _declined  # the launch function that launched last: tried first
 
-    def __call__(self, *args, **kwargs):
+    def __call__(self, *args: Any, **kwargs: Any) -> None:
         if kwargs:
             return self._launch(args, kwargs)
         if self._last(*args):  # it checks the arguments' kinds itself
@@ -188,7 +244,7 @@ class ConfiguredKernel:
                     return
         self._launch(args, kwargs)
 
-    def rewire(self):
+    def rewire(self) -> None:
         """The kernel's code turned out to depend on the launch configuration: launch the
         kernels compiled for this one."""
         launches = self._home.for_config(self._key)
@@ -197,7 +253,7 @@ class ConfiguredKernel:
             self._fast.clear()
             self._last = _declined
 
-    def _fast_launch(self, route):
+    def _fast_launch(self, route: Route) -> Callable[..., bool]:
         """The route's launch function with this configuration, once the configuration has
         been checked in the route's context (until then, one that declines every launch)."""
         if route.context is not self._checked or self.config.extended:
@@ -216,11 +272,11 @@ class ConfiguredKernel:
         self._fast[route] = launch
         return launch
 
-    def _launch(self, args, kwargs):
+    def _launch(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
         with on_device(launch_device(self.dispatcher.__name__, args)):  # where the arrays are
             self._launch_here(args, kwargs)
 
-    def _launch_here(self, args, kwargs):
+    def _launch_here(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
         kernel, argtypes = loaded_for(self._launches, args, kwargs, self._key)
         kernel.launch(args, self.config)  # checks the configuration against the device
         context = kernel.record.context
@@ -232,7 +288,7 @@ class ConfiguredKernel:
         self._launches.prepare(tuple(map(type, args)), argtypes, kernel, args)
 
 
-def _declined(*args):
+def _declined(*args: Any) -> bool:
     return False
 
 
@@ -240,7 +296,7 @@ class ForAll:
     """``kernel.forall(ntasks, tpb, stream, sharedmem)``: launched with enough blocks of
     *tpb* threads (0: the driver's suggestion for the kernel) to cover *ntasks* threads."""
 
-    def __init__(self, launches, ntasks, tpb, stream, sharedmem):
+    def __init__(self, launches: Launches, ntasks: int, tpb: int, stream: object, sharedmem: int) -> None:
         dispatcher = launches.dispatcher
         for what, value in (("ntasks", ntasks), ("tpb", tpb), ("sharedmem", sharedmem)):
             if not isinstance(value, int) or isinstance(value, bool) or value < 0:
@@ -248,7 +304,7 @@ class ForAll:
         self.dispatcher, self.ntasks, self.tpb, self.stream, self.sharedmem = dispatcher, ntasks, tpb, stream, sharedmem
         self._launches = launches
 
-    def __call__(self, *args, **kwargs):
+    def __call__(self, *args: Any, **kwargs: Any) -> None:
         if self.ntasks == 0:  # nothing to launch, as in Numba-CUDA
             return
         with on_device(launch_device(self.dispatcher.__name__, args)):
@@ -264,12 +320,15 @@ class ForAll:
             kernel.launch(args, LaunchConfiguration((blocks, tpb, self.stream, self.sharedmem)))
 
 
-def launch_key(config):
+def launch_key(config: LaunchConfiguration) -> LaunchKey:
     """What a kernel's code may depend on of a LaunchConfiguration (launch_needs.LaunchKey)."""
-    return (config.griddim, config.blockdim, config.sharedmem)
+    # LaunchConfiguration's griddim and blockdim are three ints each (typed tuple[int, ...] there)
+    return (config.griddim, config.blockdim, config.sharedmem)  # type: ignore[return-value]
 
 
-def loaded_for(launches, args, kwargs, key=None):
+def loaded_for(
+    launches: Launches, args: tuple[Any, ...], kwargs: dict[str, Any], key: LaunchKey | None = None
+) -> tuple[LoadedKernel, tuple[types.Type, ...]]:
     """The loaded kernel for the launch arguments *args*, checked, and the types it was
     picked for (the fast path is made for them): the general path of every launch. *key*:
     the launch's configuration (launch_key), None where the kernel is needed before it.
@@ -285,7 +344,7 @@ def loaded_for(launches, args, kwargs, key=None):
     return kernel, argtypes
 
 
-def _narrow(dispatcher, args):
+def _narrow(dispatcher: _Dispatcher, args: tuple[Any, ...]) -> bool:
     """Whether the launch takes the kernel's narrow class: its options leave index_bits to
     the launch and every array argument spans less than 2**31 bytes."""
     options = dispatcher.options
@@ -297,14 +356,16 @@ def _narrow(dispatcher, args):
     return narrow_allowed(dispatcher) and narrow_arguments(args)
 
 
-def narrow_allowed(dispatcher):
+def narrow_allowed(dispatcher: _Dispatcher) -> bool:
     """Whether each launch chooses the class: the options leave index_bits to the launch.
     Argument handlers may pass other arrays than they are given: their kernels stay wide."""
     options = dispatcher.options
     return options.index_bits is None and not options.extensions
 
 
-def _overload_for(launches, args, kwargs, narrow=False):
+def _overload_for(
+    launches: Launches, args: tuple[Any, ...], kwargs: dict[str, Any], narrow: bool = False
+) -> tuple[KernelOverload, tuple[types.Type, ...]]:
     dispatcher, table = launches.dispatcher, launches.table
     if kwargs:
         raise TypeError(f"kernel {dispatcher.__name__} takes positional arguments only")

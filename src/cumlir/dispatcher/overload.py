@@ -7,8 +7,12 @@ compiled with index_bits=32 for launches whose arrays all span less than 2**31 b
 wide, the dispatcher's own options (64-bit offsets unless they fix index_bits); each has its
 binaries and loaded kernels, the narrow one compiled from the same typed function."""
 
+from __future__ import annotations
+
 import sys
 import time
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .. import compile_stats
 from ..codegen.targets import arch_specific, parse_cc
@@ -17,6 +21,44 @@ from ..linkable import LTOIR
 from ..linking import link_ptx
 from ..runtime.driver import current_compute_capability, current_context
 from ..runtime.kernel import LoadedKernel
+
+if TYPE_CHECKING:
+    import threading
+    from types import FunctionType
+
+    from numba.core import types
+
+    from ..cache import CachedKernel, KernelCache
+    from ..chips import ComputeCapability
+    from ..compiler import Compilation, KernelBuild
+    from ..options import Options
+    from ..runtime.driver import Context
+    from ..runtime.plain_types import PlainType
+    from ..typing.frontend import TypedFunction
+
+    class _Dispatcher(Protocol):
+        """What an overload reads of its dispatcher (a surface.Dispatcher)."""
+
+        __name__: str
+        py_func: FunctionType
+        options: Options
+
+    class _Table(Protocol):
+        """What an overload reads of its table (a table.OverloadTable, which imports this module)."""
+
+        lock: threading.RLock
+
+        @property
+        def dispatcher(self) -> _Dispatcher: ...
+
+        def settle(self) -> None: ...
+
+        def keep(self, overload: KernelOverload) -> None: ...
+
+        def kept(self, argtypes: tuple[types.Type, ...]) -> KernelOverload | None: ...
+
+        def disk_cache(self, narrow: bool = False) -> KernelCache | None: ...
+
 
 # CU_FUNC_ATTRIBUTE_* behind the resource queries of a loaded kernel
 _RESOURCES = {
@@ -32,26 +74,36 @@ class KernelOverload:
     """The kernel for one tuple of argument types: typed once, compiled per chip, loaded per
     context by the runtime. *table* is the OverloadTable of its dispatcher."""
 
-    def __init__(self, table, argtypes, return_type=None, typed=True):
+    def __init__(
+        self,
+        table: _Table,
+        argtypes: Iterable[types.Type] | Iterable[PlainType],
+        return_type: types.Type | None = None,
+        typed: bool = True,
+    ) -> None:
         self.table = table
         self.dispatcher = table.dispatcher
-        self.argtypes = tuple(argtypes)
+        # numba's types; a kernel loaded by the plain types of its arguments holds PlainTypes
+        # until its table settles it
+        self.argtypes: tuple[Any, ...] = tuple(argtypes)
         self.return_type = return_type
-        self._build = None  # compiler.KernelBuild, made when the compiler is first needed
-        self._narrow_build = None  # the KernelBuild of the narrow class, from the same typed function
-        self._stats = {}  # compile_stats figure -> seconds, and the cache's verdict
-        self._binaries = {}  # (chip, narrow) -> what the runtime loads: a Compilation or cache.CachedKernel
-        self._loaded = {}  # context -> runtime.kernel.LoadedKernel
-        self._narrow_loaded = {}  # context -> the LoadedKernel of the narrow class
+        self._build: KernelBuild | None = None  # compiler.KernelBuild, made when the compiler is first needed
+        # the KernelBuild of the narrow class, from the same typed function
+        self._narrow_build: KernelBuild | None = None
+        self._stats: dict[str, Any] = {}  # compile_stats figure -> seconds, and the cache's verdict
+        # (chip, narrow) -> what the runtime loads: a Compilation or cache.CachedKernel
+        self._binaries: dict[tuple[tuple[int, int], bool], Compilation | CachedKernel] = {}
+        self._loaded: dict[Context, LoadedKernel] = {}  # context -> runtime.kernel.LoadedKernel
+        self._narrow_loaded: dict[Context, LoadedKernel] = {}  # context -> the LoadedKernel of the narrow class
         self.needs = LaunchNeeds()  # what its code asked of its launches (launch_needs.py)
         if typed:  # typing errors surface here: at decoration for eager signatures
             with recording(self.needs):
                 self.build().type()
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<cumlir kernel {self.dispatcher.__name__}{self.argtypes}>"
 
-    def build(self, narrow=False):
+    def build(self, narrow: bool = False) -> KernelBuild:
         """The compiler's KernelBuild of this kernel (of its narrow class, compiled with
         index_bits=32): the one way into the compiler."""
         if narrow:
@@ -69,7 +121,7 @@ class KernelOverload:
                     self._build = KernelBuild(entry, options, timings=self._stats)
         return self._build
 
-    def _narrow(self):
+    def _narrow(self) -> KernelBuild:
         if self._narrow_build is None:
             from ..compiler import KernelBuild
 
@@ -81,7 +133,7 @@ class KernelOverload:
         return self._narrow_build
 
     @property
-    def typed(self):
+    def typed(self) -> TypedFunction:
         """The typed function (numba's frontend runs on first use)."""
         build = self.build()
         if build.typed is not None:
@@ -90,13 +142,13 @@ class KernelOverload:
             return build.type()
 
     @property
-    def compile_stats(self):
+    def compile_stats(self) -> dict[str, float | str]:
         """Seconds spent in this process on each stage of this signature: ``frontend``,
         ``lowering``, ``passes``, ``codegen``, ``link``, ``cache_read``, ``cache_write``,
         ``load`` (those that ran), and ``cache``: "hit", "miss", "not cacheable" or "off"."""
         return dict(self._stats)
 
-    def compilation(self, cc, until="cubin", narrow=None):
+    def compilation(self, cc: ComputeCapability, until: str = "cubin", narrow: bool | None = None) -> Compilation:
         """The Compilation for compute capability *cc* (of the narrow class, or of the wide;
         None: the class compiled for *cc* already, the wide one if both or neither were),
         run up to the stage *until*."""
@@ -107,7 +159,7 @@ class KernelOverload:
         with self.table.lock, recording(self.needs):
             return build.compile(cc, until)
 
-    def binary(self, cc, narrow=False):
+    def binary(self, cc: ComputeCapability, narrow: bool = False) -> Compilation | CachedKernel:
         """The cubin for *cc* with what its launch needs (``cubin``, ``symbol``,
         ``cooperative`` ...): from this process, the on-disk cache, or compiled (and then
         written to the cache)."""
@@ -124,7 +176,7 @@ class KernelOverload:
                     self.table.keep(self)
         return found
 
-    def from_cache(self, cc, narrow=False):
+    def from_cache(self, cc: ComputeCapability, narrow: bool = False) -> bool:
         """Whether the on-disk cache holds this kernel (of the narrow class) for *cc* (then
         its binary for *cc*)."""
         cache = self.table.disk_cache(narrow)
@@ -134,7 +186,7 @@ class KernelOverload:
                 self._binaries[parse_cc(cc), narrow] = found
         return bool(found)
 
-    def _read_cache(self, cache, cc):
+    def _read_cache(self, cache: KernelCache, cc: ComputeCapability) -> CachedKernel | None:
         began = time.perf_counter()
         found = cache.load(self.argtypes, cc)
         self._stats["cache_read"] = time.perf_counter() - began
@@ -142,7 +194,7 @@ class KernelOverload:
             self._stats["cache"] = "hit"
         return found
 
-    def _cached_or_compiled(self, cc, narrow):
+    def _cached_or_compiled(self, cc: tuple[int, int], narrow: bool) -> Compilation | CachedKernel:
         cache = self.table.disk_cache(narrow)
         if cache is None:
             self._stats["cache"] = "off"
@@ -164,7 +216,7 @@ class KernelOverload:
         self._stats["cache"] = "miss" if cacheable else "not cacheable"
         return c
 
-    def output(self, output, cc=None):
+    def output(self, output: str, cc: ComputeCapability | None = None) -> str | bytes | None:
         """What the compiler makes for *output* (``ptx``, ``llvm``, ``mlir`` ...) for *cc*."""
         cc = (
             cc
@@ -179,7 +231,7 @@ class KernelOverload:
         with self.table.lock, recording(self.needs):
             return self.build().output(output, cc)
 
-    def max_cooperative_grid_blocks(self, blockdim, dynsmem=0):
+    def max_cooperative_grid_blocks(self, blockdim: int | Sequence[int], dynsmem: int = 0) -> int:
         """The most blocks of *blockdim* threads (an int or a tuple) with *dynsmem* bytes of
         dynamic shared memory that can be resident at once on the current device: the
         largest grid a cooperative launch may have. Answered for the class a launch of arrays
@@ -188,7 +240,7 @@ class KernelOverload:
         narrow = self.dispatcher.options.index_bits != 64
         return self.loaded(narrow).max_cooperative_grid_blocks(blockdim, dynsmem)
 
-    def lto_ptx(self, cc=None):
+    def lto_ptx(self, cc: ComputeCapability | None = None) -> str:
         """The PTX nvJitLink's link-time optimiser makes from this kernel and its LTO-IR link items."""
         c = self.compilation(
             cc
@@ -196,9 +248,10 @@ class KernelOverload:
             or current_compute_capability(f"compiling {self.dispatcher.__name__} to LTO-optimised PTX"),
             "codegen",
         )
-        return link_ptx([LTOIR(c.code, name=f"{c.symbol}.ltoir"), *c.link], c.cc, arch_specific(c.cc, c.options))
+        # run up to codegen: its code and chip are set (Compilation types them optional)
+        return link_ptx([LTOIR(c.code, name=f"{c.symbol}.ltoir"), *c.link], c.cc, arch_specific(c.cc, c.options))  # type: ignore[arg-type]
 
-    def resource(self, name):
+    def resource(self, name: str) -> int:
         """A resource the kernel loaded on the current device uses: ``regs_per_thread``,
         ``shared_mem_per_block``, ``local_mem_per_thread``, ``const_mem_size`` or
         ``max_threads_per_block`` (from cuFuncGetAttribute)."""
@@ -210,7 +263,7 @@ class KernelOverload:
     const_mem_size = property(lambda self: self.resource("const_mem_size"))
     max_threads_per_block = property(lambda self: self.resource("max_threads_per_block"))
 
-    def loaded(self, narrow=None):
+    def loaded(self, narrow: bool | None = None) -> LoadedKernel:
         """The runtime's kernel (of the narrow class, or of the wide; None: the class loaded
         in the current context already, the wide one if both or neither were) in the current
         context (compiled and loaded on first use)."""
@@ -228,7 +281,8 @@ class KernelOverload:
                 if kernel is None:
                     binary = self.binary(context.compute_capability, narrow)
                     began = time.perf_counter()
-                    kernel = LoadedKernel(context, binary)
+                    # a Compilation run up to cubin has its cubin and symbol (typed optional there)
+                    kernel = LoadedKernel(context, binary)  # type: ignore[arg-type]
                     kernel.min_dynamic_shared = self.needs.dynamic_shared
                     kernel.dynamic_alignment = self.needs.dynamic_alignment
                     kernel.narrow = narrow
@@ -237,19 +291,19 @@ class KernelOverload:
                     report_stats(self, context.compute_capability)
         return kernel
 
-    def _twin(self):
+    def _twin(self) -> KernelOverload | None:
         """The kernel the table keeps for these argument types when it is not this one: two
         threads launching new argument types at once each make a KernelOverload, and the
         second to take the lock uses the one the first compiled (and kept) instead."""
         kept = self.table.kept(self.argtypes)
         return kept if kept is not self else None
 
-    def loaded_in(self, context):
+    def loaded_in(self, context: Context) -> LoadedKernel | None:
         """The runtime's kernel in *context* if it was loaded there (the wide class first), else None."""
         return self._loaded.get(context) or self._narrow_loaded.get(context)
 
 
-def report_stats(overload, cc):
+def report_stats(overload: KernelOverload, cc: tuple[int, int]) -> None:
     """With ``CUMLIR_COMPILE_STATS=1``: the figures of *overload* compiled for *cc*, on stderr."""
     if compile_stats.requested():
         shown = ", ".join(str(t) for t in overload.argtypes)

@@ -6,29 +6,58 @@ Launches (launching.py), made at the first launch configuration. Both are loaded
 use: decorating a function imports neither numba, MLIR nor the runtime.
 """
 
+from __future__ import annotations
+
 import dataclasses
 import functools
 import inspect
 import sys
 import threading
+import typing
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Generic, NoReturn, TextIO, TypeAlias, TypeVar
 
 from .. import launch_needs, refused
 from ..options import Options
 from ..pickling import picklable_function
 from .config_keys import plain
 
+if TYPE_CHECKING:
+    from numba.core import types
+    from numba.core.typing.templates import Signature
 
-class _made_once:
+    from ..cache import KernelCache
+    from ..chips import ComputeCapability
+    from ..launch_needs import LaunchKey
+    from ..typing.frontend import DeviceDispatcher, DeviceFunction
+    from ..typing.signatures import SignatureLike
+    from .launching import ConfiguredKernel, ForAll, Launches
+    from .overload import KernelOverload
+    from .table import OverloadTable
+
+    # the signatures a pickled Dispatcher is rebuilt with: (argument types, declared result type)
+    _Signatures: TypeAlias = list[tuple[tuple[types.Type, ...], types.Type | None]]
+
+_V = TypeVar("_V")
+
+
+class _made_once(Generic[_V]):
     """A method made an attribute computed on first use, as functools.cached_property, but
     under the instance's ``_lock``: two threads asking first get the same value (since
     Python 3.12 cached_property takes no lock). Later reads find the instance's attribute."""
 
-    def __init__(self, make):
+    def __init__(self, make: Callable[[Any], _V]) -> None:
         self.make = make
         self.name = make.__name__
         self.__doc__ = make.__doc__
 
-    def __get__(self, instance, owner=None):
+    @typing.overload
+    def __get__(self, instance: None, owner: type | None = None) -> _made_once[_V]: ...
+
+    @typing.overload
+    def __get__(self, instance: object, owner: type | None = None) -> _V: ...
+
+    def __get__(self, instance: Any, owner: type | None = None) -> _made_once[_V] | _V:
         if instance is None:
             return self
         with instance._lock:
@@ -39,7 +68,16 @@ class _made_once:
 
 
 class Dispatcher:
-    def __init__(self, pyfunc, sigs=None, *, device=False, options=None):
+    __name__: str  # the function's, as its other attributes (functools.update_wrapper)
+
+    def __init__(
+        self,
+        pyfunc: Callable[..., Any],
+        sigs: Iterable[SignatureLike] | None = None,
+        *,
+        device: bool = False,
+        options: Options | None = None,
+    ) -> None:
         if not inspect.isfunction(pyfunc):
             raise TypeError(f"@cuda.jit decorates Python functions, not {type(pyfunc).__name__} objects")
         self.py_func = pyfunc
@@ -53,20 +91,22 @@ class Dispatcher:
         functools.update_wrapper(self, pyfunc)
         self.device = device
         self.options = options or Options()
-        self._device_dispatcher = None
+        self._device_dispatcher: DeviceDispatcher | None = None
         self._specialized = False
-        self._specializations = {}  # (cc, argument types) -> specialized Dispatcher
-        self._launchers = {}  # launch configuration -> ConfiguredKernel (see __getitem__)
-        self._launches = None  # launching.Launches, made at the first launch configuration
+        # (cc, argument types) -> specialized Dispatcher
+        self._specializations: dict[tuple[tuple[int, int], tuple[types.Type, ...]], Dispatcher] = {}
+        self._launchers: dict[Any, ConfiguredKernel] = {}  # launch configuration -> ConfiguredKernel (see __getitem__)
+        self._launches: Launches | None = None  # launching.Launches, made at the first launch configuration
         if sigs:
             self._table.eager = True  # compiled signatures only: no compiling at launch
         for sig in sigs or ():
             self.compile(sig)
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Callable[..., Dispatcher], tuple[Any, ...]]:
         # what the user wrote: the function, the options, the signatures compiled (with the
         # declared result types) and whether compiling at launch is off; the other process
         # types them again, or finds their binaries in the disk cache
+        signatures: _Signatures
         if self.device:
             made = self._device_dispatcher
             signatures = [(argtypes, None) for argtypes in made._device_functions] if made else []
@@ -79,18 +119,18 @@ class Dispatcher:
         state = (self.device, self.options, signatures, eager, self._specialized)
         return _rebuild, (picklable_function(self.py_func), *state)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         kind = "device function" if self.device else "kernel"
         return f"<cumlir {kind} {self.py_func.__qualname__}>"
 
     @_made_once
-    def _table(self):
+    def _table(self) -> OverloadTable:
         """The kernels by argument types (table.OverloadTable): its module loads the compiler's."""
         from .table import OverloadTable
 
         return OverloadTable(self)
 
-    def _launching(self):
+    def _launching(self) -> Launches:
         """The launchers and routes (launching.Launches): its module loads the runtime's."""
         if self._launches is None:
             from .launching import Launches
@@ -102,7 +142,7 @@ class Dispatcher:
 
     # ---- as a kernel -------------------------------------------------------------------
 
-    def __getitem__(self, config):
+    def __getitem__(self, config: Any) -> ConfiguredKernel:
         # a configuration written before gives the same launcher: its checks are done
         try:
             launcher = self._launchers.get(config)
@@ -114,17 +154,17 @@ class Dispatcher:
             return launcher
         return self._configure(config)
 
-    def _configure(self, config):
+    def _configure(self, config: Any) -> ConfiguredKernel:
         if self.device:
             raise TypeError(f"{self.__name__} is a device function (device=True); only kernels are launched")
         return self._launching().configure(config)
 
-    def _forget_routes(self):
+    def _forget_routes(self) -> None:
         """Compiled signatures changed: the argument types may now pick other kernels."""
         if self._launches is not None:
             self._launches.forget()
 
-    def __call__(self, *args, **kwargs):
+    def __call__(self, *args: Any, **kwargs: Any) -> NoReturn:
         if self.device:
             raise TypeError(
                 f"device function {self.__name__}() can only be called from a kernel or another device function"
@@ -133,14 +173,14 @@ class Dispatcher:
             f"kernel {self.__name__} must be launched with a configuration: {self.__name__}[blocks, threads](...)"
         )
 
-    def forall(self, ntasks, tpb=0, stream=0, sharedmem=0):
+    def forall(self, ntasks: int, tpb: int = 0, stream: object = 0, sharedmem: int = 0) -> ForAll:
         """A launch covering *ntasks* threads: ``kernel.forall(n)(*args)``. With ``tpb=0``
         the block size is the one the driver suggests for the most resident threads."""
         if self.device:
             raise TypeError(f"{self.__name__} is a device function (device=True); only kernels are launched")
         return self._launching().forall(ntasks, tpb, stream, sharedmem)
 
-    def max_cooperative_grid_blocks(self, blockdim, dynsmem=0):
+    def max_cooperative_grid_blocks(self, blockdim: int | Sequence[int], dynsmem: int = 0) -> int:
         """The most blocks of *blockdim* threads a cooperative launch of this kernel may have
         on the current device; the kernel must have exactly one compiled signature (else ask
         its overload: ``kernel.overloads[argtypes]``)."""
@@ -152,7 +192,7 @@ class Dispatcher:
             )
         return next(iter(overloads.values())).max_cooperative_grid_blocks(blockdim, dynsmem)
 
-    def compile(self, sig):
+    def compile(self, sig: SignatureLike) -> KernelOverload | DeviceFunction:
         """Type for a signature (a string like "void(float32[:], int64)" or types): the
         KernelOverload, or the DeviceFunction of a device function. A signature the
         on-disk cache holds is not typed again."""
@@ -164,74 +204,87 @@ class Dispatcher:
             self._forget_routes()
         return overload
 
-    def overload_for(self, argtypes):
+    def overload_for(self, argtypes: tuple[types.Type, ...]) -> KernelOverload:
         """The kernel for the launch argument types (unless signatures were fixed, a new
         one, typed when it is compiled)."""
         return self._table.overload_for(argtypes)
 
-    def cached_overload(self, args):
+    def cached_overload(self, args: tuple[Any, ...]) -> KernelOverload | None:
         """The kernel for the launch arguments *args* found by their plain types, without
         numba; None where numba must type them (see table.OverloadTable.cached_overload)."""
         return self._table.cached_overload(args)
 
-    def disk_cache(self):
+    def disk_cache(self) -> KernelCache | None:
         """The on-disk cache of this kernel's binaries (a cache.KernelCache), or None when off."""
         return self._table.disk_cache()
 
-    def enable_caching(self):
+    def enable_caching(self) -> None:
         """Use the on-disk cache for this kernel from now on, as ``cache=True`` does."""
         self.options = dataclasses.replace(self.options, cache=True)
         self._table.forget_disk_cache()
 
     @property
-    def compile_stats(self):
+    def compile_stats(self) -> dict[tuple[types.Type, ...], dict[str, float | str]]:
         """Argument types -> where the compile time of that signature went (see
         ``KernelOverload.compile_stats``)."""
         return {argtypes: overload.compile_stats for argtypes, overload in self._table.overloads.items()}
 
     @property
-    def overloads(self):
+    def overloads(self) -> dict[tuple[types.Type, ...], KernelOverload]:
         """Argument types -> the KernelOverload typed for them."""
         return dict(self._table.overloads)
 
     @property
-    def signatures(self):
+    def signatures(self) -> list[tuple[types.Type, ...]]:
         device = list(self._device_dispatcher._device_functions) if self._device_dispatcher else []
         return list(self._table.overloads) + device
 
-    def inspect_ptx(self, signature=None, cc=None):
+    def inspect_ptx(
+        self, signature: SignatureLike | None = None, cc: ComputeCapability | None = None
+    ) -> str | bytes | None | dict[tuple[types.Type, ...], str | bytes | None]:
         """The PTX of each compiled signature (or of *signature*), for *cc* or the current device."""
         return self._inspect("ptx", signature, cc)
 
-    def inspect_llvm(self, signature=None, cc=None):
+    def inspect_llvm(
+        self, signature: SignatureLike | None = None, cc: ComputeCapability | None = None
+    ) -> str | bytes | None | dict[tuple[types.Type, ...], str | bytes | None]:
         """The LLVM IR of each compiled signature (or of *signature*)."""
         return self._inspect("llvm", signature, cc)
 
-    def inspect_asm(self, signature=None, cc=None):
+    def inspect_asm(
+        self, signature: SignatureLike | None = None, cc: ComputeCapability | None = None
+    ) -> str | bytes | None | dict[tuple[types.Type, ...], str | bytes | None]:
         """The PTX of each compiled signature (or of *signature*): Numba-CUDA's name for it."""
         return self._inspect("ptx", signature, cc)
 
-    def inspect_types(self, file=None):
+    def inspect_types(self, file: TextIO | None = None) -> None:
         """Print the typed Numba IR of each compiled signature (every variable with its type)."""
         for argtypes, overload in self._table.overloads.items():
             print(f"{self.__name__} {argtypes}", file=file or sys.stdout)
             print(overload.typed.dump(), file=file or sys.stdout)
 
-    def inspect_mlir(self, signature=None, cc=None):
+    def inspect_mlir(
+        self, signature: SignatureLike | None = None, cc: ComputeCapability | None = None
+    ) -> str | bytes | None | dict[tuple[types.Type, ...], str | bytes | None]:
         """The MLIR of each compiled signature (or of *signature*), as lowered."""
         return self._inspect("mlir", signature, cc)
 
-    def _inspect(self, output, signature, cc):
+    def _inspect(
+        self, output: str, signature: SignatureLike | None, cc: ComputeCapability | None
+    ) -> str | bytes | None | dict[tuple[types.Type, ...], str | bytes | None]:
         if signature is not None:
-            return self.compile(signature).output(output, cc)
+            # a device function's compile gives a DeviceFunction, which has no output (AttributeError)
+            return self.compile(signature).output(output, cc)  # type: ignore[union-attr]
         return {argtypes: overload.output(output, cc) for argtypes, overload in self._table.overloads.items()}
 
-    def inspect_sass(self, signature=None):
+    def inspect_sass(self, signature: SignatureLike | None = None) -> str | dict[tuple[types.Type, ...], str]:
         """The SASS (nvdisasm's listing of the cubin for the current device) of each compiled
         signature, or of *signature*. Needs nvdisasm (``pip install 'cumlir[tools]'``)."""
         return self._disassemble("sass", signature)
 
-    def inspect_lto_ptx(self, signature=None, cc=None):
+    def inspect_lto_ptx(
+        self, signature: SignatureLike | None = None, cc: ComputeCapability | None = None
+    ) -> str | dict[tuple[types.Type, ...], str]:
         """The PTX nvJitLink's link-time optimiser makes from the kernel's LTO-IR and the
         LTO-IR it links, for each compiled signature (or *signature*); needs ``lto=True``."""
         if self.device:
@@ -242,11 +295,11 @@ class Dispatcher:
             return self._table.overload_of(signature).lto_ptx(cc)
         return {argtypes: overload.lto_ptx(cc) for argtypes, overload in self._table.overloads.items()}
 
-    def inspect_sass_cfg(self, signature=None):
+    def inspect_sass_cfg(self, signature: SignatureLike | None = None) -> str | dict[tuple[types.Type, ...], str]:
         """The control-flow graph of the SASS (Graphviz DOT), as inspect_sass."""
         return self._disassemble("sass_cfg", signature)
 
-    def _disassemble(self, listing, signature):
+    def _disassemble(self, listing: str, signature: SignatureLike | None) -> str | dict[tuple[types.Type, ...], str]:
         from ..codegen import disassemble
 
         disassembler = getattr(disassemble, listing)
@@ -258,7 +311,7 @@ class Dispatcher:
             argtypes: disassembler(overload.output("cubin")) for argtypes, overload in self._table.overloads.items()
         }
 
-    def nrt_stats(self):
+    def nrt_stats(self) -> tuple[int, int, int, int]:
         """The device runtime's counters (docs/nrt.md) of this kernel's compiled signatures
         loaded in the current context: ``(alloc, free, mi_alloc, mi_free)``."""
         from ..runtime import nrt_stats
@@ -267,29 +320,35 @@ class Dispatcher:
 
     # ---- resources of the loaded kernel (Numba-CUDA's get_*) ----------------------------------
 
-    def get_regs_per_thread(self, signature=None):
+    def get_regs_per_thread(self, signature: SignatureLike | None = None) -> int | dict[tuple[types.Type, ...], int]:
         """Registers each thread of the kernel uses on the current device: for *signature*, for
         the one signature of a specialized kernel, else a dict over the compiled signatures."""
         return self._resource("regs_per_thread", signature)
 
-    def get_shared_mem_per_block(self, signature=None):
+    def get_shared_mem_per_block(
+        self, signature: SignatureLike | None = None
+    ) -> int | dict[tuple[types.Type, ...], int]:
         """Bytes of static shared memory per block (as get_regs_per_thread)."""
         return self._resource("shared_mem_per_block", signature)
 
-    def get_local_mem_per_thread(self, signature=None):
+    def get_local_mem_per_thread(
+        self, signature: SignatureLike | None = None
+    ) -> int | dict[tuple[types.Type, ...], int]:
         """Bytes of local memory per thread (as get_regs_per_thread)."""
         return self._resource("local_mem_per_thread", signature)
 
-    def get_const_mem_size(self, signature=None):
+    def get_const_mem_size(self, signature: SignatureLike | None = None) -> int | dict[tuple[types.Type, ...], int]:
         """Bytes of constant memory the kernel uses (as get_regs_per_thread)."""
         return self._resource("const_mem_size", signature)
 
-    def get_max_threads_per_block(self, signature=None):
+    def get_max_threads_per_block(
+        self, signature: SignatureLike | None = None
+    ) -> int | dict[tuple[types.Type, ...], int]:
         """The largest block the kernel can be launched with on the current device (as
         get_regs_per_thread)."""
         return self._resource("max_threads_per_block", signature)
 
-    def _resource(self, name, signature):
+    def _resource(self, name: str, signature: SignatureLike | None) -> int | dict[tuple[types.Type, ...], int]:
         if signature is not None:
             return self._table.overload_of(signature).resource(name)
         if self._specialized:
@@ -298,7 +357,7 @@ class Dispatcher:
 
     # ---- Numba's dispatcher interface -------------------------------------------------------
 
-    def get_overload(self, signature):
+    def get_overload(self, signature: SignatureLike) -> KernelOverload | DeviceFunction:
         """The compiled kernel (KernelOverload) of *signature*; for a device function, its
         typed DeviceFunction."""
         if self.device:
@@ -306,7 +365,7 @@ class Dispatcher:
         return self._table.overload_of(signature)
 
     @property
-    def nopython_signatures(self):
+    def nopython_signatures(self) -> list[Signature]:
         """The numba Signature of each compiled kernel (or typed device function)."""
         from numba.core import types
         from numba.core.typing import signature
@@ -315,18 +374,22 @@ class Dispatcher:
             return self.device_dispatcher.nopython_signatures
         return [signature(types.void, *argtypes) for argtypes in self._table.overloads]
 
-    def get_call_template(self, args, kws):
+    def get_call_template(
+        self, args: Sequence[types.Type], kws: Mapping[str, types.Type]
+    ) -> tuple[type, inspect.Signature, tuple[types.Type, ...], dict[str, types.Type]]:
         """Numba's typing of a call from jitted code: (template, Python signature, argument
         types, keywords), typing the device function for *args* first."""
         if not self.device:
             raise TypeError(f"kernel {self.__name__} cannot be called from device code; only device functions can")
         return self.device_dispatcher.get_call_template(args, kws)
 
-    def typeof_pyval(self, value):
+    def typeof_pyval(self, value: object) -> types.Type:
         """The numba type a launch argument *value* is compiled for."""
         return self._table.argument_types((value,))[0]
 
-    def fold_argument_types(self, args, kws):
+    def fold_argument_types(
+        self, args: Sequence[types.Type], kws: Mapping[str, types.Type]
+    ) -> tuple[inspect.Signature, tuple[types.Type, ...]]:
         """(Python signature, argument types): kernels take positional arguments only; a
         device function's keywords and defaults are folded in, as numba does."""
         if self.device:
@@ -336,11 +399,11 @@ class Dispatcher:
         return inspect.signature(self.py_func), tuple(args)
 
     @property
-    def is_compiling(self):
+    def is_compiling(self) -> int:
         """How many signatures are being compiled now (0: none)."""
         return self._table.compiling
 
-    def disable_compile(self, val=True):
+    def disable_compile(self, val: bool = True) -> None:
         """Stop (or, with False, resume) compiling new signatures at launch: arguments must
         then suit a compiled signature."""
         if val and not self._table.overloads:
@@ -348,7 +411,7 @@ class Dispatcher:
         self._table.eager = bool(val)
         self._forget_routes()  # arguments a compiled signature accepted may now compile their own
 
-    def recompile(self):
+    def recompile(self) -> None:
         """Compile every compiled signature afresh (after a global it reads has changed)."""
         self._forget_routes()
         home = self._launches.home_config if self._launches is not None else None
@@ -358,12 +421,12 @@ class Dispatcher:
             twin.recompile()  # the kernels of the other launch configurations (mark_launch_config_sensitive)
 
     @property
-    def extensions(self):
+    def extensions(self) -> list[Any] | None:
         """The argument handlers given as ``cuda.jit(extensions=[...])`` (a list), or None
         where none were given, as Numba-CUDA's."""
         return list(self.options.extensions) or None
 
-    def specialize(self, *args):
+    def specialize(self, *args: Any) -> Dispatcher:
         """A kernel compiled for the types of *args* (for the current device) that compiles
         nothing more: launches must suit that signature."""
         from ..runtime.driver import current_context
@@ -387,11 +450,19 @@ class Dispatcher:
         return specialization
 
     @property
-    def specialized(self):
+    def specialized(self) -> bool:
         """Whether this kernel was made by ``specialize``."""
         return self._specialized
 
-    def configure(self, griddim, blockdim, stream=0, sharedmem=0, cluster=None, pdl=False):
+    def configure(
+        self,
+        griddim: int | Sequence[int],
+        blockdim: int | Sequence[int],
+        stream: object = 0,
+        sharedmem: int = 0,
+        cluster: int | Sequence[int] | None = None,
+        pdl: bool = False,
+    ) -> ConfiguredKernel:
         """The kernel with a launch configuration: ``kernel.configure(g, b)`` is ``kernel[g, b]``;
         *cluster*, a shape of thread-block clusters (sm_90), is ``kernel[g, b, stream, sharedmem, cluster]``.
         *pdl=True* (sm_90): a programmatic dependent launch, which may begin before the kernel
@@ -405,7 +476,7 @@ class Dispatcher:
             return self[griddim, blockdim, stream, sharedmem]
         return self[griddim, blockdim, stream, sharedmem, cluster]
 
-    def mark_launch_config_sensitive(self):
+    def mark_launch_config_sensitive(self) -> None:
         """The kernel's code depends on its launch configuration: each configuration (grid,
         block, dynamic shared memory) gets a kernel compiled for it. Called by an extension
         while the kernel compiles for a launch, it marks that compilation too (as
@@ -415,18 +486,18 @@ class Dispatcher:
         else:
             self._launching().mark_sensitive(None)
 
-    def _for_launch_config(self, key):
+    def _for_launch_config(self, key: LaunchKey) -> Dispatcher:
         """A dispatcher of the same function whose kernels are compiled for the launch key *key*."""
         twin = Dispatcher(self.py_func, options=self.options)
         twin._launching().mark_sensitive(key)
         return twin
 
-    def call(self, args, launch_config):
+    def call(self, args: Iterable[Any], launch_config: Any) -> None:
         """Launch with the arguments *args* and *launch_config* (what ``configure`` or
         ``kernel[...]`` returns, or a LaunchConfiguration)."""
         self._launching().call(args, getattr(launch_config, "config", launch_config))
 
-    def dump(self, tab=""):
+    def dump(self, tab: str = "") -> None:
         """Print the kernel and its compiled signatures."""
         print(f"{tab}DUMP {type(self).__name__}[{self.__name__}]")
         for argtypes in self._table.overloads:
@@ -436,7 +507,7 @@ class Dispatcher:
     # ---- as a device function ---------------------------------------------------------------
 
     @property
-    def device_dispatcher(self):
+    def device_dispatcher(self) -> DeviceDispatcher:
         """The DeviceDispatcher that types this function where jitted code calls it."""
         if self._device_dispatcher is None:
             from ..typing.frontend import DeviceDispatcher
@@ -446,15 +517,22 @@ class Dispatcher:
                     self._device_dispatcher = DeviceDispatcher(self.py_func, self.options)
         return self._device_dispatcher
 
-    def compile_device(self, argtypes, return_type=None):
+    def compile_device(self, argtypes: Iterable[types.Type], return_type: types.Type | None = None) -> DeviceFunction:
         return self.device_dispatcher.compile_device(argtypes, return_type)
 
     @property
-    def _numba_type_(self):
+    def _numba_type_(self) -> types.Dispatcher:
         return self.device_dispatcher._numba_type_
 
 
-def _rebuild(pyfunc, device, options, signatures, eager, specialized):
+def _rebuild(
+    pyfunc: Callable[..., Any],
+    device: bool,
+    options: Options,
+    signatures: _Signatures,
+    eager: bool,
+    specialized: bool,
+) -> Dispatcher:
     """A Dispatcher unpickled (see Dispatcher.__reduce__): new tables and a new lock."""
     dispatcher = Dispatcher(pyfunc, device=device, options=options)
     for argtypes, return_type in signatures:

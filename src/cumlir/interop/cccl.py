@@ -10,8 +10,12 @@ An operator with a record result may return a tuple of the field values (in fiel
 order), since kernels cannot build a record value otherwise, or a record operand.
 """
 
+from __future__ import annotations
+
 import hashlib
 import re
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numba.core import types
@@ -22,6 +26,11 @@ from ..compiler import type_function
 from ..dispatcher import Dispatcher
 from ..lazy import lazy
 
+if TYPE_CHECKING:
+    from numpy.typing import DTypeLike
+
+    from ..chips import ComputeCapability
+
 cccl_op = lazy("cuda.compute.op")  # cuda-cccl, not a dependency: loaded by raw_op, which makes its RawOp
 
 _WRAPPER = """\
@@ -31,7 +40,13 @@ def {name}({params}, out):
 """
 
 
-def raw_op(pyfunc, argument_types, result_type=None, name=None, cc=None):
+def raw_op(
+    pyfunc: Callable[..., Any],
+    argument_types: Iterable[types.Type | DTypeLike],
+    result_type: types.Type | DTypeLike | None = None,
+    name: str | None = None,
+    cc: ComputeCapability | None = None,
+) -> Any:  # a cuda.compute.op.RawOp
     """A ``cuda.compute.RawOp`` running *pyfunc* on operands of *argument_types*.
 
     Types may be Numba types, NumPy dtypes (structured ones become records) or their
@@ -43,11 +58,19 @@ def raw_op(pyfunc, argument_types, result_type=None, name=None, cc=None):
     return cccl_op.RawOp(name=symbol, ltoir=code)
 
 
-def compile_raw_op(pyfunc, argument_types, result_type=None, name=None, cc=None, output="ltoir"):
+def compile_raw_op(
+    pyfunc: Callable[..., Any],
+    argument_types: Iterable[types.Type | DTypeLike],
+    result_type: types.Type | DTypeLike | None = None,
+    name: str | None = None,
+    cc: ComputeCapability | None = None,
+    output: str = "ltoir",
+) -> tuple[str | bytes, str]:
     """(code, symbol) of the ``void NAME(void*..., void* out)`` wrapper of *pyfunc*: LTO-IR,
     or another output of ``cuda.compile`` (PTX to inspect it)."""
     argtypes = tuple(as_numba_type(t) for t in argument_types)
-    returned = type_function(getattr(pyfunc, "py_func", pyfunc), argtypes).return_type
+    # a Python function, or a Dispatcher's
+    returned = type_function(getattr(pyfunc, "py_func", pyfunc), argtypes).return_type  # type: ignore[arg-type]
     # CCCL's slot for the result holds the operands' type ((T, T) -> T), whatever width
     # Python's promotion gives the expression (int32 + int32 is int64): store it converted
     result_type = argtypes[0] if result_type is None else as_numba_type(result_type)
@@ -61,7 +84,7 @@ def compile_raw_op(pyfunc, argument_types, result_type=None, name=None, cc=None,
     return code, symbol
 
 
-def _tuple_fields(pyfunc, returned, result_type):
+def _tuple_fields(pyfunc: Callable[..., Any], returned: types.Type, result_type: types.Type) -> list[str] | None:
     """The record fields a returned tuple fills, in order; None when the result is stored whole."""
     if not isinstance(returned, types.BaseTuple):
         return None
@@ -70,7 +93,7 @@ def _tuple_fields(pyfunc, returned, result_type):
     return list(result_type.fields)
 
 
-def as_numba_type(ty):
+def as_numba_type(ty: types.Type | DTypeLike) -> types.Type:
     if isinstance(ty, types.Type):
         return ty
     try:
@@ -79,7 +102,7 @@ def as_numba_type(ty):
         raise TypeError(f"{ty!r} is neither a Numba type nor a NumPy dtype cuda.compute can use") from error
 
 
-def _wrapper(pyfunc, symbol, arity, fields):
+def _wrapper(pyfunc: Callable[..., Any], symbol: str, arity: int, fields: list[str] | None) -> Callable[..., Any]:
     """The pointer-taking wrapper, written out for this arity (and the record fields a tuple fills)."""
     params = [f"p{k}" for k in range(arity)]
     if fields is None:
@@ -94,11 +117,11 @@ def _wrapper(pyfunc, symbol, arity, fields):
     return namespace[symbol]
 
 
-def _device_function(pyfunc):
+def _device_function(pyfunc: Callable[..., Any]) -> Dispatcher:
     return pyfunc if isinstance(pyfunc, Dispatcher) else Dispatcher(pyfunc, device=True)
 
 
-def _symbol(pyfunc, argtypes, result_type):
+def _symbol(pyfunc: Callable[..., Any], argtypes: tuple[types.Type, ...], result_type: types.Type) -> str:
     digest = hashlib.sha1(repr((pyfunc.__module__, pyfunc.__qualname__, argtypes, result_type)).encode()).hexdigest()
     base = re.sub(r"\W", "_", pyfunc.__name__)
     return f"cumlir_op_{base}_{digest[:12]}"

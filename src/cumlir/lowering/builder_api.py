@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from numba.core import ir as nir
 
     from ..operations._support.builder import Lower, MLIRType, ModuleBuilder, NumbaType, Value
+    from ..options import Options
 
 _temporary_ids = itertools.count()
 
@@ -56,6 +57,8 @@ class BuilderAPI:
         module: ModuleBuilder
         loc: nir.Loc | None
         refcounting: bool
+        func_ir: nir.FunctionIR
+        refcount_calls: list[tuple[Any, ...]]
         typing_context: Any
         dmm: Any
         typemap: dict[str, NumbaType]
@@ -72,6 +75,11 @@ class BuilderAPI:
         def get_numba_type(self, var: str | nir.Var) -> NumbaType: ...
 
         def has_value(self, numba_type: NumbaType) -> bool: ...
+
+        def mark_fresh(self, value: Value) -> Value: ...
+
+        @property
+        def options(self) -> Options: ...
 
         def load_vars(self, vars: Iterable[str | nir.Var]) -> list[Value]: ...
 

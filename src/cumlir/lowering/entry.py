@@ -8,6 +8,11 @@ it and the functions it calls); a public wrapper with the requested ABI calls it
            parameter and 0 (success) is returned; NAME is Itanium-mangled.
 """
 
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+
 from mlir import ir
 from mlir.dialects import arith, func, llvm
 from mlir.dialects import complex as cx
@@ -16,8 +21,12 @@ from numba.core import errors, itanium_mangler, types
 from ..models import default_manager
 from .module import force_inline
 
+if TYPE_CHECKING:
+    from ..typing.frontend import DeviceFunction, TypedFunction
+    from .module import ModuleBuilder
 
-def add_entry(builder, callee, symbol, abi):
+
+def add_entry(builder: ModuleBuilder, callee: DeviceFunction, symbol: str, abi: str) -> str:
     """Lower the DeviceFunction *callee* into *builder* behind a public wrapper *symbol*."""
     if builder.has_symbol(symbol):
         raise ValueError(f"the symbol {symbol!r} is already defined in this module")
@@ -34,16 +43,18 @@ def add_entry(builder, callee, symbol, abi):
     return symbol
 
 
-def _flat(numba_types):
+def _flat(numba_types: Iterable[types.Type]) -> list[ir.Type]:
     return [t for ty in numba_types for t in _model_types(ty)]
 
 
-def _model_types(ty):
+def _model_types(ty: types.Type) -> list[ir.Type]:
     model = default_manager.lookup(ty)
     return model.flat_types() if model.has_value else []
 
 
-def _define(builder, symbol, params, results):
+def _define(
+    builder: ModuleBuilder, symbol: str, params: Sequence[ir.Type], results: Sequence[ir.Type]
+) -> tuple[func.FuncOp, ir.Block]:
     with ir.InsertionPoint(builder.body):
         op = func.FuncOp(symbol, ir.FunctionType.get(params, results))
     # external linkage: the symbol stays visible to the linker (PTX ".visible .func")
@@ -53,7 +64,7 @@ def _define(builder, symbol, params, results):
     return op, op.body.blocks.append(*params)
 
 
-def _c_wrapper(builder, typed, inner, symbol):
+def _c_wrapper(builder: ModuleBuilder, typed: TypedFunction, inner: str, symbol: str) -> None:
     params = _flat(typed.args)
     results = _flat([typed.return_type])
     _, entry = _define(builder, symbol, params, results)
@@ -62,7 +73,7 @@ def _c_wrapper(builder, typed, inner, symbol):
         func.ReturnOp(list(call.results))
 
 
-def _numba_wrapper(builder, typed, inner, symbol):
+def _numba_wrapper(builder: ModuleBuilder, typed: TypedFunction, inner: str, symbol: str) -> None:
     ret = typed.return_type
     results = _model_types(ret)
     if len(results) > 1:
@@ -84,7 +95,7 @@ def _numba_wrapper(builder, typed, inner, symbol):
         func.ReturnOp([arith.constant(status, 0)])
 
 
-def _storable(value):
+def _storable(value: ir.Value) -> ir.Value:
     """*value* as an LLVM store takes it: a complex number as the struct of its two parts
     (Numba's layout of a complex result)."""
     if not isinstance(value.type, ir.ComplexType):
@@ -100,7 +111,7 @@ _WRAPPERS = {"c": _c_wrapper, "numba": _numba_wrapper}
 ABIS = tuple(_WRAPPERS)
 
 
-def numba_abi_name(pyfunc, argtypes):
+def numba_abi_name(pyfunc: Callable[..., Any], argtypes: Iterable[types.Type]) -> str:
     """The Itanium-style mangled name numba gives a device function (module.qualname, argument types)."""
     qualified = f"{pyfunc.__module__}.{pyfunc.__qualname__}"
     return itanium_mangler.mangle(qualified, tuple(argtypes), abi_tags=("v1",))

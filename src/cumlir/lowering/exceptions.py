@@ -7,16 +7,45 @@ table, plus one) and the raising thread's global index in the module's
 after the kernel and raises the exception on the host (runtime/kernel.py).
 """
 
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
+
 from mlir import ir
 from mlir.dialects import arith, gpu, llvm, nvvm
 
 from ..raise_sites import RaiseSite
 
+if TYPE_CHECKING:
+    from numba.core import ir as nir
+
+    # function.py and module.py import this module: what is used of theirs is named by protocols
+    class _Module(Protocol):
+        """What the exception record's declaration uses of the module (module.ModuleBuilder)."""
+
+        body: Any  # the gpu.module's block
+
+        def has_symbol(self, name: str) -> bool: ...
+
+        def claim_symbol(self, name: str) -> None: ...
+
+    class _Lowering(Protocol):
+        """What record_raise uses of the MLIRLower (or its BuilderAPI) it is given."""
+
+        module: Any  # module.ModuleBuilder: add_raise_site
+
+    class _Function(Protocol):
+        """What end_thread uses of the MLIRLower it is given."""
+
+        kind: str  # "kernel" or "device"
+
+
 EXCEPTION_GLOBAL = "cumlir_exception"
 GLOBAL_ADDRESS_SPACE = 1
 
 
-def _exception_slot(module):
+def _exception_slot(module: _Module) -> ir.Value:
     """The module's two-word exception record, declared on first use."""
     if not module.has_symbol(EXCEPTION_GLOBAL):
         record = ir.Type.parse("!llvm.array<2 x i64>")
@@ -32,17 +61,19 @@ def _exception_slot(module):
     return llvm.AddressOfOp(llvm.PointerType.get(GLOBAL_ADDRESS_SPACE), EXCEPTION_GLOBAL).result
 
 
-def _global_thread_index():
+def _global_thread_index() -> ir.Value:
     i64 = ir.IntegerType.get_signless(64)
     i32 = ir.IntegerType.get_signless(32)
 
-    def wide(op):
+    def wide(op: Callable[[ir.Type], ir.OpView]) -> ir.Value:
         return arith.extui(i64, op(i32).result)
 
     return arith.addi(arith.muli(wide(nvvm.BlockIdXOp), wide(nvvm.BlockDimXOp)), wide(nvvm.ThreadIdXOp))
 
 
-def record_raise(lower, exc_class, exc_args, loc):
+def record_raise(
+    lower: _Lowering, exc_class: type[BaseException] | None, exc_args: Sequence[Any] | None, loc: nir.Loc | None
+) -> None:
     """Store the raise site's code and the thread's index, for the host to report."""
     location = f"{loc.filename}:{loc.line}" if loc is not None else "unknown"
     code = lower.module.add_raise_site(RaiseSite(exc_class or Exception, tuple(exc_args or ()), location))
@@ -53,7 +84,7 @@ def record_raise(lower, exc_class, exc_args, loc):
     llvm.store(arith.constant(i64, code), slot)
 
 
-def end_thread(lower):
+def end_thread(lower: _Function) -> None:
     """A kernel returns; a device function ends the thread."""
     if lower.kind == "kernel":
         gpu.ReturnOp([])

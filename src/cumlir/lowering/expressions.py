@@ -4,6 +4,8 @@ MLIRLower, which mixes this class in) that handles each ``ir.Expr``, by its op."
 from __future__ import annotations
 
 import operator
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from mlir import ir
 from mlir.dialects import arith, llvm
@@ -13,19 +15,56 @@ from numba.core.typing.templates import signature
 from ..typing.target import target_override
 from .registry import registry
 
+if TYPE_CHECKING:
+    from numba.core import ir as nir
+    from numba.core.typing.templates import Signature
+
+    from ..operations._support.builder import MLIRType, NumbaType, Value
+
 NO_VALUE = None  # the value of a variable whose type has no runtime representation
 
 
 class ExpressionLowering:
     """The lowering of each kind of expression, for MLIRLower."""
 
-    def _lower_expr(self, expr, result_type):
+    if TYPE_CHECKING:  # what the methods below use of MLIRLower
+        refcounting: bool
+        typing_context: Any
+        dmm: Any
+        typemap: dict[str, NumbaType]
+        calltypes: dict[nir.Inst, Signature]
+
+        def has_value(self, numba_type: NumbaType) -> bool: ...
+
+        def mark_fresh(self, value: Value) -> Value: ...
+
+        def _unassigned(self, numba_type: NumbaType) -> list[Value]: ...
+
+        def flat_types(self, numba_types: Iterable[NumbaType]) -> list[MLIRType]: ...
+
+        def call(self, key: Any, sig: Signature, args: Sequence[Value]) -> Value | None: ...
+
+        def cast(self, value: Value, fromty: NumbaType, toty: NumbaType) -> Value: ...
+
+        def load_var(self, var: str | nir.Var) -> Value: ...
+
+        def make_struct(self, ty: NumbaType, values: Sequence[Value]) -> Value: ...
+
+        def constant(self, ty: NumbaType, pyval: Any) -> Value: ...
+
+        def extract(self, struct: Value, ty: NumbaType, index: int) -> Value: ...
+
+        def poison(self, mlir_type: MLIRType) -> Value: ...
+
+        def get_mlir_type(self, numba_type: NumbaType) -> MLIRType: ...
+
+    def _lower_expr(self, expr: nir.Expr, result_type: NumbaType) -> tuple[Value, NumbaType]:
         handler = _EXPRESSIONS.get(expr.op)
         if handler is None:
             raise errors.UnsupportedError(f"the operation '{expr.op}' is not supported in kernels", expr.loc)
         return handler(self, expr, result_type)
 
-    def _null(self, expr, result_type):
+    def _null(self, expr: nir.Expr, result_type: NumbaType) -> tuple[Value, NumbaType]:
         """A variable that is not assigned on every path into a join (numba's SSA gives it
         this value on the others): zero where the type allows, as numba does, else undefined."""
         if not self.has_value(result_type):
@@ -35,17 +74,17 @@ class ExpressionLowering:
         parts = [zero_or_poison(self, t) for t in self.flat_types([result_type])]
         return self.dmm.lookup(result_type).unflatten(parts), result_type
 
-    def _call_with_vars(self, key, sig, argvars):
+    def _call_with_vars(self, key: Any, sig: Signature, argvars: Iterable[nir.Var | None]) -> Value | None:
         return self.call(key, sig, self._cast_arguments(argvars, sig.args))
 
-    def _cast_arguments(self, argvars, argtypes):
+    def _cast_arguments(self, argvars: Iterable[nir.Var | None], argtypes: Iterable[NumbaType]) -> list[Value]:
         """The values of *argvars* as *argtypes*; None (a parameter left to its default) stays None."""
         return [
             None if v is None else self.cast(self.load_var(v), self.typemap[v.name], t)
             for v, t in zip(argvars, argtypes)
         ]
 
-    def _impl_key(self, fn, sig):
+    def _impl_key(self, fn: Any, sig: Signature) -> Any:
         fnty = self.typing_context.resolve_value_type(fn)
         try:
             return fnty.get_impl_key(sig)
@@ -56,18 +95,18 @@ class ExpressionLowering:
                 self.typing_context.resolve_function_type(fnty, sig.args, {})
             return fnty.get_impl_key(sig)
 
-    def _binop(self, expr, result_type):
+    def _binop(self, expr: nir.Expr, result_type: NumbaType) -> tuple[Value, NumbaType]:
         sig = self.calltypes[expr]
         key = self._impl_key(expr.fn, sig)
         if expr.op == "inplace_binop" and key is expr.fn and not self.typemap[expr.lhs.name].mutable:
             key = expr.immutable_fn  # x += y on a number is x = x + y
         return self._call_with_vars(key, sig, (expr.lhs, expr.rhs)), sig.return_type
 
-    def _unary(self, expr, result_type):
+    def _unary(self, expr: nir.Expr, result_type: NumbaType) -> tuple[Value, NumbaType]:
         sig = self.calltypes[expr]
         return self._call_with_vars(self._impl_key(expr.fn, sig), sig, (expr.value,)), sig.return_type
 
-    def _call(self, expr, result_type):
+    def _call(self, expr: nir.Expr, result_type: NumbaType) -> tuple[Value, NumbaType]:
         if expr.vararg is not None:
             raise errors.UnsupportedError("calls with *args are not supported yet", expr.loc)
         fnty = self.typemap[expr.func.name]
@@ -90,7 +129,7 @@ class ExpressionLowering:
             return self._call_with_star_args(key, sig, argvars), sig.return_type
         return self._call_with_vars(key, sig, argvars), sig.return_type
 
-    def _call_with_star_args(self, key, sig, argvars):
+    def _call_with_star_args(self, key: Any, sig: Signature, argvars: Sequence[nir.Var]) -> Value | None:
         """A call of a function taking ``*args``: the arguments past its named ones are
         packed into the tuple the function was typed for."""
         *named, star = sig.args
@@ -99,7 +138,7 @@ class ExpressionLowering:
         members = [self.cast(self.load_var(v), self.typemap[v.name], t) for v, t in zip(rest, star.types)]
         return self.call(key, sig, [*args, self.make_struct(star, members)])
 
-    def _getattr(self, expr, result_type):
+    def _getattr(self, expr: nir.Expr, result_type: NumbaType) -> tuple[Value, NumbaType]:
         ty = self.typemap[expr.value.name]
         value = self.load_var(expr.value)
         if isinstance(result_type, types.BoundFunction):
@@ -113,9 +152,9 @@ class ExpressionLowering:
         rule = registry.find_getattr(ty, expr.attr)
         if rule is None:
             raise errors.LoweringError(f"no lowering for the attribute {ty}.{expr.attr}", expr.loc)
-        return rule(self, ty, value, expr.attr), attrty
+        return rule(self, ty, value, expr.attr), attrty  # type: ignore[arg-type]  # self is an MLIRLower
 
-    def _static_getitem(self, expr, result_type):
+    def _static_getitem(self, expr: nir.Expr, result_type: NumbaType) -> tuple[Value, NumbaType]:
         ty = self.typemap[expr.value.name]
         index = expr.index
         try:
@@ -125,68 +164,70 @@ class ExpressionLowering:
         rule = registry.find_call("static_getitem", (ty, index_type))
         if rule is not None:
             sig = signature(result_type, ty, index_type)
-            return rule(self, sig, [self.load_var(expr.value), index]), result_type
+            return rule(self, sig, [self.load_var(expr.value), index]), result_type  # type: ignore[arg-type]
         if expr.index_var is None:
             raise errors.LoweringError(f"no lowering for {ty}[{index!r}]", expr.loc)
         sig = self.calltypes[expr]
         return self._call_with_vars(_getitem_key(), sig, (expr.value, expr.index_var)), sig.return_type
 
-    def _getitem(self, expr, result_type):
+    def _getitem(self, expr: nir.Expr, result_type: NumbaType) -> tuple[Value, NumbaType]:
         sig = self.calltypes[expr]
         return self._call_with_vars(_getitem_key(), sig, (expr.value, expr.index)), sig.return_type
 
-    def _typed_getitem(self, expr, result_type):
+    def _typed_getitem(self, expr: nir.Expr, result_type: NumbaType) -> tuple[Value, NumbaType]:
         # literal_unroll's access to one member of a heterogeneous tuple
         ty = self.typemap[expr.value.name]
         index_type = self.typemap[expr.index.name]
         if isinstance(ty, types.BaseTuple) and isinstance(index_type, types.IntegerLiteral):
             member = self.extract(self.load_var(expr.value), ty, index_type.literal_value)
-            return member, ty.types[index_type.literal_value]
+            return member, ty.types[index_type.literal_value]  # type: ignore[attr-defined]  # numba's stubs
         # a run-time index: select among the members of the requested type
         value = self.load_var(expr.value)
         index = self.cast(self.load_var(expr.index), index_type, types.int64)
         result = self.poison(self.get_mlir_type(result_type))
-        for k, member_type in enumerate(ty.types):
+        for k, member_type in enumerate(ty.types):  # type: ignore[attr-defined]
             if member_type == result_type:
                 hit = arith.cmpi(arith.CmpIPredicate.eq, index, arith.constant(index.type, k))
                 result = arith.select(hit, self.extract(value, ty, k), result)
         return result, result_type
 
-    def _iterator_op(self, expr, result_type):
+    def _iterator_op(self, expr: nir.Expr, result_type: NumbaType) -> tuple[Value, NumbaType]:
         sig = self.calltypes[expr]
         return self._call_with_vars(expr.op, sig, (expr.value,)), sig.return_type
 
-    def _pair_member(self, expr, result_type):
+    def _pair_member(self, expr: nir.Expr, result_type: NumbaType) -> tuple[Value, NumbaType]:
         pair_type = self.typemap[expr.value.name]
         index = 0 if expr.op == "pair_first" else 1
-        member_type = pair_type.first_type if index == 0 else pair_type.second_type
+        member_type = pair_type.first_type if index == 0 else pair_type.second_type  # type: ignore[attr-defined]
         return self.extract(self.load_var(expr.value), pair_type, index), member_type
 
-    def _build_tuple(self, expr, result_type):
-        values = [self.cast(self.load_var(v), self.typemap[v.name], t) for v, t in zip(expr.items, result_type.types)]
+    def _build_tuple(self, expr: nir.Expr, result_type: NumbaType) -> tuple[Value, NumbaType]:
+        values = [self.cast(self.load_var(v), self.typemap[v.name], t) for v, t in zip(expr.items, result_type.types)]  # type: ignore[attr-defined]
         return self.make_struct(result_type, values), result_type
 
-    def _exhaust_iter(self, expr, result_type):
+    def _exhaust_iter(self, expr: nir.Expr, result_type: NumbaType) -> tuple[Value, NumbaType]:
         ty = self.typemap[expr.value.name]
         if not isinstance(ty, types.BaseTuple) or len(ty) != expr.count:
             raise errors.UnsupportedError(f"cannot unpack {expr.count} values from {ty}", expr.loc)
         return self.load_var(expr.value), ty
 
-    def _cast(self, expr, result_type):
+    def _cast(self, expr: nir.Expr, result_type: NumbaType) -> tuple[Value, NumbaType]:
         return self.load_var(expr.value), self.typemap[expr.value.name]
 
     # ---- aggregates ------------------------------------------------------------------
 
 
-def _getitem_key():
+def _getitem_key() -> Callable[[Any, Any], Any]:
     return operator.getitem
 
 
-def setitem_key():
+def setitem_key() -> Callable[[Any, Any, Any], None]:
     return operator.setitem
 
 
-def _fold_keywords(fnty, sig, argvars, kws, loc):
+def _fold_keywords(
+    fnty: NumbaType, sig: Signature, argvars: Sequence[nir.Var], kws: dict[str, nir.Var], loc: nir.Loc
+) -> list[nir.Var | None]:
     pysig = sig.pysig
     if pysig is None:
         raise errors.UnsupportedError(f"{fnty} does not take keyword arguments here", loc)
@@ -197,7 +238,7 @@ def _fold_keywords(fnty, sig, argvars, kws, loc):
     return [bound.arguments.get(name) for name in names[: given[-1] + 1]] if given else []
 
 
-_EXPRESSIONS = {
+_EXPRESSIONS: dict[str, Callable[[ExpressionLowering, nir.Expr, NumbaType], tuple[Value, NumbaType]]] = {
     "binop": ExpressionLowering._binop,
     "inplace_binop": ExpressionLowering._binop,
     "unary": ExpressionLowering._unary,
@@ -217,7 +258,7 @@ _EXPRESSIONS = {
 }
 
 
-def zero_or_poison(lower, mlir_type):
+def zero_or_poison(lower: ExpressionLowering, mlir_type: MLIRType) -> Value:
     if isinstance(mlir_type, (ir.IntegerType, ir.FloatType)) or str(mlir_type).startswith("!llvm."):
         return llvm.mlir_zero(mlir_type)
     return lower.poison(mlir_type)  # memrefs have no zero value

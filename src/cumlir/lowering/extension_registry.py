@@ -14,7 +14,11 @@ An exception raised by a callback is reported as a LoweringError naming the
 callback, at the kernel line being lowered.
 """
 
+from __future__ import annotations
+
 import functools
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from numba.core import errors
 from numba.core import ir as nir
@@ -22,13 +26,30 @@ from numba.core import ir as nir
 from .. import operations
 from .builder_api import extension_error
 
+if TYPE_CHECKING:
+    from numba.core.typing.templates import Signature
 
-def _reported(callback):
+    from ..operations._support.api import Pattern
+    from ..operations._support.builder import (
+        AttributeRule,
+        CallRule,
+        CastRule,
+        ConstantRule,
+        Lower,
+        NumbaType,
+        SetAttributeRule,
+        Value,
+    )
+
+_F = TypeVar("_F", bound=Callable[..., Any])  # a callback, returned as it is
+
+
+def _reported(callback: Callable[..., Any]) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Run *callback*(lower, ...) so that its errors name it and the kernel's line."""
 
-    def decorate(rule):
+    def decorate(rule: Callable[..., Any]) -> Callable[..., Any]:
         @functools.wraps(rule)
-        def guarded(lower, *args):
+        def guarded(lower: Lower, *args: Any) -> Any:
             try:
                 return rule(lower, *args)
             except errors.LoweringError as e:
@@ -43,26 +64,27 @@ def _reported(callback):
     return decorate
 
 
-def _mark(error):
-    error._extension_reported = True  # an extension called from an extension is named once
+def _mark(error: errors.LoweringError) -> errors.LoweringError:
+    error._extension_reported = True  # type: ignore[attr-defined]  # an extension called from an extension is named once
     return error
 
 
-def _call_rule(impl):
+def _call_rule(impl: Callable[..., Any]) -> CallRule:
     @_reported(impl)
-    def rule(lower, sig, args):
-        with lower.bind_temporaries(list(args) + [None], list(sig.args) + [sig.return_type]) as names:
+    def rule(lower: Lower, sig: Signature, args: Sequence[Value]) -> Value | None:
+        # bind_temporaries and read_temporary: MLIRLower's, beyond the builder protocol
+        with lower.bind_temporaries(list(args) + [None], list(sig.args) + [sig.return_type]) as names:  # type: ignore[attr-defined]
             *argvars, target = (nir.Var(None, name, lower.loc or nir.unknown_loc) for name in names)
             returned = impl(lower, target, list(argvars), [])
-            stored = lower.read_temporary(target.name)
+            stored = lower.read_temporary(target.name)  # type: ignore[attr-defined]
         return stored if stored is not None else returned
 
     return rule
 
 
-def _getattr_rule(impl, generic):
+def _getattr_rule(impl: Callable[..., Any], generic: bool) -> AttributeRule:
     @_reported(impl)
-    def rule(lower, typ, value, attr):
+    def rule(lower: Lower, typ: NumbaType, value: Value, attr: str) -> Value:
         if generic:
             return impl(lower.target_context, lower, typ, value, attr)
         return impl(lower.target_context, lower, typ, value)
@@ -70,9 +92,9 @@ def _getattr_rule(impl, generic):
     return rule
 
 
-def _setattr_rule(impl, generic):
+def _setattr_rule(impl: Callable[..., Any], generic: bool) -> SetAttributeRule:
     @_reported(impl)
-    def rule(lower, sig, args, attr):
+    def rule(lower: Lower, sig: Signature, args: Sequence[Value], attr: str) -> None:
         if generic:
             impl(lower.target_context, lower, sig, list(args), attr)
         else:
@@ -81,17 +103,17 @@ def _setattr_rule(impl, generic):
     return rule
 
 
-def _cast_rule(impl):
+def _cast_rule(impl: Callable[..., Any]) -> CastRule:
     @_reported(impl)
-    def rule(lower, fromty, toty, value):
+    def rule(lower: Lower, fromty: NumbaType, toty: NumbaType, value: Value) -> Value:
         return impl(lower.target_context, lower, fromty, toty, value)
 
     return rule
 
 
-def _constant_rule(impl):
+def _constant_rule(impl: Callable[..., Any]) -> ConstantRule:
     @_reported(impl)
-    def rule(lower, typ, pyval):
+    def rule(lower: Lower, typ: NumbaType, pyval: Any) -> Value:
         return impl(lower.target_context, lower, typ, pyval)
 
     return rule
@@ -101,50 +123,50 @@ class MLIRLoweringRegistry:
     """Decorators registering public-shape callbacks; each returns the callback unchanged,
     so decorators stack (one callback for several signatures)."""
 
-    def lower(self, key, *patterns):
-        def decorate(impl):
+    def lower(self, key: Any, *patterns: Pattern) -> Callable[[_F], _F]:
+        def decorate(impl: _F) -> _F:
             operations.declare(key).lower(*patterns)(_call_rule(impl))
             return impl
 
         return decorate
 
-    def lower_getattr(self, pattern, attr):
-        def decorate(impl):
+    def lower_getattr(self, pattern: Pattern, attr: str) -> Callable[[_F], _F]:
+        def decorate(impl: _F) -> _F:
             operations.attribute(pattern, attr).lower(_getattr_rule(impl, generic=False))
             return impl
 
         return decorate
 
-    def lower_getattr_generic(self, pattern):
-        def decorate(impl):
+    def lower_getattr_generic(self, pattern: Pattern) -> Callable[[_F], _F]:
+        def decorate(impl: _F) -> _F:
             operations.attribute(pattern).lower(_getattr_rule(impl, generic=True))
             return impl
 
         return decorate
 
-    def lower_setattr(self, pattern, attr):
-        def decorate(impl):
+    def lower_setattr(self, pattern: Pattern, attr: str) -> Callable[[_F], _F]:
+        def decorate(impl: _F) -> _F:
             operations.attribute(pattern, attr).lower_set(_setattr_rule(impl, generic=False))
             return impl
 
         return decorate
 
-    def lower_setattr_generic(self, pattern):
-        def decorate(impl):
+    def lower_setattr_generic(self, pattern: Pattern) -> Callable[[_F], _F]:
+        def decorate(impl: _F) -> _F:
             operations.attribute(pattern).lower_set(_setattr_rule(impl, generic=True))
             return impl
 
         return decorate
 
-    def lower_cast(self, from_pattern, to_pattern):
-        def decorate(impl):
+    def lower_cast(self, from_pattern: Pattern, to_pattern: Pattern) -> Callable[[_F], _F]:
+        def decorate(impl: _F) -> _F:
             operations.cast(from_pattern, to_pattern)(_cast_rule(impl))
             return impl
 
         return decorate
 
-    def lower_constant(self, pattern):
-        def decorate(impl):
+    def lower_constant(self, pattern: Pattern) -> Callable[[_F], _F]:
+        def decorate(impl: _F) -> _F:
             operations.constant(pattern)(_constant_rule(impl))
             return impl
 

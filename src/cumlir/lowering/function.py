@@ -42,6 +42,7 @@ if TYPE_CHECKING:
         options: Options
         typing_context: Any
         gpu_module: Any  # the gpu.module op
+        body: Any  # the gpu.module's block
 
         def device_callee(self, key: object) -> DeviceFunction | None: ...
 
@@ -246,7 +247,7 @@ class MLIRLower(BuilderAPI, ExpressionLowering):
             refcount.prune(self.refcount_calls)
         return self.function_op
 
-    def _create_function(self):
+    def _create_function(self) -> ir.OpView:
         argtypes = self.typed.args
         with ir.InsertionPoint(self.module.body):
             if self.kind == "kernel":  # typed as returning None (compiler.KernelEntry checks)
@@ -264,7 +265,7 @@ class MLIRLower(BuilderAPI, ExpressionLowering):
             self._entry = op.body.blocks.append(*params)
         return op
 
-    def _bind_arguments(self, argtypes):
+    def _bind_arguments(self, argtypes: Sequence[NumbaType]) -> None:
         params = list(self._entry.arguments)
         for ty in argtypes:
             if self.kind == "kernel":
@@ -279,7 +280,7 @@ class MLIRLower(BuilderAPI, ExpressionLowering):
             else:
                 self._args.append(NO_VALUE)
 
-    def _create_blocks(self):
+    def _create_blocks(self) -> None:
         blocks = self.func_ir.blocks
         self._cfg = analysis.compute_cfg_from_blocks(blocks)
         usedefs = analysis.compute_use_defs(blocks)
@@ -296,7 +297,7 @@ class MLIRLower(BuilderAPI, ExpressionLowering):
             locs = [ir.Location.unknown()] * len(argtypes)
             self._blocks[label] = self.function_op.body.blocks.append(*argtypes, arg_locs=locs)
 
-    def _deleted_on_entry(self, block):
+    def _deleted_on_entry(self, block: nir.Block) -> set[str]:
         """Variables holding arrays whose reference the block gives back before defining them:
         those the predecessors still held on the way in (numba's escaping ``del``s)."""
         if not self.refcounting:
@@ -310,7 +311,7 @@ class MLIRLower(BuilderAPI, ExpressionLowering):
                 defined.add(stmt.target.name)
         return deleted
 
-    def _successor_operands(self, label):
+    def _successor_operands(self, label: int) -> list[Value]:
         operands = []
         for name in self._live_in[label]:
             value = self._values.get(name)
@@ -320,7 +321,7 @@ class MLIRLower(BuilderAPI, ExpressionLowering):
                 operands += self.dmm.lookup(self.typemap[name]).flatten(value)
         return operands
 
-    def _unassigned(self, numba_type):
+    def _unassigned(self, numba_type: NumbaType) -> list[Value]:
         """The flat value of a variable on a path that never assigned it: undefined, except that
         arrays own nothing there (a later ``del`` gives nothing back)."""
         types_ = self.flat_types([numba_type])
@@ -330,7 +331,7 @@ class MLIRLower(BuilderAPI, ExpressionLowering):
             ]
         return [zero_or_poison(self, t) if self.refcounting else self.poison(t) for t in types_]
 
-    def _lower_block(self, label, block):
+    def _lower_block(self, label: int, block: nir.Block) -> None:
         self._label = label
         mlir_block = self._blocks[label]
         arguments, start = list(mlir_block.arguments), 0
@@ -353,13 +354,13 @@ class MLIRLower(BuilderAPI, ExpressionLowering):
 
     # ---- statements ------------------------------------------------------------------
 
-    def _lower_stmt(self, stmt):
+    def _lower_stmt(self, stmt: Any) -> None:  # a numba IR statement (nir.Stmt)
         handler = _STATEMENTS.get(type(stmt))
         if handler is None:
             raise errors.UnsupportedError(f"the statement '{stmt}' is not supported in kernels", stmt.loc)
         handler(self, stmt)
 
-    def _assign(self, stmt):
+    def _assign(self, stmt: nir.Assign) -> None:
         target, value = stmt.target, stmt.value
         ty = self.typemap[target.name]
         old = self._values.get(target.name) if self.refcounting else None
@@ -382,11 +383,11 @@ class MLIRLower(BuilderAPI, ExpressionLowering):
         if old is not None:  # assigned again: the old value's reference goes
             refcount.decref(self, ty, old)
 
-    def _take_reference(self, numba_type, value):
+    def _take_reference(self, numba_type: NumbaType, value: Value) -> None:
         if self.refcounting and value is not NO_VALUE:
             refcount.incref(self, numba_type, value)
 
-    def _del(self, stmt):
+    def _del(self, stmt: nir.Del) -> None:
         """A variable dies: with NRT on, its reference goes."""
         if not self.refcounting:
             return
@@ -394,13 +395,13 @@ class MLIRLower(BuilderAPI, ExpressionLowering):
         if value is not None:
             refcount.decref(self, self.typemap[stmt.value], value)
 
-    def _setitem(self, stmt):
+    def _setitem(self, stmt: nir.SetItem | nir.StaticSetItem) -> None:
         sig = self.calltypes[stmt]
         index = stmt.index if isinstance(stmt, nir.SetItem) else stmt.index_var
         operands = (stmt.target, index, stmt.value)
         self._call_with_vars(setitem_key(), sig, operands)
 
-    def _setattr(self, stmt):
+    def _setattr(self, stmt: nir.SetAttr) -> None:
         sig = self.calltypes[stmt]
         rule = registry.find_setattr(sig.args[0], stmt.attr)
         if rule is None:
@@ -410,7 +411,7 @@ class MLIRLower(BuilderAPI, ExpressionLowering):
         ]
         rule(self, sig, args, stmt.attr)
 
-    def _branch(self, stmt):
+    def _branch(self, stmt: nir.Branch) -> None:
         cond = self.cast(self.load_var(stmt.cond), self.typemap[stmt.cond.name], types.boolean)
         cf.CondBranchOp(
             cond,
@@ -420,10 +421,10 @@ class MLIRLower(BuilderAPI, ExpressionLowering):
             self._blocks[stmt.falsebr],
         )
 
-    def _jump(self, stmt):
+    def _jump(self, stmt: nir.Jump) -> None:
         cf.BranchOp(self._successor_operands(stmt.target), self._blocks[stmt.target])
 
-    def _return(self, stmt):
+    def _return(self, stmt: nir.Return) -> None:
         if self.kind == "kernel":
             gpu.ReturnOp([])
             return
@@ -434,13 +435,13 @@ class MLIRLower(BuilderAPI, ExpressionLowering):
         else:
             func.ReturnOp([])
 
-    def _print(self, stmt):
+    def _print(self, stmt: nir.Print) -> None:
         lower_print(self, stmt)
 
-    def _ignore(self, stmt):
+    def _ignore(self, stmt: nir.Stmt) -> None:
         pass
 
-    def _raise(self, stmt):
+    def _raise(self, stmt: nir.StaticRaise | nir.Raise | nir.DynamicRaise) -> None:
         if self.options.debug:
             if isinstance(stmt, (nir.StaticRaise, nir.DynamicRaise)):
                 # the message keeps the constant arguments; values known only at run time show as "?"
@@ -470,7 +471,7 @@ class MLIRLower(BuilderAPI, ExpressionLowering):
         return llvm.extractvalue(self.get_mlir_type(member_type), struct, ir.DenseI64ArrayAttr.get([index]))
 
 
-def _no_lowering_message(key, sig):
+def _no_lowering_message(key: Any, sig: Signature) -> str:
     argtypes = ", ".join(str(a) for a in sig.args)
     name = getattr(key, "__qualname__", None) or getattr(key, "__name__", None) or str(key)
     module = getattr(key, "__module__", "") or ""
@@ -483,13 +484,13 @@ def _no_lowering_message(key, sig):
     return f"no lowering for {name}({argtypes})"
 
 
-def _location(loc):
+def _location(loc: nir.Loc | None) -> ir.Location:
     if loc is None or loc.filename is None:
         return ir.Location.unknown()
     return ir.Location.file(loc.filename, loc.line or 0, loc.col or 0)
 
 
-_STATEMENTS = {
+_STATEMENTS: dict[type, Callable[[MLIRLower, Any], None]] = {
     nir.Assign: MLIRLower._assign,
     nir.SetItem: MLIRLower._setitem,
     nir.StaticSetItem: MLIRLower._setitem,
@@ -505,7 +506,7 @@ _STATEMENTS = {
 }
 
 
-def _with_dels(func_ir):
+def _with_dels(func_ir: nir.FunctionIR) -> nir.FunctionIR:
     """A copy of *func_ir* with numba's ``del`` statements: where each variable dies."""
     copy = func_ir.copy()
     postproc.PostProcessor(copy).run(emit_dels=True)

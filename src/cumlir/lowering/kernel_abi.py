@@ -14,6 +14,11 @@ docs/abi.md describes this for callers; runtime/arguments.py writes arguments in
 this layout.
 """
 
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Protocol
+
 from mlir import ir
 from mlir.dialects import arith, llvm
 from mlir.dialects import complex as mlir_complex
@@ -25,14 +30,29 @@ from ..operations._support.ptx_asm import require
 from ..types import TensorMap
 from .refcount import memref_from_descriptor
 
+if TYPE_CHECKING:
+    from ..operations._support.builder import Lower, MLIRType, NumbaType, Value
+
+    class _Builder(Lower, Protocol):
+        """What these functions use of the MLIRLower they are given (function.py, which
+        imports this module: named by this protocol, not imported)."""
+
+        def has_value(self, numba_type: NumbaType) -> bool: ...
+
+    class _Types(Protocol):
+        """What memref_from_params uses of the builder (an MLIRLower, or its BuilderAPI)."""
+
+        def get_mlir_type(self, numba_type: NumbaType) -> MLIRType: ...
+
+
 _POINTERS = (types.Record, types.CPointer, types.RawPointer)
 
 
-def _i64():
+def _i64() -> ir.IntegerType:
     return ir.IntegerType.get_signless(64)
 
 
-def param_types(lower, ty):
+def param_types(lower: _Builder, ty: types.Type) -> list[ir.Type]:
     """The MLIR types of the kernel parameters that carry an argument of Numba type *ty*."""
     if isinstance(ty, types.Array):
         return [llvm.PointerType.get()] + [_i64()] * (1 + 2 * ty.ndim)
@@ -44,19 +64,19 @@ def param_types(lower, ty):
     if record is not None and record.parameters == "value":
         return [lower.dmm.lookup(ty).get_data_type()]
     if record is not None and record.parameters == "members":  # one parameter per member (a vector's lanes)
-        return [lower.get_mlir_type(member) for _, member in record.members(ty)]
+        return [lower.get_mlir_type(member) for _, member in record.members(ty)]  # type: ignore[misc]  # it has members
     if isinstance(ty, types.Complex) or (record is not None and record.parameters == "parts"):
-        return [lower.dmm.lookup(ty.underlying_float).get_data_type()] * 2
+        return [lower.dmm.lookup(ty.underlying_float).get_data_type()] * 2  # type: ignore[attr-defined]  # a complex
     if isinstance(ty, types.EnumMember):  # its value's parameter
         return param_types(lower, ty.dtype)
     if isinstance(ty, types.BaseTuple):
-        return [t for member in ty.types for t in param_types(lower, member)]
+        return [t for member in ty.types for t in param_types(lower, member)]  # type: ignore[attr-defined]  # numba's stubs
     if not lower.has_value(ty):
         return []
     raise errors.UnsupportedError(f"kernel arguments of type {ty} are not supported yet")
 
 
-def mark_by_value_params(lower, op, argtypes):
+def mark_by_value_params(lower: _Builder, op: ir.OpView, argtypes: Iterable[types.Type]) -> None:
     """Mark the kernel *op*'s parameters passed by value (tensor maps) with BY_VALUE_PARAMS,
     ``[index, bytes, alignment]`` each: the llvm stage makes them ``byval`` grid constants
     (MLIR's conversion of gpu.func to llvm.func keeps no ``llvm.byval``, and accepts
@@ -71,19 +91,19 @@ def mark_by_value_params(lower, op, argtypes):
         op.attributes[BY_VALUE_PARAMS] = ir.ArrayAttr.get([ir.DenseI64ArrayAttr.get(m) for m in marked])
 
 
-def _by_value(lower, ty, index):
+def _by_value(lower: _Builder, ty: types.Type, index: int) -> list[list[int]]:
     if isinstance(ty, TensorMap):
         return [[index, ty.size, ty.alignment]]
     if isinstance(ty, types.BaseTuple):
         found = []
-        for member in ty.types:
+        for member in ty.types:  # type: ignore[attr-defined]
             found += _by_value(lower, member, index)
             index += len(param_types(lower, member))
         return found
     return []
 
 
-def value_from_params(lower, ty, params):
+def value_from_params(lower: _Builder, ty: types.Type, params: Sequence[ir.Value]) -> Value:
     """Rebuild the argument's value from its kernel parameters (inside the kernel's entry block)."""
     if isinstance(ty, types.Array):
         if lower.options.narrow_addresses:  # launches pass offset 0: known, the offsets fold (abi.md)
@@ -101,18 +121,18 @@ def value_from_params(lower, ty, params):
     return lower.dmm.lookup(ty).from_data(params[0])
 
 
-def _tuple_from_params(lower, ty, params):
+def _tuple_from_params(lower: _Builder, ty: types.BaseTuple, params: Sequence[ir.Value]) -> Value:
     members = []
-    for member in ty.types:
+    for member in ty.types:  # type: ignore[attr-defined]
         n = len(param_types(lower, member))
         members.append(value_from_params(lower, member, params[:n]))
         params = params[n:]
     return lower.make_struct(ty, members)
 
 
-def memref_from_params(lower, ty, params):
+def memref_from_params(lower: _Types, ty: types.Type, params: Sequence[ir.Value]) -> ir.Value:
     """A memref of Numba array type *ty* from (pointer, offset, sizes..., strides...) as i64s."""
     ptr, offset = params[0], params[1]
-    sizes, strides = params[2 : 2 + ty.ndim], params[2 + ty.ndim :]
+    sizes, strides = params[2 : 2 + ty.ndim], params[2 + ty.ndim :]  # type: ignore[attr-defined]  # an Array
     # the allocated pointer is the data pointer: the device runtime does not own the memory
     return memref_from_descriptor(lower.get_mlir_type(ty), ptr, ptr, offset, sizes, strides)

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 GPU_MODULE_NAME = "cumlir_kernels"
 
 
-def _load_rules():
+def _load_rules() -> None:
     # every operation module fills the registry (a module added since is found too)
     operations.install()
 
@@ -92,7 +92,7 @@ class ModuleBuilder:
                 op.attributes[FUNCTION_FASTMATH] = ir.StringAttr.get(",".join(sorted(options.fastmath)))
         return symbol
 
-    def _function_options(self, options):
+    def _function_options(self, options: Options) -> Options | None:
         """The options a device function is lowered with: the module's, plus its own fastmath
         flags (a device function compiled with fastmath uses approximate math routines)."""
         if options.fastmath <= self.options.fastmath:

@@ -2,6 +2,10 @@
 registry: each rule under the key and type patterns its record gave, and the attributes
 of stubs read rather than called (``threadIdx.x``) through their stub."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from numba.core import errors
 
 from .. import operations
@@ -10,10 +14,13 @@ from ..operations import resolve, resolve_key
 from ..typing.operations import StubNamespace
 from .registry import registry
 
+if TYPE_CHECKING:
+    from ..operations._support.builder import Lower, Value
+
 _installed = 0  # how many of operations.declarations() are installed
 
 
-def _install(decl):
+def _install(decl: object) -> None:
     if isinstance(decl, operations.Operation):
         for patterns, rule in decl.rules:
             registry.lower(resolve_key(decl.key), *map(resolve, patterns))(rule)
@@ -31,7 +38,7 @@ def _install(decl):
         registry.lower_calls_of(decl.cls)(decl.rule)
 
 
-def install():
+def install() -> None:
     """Register the rules of records made since the last call (modules found since)."""
     global _installed
     # under the lock: a thread must not lower with a registry another is half-way through filling
@@ -43,7 +50,7 @@ def install():
 
 
 @registry.lower_getattr_generic(StubNamespace)
-def stub_attribute(lower, ty, value, attr):
+def stub_attribute(lower: Lower, ty: StubNamespace, value: Value, attr: str) -> Value:
     rule = ty.stub._attributes.get(attr, (None, None))[1]
     if rule is None:
         raise errors.LoweringError(f"no lowering for the attribute {ty}.{attr}", lower.loc)

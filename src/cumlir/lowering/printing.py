@@ -8,6 +8,11 @@ format: a numeric constant is printed through its format like any value, so ``pr
 prints ``1.500000`` as in Numba-CUDA.
 """
 
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Protocol
+
 from mlir import ir
 from mlir.dialects import arith, llvm
 from mlir.dialects import complex as mlir_complex
@@ -16,18 +21,36 @@ from numba.core import errors, types
 from .. import typerecords
 from ..operations._support.strings import printable
 
+if TYPE_CHECKING:
+    from numba.core import ir as nir
+    from numba.core.typing.templates import Signature
 
-def _format_item(lower, ty, value, constant):
+    from ..operations._support.builder import Lower, NumbaType, Value
+
+    class _Printer(Lower, Protocol):
+        """What printing uses of the MLIRLower it is given (function.py, which imports this
+        module: named by this protocol, not imported)."""
+
+        calltypes: dict[nir.Inst, Signature]
+
+        def load_var(self, var: str | nir.Var) -> Value: ...
+
+        def has_value(self, numba_type: NumbaType) -> bool: ...
+
+
+def _format_item(
+    lower: _Printer, ty: types.Type, value: Value | None, constant: str | None
+) -> tuple[str, list[ir.Value]]:
     """(format text, [MLIR values]) for one printed item."""
     if constant is not None or isinstance(ty, types.StringLiteral):
-        text = str(constant if constant is not None else ty.literal_value)
+        text = str(constant if constant is not None else ty.literal_value)  # type: ignore[attr-defined]  # a StringLiteral
         return text.replace("%", "%%"), []
     if isinstance(ty, types.Boolean):
         truth = lower.cast(value, ty, types.boolean)
         return "%s", [llvm.select(truth, _string(lower, "True"), _string(lower, "False"))]
     if isinstance(ty, types.Integer):
-        wide = types.int64 if ty.signed else types.uint64
-        return ("%lld" if ty.signed else "%llu"), [lower.cast(value, ty, wide)]
+        wide = types.int64 if ty.signed else types.uint64  # type: ignore[attr-defined]  # numba's stubs
+        return ("%lld" if ty.signed else "%llu"), [lower.cast(value, ty, wide)]  # type: ignore[attr-defined]
     record = typerecords.record_of(ty)
     if isinstance(ty, types.Float) or (record is not None and record.prints_as == "float"):
         return "%f", [lower.cast(value, ty, types.float64)]
@@ -36,7 +59,7 @@ def _format_item(lower, ty, value, constant):
         real, imag = (lower.cast(p, part, types.float64) for p in (mlir_complex.re(value), mlir_complex.im(value)))
         return "(%f%+fj)", [real, imag]
     if isinstance(ty, types.BaseTuple):
-        parts = [_format_item(lower, t, lower.extract(value, ty, i), None) for i, t in enumerate(ty.types)]
+        parts = [_format_item(lower, t, lower.extract(value, ty, i), None) for i, t in enumerate(ty.types)]  # type: ignore[attr-defined]
         texts = [p[0] for p in parts]
         body = texts[0] + "," if len(texts) == 1 else ", ".join(texts)
         return f"({body})", [v for p in parts for v in p[1]]
@@ -47,14 +70,16 @@ def _format_item(lower, ty, value, constant):
     raise errors.UnsupportedError(f"print() of a value of type {ty} is not supported", lower.loc)
 
 
-def _string(lower, text):
+def _string(lower: _Printer, text: str) -> ir.Value:
     """A pointer to a NUL-terminated constant string in the module."""
     symbol = lower.module.string_constant(text)
     return llvm.AddressOfOp(llvm.PointerType.get(), symbol).result
 
 
-def lower_print(lower, stmt):
+def lower_print(lower: _Printer, stmt: nir.Print) -> None:
     sig = lower.calltypes[stmt]
+    formats: list[str]
+    values: list[ir.Value]
     formats, values = [], []
     for index, (var, ty) in enumerate(zip(stmt.args, sig.args)):
         constant = stmt.consts.get(index)
@@ -69,7 +94,7 @@ def lower_print(lower, stmt):
     _vprintf(lower, " ".join(formats) + "\n", values)
 
 
-def _vprintf(lower, text, values):
+def _vprintf(lower: _Printer, text: str, values: Sequence[ir.Value]) -> None:
     """vprintf takes the format and a pointer to the arguments laid out as a C struct
     (each promoted to 8 bytes: long long, double or a pointer)."""
     i32 = ir.IntegerType.get_signless(32)

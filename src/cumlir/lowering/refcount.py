@@ -11,6 +11,11 @@ that LLVM removes every trace of reference counting from code that never allocat
 (itself, members of tuples, the arrays iterators walk) are found through the data models.
 """
 
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
+
 from mlir import ir
 from mlir.dialects import arith, builtin, cf, func, llvm
 from numba.core import errors
@@ -18,17 +23,53 @@ from numba.core import errors
 from .. import nrt
 from ..models import ArrayModel, BoundFunctionModel, CompositeModel, StructModel
 
+if TYPE_CHECKING:
+    from numba.core import ir as nir
+    from numba.core import types
+
+    from ..models import DataModelManager
+    from ..operations._support.builder import MLIRType, NumbaType, Value
+    from ..options import Options
+
+    class _Module(Protocol):
+        """What the helpers' declarations use of the module (module.ModuleBuilder, which
+        imports this module: named by this protocol, not imported)."""
+
+        body: Any  # the gpu.module's block
+
+        def declare_function(
+            self, name: str, arg_types: Sequence[MLIRType], result_types: Sequence[MLIRType]
+        ) -> str: ...
+
+    class _Lowering(Protocol):
+        """What these functions use of the MLIRLower (or its BuilderAPI) they are given."""
+
+        loc: nir.Loc | None
+        refcounting: bool
+        dmm: Any
+        func_ir: nir.FunctionIR
+        module: Any  # module.ModuleBuilder: allocates, refcount_helper
+        refcount_calls: list[tuple[Any, ...]]
+
+        @property
+        def options(self) -> Options: ...
+
+        def get_mlir_type(self, numba_type: NumbaType) -> MLIRType: ...
+
+        def mark_fresh(self, value: Value) -> Value: ...
+
+
 MEMINFO_DATA_OFFSET = 24  # NRT_MemInfo's data field: after refct, dtor and dtor_info (nrt.cuh)
 INCREF = "cumlir_nrt_incref"
 DECREF = "cumlir_nrt_decref"
 _RUNTIME_OF = {INCREF: nrt.INCREF, DECREF: nrt.DECREF}
 
 
-def _i64():
+def _i64() -> ir.IntegerType:
     return ir.IntegerType.get_signless(64)
 
 
-def descriptor_type(ndim):
+def descriptor_type(ndim: int) -> ir.Type:
     """The LLVM struct MLIR lowers a rank-*ndim* memref to: allocated and aligned pointers,
     offset, sizes, strides."""
     fields = [llvm.PointerType.get(), llvm.PointerType.get(), _i64()]
@@ -37,7 +78,14 @@ def descriptor_type(ndim):
     return llvm.StructType.get_literal(fields)
 
 
-def memref_from_descriptor(memref_type, allocated, aligned, offset, sizes, strides):
+def memref_from_descriptor(
+    memref_type: ir.Type,
+    allocated: ir.Value,
+    aligned: ir.Value,
+    offset: ir.Value,
+    sizes: Sequence[ir.Value],
+    strides: Sequence[ir.Value],
+) -> ir.Value:
     """A memref of *memref_type* with the given descriptor fields (i64 offset, sizes, strides)."""
     descriptor = llvm.mlir_poison(descriptor_type(len(sizes)))
     for position, value in [([0], allocated), ([1], aligned), ([2], offset)]:
@@ -48,7 +96,7 @@ def memref_from_descriptor(memref_type, allocated, aligned, offset, sizes, strid
     return builtin.unrealized_conversion_cast([memref_type], [descriptor])
 
 
-def pointers(memref_value):
+def pointers(memref_value: ir.Value) -> list[ir.Value]:
     """(allocated, aligned) pointers of a memref."""
     rank = ir.MemRefType(memref_value.type).rank
     descriptor = builtin.unrealized_conversion_cast([descriptor_type(rank)], [memref_value])
@@ -56,7 +104,7 @@ def pointers(memref_value):
     return [llvm.extractvalue(ptr, descriptor, ir.DenseI64ArrayAttr.get([k])) for k in (0, 1)]
 
 
-def unowned(memref_value):
+def unowned(memref_value: ir.Value) -> ir.Value:
     """The same memref with its allocated pointer set to its aligned one: what the helpers take
     for memory the runtime does not own (globals' allocated pointers are a dummy address)."""
     memref_type = memref_value.type
@@ -67,7 +115,7 @@ def unowned(memref_value):
     return builtin.unrealized_conversion_cast([memref_type], [descriptor])
 
 
-def null_memref(memref_type):
+def null_memref(memref_type: ir.Type) -> ir.Value:
     """A memref owning nothing (both pointers null): the value of an array variable on a path
     that never assigned it, which a decref must find harmless."""
     rank = ir.MemRefType(memref_type).rank
@@ -82,7 +130,7 @@ class WideAddressesNeeded(errors.NumbaError):
     the compiler lowers the module again with 64-bit offsets (compiler.py)."""
 
 
-def require_wide_addresses(lower, what):
+def require_wide_addresses(lower: _Lowering, what: str) -> None:
     """*what* makes an array of unknown span: with 32-bit offsets, ask for 64."""
     if lower.options.narrow_addresses:
         raise WideAddressesNeeded(what, lower.loc)
@@ -93,7 +141,7 @@ class RuntimeNeeded(errors.NumbaError):
     (nrt=None): the compiler lowers the module again with NRT on (compiler.py)."""
 
 
-def require_nrt(lower, what):
+def require_nrt(lower: _Lowering, what: str) -> None:
     """*what* (code needing the runtime) at its line: with NRT automatic and not yet on, ask
     for it (RuntimeNeeded); switched off (nrt=False), refuse it."""
     if lower.refcounting:
@@ -108,7 +156,13 @@ def require_nrt(lower, what):
     )
 
 
-def meminfo_array(lower, array_type, meminfo, sizes, strides=None):
+def meminfo_array(
+    lower: _Lowering,
+    array_type: types.Type,
+    meminfo: ir.Value,
+    sizes: Sequence[ir.Value],
+    strides: Sequence[ir.Value] | None = None,
+) -> ir.Value:
     """An array of *array_type* over the data of the MemInfo *meminfo*, owning the reference
     the caller holds (C-contiguous strides unless given)."""
     require_nrt(lower, "an array owned by the device runtime")
@@ -127,14 +181,14 @@ def meminfo_array(lower, array_type, meminfo, sizes, strides=None):
     return lower.mark_fresh(memref_from_descriptor(memref_type, meminfo, data, zero, sizes, strides))
 
 
-def owned_arrays(dmm, fe_type, value):
+def owned_arrays(dmm: DataModelManager, fe_type: types.Type, value: Any) -> list[ir.Value]:
     """The memrefs of arrays a value of Numba type *fe_type* holds (itself, tuple members,
     the array an iterator walks, the receiver a method is bound to)."""
     model = dmm.lookup(fe_type)
     if isinstance(model, ArrayModel):
         return [value]
     if isinstance(model, BoundFunctionModel):
-        return owned_arrays(dmm, fe_type.this, value)
+        return owned_arrays(dmm, fe_type.this, value)  # type: ignore[attr-defined]  # a BoundFunction
     if isinstance(model, CompositeModel) or (isinstance(model, StructModel) and model.held_apart):
         parts = (
             model.part_models() if isinstance(model, CompositeModel) else [dmm.lookup(t) for t in model.member_types()]
@@ -148,12 +202,12 @@ def owned_arrays(dmm, fe_type, value):
     return []
 
 
-def holds_arrays(dmm, fe_type):
+def holds_arrays(dmm: DataModelManager, fe_type: types.Type) -> bool:
     model = dmm.lookup(fe_type)
     if isinstance(model, ArrayModel):
         return True
     if isinstance(model, BoundFunctionModel):  # ``a.copy`` holds ``a``, which must outlive the call
-        return holds_arrays(dmm, fe_type.this)
+        return holds_arrays(dmm, fe_type.this)  # type: ignore[attr-defined]
     if isinstance(model, CompositeModel):
         return any(p.fe_type is not None and p.has_value and holds_arrays(dmm, p.fe_type) for p in model.part_models())
     if isinstance(model, StructModel) and model.held_apart:
@@ -161,22 +215,22 @@ def holds_arrays(dmm, fe_type):
     return False
 
 
-def incref(lower, fe_type, value):
+def incref(lower: _Lowering, fe_type: types.Type, value: Any) -> None:
     _call_helper(lower, INCREF, fe_type, value)
 
 
-def decref(lower, fe_type, value):
+def decref(lower: _Lowering, fe_type: types.Type, value: Any) -> None:
     _call_helper(lower, DECREF, fe_type, value)
 
 
-def _call_helper(lower, helper, fe_type, value):
+def _call_helper(lower: _Lowering, helper: str, fe_type: types.Type, value: Any) -> None:
     for memref_value in owned_arrays(lower.dmm, fe_type, value):
         symbol = lower.module.refcount_helper(helper)
         call = func.CallOp([], ir.FlatSymbolRefAttr.get(symbol), pointers(memref_value))
         lower.refcount_calls.append((helper, call.operation, memref_value))
 
 
-def prune(calls):
+def prune(calls: Iterable[tuple[Any, ...]]) -> int:
     """Remove each reference taken and given back on the same memref value in one block with
     nothing between them that could give back a reference or free memory (a call other than
     an incref, an operation holding regions). Returns how many pairs went."""
@@ -194,7 +248,9 @@ def prune(calls):
     return removed
 
 
-def _matching_decref(incref_call, memref, memref_of):
+def _matching_decref(
+    incref_call: ir.Operation, memref: ir.Value, memref_of: Mapping[ir.Operation, tuple[str, ir.Value]]
+) -> ir.Operation | None:
     following = False
     for op in incref_call.block.operations:
         op = op.operation
@@ -214,7 +270,7 @@ def _matching_decref(incref_call, memref, memref_of):
     return None
 
 
-def declare_helper(module, helper):
+def declare_helper(module: _Module, helper: str) -> func.FuncOp:
     """The helper *helper* as a private function doing nothing (``finish`` fills it in)."""
     ptr = llvm.PointerType.get()
     with ir.Location.unknown(), ir.InsertionPoint.at_block_begin(module.body):
@@ -226,7 +282,7 @@ def declare_helper(module, helper):
     return op
 
 
-def finish(module, helpers, linked):
+def finish(module: _Module, helpers: Mapping[str, func.FuncOp], linked: bool) -> None:
     """Give the helpers their bodies: calls into the runtime if it is *linked*, else none."""
     if not linked:
         return

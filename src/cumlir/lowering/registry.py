@@ -17,10 +17,29 @@ Rule shapes (internal rules; ``cumlir.extending`` adapts the public shapes):
                                                  (external functions: the key says which one)
 """
 
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
+
 from numba.core import types
 
+if TYPE_CHECKING:
+    from ..operations._support.api import Pattern
+    from ..operations._support.builder import (
+        AttributeRule,
+        CallRule,
+        CastRule,
+        ConstantRule,
+        InstanceRule,
+        NumbaType,
+        SetAttributeRule,
+    )
 
-def _pattern_score(pattern, ty):
+_R = TypeVar("_R", bound=Callable[..., Any])  # a rule, registered as it is
+
+
+def _pattern_score(pattern: Pattern, ty: NumbaType) -> float | None:
     """How well *pattern* matches the type *ty*: None for no match, higher is more specific."""
     if pattern is types.Any or pattern == types.Any:
         return 0
@@ -31,8 +50,8 @@ def _pattern_score(pattern, ty):
     return 3 if pattern == ty else None
 
 
-def _match(patterns, argtypes):
-    score = 0
+def _match(patterns: Sequence[Pattern], argtypes: Sequence[NumbaType]) -> float | None:
+    score: float = 0
     n = len(patterns)
     if n and isinstance(patterns[-1], types.VarArg):
         fixed, rest = patterns[:-1], patterns[-1].dtype
@@ -52,13 +71,15 @@ def _match(patterns, argtypes):
 class _Table:
     """Candidates for one key; the best-scoring match wins, later registrations win ties."""
 
-    def __init__(self):
-        self._entries = {}
+    def __init__(self) -> None:
+        self._entries: dict[Any, list[tuple[tuple[Pattern, ...], Callable[..., Any]]]] = {}
 
-    def add(self, key, patterns, rule):
+    def add(self, key: Any, patterns: Sequence[Pattern], rule: Callable[..., Any]) -> None:
         self._entries.setdefault(key, []).append((tuple(patterns), rule))
 
-    def find(self, key, argtypes):
+    def find(self, key: Any, argtypes: Sequence[NumbaType]) -> Callable[..., Any] | None:
+        best: Callable[..., Any] | None
+        best_score: float
         best, best_score = None, -1
         for patterns, rule in self._entries.get(key, ()):
             score = _match(patterns, argtypes)
@@ -68,68 +89,68 @@ class _Table:
 
 
 class LoweringRegistry:
-    def __init__(self):
+    def __init__(self) -> None:
         self.calls = _Table()
         self.getattrs = _Table()
         self.setattrs = _Table()
         self.casts = _Table()
         self.constants = _Table()
-        self._instance_calls = {}  # class -> rule for calls whose key is an instance of it
+        self._instance_calls: dict[type, InstanceRule] = {}  # class -> rule for calls whose key is an instance of it
 
-    def lower(self, key, *patterns):
+    def lower(self, key: Any, *patterns: Pattern) -> Callable[[_R], _R]:
         """Register a call rule for *key* applied to arguments matching *patterns*."""
 
-        def decorate(rule):
+        def decorate(rule: _R) -> _R:
             self.calls.add(key, patterns, rule)
             return rule
 
         return decorate
 
-    def lower_calls_of(self, cls):
+    def lower_calls_of(self, cls: type) -> Callable[[_R], _R]:
         """Register a rule for calls of any key that is an instance of *cls*; it gets the key."""
 
-        def decorate(rule):
+        def decorate(rule: _R) -> _R:
             self._instance_calls[cls] = rule
             return rule
 
         return decorate
 
-    def lower_getattr(self, pattern, attr):
-        def decorate(rule):
+    def lower_getattr(self, pattern: Pattern, attr: str | None) -> Callable[[_R], _R]:
+        def decorate(rule: _R) -> _R:
             self.getattrs.add(attr, (pattern,), rule)
             return rule
 
         return decorate
 
-    def lower_getattr_generic(self, pattern):
+    def lower_getattr_generic(self, pattern: Pattern) -> Callable[[_R], _R]:
         return self.lower_getattr(pattern, None)
 
-    def lower_setattr(self, pattern, attr):
-        def decorate(rule):
+    def lower_setattr(self, pattern: Pattern, attr: str | None) -> Callable[[_R], _R]:
+        def decorate(rule: _R) -> _R:
             self.setattrs.add(attr, (pattern,), rule)
             return rule
 
         return decorate
 
-    def lower_setattr_generic(self, pattern):
+    def lower_setattr_generic(self, pattern: Pattern) -> Callable[[_R], _R]:
         return self.lower_setattr(pattern, None)
 
-    def lower_cast(self, from_pattern, to_pattern):
-        def decorate(rule):
+    def lower_cast(self, from_pattern: Pattern, to_pattern: Pattern) -> Callable[[_R], _R]:
+        def decorate(rule: _R) -> _R:
             self.casts.add(None, (from_pattern, to_pattern), rule)
             return rule
 
         return decorate
 
-    def lower_constant(self, pattern):
-        def decorate(rule):
+    def lower_constant(self, pattern: Pattern) -> Callable[[_R], _R]:
+        def decorate(rule: _R) -> _R:
             self.constants.add(None, (pattern,), rule)
             return rule
 
         return decorate
 
     # look-ups
-    def find_call(self, key, argtypes):
+    def find_call(self, key: Any, argtypes: Sequence[NumbaType]) -> CallRule | None:
         rule = self.calls.find(key, tuple(argtypes))
         if rule is not None:
             return rule
@@ -138,16 +159,16 @@ class LoweringRegistry:
                 return lambda lower, sig, args: instance_rule(lower, key, sig, args)
         return None
 
-    def find_getattr(self, ty, attr):
+    def find_getattr(self, ty: NumbaType, attr: str) -> AttributeRule | None:
         return self.getattrs.find(attr, (ty,)) or self.getattrs.find(None, (ty,))
 
-    def find_setattr(self, ty, attr):
+    def find_setattr(self, ty: NumbaType, attr: str) -> SetAttributeRule | None:
         return self.setattrs.find(attr, (ty,)) or self.setattrs.find(None, (ty,))
 
-    def find_cast(self, fromty, toty):
+    def find_cast(self, fromty: NumbaType, toty: NumbaType) -> CastRule | None:
         return self.casts.find(None, (fromty, toty))
 
-    def find_constant(self, ty):
+    def find_constant(self, ty: NumbaType) -> ConstantRule | None:
         return self.constants.find(None, (ty,))
 
 

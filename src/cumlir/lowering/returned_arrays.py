@@ -4,16 +4,24 @@ whatever owns the descriptor; views of such an array (slices, ``.T``, tuples hol
 count too. Without NRT, only one of its arguments (nothing would own any other), as numba
 decides it."""
 
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
 from numba.core import errors, types
 from numba.core import ir as nir
 
 from .. import operations
 from .refcount import RuntimeNeeded
 
+if TYPE_CHECKING:
+    from ..typing.frontend import TypedFunction
+
 _VIEWS = ("getitem", "static_getitem", "getattr", "cast", "build_tuple", "exhaust_iter")
 
 
-def check(typed, nrt, automatic=False):
+def check(typed: TypedFunction, nrt: bool, automatic: bool = False) -> None:
     """Raise LoweringError at a ``return`` of *typed* (a device function) that gives an array it
     may not: memory of its local arrays, or, without *nrt*, an array not among its arguments
     (RuntimeNeeded instead where NRT is *automatic*: the module is lowered again with it on)."""
@@ -22,7 +30,7 @@ def check(typed, nrt, automatic=False):
         _check_arguments_only(typed, automatic)
 
 
-def _check_local(typed):
+def _check_local(typed: TypedFunction) -> None:
     local = _local_variables(typed)
     if not local:
         return
@@ -36,17 +44,17 @@ def _check_local(typed):
             )
 
 
-def _holds_array(ty):
+def _holds_array(ty: types.Type) -> bool:
     """Whether a value of *ty* can hold memory (an element read from a local array cannot)."""
     if isinstance(ty, types.Array):
         return True
-    return isinstance(ty, types.BaseTuple) and any(_holds_array(t) for t in ty.types)
+    return isinstance(ty, types.BaseTuple) and any(_holds_array(t) for t in ty.types)  # type: ignore[attr-defined]  # numba's stubs
 
 
-def _local_variables(typed):
+def _local_variables(typed: TypedFunction) -> set[str]:
     """The names of the variables holding a local array of the function, or a view of one."""
     assigns = [stmt for block in typed.func_ir.blocks.values() for stmt in block.body if isinstance(stmt, nir.Assign)]
-    local = set()
+    local: set[str] = set()
     changed = True
     while changed:  # to a fixed point: views of views, assignments in any order of blocks
         changed = False
@@ -57,7 +65,7 @@ def _local_variables(typed):
     return local
 
 
-def _from_local(value, typemap, local):
+def _from_local(value: object, typemap: Mapping[str, types.Type], local: set[str]) -> bool:
     if isinstance(value, nir.Var):
         return value.name in local
     if not isinstance(value, nir.Expr):
@@ -69,7 +77,7 @@ def _from_local(value, typemap, local):
     return False
 
 
-def _check_arguments_only(typed, automatic):
+def _check_arguments_only(typed: TypedFunction, automatic: bool) -> None:
     if not isinstance(typed.return_type, types.Array):
         return
     blocks = typed.func_ir.blocks.values()
@@ -88,5 +96,5 @@ def _check_arguments_only(typed, automatic):
             )
 
 
-def _is_cast(value):
+def _is_cast(value: object) -> bool:
     return isinstance(value, nir.Expr) and value.op == "cast"

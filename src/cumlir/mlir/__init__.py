@@ -12,9 +12,10 @@ helpers, as code written for numba-cuda-mlir spells them.
 """
 
 import importlib
+from types import ModuleType as _ModuleType  # underscored: public names here are MLIR's
 
 
-def __getattr__(name):
+def __getattr__(name: str) -> _ModuleType:
     if name in ("ir", "passmanager"):
         module = importlib.import_module(f"mlir.{name}")
         globals()[name] = module

@@ -10,10 +10,16 @@ different threads run their MLIR stages without sharing any MLIR object. A compi
 and continued on another still works: its stages enter the module's own context.
 """
 
+from __future__ import annotations
+
 import threading
+from typing import TYPE_CHECKING
 
 from ..lazy import lazy
 from ..libdevice_bitcode import hold_empty_library
+
+if TYPE_CHECKING:
+    from mlir import ir as mlir_ir
 
 ir = lazy("mlir.ir")  # loaded by the first context made: what imports this module needs no MLIR
 CONTEXT_USES = 256  # compilations a context serves; a fresh one costs 10 ms, 0.04 ms a compilation
@@ -26,7 +32,7 @@ class _ThreadMLIR(threading.local):
     context: object
     uses: int
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.pass_managers = {}  # textual pipeline -> its PassManager in this thread's context
         self.context = None
         self.uses = 0
@@ -35,7 +41,7 @@ class _ThreadMLIR(threading.local):
 _thread = _ThreadMLIR()
 
 
-def mlir_context():
+def mlir_context() -> mlir_ir.Context:
     """This thread's MLIR context, for one compilation. Modules made in a context this thread
     has since replaced keep theirs alive and finish in it."""
     if _thread.context is None or _thread.uses >= CONTEXT_USES:
@@ -47,7 +53,7 @@ def mlir_context():
     return _thread.context
 
 
-def thread_pass_managers(context):
+def thread_pass_managers(context: mlir_ir.Context) -> dict[str, mlir_ir.PassManager] | None:
     """The pass managers kept for *context* (pipeline -> PassManager) when it is this thread's
     context, else None (a module of another thread's context: its pass managers are made
     afresh)."""

@@ -1,9 +1,10 @@
 """MLIR's dialect modules, each imported on first use (``from cumlir.mlir.dialects import llvm``)."""
 
 import importlib
+from types import ModuleType as _ModuleType  # underscored: public names here are MLIR's
 
 
-def __getattr__(name):
+def __getattr__(name: str) -> _ModuleType:
     if name.startswith("__"):
         raise AttributeError(name)
     try:

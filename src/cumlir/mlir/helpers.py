@@ -5,6 +5,11 @@ default integer types are. Where the Numba types are known, prefer
 ``builder.cast(value, fromty, toty)``, which follows their signedness.
 """
 
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
 from mlir import ir
 from mlir.dialects import arith, bufferization, func, linalg, llvm, tensor
 from mlir.dialects import complex as mlir_complex
@@ -15,7 +20,7 @@ from .type_conversions import to_mlir_type, to_numba_type  # noqa: F401
 # ---- constants -----------------------------------------------------------------------
 
 
-def constant(py_value, target_type):
+def constant(py_value: Any, target_type: ir.Type) -> ir.Value:
     """An MLIR constant of *target_type* (integer, index, float or complex) holding *py_value*."""
     if isinstance(target_type, ir.IntegerType):
         width = target_type.width
@@ -35,34 +40,34 @@ def constant(py_value, target_type):
     raise TypeError(f"cannot build a constant of the MLIR type {target_type}")
 
 
-def int_of(value):
+def int_of(value: int) -> ir.Value:
     return constant(value, ir.IntegerType.get_signless(64))
 
 
-def i32_of(value):
+def i32_of(value: int) -> ir.Value:
     return constant(value, ir.IntegerType.get_signless(32))
 
 
-def i64_of(value):
+def i64_of(value: int) -> ir.Value:
     return int_of(value)
 
 
-def index_of(value):
+def index_of(value: int) -> ir.Value:
     return constant(value, ir.IndexType.get())
 
 
-def f32_of(value):
+def f32_of(value: float) -> ir.Value:
     return constant(value, ir.F32Type.get())
 
 
-def f64_of(value):
+def f64_of(value: float) -> ir.Value:
     return constant(value, ir.F64Type.get())
 
 
 # ---- conversions ---------------------------------------------------------------------
 
 
-def _kind(t):
+def _kind(t: ir.Type) -> str | None:
     if isinstance(t, ir.IntegerType):
         return "int"
     if isinstance(t, ir.IndexType):
@@ -74,11 +79,11 @@ def _kind(t):
     return None
 
 
-def _width(t):
+def _width(t: ir.Type) -> int:
     return t.width
 
 
-def _int_to_int(value, to):
+def _int_to_int(value: ir.Value, to: ir.Type) -> ir.Value:
     src, dst = _width(value.type), _width(to)
     if src == dst:
         return value
@@ -87,27 +92,27 @@ def _int_to_int(value, to):
     return arith.extsi(to, value) if dst > src else arith.trunci(to, value)
 
 
-def _float_to_float(value, to):
+def _float_to_float(value: ir.Value, to: ir.Type) -> ir.Value:
     src, dst = _width(value.type), _width(to)
     if src == dst:
         return value
     return arith.extf(to, value) if dst > src else arith.truncf(to, value)
 
 
-def _int_to_float(value, to):
+def _int_to_float(value: ir.Value, to: ir.Type) -> ir.Value:
     if _width(value.type) == 1:
         return arith.uitofp(to, value)
     return arith.sitofp(to, value)
 
 
-def _float_to_int(value, to):
+def _float_to_int(value: ir.Value, to: ir.Type) -> ir.Value:
     if _width(to) == 1:
         zero = arith.constant(value.type, ir.FloatAttr.get(value.type, 0.0))
         return arith.cmpf(arith.CmpFPredicate.UNE, value, zero)
     return arith.fptosi(to, value)
 
 
-_CONVERSIONS = {
+_CONVERSIONS: dict[tuple[str | None, str | None], Callable[[ir.Value, ir.Type], ir.Value]] = {
     ("int", "int"): _int_to_int,
     ("float", "float"): _float_to_float,
     ("int", "float"): _int_to_float,
@@ -121,7 +126,7 @@ _CONVERSIONS = {
 }
 
 
-def convert(value, target_type):
+def convert(value: ir.Value, target_type: ir.Type) -> ir.Value:
     """Convert the MLIR *value* to *target_type*, choosing the arith or LLVM cast for the pair."""
     if value.type == target_type:
         return value
@@ -134,7 +139,7 @@ def convert(value, target_type):
 # ---- functions -----------------------------------------------------------------------
 
 
-def get_or_insert_function(name, fn_type, gpu_module):
+def get_or_insert_function(name: str, fn_type: ir.FunctionType, gpu_module: ir.OpView) -> func.FuncOp:
     """The private ``func.func`` declaration *name* of type *fn_type* in *gpu_module*,
     declared on first use (libdevice routines, external device functions)."""
     body = gpu_module.bodyRegion.blocks[0]
@@ -151,20 +156,20 @@ def get_or_insert_function(name, fn_type, gpu_module):
 # ---- tensors and memrefs -------------------------------------------------------------
 
 
-def memref_to_tensor(value):
+def memref_to_tensor(value: ir.Value) -> ir.Value:
     """The tensor holding the contents of the memref *value*."""
     memref_type = ir.MemRefType(value.type)
     tensor_type = ir.RankedTensorType.get(memref_type.shape, memref_type.element_type)
     return bufferization.to_tensor(tensor_type, value, restrict=True)
 
 
-def tensor_to_memref(value):
+def tensor_to_memref(value: ir.Value) -> ir.Value:
     """A memref holding the contents of the tensor *value*."""
     tensor_type = ir.RankedTensorType(value.type)
     return bufferization.to_buffer(ir.MemRefType.get(tensor_type.shape, tensor_type.element_type), value)
 
 
-def broadcast_shapes_for_binary_op(lhs, rhs, builder=None):
+def broadcast_shapes_for_binary_op(lhs: ir.Value, rhs: ir.Value, builder: object = None) -> tuple[ir.Value, ir.Value]:
     """NumPy's broadcast of two ranked shaped values: (lhs, rhs) as tensors of one common static shape.
 
     Both operands must have static shapes (tensors or memrefs); a size-1 dimension is
@@ -175,7 +180,7 @@ def broadcast_shapes_for_binary_op(lhs, rhs, builder=None):
         raise TypeError("broadcast_shapes_for_binary_op needs operands of static shape")
     shape = _broadcast_shape(list(lt.shape), list(rt.shape))
 
-    def expand(value, vtype):
+    def expand(value: ir.Value, vtype: ir.ShapedType) -> ir.Value:
         if isinstance(value.type, ir.MemRefType):
             value = memref_to_tensor(value)
         if list(vtype.shape) == shape:
@@ -185,6 +190,8 @@ def broadcast_shapes_for_binary_op(lhs, rhs, builder=None):
         # drop the size-1 dimensions that grow, then broadcast along them and the new leading ones
         kept = [i for i, n in enumerate(src) if n == shape[offset + i]]
         collapsed_type = ir.RankedTensorType.get([src[i] for i in kept], vtype.element_type)
+        groups: list[list[int]]
+        group: list[int]
         groups, group = [], []
         for i in range(len(src)):
             group.append(i)
@@ -204,10 +211,10 @@ def broadcast_shapes_for_binary_op(lhs, rhs, builder=None):
     return expand(lhs, lt), expand(rhs, rt)
 
 
-def _broadcast_shape(a, b):
+def _broadcast_shape(a: list[int], b: list[int]) -> list[int]:
     n = max(len(a), len(b))
     a, b = [1] * (n - len(a)) + a, [1] * (n - len(b)) + b
-    shape = []
+    shape: list[int] = []
     for x, y in zip(a, b):
         if x != y and 1 not in (x, y):
             raise ValueError(f"shapes {tuple(a)} and {tuple(b)} cannot be broadcast together")

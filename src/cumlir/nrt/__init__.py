@@ -21,17 +21,17 @@ STATS_FIELDS = ("alloc", "free", "mi_alloc", "mi_free")  # the order of the glob
 RUNTIME_NAME = "cumlir_nrt"  # the link item's name, in link lists and nvJitLink's messages
 
 
-def include_dir():
+def include_dir() -> str:
     """The directory holding ``nrt.cuh``, for ``#include <nrt.cuh>`` (``-I`` to NVRTC or nvcc)."""
     return os.path.dirname(os.path.abspath(__file__))
 
 
-def source():
+def source() -> str:
     """The runtime's MLIR (a gpu.module in the LLVM dialect)."""
     with open(os.path.join(include_dir(), "nrt.mlir")) as f:
         return f.read()
 
 
-def is_runtime(item):
+def is_runtime(item: object) -> bool:
     """Whether a link item is the runtime itself (so that it is linked once)."""
     return isinstance(item, (PTXSource, LTOIR)) and item.name == RUNTIME_NAME

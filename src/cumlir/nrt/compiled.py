@@ -15,7 +15,7 @@ from . import RUNTIME_NAME, source
 
 
 @functools.cache
-def runtime(cc, code_format="ptx"):
+def runtime(cc: tuple[int, int], code_format: str = "ptx") -> PTXSource | LTOIR:
     """The runtime compiled for compute capability *cc* as a link item: PTX, or LTO-IR
     (*code_format* "ltoir") for links optimised as a whole. Compiled once per chip and format."""
     if code_format not in ("ptx", "ltoir"):

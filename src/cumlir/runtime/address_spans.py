@@ -7,6 +7,11 @@ An element in bounds is at most that far from the array's first, so every offset
 kernel computes into it, and every partial sum of one, fits in an int32.
 """
 
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
 import numpy as np
 
 from .arg_hints import ArgHint
@@ -16,7 +21,7 @@ from .layout import cai_dtype, contiguous_strides
 LIMIT = 2**31
 
 
-def span(shape, byte_strides, itemsize):
+def span(shape: Sequence[int], byte_strides: Sequence[int] | None, itemsize: int) -> int:
     """The byte span of an array (*byte_strides* None: compact in C order)."""
     if 0 in shape:
         return 0
@@ -25,7 +30,7 @@ def span(shape, byte_strides, itemsize):
     return sum((n - 1) * abs(s) for n, s in zip(shape, byte_strides)) + itemsize
 
 
-def element_span_fits(itemsize, ndim, slots):
+def element_span_fits(itemsize: int, ndim: int, slots: Sequence[int]) -> bool:
     """Whether the array of *slots* as a kernel parameter takes them (pointer, offset,
     extents, strides counted in *itemsize* units) spans less than LIMIT bytes: the check
     of the fast path (runtime/fastpack.py)."""
@@ -35,13 +40,13 @@ def element_span_fits(itemsize, ndim, slots):
     return sum((n - 1) * abs(s) for n, s in zip(shape, slots[2 + ndim :])) * itemsize + itemsize < LIMIT
 
 
-def narrow_arguments(args):
+def narrow_arguments(args: Iterable[object]) -> bool:
     """Whether every array among the launch arguments *args* (tuples searched) spans less
     than LIMIT bytes; False where one's span cannot be read without launching."""
     return all(_fits(value) for value in args)
 
 
-def _fits(value):
+def _fits(value: Any) -> bool:
     if isinstance(value, DeviceNDArray):
         return span(value.shape, value.strides, value.dtype.itemsize) < LIMIT
     if isinstance(value, np.ndarray):

@@ -1,16 +1,20 @@
 """``cuda.In``, ``cuda.Out`` and ``cuda.InOut``: launch arguments wrapped to say which way
 a NumPy array is copied around the launch."""
 
+from __future__ import annotations
+
+from typing import Any
+
 
 class ArgHint:
     """A launch argument wrapped to say how a NumPy array is copied around the launch."""
 
     copy_in = copy_out = True
 
-    def __init__(self, value):
+    def __init__(self, value: Any) -> None:
         self.value = value
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"{type(self).__name__}({self.value!r})"
 
 

@@ -23,7 +23,8 @@ from __future__ import annotations
 import ctypes
 import enum
 import struct
-from typing import TYPE_CHECKING
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -40,12 +41,36 @@ from .arg_hints import ArgHint
 from .devicearray import DeviceNDArray, import_dlpack
 from .hostmemory import mapped_pointer
 from .layout import array_layout, cai_dtype, contiguous_strides, element_strides
-from .plain_types import PlainArray, PlainNumber
+from .plain_types import PlainArray, PlainNumber, PlainType
 
 if TYPE_CHECKING:
+    from typing import Protocol
+
     from numba.core import types
     from numba.core.typing import typeof as numba_typeof
     from numba.np import numpy_support
+
+    from ..typerecords.vectors import VectorType
+    from ..types import TensorMap
+
+    class Staging(Protocol):
+        """What a parameter packs for: a launch's HostArrayStaging, or the fast path's stand-in."""
+
+        stream: int  # the launch's CUstream handle
+
+        def stage_host_array(
+            self, array: np.ndarray, copy_in: bool = ..., copy_out: bool = ...
+        ) -> tuple[int, tuple[int, ...], tuple[int, ...], int]: ...
+
+        def wait_for_producer(self, stream: int | None) -> None: ...
+
+    class Parameter(Protocol):
+        """How a kernel parameter of one type is packed: its slots, written from a value."""
+
+        slots: int
+
+        def pack(self, value: Any, buffer: ctypes.Array[ctypes.c_uint8], offset: int, launch: Staging) -> None: ...
+
 else:  # numba: a launch of a kernel found in the disk cache by its plain types never loads it
     types = lazy("numba.core.types")
     numpy_support = lazy("numba.np.numpy_support")
@@ -55,7 +80,7 @@ else:  # numba: a launch of a kernel found in the disk cache by its plain types 
 # ---- argument types ----------------------------------------------------------------------
 
 
-def _ml_dtypes_float(dtype):
+def _ml_dtypes_float(dtype: np.dtype) -> types.Type | None:
     """The numba type of an ml_dtypes float dtype (``bfloat16``, ``float8_e4m3fn``: a
     narrow float such as ``types.f8E4M3FN``), found by its name in the type records so that
     ml_dtypes need not be imported; None for other dtypes."""
@@ -65,7 +90,9 @@ def _ml_dtypes_float(dtype):
     return found if found is not None and found.bitwidth <= 8 * dtype.itemsize else None
 
 
-def _array_type(dtype, shape, strides, readonly, index):
+def _array_type(
+    dtype: np.dtype, shape: tuple[int, ...], strides: tuple[int, ...] | None, readonly: bool, index: int | str
+) -> types.Array:
     try:
         element = numpy_support.from_dtype(dtype)
     except Exception:
@@ -80,7 +107,7 @@ def _array_type(dtype, shape, strides, readonly, index):
 _HOST_TYPES: dict[tuple[np.dtype, int, bool, bool, bool], types.Array] = {}
 
 
-def _host_array_type(value, index):
+def _host_array_type(value: np.ndarray, index: int | str) -> types.Array:
     """The type of a NumPy array, by what fixes it: NumPy's contiguity flags follow the
     rules array_layout follows, so they stand for the shape and strides."""
     flags = value.flags
@@ -93,7 +120,7 @@ def _host_array_type(value, index):
     return ty
 
 
-def _scalar_type(value, index):
+def _scalar_type(value: Any, index: int | str) -> types.Type:
     if isinstance(value, bool) or isinstance(value, np.bool_):
         return types.boolean
     if isinstance(value, int):
@@ -124,7 +151,7 @@ def _scalar_type(value, index):
     raise TypeError(f"argument {index}: values of type {type(value).__name__} cannot be passed to a kernel")
 
 
-def _enum_member_type(value, index):
+def _enum_member_type(value: enum.Enum, index: int | str) -> types.EnumMember:
     """numba's type of an enum member (IntEnumMember or EnumMember of its class), as Numba-CUDA
     types such an argument; the kernel receives its value, which must be a number or a bool."""
     try:
@@ -139,7 +166,7 @@ def _enum_member_type(value, index):
     return ty
 
 
-def cuda_array_interface(value):
+def cuda_array_interface(value: Any) -> dict[str, Any] | None:
     """The ``__cuda_array_interface__`` dict of *value*, or None. A PyTorch tensor whose
     conjugation is pending (``t.conj()``) is refused: its interface names the memory of
     the unconjugated values."""
@@ -156,7 +183,7 @@ def cuda_array_interface(value):
     return interface
 
 
-def argument_type(value, index):
+def argument_type(value: Any, index: int | str) -> types.Type:
     """The Numba type a launch argument is compiled for."""
     if isinstance(value, DeviceNDArray):
         ty = value._argument_type
@@ -176,7 +203,9 @@ def argument_type(value, index):
     return _scalar_type(value, index)
 
 
-def _device_memory(value, index, launch):
+def _device_memory(
+    value: Any, index: int | str, launch: Staging
+) -> tuple[int, tuple[int, ...], tuple[int, ...] | None, int]:
     """(pointer, shape, byte strides, itemsize) of an array argument, staging host arrays."""
     if isinstance(value, DeviceNDArray):
         _check_device(value, index, getattr(launch, "ordinal", None))
@@ -201,7 +230,7 @@ def _device_memory(value, index, launch):
     raise TypeError(f"argument {index}: expected an array, got {type(value).__name__}")
 
 
-def _check_device(value, index, ordinal):
+def _check_device(value: Any, index: int | str, ordinal: int | None) -> None:
     """Refuse an array of another device than the launch's (the kernel would fault on its
     address): asked only where the process sees several devices."""
     if ordinal is None or not placement.several_devices():
@@ -222,22 +251,22 @@ def _check_device(value, index, ordinal):
 class _EnumParameter:
     """An enum member (numba's EnumMember or IntEnumMember): its value, as its value type."""
 
-    def __init__(self, ty, index):
+    def __init__(self, ty: types.EnumMember, index: int | str) -> None:
         self.index = index
         self.type = ty
         self._value = _ScalarParameter(ty.dtype, index)
         self.slots = self._value.slots
 
-    def pack(self, value, buffer, offset, launch):
+    def pack(self, value: Any, buffer: ctypes.Array[ctypes.c_uint8], offset: int, launch: Staging) -> None:
         if not isinstance(value, self.type.instance_class):
             raise TypeError(
                 f"argument {self.index}: expected a member of {self.type.instance_class.__name__}, got {value!r}"
             )
-        self._value.pack(value.value, buffer, offset, launch)
+        self._value.pack(value.value, buffer, offset, launch)  # type: ignore[attr-defined]  # a member of its enum
 
 
 class _ArrayParameter:
-    def __init__(self, ty, index):
+    def __init__(self, ty: types.Array[Any] | PlainArray, index: int | str) -> None:
         self.index = index
         self.type = ty
         self.ndim = ty.ndim
@@ -249,7 +278,7 @@ class _ArrayParameter:
         # the kernel loads vectors with their alignment: every element must have it
         self._alignment = ty.dtype.alignment if not numbers and _is_vector(ty.dtype) else 1
 
-    def pack(self, value, buffer, offset, launch):
+    def pack(self, value: Any, buffer: ctypes.Array[ctypes.c_uint8], offset: int, launch: Staging) -> None:
         pointer, shape, strides, itemsize = _device_memory(value, self.index, launch)
         if len(shape) != self.ndim:
             raise TypeError(f"argument {self.index}: expected a {self.ndim}-d array, got {len(shape)}-d")
@@ -263,7 +292,7 @@ class _ArrayParameter:
                 f"argument {self.index}: a byte stride of {s} is not a multiple of the item size {itemsize}"
             )
         if self._alignment > 1:
-            _check_alignment(self.index, self.type.dtype, pointer, strides)
+            _check_alignment(self.index, self.type.dtype, pointer, strides)  # type: ignore[arg-type]  # a vector type
         values = (pointer, 0, *shape, *elements)
         for k, v in enumerate(values):
             struct.pack_into(self._format[k], buffer, offset + SLOT * k, v)
@@ -274,12 +303,12 @@ class _ComplexParameter:
 
     slots = 2
 
-    def __init__(self, ty, index):
+    def __init__(self, ty: types.Complex | PlainNumber, index: int | str) -> None:
         self.index = index
         self.type = ty
         self._format = "ff" if ty.bitwidth == 64 else "dd"
 
-    def pack(self, value, buffer, offset, launch):
+    def pack(self, value: Any, buffer: ctypes.Array[ctypes.c_uint8], offset: int, launch: Staging) -> None:
         try:
             value = complex(value)
         except (TypeError, ValueError):
@@ -297,18 +326,18 @@ class _PointerParameter:
 
     slots = 1
 
-    def __init__(self, ty, index):
+    def __init__(self, ty: types.CPointer | types.RawPointer, index: int | str) -> None:
         self.index = index
         self.type = ty
         self._dtype = getattr(ty, "dtype", None)  # None for voidptr
 
-    def pack(self, value, buffer, offset, launch):
+    def pack(self, value: Any, buffer: ctypes.Array[ctypes.c_uint8], offset: int, launch: Staging) -> None:
         try:
             struct.pack_into("Q", buffer, offset, self._address(value, launch))
         except struct.error:
             raise OverflowError(f"argument {self.index}: {value!r} is not a 64-bit address") from None
 
-    def _address(self, value, launch):
+    def _address(self, value: Any, launch: Staging) -> int:
         if isinstance(value, ctypes.c_void_p):
             return value.value or 0
         if isinstance(value, bool):
@@ -321,7 +350,7 @@ class _PointerParameter:
                 "(copy it to the device with cuda.to_device, or pass a mapped array)"
             )
         if isinstance(value, (DeviceNDArray, np.ndarray)) or cuda_array_interface(value) is not None:
-            self._check_dtype(argument_type(value, self.index))
+            self._check_dtype(argument_type(value, self.index))  # type: ignore[arg-type]  # an array's: an Array
             return _device_memory(value, self.index, launch)[0]
         if hasattr(value, "__index__"):
             return value.__index__()
@@ -330,7 +359,7 @@ class _PointerParameter:
             f"got {type(value).__name__}"
         )
 
-    def _check_dtype(self, array_type):
+    def _check_dtype(self, array_type: types.Array) -> None:
         if self._dtype is not None and array_type.dtype != self._dtype:
             raise TypeError(f"argument {self.index}: a {self.type} cannot point to an array of {array_type.dtype}")
 
@@ -338,13 +367,13 @@ class _PointerParameter:
 class _TupleParameter:
     """A tuple or namedtuple: its members' parameters, in order."""
 
-    def __init__(self, ty, index):
+    def __init__(self, ty: types.BaseTuple, index: int | str) -> None:
         self.index = index
         self.type = ty
-        self.members = [_parameter(t, f"{index}[{k}]") for k, t in enumerate(ty.types)]
+        self.members = [_parameter(t, f"{index}[{k}]") for k, t in enumerate(ty.types)]  # type: ignore[attr-defined]  # every tuple type has them
         self.slots = sum(m.slots for m in self.members)
 
-    def pack(self, value, buffer, offset, launch):
+    def pack(self, value: Any, buffer: ctypes.Array[ctypes.c_uint8], offset: int, launch: Staging) -> None:
         if not isinstance(value, tuple) or len(value) != len(self.members):
             raise TypeError(
                 f"argument {self.index}: expected a tuple of {len(self.members)} values ({self.type}), got {value!r}"
@@ -354,18 +383,18 @@ class _TupleParameter:
             offset += SLOT * member.slots
 
 
-def _is_record(ty):
+def _is_record(ty: object) -> bool:
     return isinstance(ty, types.Record)
 
 
-def _is_vector(ty):
+def _is_vector(ty: object) -> bool:
     """Whether *ty* is held as a struct of members (CUDA's vector types): arrays of it count
     bytes, and every element must have the type's alignment."""
     record = typerecords.record_of(ty)
     return record is not None and record.members is not None
 
 
-def _check_alignment(index, vty, pointer, strides):
+def _check_alignment(index: int | str, vty: VectorType, pointer: int, strides: Sequence[int]) -> None:
     if pointer % vty.alignment or any(s % vty.alignment for s in strides):
         raise ValueError(
             f"argument {index}: an array of {vty} must be aligned to {vty.alignment} bytes "
@@ -379,18 +408,18 @@ class _RecordParameter:
 
     slots = 1
 
-    def __init__(self, ty, index):
+    def __init__(self, ty: types.Record, index: int | str) -> None:
         self.index = index
         self.type = ty
 
-    def pack(self, value, buffer, offset, launch):
+    def pack(self, value: Any, buffer: ctypes.Array[ctypes.c_uint8], offset: int, launch: Staging) -> None:
         if not isinstance(value, np.void) or value.dtype != self.type.dtype:
             raise TypeError(f"argument {self.index}: expected a record of dtype {self.type.dtype}, got {value!r}")
         pointer = launch.stage_host_array(_writable_bytes(value))[0]
         struct.pack_into("Q", buffer, offset, pointer)
 
 
-def _writable_bytes(record):
+def _writable_bytes(record: np.void) -> np.ndarray:
     """A writable array over the memory of a NumPy record (whose buffer NumPy exports read-only):
     a record taken from an array shares that array's memory, so the copy back updates both."""
     address = np.frombuffer(record, np.uint8).ctypes.data
@@ -400,14 +429,14 @@ def _writable_bytes(record):
 class _DatetimeParameter:
     """A datetime64 or timedelta64: its count in the type's unit, as one int64."""
 
-    def __init__(self, ty, index):
+    def __init__(self, ty: types.NPDatetime | types.NPTimedelta, index: int | str) -> None:
         self.index = index
         self.type = ty
         self.slots = 1
         kind = "M" if ty.type_name == "datetime64" else "m"
         self._dtype = np.dtype(f"{kind}8[{ty.unit}]" if ty.unit else f"{kind}8")
 
-    def pack(self, value, buffer, offset, launch):
+    def pack(self, value: Any, buffer: ctypes.Array[ctypes.c_uint8], offset: int, launch: Staging) -> None:
         if not isinstance(value, (np.datetime64, np.timedelta64)) or value.dtype.kind != self._dtype.kind:
             raise TypeError(f"argument {self.index}: expected a {self.type}, got {value!r}")
         try:
@@ -423,11 +452,11 @@ class _TensorMapParameter:
     slots = tensor_maps.DESCRIPTOR_BYTES // SLOT
     one_parameter = True
 
-    def __init__(self, ty, index):
+    def __init__(self, ty: TensorMap, index: int | str) -> None:
         self.index = index
         self.type = ty
 
-    def pack(self, value, buffer, offset, launch):
+    def pack(self, value: Any, buffer: ctypes.Array[ctypes.c_uint8], offset: int, launch: Staging) -> None:
         data = tensor_maps.descriptor_bytes(value)
         if data is None:
             raise TypeError(
@@ -437,10 +466,10 @@ class _TensorMapParameter:
         rank = self.type.rank
         if rank is not None and getattr(value, "rank", rank) != rank:
             raise TypeError(f"argument {self.index}: the kernel was compiled for a tensor map of rank {rank}")
-        buffer[offset : offset + len(data)] = data
+        buffer[offset : offset + len(data)] = data  # type: ignore[call-overload]  # ctypes takes bytes, mypy a list
 
 
-def parameter_offsets(parameters):
+def parameter_offsets(parameters: Iterable[Parameter]) -> list[int]:
     """The byte offset of each kernel parameter in the buffer: one a slot, except a
     parameter that spans several slots (a tensor map)."""
     offsets = []
@@ -457,7 +486,7 @@ def parameter_offsets(parameters):
     return offsets
 
 
-def _parameter(ty, index):
+def _parameter(ty: types.Type | PlainType, index: int | str) -> Parameter:
     if isinstance(ty, PlainArray):
         return _ArrayParameter(ty, index)
     if isinstance(ty, PlainNumber):
@@ -491,12 +520,14 @@ def _parameter(ty, index):
 class ArgumentPacker:
     """Packs the arguments of one compiled kernel into a parameter buffer and pointer array."""
 
-    def __init__(self, argtypes):
+    def __init__(self, argtypes: Iterable[types.Type | PlainType]) -> None:
         self.parameters = [_parameter(ty, i) for i, ty in enumerate(argtypes)]
         self.slots = sum(p.slots for p in self.parameters)
         self.offsets = parameter_offsets(self.parameters)
 
-    def pack(self, args, launch):
+    def pack(
+        self, args: Sequence[Any], launch: Staging
+    ) -> tuple[ctypes.Array[ctypes.c_void_p], ctypes.Array[ctypes.c_uint8]]:
         """A (pointer array, buffer) pair; keep both alive until cuLaunchKernel returns."""
         buffer = (ctypes.c_uint8 * max(SLOT * self.slots, SLOT))()
         base = ctypes.addressof(buffer)
@@ -511,13 +542,16 @@ class ArgumentPacker:
 class HostArrayStaging:
     """Device copies of NumPy arguments for one launch, copied back and freed after it."""
 
-    def __init__(self, stream_handle, ordinal=None):
+    def __init__(self, stream_handle: int, ordinal: int | None = None) -> None:
         self.stream = stream_handle
         self.ordinal = ordinal  # the launch's device, which array arguments must be on
-        self._staged = []
-        self._waited = []
+        # (array, its contiguous copy, device pointer, whether to copy back)
+        self._staged: list[tuple[np.ndarray, np.ndarray, int, bool]] = []
+        self._waited: list[int] = []
 
-    def stage_host_array(self, array, copy_in=True, copy_out=True):
+    def stage_host_array(
+        self, array: np.ndarray, copy_in: bool = True, copy_out: bool = True
+    ) -> tuple[int, tuple[int, ...], tuple[int, ...], int]:
         cu = drv.driver()
         source = np.ascontiguousarray(array) if not (array.flags.c_contiguous or array.flags.f_contiguous) else array
         nbytes = source.nbytes
@@ -527,7 +561,7 @@ class HostArrayStaging:
         self._staged.append((array, source, pointer, copy_out))
         return int(pointer), source.shape, source.strides, source.itemsize
 
-    def wait_for_producer(self, stream):
+    def wait_for_producer(self, stream: int | None) -> None:
         """CUDA Array Interface v3: work queued on the producer's stream must finish first
         (unless CUMLIR_CUDA_ARRAY_INTERFACE_SYNC or NUMBA_CUDA_ARRAY_INTERFACE_SYNC is 0)."""
         if not readers.SYNC or stream is None or stream == self.stream or (stream == 1 and self.stream == 0):
@@ -537,7 +571,7 @@ class HostArrayStaging:
         drv.check("cuStreamSynchronize", drv.driver().cuStreamSynchronize(stream))
         self._waited.append(stream)
 
-    def finish(self):
+    def finish(self) -> None:
         """After the launch: wait for the kernel, copy writeable arrays back, free device memory."""
         if not self._staged:
             return
@@ -555,7 +589,7 @@ class HostArrayStaging:
                     cu.cuMemFree(pointer)
             self._staged = []
 
-    def abandon(self):
+    def abandon(self) -> None:
         """Free device copies after a failed launch."""
         cu = drv.driver()
         for _, _, pointer, _ in self._staged:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
+from collections.abc import Iterator
 
 from . import driver as drv
 
@@ -14,7 +15,7 @@ _depth = 0
 _pending: list[tuple[str, object]] = []  # (driver function name, handle) freed when the outermost block ends
 
 
-def release(function, handle):
+def release(function: str, handle: object) -> None:
     """Call the driver's *function* (a name, e.g. "cuMemFree") on *handle*, now or deferred.
     Errors are ignored: this runs from finalizers, also at interpreter shutdown."""
     if _depth:
@@ -28,7 +29,7 @@ def release(function, handle):
         pass
 
 
-def _free(function, handle):
+def _free(function: str, handle: object) -> None:
     try:
         cu = drv._driver
         if cu is None:
@@ -40,7 +41,7 @@ def _free(function, handle):
 
 
 @contextlib.contextmanager
-def defer_cleanup():
+def defer_cleanup() -> Iterator[None]:
     """Hold back frees of device and host memory until the block (the outermost, when
     nested) ends."""
     global _depth

@@ -1,8 +1,12 @@
 """Which device a CuPy array or PyTorch tensor lives on, read from the object without
 importing its library."""
 
+from __future__ import annotations
 
-def device_of(value):
+from typing import Any
+
+
+def device_of(value: Any) -> int | None:
     """The device a CuPy array or PyTorch tensor lives on, read cheaply; None for other
     kinds (their CUDA Array Interface does not say)."""
     module = type(value).__module__ or ""

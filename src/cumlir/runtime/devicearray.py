@@ -6,8 +6,12 @@ or the CuPy array, PyTorch tensor or DLPack capsule it was imported from). Views
 share their parent's ``gpu_data``; memory is freed when the last of them dies.
 """
 
+from __future__ import annotations
+
 import contextlib
 import ctypes
+from collections.abc import Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -29,16 +33,22 @@ from .layout import (
 )
 from .streams import Stream, stream_handle
 
+if TYPE_CHECKING:
+    from numba.core import types
+    from numpy.typing import DTypeLike
+
+    from .layout import Extents
+
 
 class DeviceMemory:
     """A cuMemAlloc allocation, freed when garbage-collected."""
 
-    def __init__(self, nbytes):
+    def __init__(self, nbytes: int) -> None:
         self.ordinal = drv.current_context().ordinal  # the device it is on
         self.nbytes = nbytes
         self.pointer = int(drv.check("cuMemAlloc", drv.driver().cuMemAlloc(nbytes))) if nbytes else 0
 
-    def __del__(self):
+    def __del__(self) -> None:
         pointer, self.pointer = getattr(self, "pointer", 0), 0
         if pointer:
             release("cuMemFree", pointer)
@@ -47,7 +57,7 @@ class DeviceMemory:
 # ---- copies --------------------------------------------------------------------------------
 
 
-def _copy(kind, destination, source, nbytes, stream):
+def _copy(kind: str, destination: int, source: int, nbytes: int, stream: int) -> None:
     """cuMemcpy{kind}: synchronous on stream 0, else queued on *stream*."""
     if not nbytes:
         return
@@ -60,11 +70,11 @@ def _copy(kind, destination, source, nbytes, stream):
         drv.check(name, getattr(cu, name)(destination, source, nbytes))
 
 
-def _host_address(array):
+def _host_address(array: np.ndarray) -> int:
     return array.__array_interface__["data"][0]
 
 
-def order_streams(producer, consumer):
+def order_streams(producer: int, consumer: int) -> None:
     """Make work queued later on *consumer* wait for what is queued on *producer* now."""
     legacy = (0, 1)
     if consumer == -1 or producer == consumer or (producer in legacy and consumer in legacy):
@@ -78,7 +88,9 @@ def order_streams(producer, consumer):
         cu.cuEventDestroy(event)
 
 
-def _same_shape(what, a_shape, a_dtype, b_shape, b_dtype):
+def _same_shape(
+    what: str, a_shape: Sequence[int], a_dtype: DTypeLike, b_shape: Sequence[int], b_dtype: DTypeLike
+) -> None:
     if np.dtype(a_dtype) != np.dtype(b_dtype):
         raise TypeError(f"{what}: incompatible dtypes {a_dtype} and {b_dtype}")
     if tuple(a_shape) != tuple(b_shape):
@@ -88,7 +100,17 @@ def _same_shape(what, a_shape, a_dtype, b_shape, b_dtype):
 class DeviceNDArray:
     """An array in device memory (Numba-CUDA's ``DeviceNDArray``)."""
 
-    def __init__(self, shape, strides, dtype, stream=0, gpu_data=None, *, pointer=None, readonly=False):
+    def __init__(
+        self,
+        shape: Extents,
+        strides: Extents | None,
+        dtype: DTypeLike,
+        stream: object = 0,
+        gpu_data: object = None,
+        *,
+        pointer: int | None = None,
+        readonly: bool = False,
+    ) -> None:
         self.shape = normalize_shape(shape)
         self.dtype = checked_dtype(dtype)
         itemsize = self.dtype.itemsize
@@ -107,63 +129,65 @@ class DeviceNDArray:
         self.gpu_data = gpu_data
         self._pointer = int(pointer)
         self._readonly = readonly
-        self._argument_type = None  # the kernel argument type, computed at the first launch
+        self._argument_type: types.Array | None = None  # the kernel argument type, computed at the first launch
 
     # ---- attributes ----
 
     @property
-    def itemsize(self):
+    def itemsize(self) -> int:
         return self.dtype.itemsize
 
     @property
-    def nbytes(self):
+    def nbytes(self) -> int:
         return self.size * self.dtype.itemsize
 
     @property
-    def alloc_size(self):
+    def alloc_size(self) -> int:
         low, high = byte_extent(self.shape, self.strides, self.dtype.itemsize)
         return high - low
 
     @property
-    def device_ctypes_pointer(self):
+    def device_ctypes_pointer(self) -> ctypes.c_void_p:
         return ctypes.c_void_p(self._pointer or None)
 
     @property
-    def device_pointer(self):
+    def device_pointer(self) -> int:
         """The device address of element [0, ..., 0], as an int."""
         return self._pointer
 
     @property
-    def _device_id(self):
+    def _device_id(self) -> int | None:
         """The device the memory is on: the allocation's, or that of the CuPy array or
         PyTorch tensor it was imported from; None where its kind does not say."""
         ordinal = getattr(self.gpu_data, "ordinal", None)
         return ordinal if ordinal is not None else device_of(self.gpu_data)
 
-    def __len__(self):
+    def __len__(self) -> int:
         if not self.shape:
             raise TypeError("len() of a 0-d device array")
         return self.shape[0]
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<cumlir DeviceNDArray shape={self.shape} dtype={self.dtype} at {self._pointer:#x}>"
 
-    def is_c_contiguous(self):
+    def is_c_contiguous(self) -> bool:
         return is_contiguous(self.shape, self.strides, self.dtype.itemsize, "C")
 
-    def is_f_contiguous(self):
+    def is_f_contiguous(self) -> bool:
         return is_contiguous(self.shape, self.strides, self.dtype.itemsize, "F")
 
     @property
-    def flags(self):
+    def flags(self) -> dict[str, bool]:
         return {"C_CONTIGUOUS": self.is_c_contiguous(), "F_CONTIGUOUS": self.is_f_contiguous()}
 
-    def _default_stream(self, stream):
+    def _default_stream(self, stream: object) -> int:
         return stream_handle(stream if stream else self.stream)
 
     # ---- views ----
 
-    def _view(self, shape, strides, offset=0, dtype=None):
+    def _view(
+        self, shape: Extents, strides: Extents | None, offset: int = 0, dtype: np.dtype | None = None
+    ) -> DeviceNDArray:
         return DeviceNDArray(
             shape,
             strides,
@@ -174,10 +198,10 @@ class DeviceNDArray:
             readonly=self._readonly,
         )
 
-    def __getitem__(self, key):
+    def __getitem__(self, key: Any) -> Any:
         return self.getitem(key)
 
-    def getitem(self, key, stream=0):
+    def getitem(self, key: Any, stream: object = 0) -> Any:
         """A view for slices; an element (copied to the host) when every axis gets an integer."""
         offset, shape, strides, is_element = view_geometry(self.shape, self.strides, self.dtype, key)
         view = self._view(shape, strides, offset)
@@ -190,10 +214,10 @@ class DeviceNDArray:
             drv.check("cuStreamSynchronize", drv.driver().cuStreamSynchronize(stream))
         return host[0]
 
-    def __setitem__(self, key, value):
+    def __setitem__(self, key: Any, value: Any) -> None:
         self.setitem(key, value)
 
-    def setitem(self, key, value, stream=0):
+    def setitem(self, key: Any, value: Any, stream: object = 0) -> None:
         offset, shape, strides, _ = view_geometry(self.shape, self.strides, self.dtype, key)
         view = self._view(shape, strides, offset)
         if is_device_array(value):
@@ -201,22 +225,22 @@ class DeviceNDArray:
         else:
             view.copy_to_device(np.broadcast_to(np.asarray(value, dtype=self.dtype), shape), stream=stream)
 
-    def transpose(self, *axes):
+    def transpose(self, *axes: Any) -> DeviceNDArray:
         shape, strides = transposed(self.shape, self.strides, axes)
         return self._view(shape, strides)
 
     @property
-    def T(self):
+    def T(self) -> DeviceNDArray:
         return self.transpose()
 
-    def reshape(self, *newshape, order="C"):
+    def reshape(self, *newshape: Any, order: str = "C") -> DeviceNDArray:
         shape, strides = reshaped(self.shape, self.strides, self.dtype.itemsize, newshape, order)
         return self._view(shape, strides)
 
-    def ravel(self, order="C"):
+    def ravel(self, order: str = "C") -> DeviceNDArray:
         return self.reshape(self.size, order=order)
 
-    def view(self, dtype):
+    def view(self, dtype: DTypeLike) -> DeviceNDArray:
         """Reinterpret the elements as *dtype* (the last axis must be contiguous)."""
         dtype = checked_dtype(dtype)
         if dtype.itemsize == self.dtype.itemsize:
@@ -232,7 +256,7 @@ class DeviceNDArray:
 
     # ---- copies ----
 
-    def copy_to_host(self, ary=None, stream=0):
+    def copy_to_host(self, ary: np.ndarray | None = None, stream: object = 0) -> np.ndarray:
         """Copy to a new host array, or into *ary*; queued on *stream* when one is given."""
         stream = self._default_stream(stream)
         low, high = byte_extent(self.shape, self.strides, self.dtype.itemsize)
@@ -256,11 +280,11 @@ class DeviceNDArray:
         ary[...] = result
         return ary
 
-    def copy_to_device(self, ary, stream=0):
+    def copy_to_device(self, ary: Any, stream: object = 0) -> None:
         """Copy *ary* (a host array or another device array of the same shape and dtype) here."""
         stream = self._default_stream(stream)
         if is_device_array(ary):
-            source = ary if isinstance(ary, DeviceNDArray) else as_device_array(ary)
+            source: Any = ary if isinstance(ary, DeviceNDArray) else as_device_array(ary)  # further on, a host array
             _same_shape("copy_to_device", self.shape, self.dtype, source.shape, source.dtype)
             if not (_matches(source, self) and (self.is_c_contiguous() or self.is_f_contiguous())):
                 raise NotImplementedError("copies between device arrays of different layouts are not supported")
@@ -284,7 +308,7 @@ class DeviceNDArray:
         span[...] = ary
         _copy("HtoD", self._pointer + low, _host_address(span) + low, high - low, 0)
 
-    def copy(self, stream=0):
+    def copy(self, stream: object = 0) -> DeviceNDArray:
         """A new contiguous device array with the same contents."""
         if not (self.is_c_contiguous() or self.is_f_contiguous()):
             raise NotImplementedError("copying a non-contiguous device array is not supported")
@@ -295,7 +319,7 @@ class DeviceNDArray:
     # ---- interoperability ----
 
     @property
-    def __cuda_array_interface__(self):
+    def __cuda_array_interface__(self) -> dict[str, Any]:
         handle = stream_handle(self.stream)
         return {
             "shape": self.shape,
@@ -306,16 +330,23 @@ class DeviceNDArray:
             "version": 3,
         }
 
-    def get_ipc_handle(self):
+    def get_ipc_handle(self) -> IpcArrayHandle:
         """An IpcArrayHandle another process on this machine opens to use this array's memory
         (memory from cuMemAlloc; the handle pickles)."""
         handle = ipc.export(self.device_pointer, self.gpu_data, IpcHandle)
         return IpcArrayHandle(handle, {"shape": self.shape, "strides": self.strides, "dtype": self.dtype})
 
-    def __dlpack_device__(self):
+    def __dlpack_device__(self) -> tuple[int, int]:
         return (dlpack.CUDA, drv.current_context().ordinal)
 
-    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+    def __dlpack__(
+        self,
+        *,
+        stream: int | None = None,
+        max_version: tuple[int, int] | None = None,
+        dl_device: tuple[int, int] | None = None,
+        copy: bool | None = None,
+    ) -> object:
         ordinal = drv.current_context().ordinal
         if dl_device is not None and tuple(int(d) for d in dl_device) != (dlpack.CUDA, ordinal):
             raise BufferError(f"a device array on CUDA device {ordinal} cannot be exported to device {dl_device}")
@@ -337,7 +368,7 @@ class DeviceNDArray:
         )
 
 
-def _matches(a, b):
+def _matches(a: np.ndarray | DeviceNDArray, b: DeviceNDArray) -> bool:
     """Same layout in memory: strides equal on every axis longer than 1."""
     return all(n <= 1 or s == t for n, s, t in zip(a.shape, a.strides, b.strides))
 
@@ -345,14 +376,16 @@ def _matches(a, b):
 # ---- constructing ---------------------------------------------------------------------------
 
 
-def device_array(shape, dtype=np.float64, strides=None, order="C", stream=0):
+def device_array(
+    shape: Extents, dtype: DTypeLike = np.float64, strides: Extents | None = None, order: str = "C", stream: object = 0
+) -> DeviceNDArray:
     shape = normalize_shape(shape)
     dtype = checked_dtype(dtype)
     strides = allocation_strides(shape, dtype.itemsize, strides, order)
     return DeviceNDArray(shape, strides, dtype, stream=stream)
 
 
-def from_host(obj, stream=0, copy=True):
+def from_host(obj: Any, stream: object = 0, copy: bool = True) -> DeviceNDArray:
     """A device array holding (a copy of) the host array-like *obj*."""
     array = obj if isinstance(obj, np.ndarray) else np.asarray(obj)
     if array.dtype.hasobject:
@@ -365,11 +398,11 @@ def from_host(obj, stream=0, copy=True):
     return result
 
 
-def is_device_array(obj):
+def is_device_array(obj: object) -> bool:
     return isinstance(obj, DeviceNDArray) or hasattr(obj, "__cuda_array_interface__")
 
 
-def from_cuda_array_interface(cai, owner=None, sync=True):
+def from_cuda_array_interface(cai: Mapping[str, Any], owner: object = None, sync: bool = True) -> DeviceNDArray:
     """A DeviceNDArray over the memory a ``__cuda_array_interface__`` dict describes."""
     if cai.get("mask") is not None:
         raise NotImplementedError("masked arrays (a __cuda_array_interface__ with a mask) are not supported")
@@ -391,7 +424,7 @@ def from_cuda_array_interface(cai, owner=None, sync=True):
     )
 
 
-def as_device_array(obj, sync=True):
+def as_device_array(obj: Any, sync: bool = True) -> DeviceNDArray:
     """A DeviceNDArray sharing the memory of *obj* (any ``__cuda_array_interface__`` object)."""
     if isinstance(obj, DeviceNDArray):
         return obj._view(obj.shape, obj.strides)
@@ -401,7 +434,7 @@ def as_device_array(obj, sync=True):
     return from_cuda_array_interface(cai, owner=obj, sync=sync)
 
 
-def from_dlpack(obj, stream=None):
+def from_dlpack(obj: Any, stream: object = None) -> DeviceNDArray:
     """A DeviceNDArray sharing the memory of any object with ``__dlpack__`` on the current GPU;
     work the producer queued is ordered before *stream* (the legacy default stream if None)."""
     array = import_dlpack(obj, 1 if not stream else stream_handle(stream))
@@ -409,7 +442,7 @@ def from_dlpack(obj, stream=None):
     return array
 
 
-def import_dlpack(obj, consumer):
+def import_dlpack(obj: Any, consumer: int) -> DeviceNDArray:
     """from_dlpack with the consumer's stream given as DLPack numbers it (-1: no ordering)."""
     context = drv.current_context()
     imported = dlpack.import_capsule(obj, consumer)
@@ -433,7 +466,9 @@ def import_dlpack(obj, consumer):
 class IpcHandle(ipc.IpcMemoryHandle):
     """An IPC handle (see runtime/ipc.py) that also opens as a device array."""
 
-    def open_array(self, context, shape, dtype, strides=None):
+    def open_array(
+        self, context: drv.Context | None, shape: Extents, dtype: DTypeLike, strides: Extents | None = None
+    ) -> DeviceNDArray:
         """``open`` as a device array of *shape*, *dtype* and *strides* (compact C order by default)."""
         shape, dtype = normalize_shape(shape), checked_dtype(dtype)
         strides = allocation_strides(shape, dtype.itemsize, strides, "C")
@@ -445,26 +480,28 @@ class IpcArrayHandle:
     strides and dtype. In another process, ``open()`` (or ``with handle as array:``) gives
     a device array over the same memory; ``close()`` unmaps it."""
 
-    def __init__(self, ipc_handle, array_desc):
+    def __init__(self, ipc_handle: IpcHandle, array_desc: dict[str, Any]) -> None:
         self._ipc_handle = ipc_handle
         self._array_desc = array_desc
 
-    def open(self):
+    def open(self) -> DeviceNDArray:
         desc = self._array_desc
         return self._ipc_handle.open_array(drv.current_context(), desc["shape"], desc["dtype"], desc["strides"])
 
-    def close(self):
+    def close(self) -> None:
         self._ipc_handle.close()
 
-    def __enter__(self):
+    def __enter__(self) -> DeviceNDArray:
         return self.open()
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
 
 @contextlib.contextmanager
-def open_ipc_array(handle, shape, dtype, strides=None, offset=0):
+def open_ipc_array(
+    handle: bytes, shape: Extents, dtype: DTypeLike, strides: Extents | None = None, offset: int = 0
+) -> Iterator[DeviceNDArray]:
     """Open the IPC memory handle *handle* (its 64 bytes) as a device array for the block."""
     dtype = checked_dtype(dtype)
     size = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize

@@ -11,10 +11,15 @@ never consumed calls the deleter itself when it is destroyed.
 from __future__ import annotations
 
 import ctypes
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .layout import contiguous_strides, element_strides
+
+if TYPE_CHECKING:
+    from numpy.typing import DTypeLike
 
 VERSION = (1, 1)  # the newest DLPack this module writes and reads
 
@@ -97,7 +102,7 @@ _KINDS = {code: kind for kind, code in _CODES.items()}
 _CODE_NAMES = {3: "opaque handle", 4: "bfloat", 7: "float8", 8: "float6", 9: "float4"}
 
 
-def dl_dtype(dtype):
+def dl_dtype(dtype: DTypeLike) -> DLDataType:
     """The DLDataType of a NumPy dtype; BufferError for those DLPack cannot describe."""
     dtype = np.dtype(dtype)
     code = _CODES.get(dtype.kind)
@@ -106,7 +111,7 @@ def dl_dtype(dtype):
     return DLDataType(code, dtype.itemsize * 8, 1)
 
 
-def numpy_dtype(dl):
+def numpy_dtype(dl: DLDataType) -> np.dtype:
     """The NumPy dtype of a DLDataType; TypeError for those NumPy has no equivalent of."""
     kind = _KINDS.get(dl.code)
     if dl.lanes != 1:
@@ -115,7 +120,7 @@ def numpy_dtype(dl):
         name = _CODE_NAMES.get(dl.code, f"code {dl.code}")
         raise TypeError(f"DLPack tensors of {name} elements ({dl.bits} bits) are not supported")
     try:
-        dtype = np.dtype(f"{kind}{dl.bits // 8}") if kind != "b" else np.dtype(np.bool_)
+        dtype: np.dtype | None = np.dtype(f"{kind}{dl.bits // 8}") if kind != "b" else np.dtype(np.bool_)
     except TypeError:
         dtype = None
     if dtype is None or dl.bits % 8 or dtype.itemsize * 8 != dl.bits:
@@ -126,7 +131,7 @@ def numpy_dtype(dl):
 _DEVICE_KIND_WORD = {"i": "signed integer", "u": "unsigned integer", "f": "float", "c": "complex", "b": "bool"}
 
 
-def device_name(device_type):
+def device_name(device_type: int) -> str:
     return _DEVICE_NAMES.get(device_type, f"device type {device_type}")
 
 
@@ -153,23 +158,23 @@ _NAME_BUFFERS = {name: ctypes.create_string_buffer(name) for name in (*_USED, *_
 _exported: dict[int, tuple[object, ...]] = {}
 
 
-def _release(address):
+def _release(address: int) -> None:
     _exported.pop(address, None)
 
 
 @_LEGACY_DELETER
-def _legacy_deleter(managed):
+def _legacy_deleter(managed: ctypes._Pointer[DLManagedTensor]) -> None:
     _release(ctypes.addressof(managed.contents))
 
 
 @_VERSIONED_DELETER
-def _versioned_deleter(managed):
+def _versioned_deleter(managed: ctypes._Pointer[DLManagedTensorVersioned]) -> None:
     _release(ctypes.addressof(managed.contents))
 
 
-def _capsule_destructor_for(name):
+def _capsule_destructor_for(name: bytes) -> Any:
     @_CAPSULE_DESTRUCTOR
-    def destructor(capsule):
+    def destructor(capsule: int | None) -> None:
         # a consumer renames the capsule; still carrying the original name means nobody took it
         if _api.PyCapsule_IsValid(capsule, name):
             address = _api.PyCapsule_GetPointer(capsule, name)
@@ -182,7 +187,17 @@ def _capsule_destructor_for(name):
 _DESTRUCTORS = {name: _capsule_destructor_for(name) for name in (LEGACY_NAME, VERSIONED_NAME)}
 
 
-def export(owner, pointer, shape, strides, dtype, device_id, versioned, readonly=False, copied=False):
+def export(
+    owner: object,
+    pointer: int,
+    shape: Sequence[int],
+    strides: Sequence[int],
+    dtype: DTypeLike,
+    device_id: int,
+    versioned: bool,
+    readonly: bool = False,
+    copied: bool = False,
+) -> object:
     """A DLPack capsule describing device memory at *pointer* (byte *strides*); *owner*
     stays alive until the consumer calls the deleter."""
     itemsize = np.dtype(dtype).itemsize
@@ -193,7 +208,7 @@ def export(owner, pointer, shape, strides, dtype, device_id, versioned, readonly
     shape_c = (ctypes.c_int64 * max(ndim, 1))(*shape)
     strides_c = (ctypes.c_int64 * max(ndim, 1))(*elements)
     if versioned:
-        managed = DLManagedTensorVersioned()
+        managed: DLManagedTensorVersioned | DLManagedTensor = DLManagedTensorVersioned()
         managed.version = DLPackVersion(*VERSION)
         managed.deleter = _versioned_deleter
         managed.flags = (READ_ONLY if readonly else 0) | (IS_COPIED if copied else 0)
@@ -215,7 +230,7 @@ def export(owner, pointer, shape, strides, dtype, device_id, versioned, readonly
     return _api.PyCapsule_New(address, _NAME_BUFFERS[name], _DESTRUCTORS[name])
 
 
-def version_for(max_version):
+def version_for(max_version: tuple[int, int] | None) -> bool:
     """Whether to write a versioned capsule, given the consumer's ``max_version``."""
     if max_version is None:
         return False
@@ -228,7 +243,9 @@ class ImportedTensor:
     """A consumed capsule: the tensor's description, and the memory kept alive until this
     object dies (then the producer's deleter runs)."""
 
-    def __init__(self, capsule):
+    dtype: np.dtype  # None only while the constructor reads it
+
+    def __init__(self, capsule: object) -> None:
         if type(capsule).__name__ != "PyCapsule":
             raise TypeError(f"__dlpack__ returned a {type(capsule).__name__}, not a DLPack capsule")
         address = id(capsule)
@@ -237,7 +254,7 @@ class ImportedTensor:
             raise BufferError(f"a DLPack capsule named {name!r} cannot be consumed (already used?)")
         raw = _api.PyCapsule_GetPointer(address, name)
         if name == VERSIONED_NAME:
-            managed = DLManagedTensorVersioned.from_address(raw)
+            managed: DLManagedTensorVersioned | DLManagedTensor = DLManagedTensorVersioned.from_address(raw)
             if managed.version.major != VERSION[0]:
                 raise BufferError(
                     f"DLPack {managed.version.major}.{managed.version.minor} tensors are not supported "
@@ -253,7 +270,7 @@ class ImportedTensor:
         self.device = (tensor.device.device_type, tensor.device.device_id)
         ndim = tensor.ndim
         self.shape = tuple(tensor.shape[i] for i in range(ndim))
-        self.dtype = None
+        self.dtype = None  # type: ignore[assignment]
         try:
             self.dtype = numpy_dtype(tensor.dtype)
         finally:
@@ -267,7 +284,7 @@ class ImportedTensor:
             self.strides = contiguous_strides(self.shape, itemsize, "C")
         self.pointer = (tensor.data or 0) + tensor.byte_offset
 
-    def __del__(self):
+    def __del__(self) -> None:
         if getattr(self, "_consumed", False):
             managed = self._managed
             self._consumed = False
@@ -275,7 +292,7 @@ class ImportedTensor:
                 managed.deleter(ctypes.pointer(managed))
 
 
-def import_capsule(obj, stream):
+def import_capsule(obj: Any, stream: int) -> ImportedTensor:
     """Take *obj*'s tensor through ``__dlpack__``: its device must be CUDA memory the
     current GPU can read. *stream* is the consumer's stream (DLPack numbering)."""
     device_of = getattr(obj, "__dlpack_device__", None)

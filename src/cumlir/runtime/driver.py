@@ -6,19 +6,20 @@ from __future__ import annotations
 import collections
 import threading
 from collections.abc import Callable
+from typing import Any
 
 from ..lazy import lazy, loaded
 
 driver_bindings = lazy("cuda.bindings.driver")  # loaded by the first call that needs the driver
 
 _lock = threading.RLock()  # current_context() initialises the driver while holding it
-_driver = None
+_driver: Any = None
 
 
 class CudaDriverError(RuntimeError):
     """A CUDA driver call failed; ``code`` is the CUresult."""
 
-    def __init__(self, call, code, message):
+    def __init__(self, call: str, code: int, message: str) -> None:
         self.code = code
         super().__init__(f"{call} failed: {message} ({code})")
 
@@ -27,7 +28,7 @@ class CudaSupportError(RuntimeError):
     """No usable CUDA GPU or driver on this machine."""
 
 
-def driver():
+def driver() -> Any:
     """The ``cuda.bindings.driver`` module, with cuInit done."""
     global _driver
     if _driver is None:
@@ -44,12 +45,12 @@ def driver():
     return _driver
 
 
-def initialised():
+def initialised() -> bool:
     """Whether the driver is loaded and cuInit done (without doing it)."""
     return _driver is not None
 
 
-def _describe(cu, err):
+def _describe(cu: Any, err: Any) -> str:
     e, name = cu.cuGetErrorName(err)
     e2, text = cu.cuGetErrorString(err)
     name = name.decode() if e == cu.CUresult.CUDA_SUCCESS and name else str(err)
@@ -63,7 +64,7 @@ KERNEL_FAULTS = frozenset((700, 710, 715, 719))  # illegal address, assert, ille
 error_hints: list[Callable[[int], str | None]] = []  # functions of a CUresult code giving a sentence, or None
 
 
-def check(call, result):
+def check(call: str, result: tuple[Any, ...]) -> Any:
     """Unpack a cuda.bindings result tuple, raising CudaDriverError if it holds an error."""
     cu = _driver
     err = result[0]
@@ -79,7 +80,7 @@ def check(call, result):
     return result[1:]
 
 
-def is_available():
+def is_available() -> bool:
     """Whether a CUDA GPU can be used (never raises)."""
     try:
         cu = driver()
@@ -93,7 +94,7 @@ class Device:
     CU_DEVICE_ATTRIBUTE_X of the driver as the attribute ``X`` (``MULTIPROCESSOR_COUNT``,
     ``MAX_THREADS_PER_BLOCK``, ``WARP_SIZE`` ...), read on first use."""
 
-    def __init__(self, ordinal):
+    def __init__(self, ordinal: int) -> None:
         cu = driver()
         self.id = ordinal
         self.handle = check("cuDeviceGet", cu.cuDeviceGet(ordinal))
@@ -106,11 +107,11 @@ class Device:
         raw = bytes(check("cuDeviceGetUuid", cu.cuDeviceGetUuid(self.handle)).bytes).hex()
         self.uuid = f"GPU-{raw[:8]}-{raw[8:12]}-{raw[12:16]}-{raw[16:20]}-{raw[20:32]}"
 
-    def attribute(self, attr):
+    def attribute(self, attr: Any) -> int:
         """The value of a ``CUdevice_attribute`` for this device."""
         return check("cuDeviceGetAttribute", driver().cuDeviceGetAttribute(attr, self.handle))
 
-    def __getattr__(self, name):
+    def __getattr__(self, name: str) -> Any:
         code = (
             None if name.startswith("_") else getattr(driver().CUdevice_attribute, f"CU_DEVICE_ATTRIBUTE_{name}", None)
         )
@@ -122,38 +123,38 @@ class Device:
         setattr(self, name, value)  # attributes do not change: later reads are plain reads
         return value
 
-    def get_device_identity(self):
+    def get_device_identity(self) -> dict[str, int]:
         """The PCI domain, bus and device ids, which name the device across processes."""
         return {"pci_domain_id": self.PCI_DOMAIN_ID, "pci_bus_id": self.PCI_BUS_ID, "pci_device_id": self.PCI_DEVICE_ID}
 
-    def get_primary_context(self):
+    def get_primary_context(self) -> Context:
         """The primary context of this device (retained, not made current)."""
         return context_for(self.id)
 
-    def reset(self):
+    def reset(self) -> None:
         """Release and reset the primary context: all its memory, modules and streams are gone."""
         forget_context(self.id)
         check("cuDevicePrimaryCtxReset", driver().cuDevicePrimaryCtxReset(self.handle))
 
     @property
-    def supports_float16(self):
+    def supports_float16(self) -> bool:
         return self.compute_capability >= (5, 3)
 
     @property
-    def supports_bfloat16(self):
+    def supports_bfloat16(self) -> bool:
         return self.compute_capability >= (8, 0)
 
     @property
-    def supports_fp8(self):
+    def supports_fp8(self) -> bool:
         return self.compute_capability >= (8, 9)
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         return isinstance(other, Device) and other.id == self.id
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         return hash(self.id)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<CUDA device {self.id} '{self.name}'>"
 
 
@@ -164,7 +165,7 @@ MemoryInfo = collections.namedtuple("MemoryInfo", "free, total")
 class Context:
     """The primary context of one device, made current for this thread when used."""
 
-    def __init__(self, ordinal):
+    def __init__(self, ordinal: int) -> None:
         cu = driver()
         self.ordinal = ordinal
         self.device = device(ordinal)
@@ -178,23 +179,23 @@ class Context:
         self.max_block_dims = tuple(getattr(self.device, f"MAX_BLOCK_DIM_{a}") for a in "XYZ")
         self.max_grid_dims = tuple(getattr(self.device, f"MAX_GRID_DIM_{a}") for a in "XYZ")
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<cumlir context of CUDA device {self.ordinal} '{self.name}'>"
 
-    def attribute(self, attr):
+    def attribute(self, attr: Any) -> int:
         return self.device.attribute(attr)
 
-    def get_memory_info(self):
+    def get_memory_info(self) -> MemoryInfo:
         """(free, total) bytes of the device's memory, a MemoryInfo."""
         self.push()
         return MemoryInfo(*check("cuMemGetInfo", driver().cuMemGetInfo()))
 
-    def synchronize(self):
+    def synchronize(self) -> None:
         """Wait for all work queued in this context to finish."""
         self.push()
         check("cuCtxSynchronize", driver().cuCtxSynchronize())
 
-    def push(self):
+    def push(self) -> None:
         """Make this context current on the calling thread (if another is not)."""
         cu = _driver
         current = check("cuCtxGetCurrent", cu.cuCtxGetCurrent())
@@ -207,11 +208,11 @@ _contexts: dict[int, Context] = {}  # device ordinal -> its primary Context
 _by_handle: dict[int, Context] = {}  # int(CUcontext) -> Context
 
 
-def device_count():
+def device_count() -> int:
     return check("cuDeviceGetCount", driver().cuDeviceGetCount())
 
 
-def device(ordinal):
+def device(ordinal: int) -> Device:
     """The Device numbered *ordinal* (one object per device)."""
     found = _devices.get(ordinal)
     if found is None:
@@ -224,7 +225,7 @@ def device(ordinal):
     return found
 
 
-def context_for(ordinal):
+def context_for(ordinal: int) -> Context:
     """The primary context of device *ordinal* (retained on first use, not made current)."""
     context = _contexts.get(ordinal)
     if context is None:
@@ -238,7 +239,7 @@ def context_for(ordinal):
     return context
 
 
-def ordinal_of_context(handle):
+def ordinal_of_context(handle: int) -> int | None:
     """The device whose primary context is *handle* (an int), or None: another context."""
     context = _by_handle.get(handle)
     if context is None:
@@ -249,7 +250,7 @@ def ordinal_of_context(handle):
     return context.ordinal
 
 
-def forget_context(ordinal):
+def forget_context(ordinal: int) -> None:
     """Release the primary context of device *ordinal*, if cumlir retained it."""
     with _lock:
         context = _contexts.pop(ordinal, None)
@@ -259,7 +260,7 @@ def forget_context(ordinal):
             check("cuDevicePrimaryCtxRelease", _driver.cuDevicePrimaryCtxRelease(context.device.handle))
 
 
-def current_context():
+def current_context() -> Context:
     """The context kernels run in: the primary context current on this thread (the device
     chosen with ``select_device`` or ``with gpus[i]``), else device 0's, made current."""
     cu = driver()
@@ -281,7 +282,7 @@ def current_context():
     return context
 
 
-def current_compute_capability(what):
+def current_compute_capability(what: str) -> tuple[int, int]:
     """The compute capability of the current context's device, for *what* (a call given no
     ``cc=``); where there is no GPU, a CudaSupportError whose first line says to pass one."""
     try:
@@ -293,7 +294,7 @@ def current_compute_capability(what):
         ) from None
 
 
-def select_device(ordinal):
+def select_device(ordinal: int) -> Device:
     """Make device *ordinal*'s primary context current on this thread; its Device."""
     if not isinstance(ordinal, int) or isinstance(ordinal, bool):
         raise TypeError(f"a device id is an int, not {ordinal!r}")
@@ -302,18 +303,18 @@ def select_device(ordinal):
     return context.device
 
 
-def push_context(ordinal):
+def push_context(ordinal: int) -> Context:
     """Push device *ordinal*'s primary context on this thread's stack (``with gpus[i]:``)."""
     context = context_for(ordinal)
     check("cuCtxPushCurrent", driver().cuCtxPushCurrent(context.handle))
     return context
 
 
-def pop_context():
+def pop_context() -> None:
     check("cuCtxPopCurrent", driver().cuCtxPopCurrent())
 
 
-def close():
+def close() -> None:
     """Pop every context from this thread; in the main thread also release and reset the
     primary contexts cumlir used (freeing everything allocated in them)."""
     cu = driver()
@@ -324,7 +325,7 @@ def close():
             device(ordinal).reset()
 
 
-def synchronize():
+def synchronize() -> None:
     """Wait for all work on the current device to finish."""
     current_context()
     check("cuCtxSynchronize", _driver.cuCtxSynchronize())

@@ -25,9 +25,13 @@ A route is checked when made: ``fill`` must write the bytes the general packer
 (runtime/arguments.py) writes for the same arguments, or no route is made.
 """
 
+from __future__ import annotations
+
 import ctypes
 import struct
 import threading
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -44,39 +48,57 @@ from .arguments import (
     _TupleParameter,
 )
 from .layout import cai_dtype
-from .readers import make_reader
+from .readers import Reader, make_reader
+
+if TYPE_CHECKING:
+    from typing import NoReturn
+
+    from numba.core import types
+
+    from .arguments import Parameter
+    from .kernel import LoadedKernel
+    from .plain_types import PlainArray, PlainType
 
 # the kinds whose values are scalars typed by their kind alone
 _SCALAR_KINDS = (bool, int, float, complex, np.bool_, np.integer, np.floating, np.complexfloating)
 _INT_FORMATS = set("bBhHiIqQ")
 
 
-def _is_scalar_kind(kind):
+def _is_scalar_kind(kind: type) -> bool:
     return issubclass(kind, _SCALAR_KINDS) and not issubclass(kind, np.timedelta64)
 
 
 class _Builder:
     """The source of ``fill`` and its struct format, argument by argument."""
 
-    def __init__(self, ordinal, narrow=False, narrowable=False):
+    def __init__(self, ordinal: int, narrow: bool = False, narrowable: bool = False) -> None:
         self.ordinal = ordinal
         self.narrow = narrow  # each array's span checked (the kernel has 32-bit offsets)
         # a wide kernel whose narrow class a launch may take: declines arrays that all fit it
         self.narrowable = narrowable and not narrow
-        self.checks = []  # lines run after the readers': False where an array spans too much
-        self.fitting = []  # the narrowable route's span tests, one per array of 2 or more axes
-        self.lines = []
-        self.values = []
+        self.checks: list[str] = []  # lines run after the readers': False where an array spans too much
+        self.fitting: list[str] = []  # the narrowable route's span tests, one per array of 2 or more axes
+        self.lines: list[str] = []
+        self.values: list[str] = []
         self.format = "@"  # native, as the general packer: a float too large for float32 is inf
-        self.names = {"_int": int, "_float": float, "_complex": complex, "_type": type, "_map": map, "_tuple": tuple}
-        self.readers = []  # (argument index, Reader)
+        self.names: dict[str, Any] = {
+            "_int": int,
+            "_float": float,
+            "_complex": complex,
+            "_type": type,
+            "_map": map,
+            "_tuple": tuple,
+        }
+        self.readers: list[tuple[int, Reader]] = []  # (argument index, Reader)
 
-    def slot(self, code, fmt):
+    def slot(self, code: str, fmt: str) -> None:
         size = struct.calcsize("@" + fmt)
         self.values.append(code)
         self.format += fmt + (f"{SLOT - size}x" if size < SLOT else "")
 
-    def add(self, parameter, kind, ty, name, value, index):
+    def add(
+        self, parameter: Parameter, kind: type, ty: types.Type | PlainType | None, name: str, value: Any, index: int
+    ) -> bool:
         """Code for one argument; False where the fast path does not take it."""
         if isinstance(parameter, _ScalarParameter):
             return _is_scalar_kind(kind) and self._scalar(parameter.format, kind, name)
@@ -91,14 +113,14 @@ class _Builder:
         if isinstance(parameter, _PointerParameter):
             return self._pointer(kind, name)
         if isinstance(parameter, _ArrayParameter):
-            return self._array(parameter, kind, ty, name, value, index)
+            return self._array(parameter, kind, ty, name, value, index)  # type: ignore[arg-type]  # an array's: an Array
         if isinstance(parameter, _TupleParameter):
             return self._tuple(parameter, kind, ty, name, value, index)
         if isinstance(parameter, _TensorMapParameter):
             return self._tensor_map(parameter, kind, name)
         return False
 
-    def _scalar(self, fmt, kind, name):
+    def _scalar(self, fmt: str, kind: type, name: str) -> bool:
         if fmt in _INT_FORMATS:
             direct = issubclass(kind, (int, np.integer))  # bool is an int
             self.slot(name if direct else f"_int({name})", fmt)
@@ -110,13 +132,13 @@ class _Builder:
             self.slot(name, fmt)
         return True
 
-    def _pointer(self, kind, name):
+    def _pointer(self, kind: type, name: str) -> bool:
         if issubclass(kind, bool) or not issubclass(kind, (int, np.integer, ctypes.c_void_p)):
             return False
         self.slot(f"({name}.value or 0)" if issubclass(kind, ctypes.c_void_p) else name, "Q")
         return True
 
-    def _tensor_map(self, parameter, kind, name):
+    def _tensor_map(self, parameter: _TensorMapParameter, kind: type, name: str) -> bool:
         """Its 128 bytes, read from the driver's CUtensorMap; a map of another rank than the
         kernel's takes the general path."""
         tiled = issubclass(kind, tensor_maps.TiledTensorMap)
@@ -129,7 +151,15 @@ class _Builder:
         self.slot(f"_descriptor_bytes({name})", f"{tensor_maps.DESCRIPTOR_BYTES}s")
         return True
 
-    def _array(self, parameter, kind, ty, name, value, index):
+    def _array(
+        self,
+        parameter: _ArrayParameter,
+        kind: type,
+        ty: types.Array | PlainArray | None,
+        name: str,
+        value: Any,
+        index: int,
+    ) -> bool:
         if parameter._byte_strides or parameter._alignment > 1 or ty is None:
             return False
         reader = make_reader(value, ty, self.ordinal)
@@ -154,7 +184,7 @@ class _Builder:
         self.values.append(f"*{name}_v")
         return True
 
-    def _check_span(self, itemsize, ndim, slots):
+    def _check_span(self, itemsize: int | None, ndim: int, slots: str) -> None:
         # 1-d offsets stay 64-bit in every class (operations/_support/elements.py): no check to pay
         if ndim < 2 or not (self.narrow or self.narrowable):
             return
@@ -164,7 +194,15 @@ class _Builder:
         else:
             self.fitting.append(f"_fits({itemsize}, {ndim}, {slots})")
 
-    def _tuple(self, parameter, kind, ty, name, value, index):
+    def _tuple(
+        self,
+        parameter: _TupleParameter,
+        kind: type,
+        ty: types.Type | PlainType | None,
+        name: str,
+        value: Any,
+        index: int,
+    ) -> bool:
         if not issubclass(kind, tuple) or len(value) != len(parameter.members):
             return False
         kinds = tuple(map(type, value))
@@ -182,7 +220,9 @@ class _Builder:
                 return False
         return True
 
-    def function(self, kinds, buffer):
+    def function(
+        self, kinds: tuple[type, ...], buffer: ctypes.Array[ctypes.c_uint8]
+    ) -> tuple[Callable[..., bool], int]:
         pack = struct.Struct(self.format)
         self.names["_pack"] = pack.pack_into
         self.names["_buffer"] = buffer
@@ -190,7 +230,7 @@ class _Builder:
         head = f"def fill({', '.join(f'a{i}' for i in range(len(kinds)))}):"
         return _define("fill", head, self._packing() + ["    return True"], self.names), pack.size
 
-    def _packing(self):
+    def _packing(self) -> list[str]:
         # arrays that all fit the narrow class go to the general path, which launches it
         fitting = [f"    if {' and '.join(self.fitting)}: return False"] if self.fitting else []
         return (
@@ -200,7 +240,9 @@ class _Builder:
             + [f"    _pack(_buffer, 0, {', '.join(self.values)})" if self.values else "    pass"]
         )
 
-    def launcher(self, names, waits):
+    def launcher(
+        self, names: Mapping[str, Any], waits: tuple[tuple[Callable[[Any], int | None], int], ...]
+    ) -> Callable[..., bool]:
         """``launch(*args)``: pack and launch (True), or False, having launched nothing,
         where the general path must take the arguments: others than the route's kinds (in
         number or type), a retired route. *names* binds the launch's constants."""
@@ -231,7 +273,7 @@ class _Absent:
     """An argument a launch function was not given: of no argument kind."""
 
 
-def _waiting(waits, arguments):
+def _waiting(waits: tuple[tuple[Callable[[Any], int | None], int], ...], arguments: str) -> list[str]:
     """Lines asking the producers of the launch's arrays for their streams (a CuPy array's
     is its current stream, read directly), and calling Route.wait only if one is neither
     the launch's stream nor a stream the launch is ordered after anyway (``_skip``)."""
@@ -245,7 +287,7 @@ def _waiting(waits, arguments):
     return [f"    if {test}:", f"        _wait(({arguments}), _stream)"]
 
 
-def _define(name, head, body, names):
+def _define(name: str, head: str, body: list[str], names: Mapping[str, Any]) -> Callable[..., Any]:
     """The function *name* of *head* and *body* (indented lines) over *names*."""
     namespace = dict(names)
     exec("\n".join([head, *body]), namespace)  # the arguments' own code, written once
@@ -255,7 +297,15 @@ def _define(name, head, body, names):
 class Route:
     """The fast launch of one loaded kernel with arguments of one tuple of kinds and types."""
 
-    def __init__(self, kernel, fill, buffer, pointers, array_readers, builder):
+    def __init__(
+        self,
+        kernel: LoadedKernel,
+        fill: Callable[..., bool],
+        buffer: ctypes.Array[ctypes.c_uint8],
+        pointers: ctypes.Array[ctypes.c_void_p] | None,
+        array_readers: Iterable[tuple[int, Reader]],
+        builder: _Builder,
+    ) -> None:
         self.kernel = kernel
         self.builder = builder
         self.narrow = builder.narrow  # the kernel's class: 32-bit offsets
@@ -274,19 +324,19 @@ class Route:
         if kernel.uses_runtime:  # its launches are remembered, to name it if the device heap runs out
             self.launch = _noting_launch(kernel, cu.cuLaunchKernel)
 
-    def fail(self, result):
+    def fail(self, result: tuple[Any, ...]) -> None:
         drv.check("cuLaunchKernel", result)
 
-    def retire(self):
+    def retire(self) -> None:
         """Compiled signatures changed: launches of these kinds must be typed again."""
         self.live[0] = False
 
-    def launcher(self, geometry, custream, stream):
+    def launcher(self, geometry: Sequence[int], custream: Any, stream: int) -> Callable[..., bool]:
         """``launch(*args)`` for one launch configuration (*geometry* as cuLaunchKernel takes
         it, the stream as given and as a CUstream): fills the parameters and launches, True;
         or False, having launched nothing, where the general path must take the arguments
         (a value that does not fit, another context current, another launch filling)."""
-        names = {f"_g{k}": value for k, value in enumerate(geometry[:6])}
+        names: dict[str, Any] = {f"_g{k}": value for k, value in enumerate(geometry[:6])}
         names.update(
             _shared=geometry[6],
             _custream=custream,
@@ -308,7 +358,7 @@ class Route:
             names[f"_c{k}"], names[f"_d{k}"] = getattr(producer, "parts", (None, None))
         return self.builder.launcher(names, self.waits)
 
-    def wait(self, args, stream):
+    def wait(self, args: Sequence[Any], stream: int) -> None:
         """CUDA Array Interface: wait for the streams the array arguments name."""
         done = []
         for producer, index in self.waits:
@@ -319,16 +369,16 @@ class Route:
             done.append(other)
 
 
-def _noting_launch(kernel, launch):
-    def noting(*args):
+def _noting_launch(kernel: LoadedKernel, launch: Callable[..., Any]) -> Callable[..., Any]:
+    def noting(*args: Any) -> Any:
         nrt_stats.note_launch(kernel)
         return launch(*args)
 
     return noting
 
 
-def _waits(readers):
-    waits = []
+def _waits(readers: Iterable[tuple[int, Reader]]) -> tuple[tuple[Callable[[Any], int | None], int], ...]:
+    waits: list[tuple[Callable[[Any], int | None], int]] = []
     for index, reader in readers:
         producer = reader.producer
         if producer is None or getattr(producer, "per_launch", False) and any(p is producer for p, _ in waits):
@@ -343,10 +393,10 @@ class _Packed:
 
     stream = -1  # DLPack's "no ordering"
 
-    def stage_host_array(self, *args, **kwargs):
+    def stage_host_array(self, *args: Any, **kwargs: Any) -> NoReturn:
         raise _NotFast
 
-    def wait_for_producer(self, stream):
+    def wait_for_producer(self, stream: int | None) -> None:
         pass
 
 
@@ -354,7 +404,7 @@ class _NotFast(Exception):
     pass
 
 
-def _itemsize(sample, ty):
+def _itemsize(sample: Any, ty: types.Array | PlainArray) -> int | None:
     """The item size of an array argument like *sample* (of type *ty*), or None where it is
     not read simply."""
     itemsize = getattr(getattr(sample, "dtype", None), "itemsize", None)
@@ -370,7 +420,13 @@ def _itemsize(sample, ty):
         return None
 
 
-def build_route(kernel, kinds, argtypes, args, narrowable=False):
+def build_route(
+    kernel: LoadedKernel,
+    kinds: tuple[type, ...],
+    argtypes: Sequence[types.Type | PlainType],
+    args: Sequence[Any],
+    narrowable: bool = False,
+) -> Route | None:
     """The Route launching *kernel* (a LoadedKernel, read through its LaunchRecord) with
     arguments like *args* (of exact types *kinds*, typed *argtypes*), or None where the
     general path must take such arguments. A kernel with 32-bit offsets (``kernel.narrow``)

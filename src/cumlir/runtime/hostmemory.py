@@ -3,8 +3,12 @@
 arrays (memory the driver migrates between host and device), and the ``pinned``/``mapped``
 context managers that page-lock existing NumPy arrays for a while."""
 
+from __future__ import annotations
+
 import contextlib
 import ctypes
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
@@ -12,6 +16,13 @@ from . import driver as drv
 from .cleanup import release
 from .devicearray import DeviceNDArray
 from .layout import allocation_strides, byte_extent, checked_dtype, normalize_shape
+
+if TYPE_CHECKING:
+    from numpy.typing import DTypeLike
+
+    from .layout import Extents
+
+    _Array = TypeVar("_Array", bound=np.ndarray)
 
 
 class HostAllocation:
@@ -22,7 +33,7 @@ class HostAllocation:
 
     free_call = "cuMemFreeHost"
 
-    def __init__(self, nbytes, mapped=False, portable=False, wc=False):
+    def __init__(self, nbytes: int, mapped: bool = False, portable: bool = False, wc: bool = False) -> None:
         drv.current_context()
         cu = drv.driver()
         flags = 0
@@ -42,16 +53,24 @@ class HostAllocation:
             )
 
     @property
-    def __array_interface__(self):
+    def __array_interface__(self) -> dict[str, Any]:
         return {"data": (self.pointer, False), "shape": (self.nbytes,), "typestr": "|u1", "version": 3}
 
-    def __del__(self):
+    def __del__(self) -> None:
         pointer, self.pointer = getattr(self, "pointer", 0), 0
         if pointer:
             release(self.free_call, pointer)
 
 
-def _host_array(cls, shape, dtype, strides, order, allocation=HostAllocation, **flags):
+def _host_array(
+    cls: type[_Array],
+    shape: Extents,
+    dtype: DTypeLike,
+    strides: Extents | None,
+    order: str,
+    allocation: type[HostAllocation] = HostAllocation,
+    **flags: bool,
+) -> tuple[_Array, HostAllocation]:
     shape = normalize_shape(shape)
     dtype = checked_dtype(dtype)
     strides = allocation_strides(shape, dtype.itemsize, strides, order)
@@ -61,7 +80,9 @@ def _host_array(cls, shape, dtype, strides, order, allocation=HostAllocation, **
     return array, memory
 
 
-def pinned_array(shape, dtype=np.float64, strides=None, order="C"):
+def pinned_array(
+    shape: Extents, dtype: DTypeLike = np.float64, strides: Extents | None = None, order: str = "C"
+) -> np.ndarray:
     """A NumPy array in page-locked host memory."""
     array, _ = _host_array(np.ndarray, shape, dtype, strides, order)
     return array
@@ -71,7 +92,7 @@ class MappedNDArray(np.ndarray):
     """A NumPy array in page-locked host memory mapped into the device's address space:
     kernels given it read and write the host memory directly, with no copy."""
 
-    def __array_finalize__(self, parent):
+    def __array_finalize__(self, parent: object) -> None:
         # views keep the mapping; results of arithmetic are new, unmapped memory
         memory = getattr(parent, "_mapping", None)
         if memory is not None:
@@ -81,7 +102,7 @@ class MappedNDArray(np.ndarray):
         self._mapping = memory
 
     @property
-    def device_pointer(self):
+    def device_pointer(self) -> int:
         """The device address of element [0, ..., 0] (views included)."""
         memory = self._mapping
         if memory is None:
@@ -89,11 +110,11 @@ class MappedNDArray(np.ndarray):
         return memory.device_pointer + (self.__array_interface__["data"][0] - memory.pointer)
 
     @property
-    def device_ctypes_pointer(self):
+    def device_ctypes_pointer(self) -> ctypes.c_void_p:
         return ctypes.c_void_p(self.device_pointer)
 
     @property
-    def __cuda_array_interface__(self):
+    def __cuda_array_interface__(self) -> dict[str, Any]:
         contiguous = self.flags.c_contiguous
         return {
             "shape": self.shape,
@@ -105,14 +126,22 @@ class MappedNDArray(np.ndarray):
         }
 
 
-def mapped_array(shape, dtype=np.float64, strides=None, order="C", stream=0, portable=False, wc=False):
+def mapped_array(
+    shape: Extents,
+    dtype: DTypeLike = np.float64,
+    strides: Extents | None = None,
+    order: str = "C",
+    stream: object = 0,
+    portable: bool = False,
+    wc: bool = False,
+) -> MappedNDArray:
     """A host array the device reads and writes in place (``MappedNDArray``)."""
     array, memory = _host_array(MappedNDArray, shape, dtype, strides, order, mapped=True, portable=portable, wc=wc)
     array._mapping = memory
     return array
 
 
-def mapped_pointer(value):
+def mapped_pointer(value: object) -> int | None:
     """The device address of a mapped array, or None for ordinary host arrays."""
     if isinstance(value, MappedNDArray) and value._mapping is not None:
         return value.device_pointer
@@ -124,7 +153,7 @@ class ManagedAllocation(HostAllocation):
 
     free_call = "cuMemFree"
 
-    def __init__(self, nbytes, attach_global=True):
+    def __init__(self, nbytes: int, attach_global: bool = True) -> None:
         drv.current_context()
         cu = drv.driver()
         flag = cu.CUmemAttach_flags.CU_MEM_ATTACH_GLOBAL if attach_global else cu.CUmemAttach_flags.CU_MEM_ATTACH_HOST
@@ -137,7 +166,14 @@ class ManagedNDArray(MappedNDArray):
     """A NumPy array in managed memory: the host and kernels use the same address."""
 
 
-def managed_array(shape, dtype=np.float64, strides=None, order="C", stream=0, attach_global=True):
+def managed_array(
+    shape: Extents,
+    dtype: DTypeLike = np.float64,
+    strides: Extents | None = None,
+    order: str = "C",
+    stream: object = 0,
+    attach_global: bool = True,
+) -> ManagedNDArray:
     """A NumPy array in managed (unified) memory, usable on the host and by kernels."""
     array, memory = _host_array(
         ManagedNDArray, shape, dtype, strides, order, allocation=ManagedAllocation, attach_global=attach_global
@@ -150,7 +186,7 @@ class _Registration:
     """The memory of an existing NumPy array page-locked with cuMemHostRegister (and, when
     *mapped*, given a device address) until ``release()``."""
 
-    def __init__(self, array, mapped):
+    def __init__(self, array: np.ndarray, mapped: bool) -> None:
         if not isinstance(array, np.ndarray):
             raise TypeError(f"only NumPy arrays can be page-locked, not {type(array).__name__}")
         cu = drv.driver()
@@ -173,14 +209,14 @@ class _Registration:
             start = drv.check("cuMemHostGetDevicePointer", cu.cuMemHostGetDevicePointer(self.start, 0))
             self.device_pointer = int(start) + self.offset
 
-    def release(self):
+    def release(self) -> None:
         pointer, self.pointer = self.pointer, None
         if pointer is not None:
             drv.check("cuMemHostUnregister", drv.driver().cuMemHostUnregister(pointer))
 
 
 @contextlib.contextmanager
-def pinned(*arrays):
+def pinned(*arrays: np.ndarray) -> Iterator[None]:
     """Page-lock the memory of NumPy *arrays* while the block runs (faster copies)."""
     drv.current_context()
     registrations = []
@@ -194,7 +230,7 @@ def pinned(*arrays):
 
 
 @contextlib.contextmanager
-def mapped(*arrays, stream=0):
+def mapped(*arrays: np.ndarray, stream: object = 0) -> Iterator[DeviceNDArray | list[DeviceNDArray]]:
     """Page-lock NumPy *arrays* and map them into the device while the block runs: yields
     device arrays over the same memory (one array, or a list for several)."""
     drv.current_context()

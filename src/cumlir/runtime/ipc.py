@@ -3,14 +3,21 @@ cuIpcGetMemHandle / cuIpcOpenMemHandle. Handles pickle as their 64 bytes, so the
 through multiprocessing queues and pipes. (Arrays over the memory: devicearray.py's
 ``IpcHandle``, ``get_ipc_handle`` and ``open_ipc_array``.)"""
 
+from __future__ import annotations
+
 import ctypes
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from . import driver as drv
 
 HANDLE_SIZE = 64  # bytes in a CUipcMemHandle
 
+if TYPE_CHECKING:
+    _Handle = TypeVar("_Handle", bound="IpcMemoryHandle")
 
-def _handle_bytes(handle):
+
+def _handle_bytes(handle: bytes | bytearray | Iterable[int]) -> bytes:
     data = bytes(handle)  # bytes, bytearray, or a sequence of ints in 0..255
     if len(data) != HANDLE_SIZE:
         raise ValueError(f"a CUDA IPC memory handle is {HANDLE_SIZE} bytes, got {len(data)}")
@@ -22,21 +29,28 @@ class IpcMemoryHandle:
     the exporting device's PCI identity *source_info*, and the *offset* of the shared
     memory in the allocation. *base* keeps the exporter's memory alive in its process."""
 
-    def __init__(self, base, handle, size, source_info=None, offset=0):
+    def __init__(
+        self,
+        base: object,
+        handle: bytes | bytearray | Iterable[int],
+        size: int,
+        source_info: dict[str, int] | None = None,
+        offset: int = 0,
+    ) -> None:
         self.base = base
         self.handle = _handle_bytes(handle)
         self.size = size
         self.source_info = source_info
         self.offset = offset
-        self._opened = None  # the mapped allocation's address while open
+        self._opened: int | None = None  # the mapped allocation's address while open
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<IpcHandle of {self.size} bytes at offset {self.offset}>"
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[type[IpcMemoryHandle], tuple[Any, ...]]:
         return type(self), (None, self.handle, self.size, self.source_info, self.offset)
 
-    def can_access_peer(self, context):
+    def can_access_peer(self, context: drv.Context) -> bool:
         """Whether *context*'s device can use memory of the exporting device."""
         if self.source_info is None or self.source_info == context.device.get_device_identity():
             return True
@@ -51,7 +65,7 @@ class IpcMemoryHandle:
                 )
         raise RuntimeError(f"the device {self.source_info} the memory was exported from is not visible in this process")
 
-    def open(self, context=None):
+    def open(self, context: drv.Context | None = None) -> int:
         """Map the memory into *context* (the current one by default); the address of the
         shared memory (the allocation's address plus the offset)."""
         if self._opened is not None:
@@ -72,7 +86,7 @@ class IpcMemoryHandle:
         self._opened = int(pointer)
         return self._opened + self.offset
 
-    def close(self):
+    def close(self) -> None:
         """Unmap the memory: arrays opened over it must not be used any more."""
         if self._opened is None:
             raise ValueError("IpcHandle not opened")
@@ -80,7 +94,11 @@ class IpcMemoryHandle:
         drv.check("cuIpcCloseMemHandle", drv.driver().cuIpcCloseMemHandle(pointer))
 
 
-def export(pointer, owner, handle_class=IpcMemoryHandle):
+def export(
+    pointer: int,
+    owner: object,
+    handle_class: type[_Handle] = IpcMemoryHandle,  # type: ignore[assignment]  # mypy: no default for a TypeVar
+) -> _Handle:
     """A *handle_class* for the device memory at *pointer* (inside a cuMemAlloc allocation,
     kept alive by *owner*)."""
     context = drv.current_context()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ctypes
 import weakref
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -233,7 +233,9 @@ class LoadedKernel:
                 "bytes of dynamic shared memory"
             )
 
-    def _handled(self, args, stream, writebacks):
+    def _handled(
+        self, args: Sequence[object], stream: int, writebacks: list[Callable[[], object]]
+    ) -> tuple[object, ...]:
         """The arguments as the argument handlers give them, from the last handler to the
         first, as in Numba-CUDA: ``prepare_args(ty, val, stream=, retr=)`` returns the type
         and value to pass on, and appends to *retr* what must run after the launch. *stream*
@@ -251,7 +253,7 @@ class LoadedKernel:
             handled.append(value)
         return tuple(handled)
 
-    def _check_cooperative(self, griddim, blockdim, sharedmem):
+    def _check_cooperative(self, griddim: tuple[int, ...], blockdim: tuple[int, ...], sharedmem: int) -> None:
         blocks = griddim[0] * griddim[1] * griddim[2]
         most = self.max_cooperative_grid_blocks(blockdim, sharedmem)
         if blocks > most:
@@ -262,12 +264,13 @@ class LoadedKernel:
                 "(see max_cooperative_grid_blocks)"
             )
 
-    def _report_device_exception(self, stream):
+    def _report_device_exception(self, stream: int) -> None:
         """Debug mode: wait for the kernel, and raise what a thread raised (then clear it)."""
         cu = drv.driver()
         drv.check("cuStreamSynchronize", cu.cuStreamSynchronize(stream))
         pointer, size = drv.check(
-            "cuModuleGetGlobal", cu.cuModuleGetGlobal(self._module, self._exception_global.encode())
+            "cuModuleGetGlobal",
+            cu.cuModuleGetGlobal(self._module, self._exception_global.encode()),  # type: ignore[union-attr]
         )
         record = (ctypes.c_int64 * 2)()
         drv.check("cuMemcpyDtoH", cu.cuMemcpyDtoH(ctypes.addressof(record), pointer, 16))

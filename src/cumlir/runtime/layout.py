@@ -5,13 +5,22 @@ computes compact C or F strides (``contiguous_strides``) and decides contiguity
 (``is_contiguous``, NumPy's rules); the rest of the runtime calls these.
 """
 
+from __future__ import annotations
+
 import functools
 import operator
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
+if TYPE_CHECKING:
+    from numpy.typing import DTypeLike
 
-def _ints(value, what):
+    Extents = int | Sequence[int]  # a shape or strides: an int or a sequence of ints
+
+
+def _ints(value: Any, what: str) -> tuple[int, ...]:
     try:
         return (operator.index(value),)
     except TypeError:
@@ -21,7 +30,7 @@ def _ints(value, what):
             raise TypeError(f"{what} is an int or a tuple of ints, got {value!r}") from None
 
 
-def normalize_shape(shape):
+def normalize_shape(shape: Extents) -> tuple[int, ...]:
     """A tuple of non-negative ints from an int or a sequence of ints."""
     shape = _ints(shape, "a shape")
     if any(extent < 0 for extent in shape):
@@ -29,7 +38,7 @@ def normalize_shape(shape):
     return shape
 
 
-def checked_dtype(dtype):
+def checked_dtype(dtype: DTypeLike) -> np.dtype:
     """The NumPy dtype of *dtype*, if arrays of it can live in device memory."""
     try:
         dtype = np.dtype(dtype)
@@ -40,7 +49,7 @@ def checked_dtype(dtype):
     return dtype
 
 
-def element_strides(strides, unit):
+def element_strides(strides: Iterable[int], unit: int) -> tuple[int, ...] | None:
     """Byte *strides* counted in *unit* bytes (an item's size), or None if one is not a
     multiple of it."""
     out = []
@@ -51,7 +60,7 @@ def element_strides(strides, unit):
     return tuple(out)
 
 
-def contiguous_strides(shape, itemsize, order="C"):
+def contiguous_strides(shape: Sequence[int], itemsize: int, order: str = "C") -> tuple[int, ...]:
     """Byte strides of a compact array of *shape* in C or F order (an axis of extent 0
     counts as extent 1, so no stride is 0)."""
     if order not in ("C", "F"):
@@ -64,7 +73,7 @@ def contiguous_strides(shape, itemsize, order="C"):
     return tuple(strides)
 
 
-def allocation_strides(shape, itemsize, strides, order):
+def allocation_strides(shape: Sequence[int], itemsize: int, strides: Extents | None, order: str) -> tuple[int, ...]:
     """The strides of a new allocation: given ones (checked), else compact in *order*."""
     if strides is None:
         return contiguous_strides(shape, itemsize, order)
@@ -74,7 +83,7 @@ def allocation_strides(shape, itemsize, strides, order):
     return strides
 
 
-def byte_extent(shape, strides, itemsize):
+def byte_extent(shape: Sequence[int], strides: Sequence[int], itemsize: int) -> tuple[int, int]:
     """(low, high): the byte range an array touches, relative to element [0, ..., 0]."""
     if any(extent == 0 for extent in shape):
         return 0, 0
@@ -88,7 +97,7 @@ def byte_extent(shape, strides, itemsize):
     return low, high + itemsize
 
 
-def is_contiguous(shape, strides, itemsize, order):
+def is_contiguous(shape: Sequence[int], strides: Sequence[int] | None, itemsize: int, order: str) -> bool:
     """Whether an array of *shape* and byte *strides* is compact in *order* ('C' or 'F'),
     by NumPy's rules (its ``flags.c_contiguous`` / ``f_contiguous``): an array with an axis
     of extent 0 is both, and axes of extent 1 may have any stride (so an array of one
@@ -111,7 +120,7 @@ def is_contiguous(shape, strides, itemsize, order):
     return True
 
 
-def array_layout(shape, strides, itemsize):
+def array_layout(shape: Sequence[int], strides: Sequence[int] | None, itemsize: int) -> Literal["C", "F", "A"]:
     """Numba's layout letter for an array: 'C', else 'F', else 'A' (as ``numba.typeof``
     picks it from NumPy's flags); ``strides=None`` is compact C order."""
     if strides is None or is_contiguous(shape, strides, itemsize, "C"):
@@ -121,7 +130,7 @@ def array_layout(shape, strides, itemsize):
     return "A"
 
 
-def strides_like(array):
+def strides_like(array: Any) -> tuple[int, ...]:
     """Compact strides that keep the axis order of *array*'s strides (Numba's ``*_like``)."""
     shape, strides, itemsize = tuple(array.shape), tuple(array.strides), array.dtype.itemsize
     if is_contiguous(shape, strides, itemsize, "C"):
@@ -139,7 +148,7 @@ def strides_like(array):
 # ---- the dtype of a CUDA Array Interface -------------------------------------------------
 
 
-def cai_dtype(cai):
+def cai_dtype(cai: Mapping[str, Any]) -> np.dtype:
     """The NumPy dtype of a ``__cuda_array_interface__`` dict, read as NumPy reads an
     ``__array_interface__``: ``typestr`` gives it, and for records (``typestr`` ``|V<n>``)
     ``descr`` gives the fields unless it is the default ``[("", typestr)]``. Unnamed void
@@ -165,7 +174,7 @@ def cai_dtype(cai):
 
 
 @functools.lru_cache(maxsize=256)
-def _typestr_dtype(typestr):
+def _typestr_dtype(typestr: str) -> np.dtype:
     try:
         dtype = np.dtype(typestr)
     except (TypeError, ValueError):
@@ -177,7 +186,7 @@ def _typestr_dtype(typestr):
     return dtype
 
 
-def _is_default_descr(descr, typestr):
+def _is_default_descr(descr: Any, typestr: str) -> bool:
     return (
         isinstance(descr, (list, tuple))
         and len(descr) == 1
@@ -186,7 +195,7 @@ def _is_default_descr(descr, typestr):
     )
 
 
-def _descr_dtype(descr):
+def _descr_dtype(descr: Any) -> np.dtype:
     """A structured dtype from the list form of ``dtype.descr`` (nested lists for nested records)."""
     if isinstance(descr, str):
         return np.dtype(descr)
@@ -208,7 +217,8 @@ def _descr_dtype(descr):
         offsets.append(offset)
         titles.append(title)
         offset += field.itemsize
-    spec = {"names": names, "formats": formats, "offsets": offsets, "itemsize": offset}
+    # Any: NumPy's stubs type this dict as a TypedDict of their own
+    spec: Any = {"names": names, "formats": formats, "offsets": offsets, "itemsize": offset}
     if any(t is not None for t in titles):
         spec["titles"] = titles
     return np.dtype(spec)
@@ -220,7 +230,7 @@ _FAKE_BASE = 1 << 44
 
 
 class _Geometry:
-    def __init__(self, shape, strides, dtype):
+    def __init__(self, shape: Sequence[int], strides: Sequence[int], dtype: np.dtype) -> None:
         self.__array_interface__ = {
             "data": (_FAKE_BASE, True),
             "shape": tuple(shape),
@@ -230,7 +240,7 @@ class _Geometry:
         }
 
 
-def _check_basic_index(key):
+def _check_basic_index(key: Any) -> tuple[Any, ...]:
     parts = key if isinstance(key, tuple) else (key,)
     for part in parts:
         if part is None or part is Ellipsis or isinstance(part, slice):
@@ -247,7 +257,9 @@ def _check_basic_index(key):
     return parts
 
 
-def view_geometry(shape, strides, dtype, key):
+def view_geometry(
+    shape: Sequence[int], strides: Sequence[int], dtype: np.dtype, key: Any
+) -> tuple[int, tuple[int, ...], tuple[int, ...], bool]:
     """(byte offset, shape, strides, is_element) of ``array[key]`` for basic indexing."""
     parts = _check_basic_index(key)
     geometry = np.asarray(_Geometry(shape, strides, dtype))
@@ -258,7 +270,9 @@ def view_geometry(shape, strides, dtype, key):
     return offset, view.shape, view.strides, is_element
 
 
-def transposed(shape, strides, axes):
+def transposed(
+    shape: Sequence[int], strides: Sequence[int], axes: Sequence[Any] | None
+) -> tuple[tuple[int, ...], tuple[int, ...]]:
     if axes is None or axes == ():
         axes = tuple(range(len(shape) - 1, -1, -1))
     elif len(axes) == 1 and not isinstance(axes[0], int):
@@ -269,7 +283,9 @@ def transposed(shape, strides, axes):
     return tuple(shape[a] for a in axes), tuple(strides[a] for a in axes)
 
 
-def reshaped(shape, strides, itemsize, newshape, order):
+def reshaped(
+    shape: Sequence[int], strides: Sequence[int], itemsize: int, newshape: Sequence[Any], order: str
+) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """The shape and strides of a reshape that needs no copy (contiguous arrays only)."""
     if len(newshape) == 1 and not isinstance(newshape[0], int) and not hasattr(newshape[0], "__index__"):
         newshape = tuple(newshape[0])

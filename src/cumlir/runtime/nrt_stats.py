@@ -9,10 +9,20 @@ from __future__ import annotations
 
 import ctypes
 import weakref
-from typing import NamedTuple
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..nrt import STATS_FIELDS, STATS_GLOBAL
 from . import driver as drv
+
+if TYPE_CHECKING:
+    from typing import Protocol
+
+    class _Kernel(Protocol):
+        """What is read here of a kernel.LoadedKernel (kernel.py imports this module)."""
+
+        name: str
+        uses_runtime: bool
 
 
 class NRTStats(NamedTuple):
@@ -24,11 +34,11 @@ class NRTStats(NamedTuple):
     mi_free: int
 
 
-_modules: weakref.WeakKeyDictionary[object, tuple[drv.Context, object]] = weakref.WeakKeyDictionary()
+_modules: weakref.WeakKeyDictionary[_Kernel, tuple[drv.Context, object]] = weakref.WeakKeyDictionary()
 _last_launched: list[str] = []  # the name of the last kernel launched that links the runtime
 
 
-def register(kernel, context, module):
+def register(kernel: _Kernel, context: drv.Context, module: Any) -> None:
     """Remember *kernel*'s counters if its module links the runtime; its launches then go
     through note_launch."""
     cu = drv.driver()
@@ -38,12 +48,12 @@ def register(kernel, context, module):
         _modules[kernel] = (context, pointer)
 
 
-def note_launch(kernel):
+def note_launch(kernel: _Kernel) -> None:
     """Remember that *kernel*, which links the runtime, was launched last."""
     _last_launched[:] = [kernel.name]
 
 
-def _heap_hint(code):
+def _heap_hint(code: int) -> str | None:
     # the runtime traps when the heap cannot serve an allocation: the next call fails
     if not _last_launched:
         return None
@@ -56,7 +66,7 @@ def _heap_hint(code):
 drv.error_hints.append(_heap_hint)
 
 
-def read(kernels):
+def read(kernels: Iterable[_Kernel]) -> NRTStats:
     """The counters summed over *kernels* (LoadedKernels; those without the runtime count 0),
     after the work queued on their contexts has finished."""
     cu = drv.driver()
@@ -76,12 +86,12 @@ def read(kernels):
     return NRTStats(*totals)
 
 
-def context_stats(context):
+def context_stats(context: drv.Context) -> NRTStats:
     """The counters of every kernel loaded in *context*."""
     return read([kernel for kernel, (owner, _) in list(_modules.items()) if owner is context])
 
 
-def set_heap_size(nbytes):
+def set_heap_size(nbytes: int) -> None:
     """Size the current context's device heap, where ``malloc`` (and so NRT) allocates."""
     if isinstance(nbytes, bool) or not isinstance(nbytes, int) or nbytes <= 0:
         raise ValueError(f"the heap size is a positive number of bytes, got {nbytes!r}")

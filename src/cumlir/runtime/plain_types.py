@@ -12,7 +12,7 @@ launch types it with numba.
 from __future__ import annotations
 
 import enum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -22,7 +22,11 @@ from .devicearray import DeviceNDArray
 from .layout import array_layout, cai_dtype
 
 if TYPE_CHECKING:
+    from typing import Literal
+
     from numba.core import types
+
+    Layout = Literal["C", "F", "A"]  # numba's layout of an array: C or F contiguous, or any
 else:  # numba: loaded when a plain type must become numba's (``numba()``), never by a cache hit
     types = lazy("numba.core.types")
 
@@ -38,14 +42,16 @@ class PlainType:
     """A type that compares, hashes and prints by its name."""
 
     __slots__ = ("name", "cache_name")
+    name: str
+    cache_name: str
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         return type(other) is type(self) and other.name == self.name
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         return hash(self.name)
 
-    def __str__(self):
+    def __str__(self) -> str:
         return self.name
 
     __repr__ = __str__
@@ -56,13 +62,13 @@ class PlainNumber(PlainType):
 
     __slots__ = ("dtype", "bitwidth")
 
-    def __init__(self, dtype):
+    def __init__(self, dtype: np.dtype) -> None:
         self.name, kind = _NUMBERS[dtype]
         self.cache_name = f"{kind}:{self.name}"
         self.dtype = dtype
         self.bitwidth = 8 * dtype.itemsize
 
-    def numba(self):
+    def numba(self) -> types.Type:
         return types.boolean if self.name == "bool" else getattr(types, self.name)
 
 
@@ -71,20 +77,22 @@ class PlainArray(PlainType):
 
     __slots__ = ("dtype", "ndim", "layout", "mutable")
 
-    def __init__(self, dtype, ndim, layout, readonly):
+    def __init__(self, dtype: np.dtype, ndim: int, layout: Layout, readonly: bool) -> None:
         self.dtype, self.ndim, self.layout, self.mutable = dtype, ndim, layout, not readonly
         self.name = f"{'readonly ' if readonly else ''}array({_NUMBERS[dtype][0]}, {ndim}d, {layout})"
         self.cache_name = f"Array:{self.name}"
 
-    def numba(self):
+    def numba(self) -> types.Array:
         return types.Array(PlainNumber(self.dtype).numba(), self.ndim, self.layout, readonly=not self.mutable)
 
 
 _NUMBER_TYPES = {dtype: PlainNumber(dtype) for dtype in _NUMBERS}
-_ARRAY_TYPES: dict[tuple[np.dtype, int, str, bool], PlainArray] = {}  # (dtype, ndim, layout, readonly) -> PlainArray
+_ARRAY_TYPES: dict[tuple[np.dtype, int, Layout, bool], PlainArray] = {}  # (dtype, ndim, layout, readonly) -> PlainArray
 
 
-def _array(dtype, shape, strides, readonly):
+def _array(
+    dtype: np.dtype, shape: tuple[int, ...], strides: tuple[int, ...] | None, readonly: bool
+) -> PlainArray | None:
     if dtype not in _NUMBERS:
         return None
     key = (dtype, len(shape), array_layout(shape, strides, dtype.itemsize), bool(readonly))
@@ -94,7 +102,7 @@ def _array(dtype, shape, strides, readonly):
     return found
 
 
-def plain_type(value):
+def plain_type(value: Any) -> PlainType | None:
     """The plain type of a launch argument, or None where only numba can type it. The
     kinds are tried in the order ``arguments.argument_type`` tries them."""
     if isinstance(value, DeviceNDArray):
@@ -115,7 +123,7 @@ def plain_type(value):
         return None
 
 
-def _number(value):
+def _number(value: Any) -> PlainNumber | None:
     if isinstance(value, (bool, np.bool_)):
         return _NUMBER_TYPES[_BOOL]
     if isinstance(value, int):  # an IntEnum member is numba's IntEnumMember: typed by numba
@@ -129,7 +137,7 @@ def _number(value):
     return None
 
 
-def plain_types(args):
+def plain_types(args: tuple[Any, ...]) -> tuple[PlainType, ...] | None:
     """The plain types of launch arguments *args* (a tuple), or None if one has none."""
     found = tuple(map(plain_type, args))
-    return None if None in found else found
+    return None if None in found else found  # type: ignore[return-value]  # none of them None

@@ -22,8 +22,12 @@ unless it is the launch's own (``CUMLIR_CUDA_ARRAY_INTERFACE_SYNC=0`` or Numba-C
 ``NUMBA_CUDA_ARRAY_INTERFACE_SYNC=0`` turn the wait off, as for the general path).
 """
 
+from __future__ import annotations
+
 import functools
 import os
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from ..lazy import lazy
 from . import placement
@@ -31,12 +35,19 @@ from .devicearray import DeviceNDArray, import_dlpack
 from .layout import array_layout, cai_dtype, contiguous_strides, element_strides, is_contiguous
 from .plain_types import PlainArray
 
+if TYPE_CHECKING:
+    import numpy as np
+    from numba.core import types
+
+    # a reader maker: (an argument, its type, the launch's device) -> a Reader, or None
+    Maker = Callable[[Any, types.Array | PlainArray, int], "Reader | None"]
+
 # CuPy's current stream, read as CuPy's own interface reads it: only for CuPy arrays
 cupy_stream = lazy("cupy_backends.cuda.stream")
 cupy = lazy("cupy")
 
 
-def interface_sync_enabled():
+def interface_sync_enabled() -> bool:
     """Whether a launch waits for the stream a CUDA Array Interface names (on unless
     CUMLIR_CUDA_ARRAY_INTERFACE_SYNC or NUMBA_CUDA_ARRAY_INTERFACE_SYNC is 0)."""
     for name in ("CUMLIR_CUDA_ARRAY_INTERFACE_SYNC", "NUMBA_CUDA_ARRAY_INTERFACE_SYNC"):
@@ -49,7 +60,7 @@ def interface_sync_enabled():
 SYNC = interface_sync_enabled()
 
 
-def _compact(shape):
+def _compact(shape: Sequence[int]) -> tuple[int, ...]:
     """Element strides of a compact C-order array (what a missing CAI ``strides`` means)."""
     return (1,) if len(shape) == 1 else contiguous_strides(shape, 1, "C")
 
@@ -58,17 +69,18 @@ class Reader:
     """How the fast path reads one array argument: ``read(value)`` gives its slots or
     None; ``producer(value)`` the stream its CUDA Array Interface names (None: no wait)."""
 
-    producer = None  # a function, for kinds whose interface names a stream
+    producer: Callable[[Any], int | None] | None = None  # a function, for kinds whose interface names a stream
     # None, or inline(name) -> (lines, slot expressions, names they use): the reader as code
     # in the launch function itself, reading the argument called *name*; ``return False``
     # where read(value) would give None
-    inline = None
+    inline: Callable[[str], tuple[list[str], list[str], dict[str, Any]]] | None = None
+    stream: int | None  # the stream the last value read names (for producer), where it varies
 
-    def __init__(self, read):
+    def __init__(self, read: Callable[[Any], tuple[int, ...] | None]) -> None:
         self.read = read
 
 
-def _device_ndarray(sample, ty, ordinal):
+def _device_ndarray(sample: DeviceNDArray, ty: types.Array | PlainArray, ordinal: int) -> Reader | None:
     # arrays remember their numba type: one typed so is read by identity; a plain type
     # (plain_types.py, a kernel from the on-disk cache) is checked array by array
     expected = sample._argument_type if sample._argument_type is ty else None
@@ -76,7 +88,7 @@ def _device_ndarray(sample, ty, ordinal):
         return None
     dtype, ndim, itemsize, readonly, layout = sample.dtype, ty.ndim, sample.dtype.itemsize, not ty.mutable, ty.layout
 
-    def read(value):
+    def read(value: DeviceNDArray) -> tuple[int, ...] | None:
         known = value._argument_type
         if known is None or expected is None:  # a new array (a slice, say): typed like the others if it is alike
             if value.dtype is not dtype or value.ndim != ndim or bool(value._readonly) is not readonly:
@@ -95,24 +107,25 @@ def _device_ndarray(sample, ty, ordinal):
     if not placement.several_devices():
         return Reader(read)
 
-    def read_on_device(value):  # an array of another device goes the general way, which moves the launch
+    # an array of another device goes the general way, which moves the launch
+    def read_on_device(value: DeviceNDArray) -> tuple[int, ...] | None:
         return read(value) if value._device_id == ordinal else None
 
     return Reader(read_on_device)
 
 
-def _layout_flags(layout):
+def _layout_flags(layout: str) -> tuple[bool, bool]:
     return layout == "C", layout == "F"
 
 
-def _cupy(sample, ty, ordinal):
+def _cupy(sample: Any, ty: types.Array | PlainArray, ordinal: int) -> Reader | None:
     dtype, ndim, itemsize = sample.dtype, sample.ndim, sample.dtype.itemsize
     want_c, want_f = _layout_flags(ty.layout)
     cai = sample.__cuda_array_interface__
     if (not ty.mutable) or cai.get("mask") is not None:
         return None
 
-    def read(value):
+    def read(value: Any) -> tuple[int, ...] | None:
         data = value.data
         if value.dtype is not dtype or value.ndim != ndim or data.device_id != ordinal:
             return None
@@ -137,7 +150,7 @@ def _cupy(sample, ty, ordinal):
     return reader
 
 
-def _cupy_vector_lines(name, dtype, ordinal):
+def _cupy_vector_lines(name: str, dtype: np.dtype, ordinal: int) -> tuple[list[str], list[str], dict[str, Any]]:
     """A contiguous 1-d CuPy array read in place (the read of _cupy, for its commonest case)."""
     lines = [
         f"{name}_d = {name}.data",
@@ -147,7 +160,7 @@ def _cupy_vector_lines(name, dtype, ordinal):
     return lines, [f"({name}_d.ptr if {name}_n else 0)", "0", f"{name}_n", "1"], {f"{name}_dtype": dtype}
 
 
-def _cupy_producer(exported):
+def _cupy_producer(exported: int) -> Callable[[Any], int]:
     """CuPy's interface names its current stream, the default one as 1 (or 2 with
     per-thread default streams): the same number without building the dict."""
     current = _cupy_current_stream()
@@ -156,7 +169,7 @@ def _cupy_producer(exported):
 
 
 @functools.cache
-def _cupy_current_stream():
+def _cupy_current_stream() -> Callable[[], int]:
     """The handle of CuPy's current stream, read as CuPy's own interface reads it."""
     try:
         return cupy_stream.get_current_stream_ptr
@@ -166,16 +179,16 @@ def _cupy_current_stream():
 
 
 @functools.cache
-def _cupy_stream(current, default):
-    def producer(value):
+def _cupy_stream(current: Callable[[], int], default: int) -> Callable[[Any], int]:
+    def producer(value: Any) -> int:
         return current() or default
 
-    producer.per_launch = True  # the same for every CuPy argument of a launch
-    producer.parts = (current, default)  # what a launch function may call in its place
+    producer.per_launch = True  # type: ignore[attr-defined]  # the same for every CuPy argument of a launch
+    producer.parts = (current, default)  # type: ignore[attr-defined]  # what a launch function may call in its place
     return producer
 
 
-def _torch(sample, ty, ordinal):
+def _torch(sample: Any, ty: types.Array | PlainArray, ordinal: int) -> Reader | None:
     """PyTorch tensors, read through their C-implemented attributes: torch builds the
     interface dict in Python at each read, a few microseconds per tensor. What the
     interface would say is rebuilt from them: no strides where ``is_contiguous()``
@@ -186,7 +199,7 @@ def _torch(sample, ty, ordinal):
     dtype, strided, ndim, layout = sample.dtype, sample.layout, ty.ndim, ty.layout
     complex_ = bool(dtype.is_complex)  # a pending conjugation leaves to the general path, which refuses it
 
-    def read(value):
+    def read(value: Any) -> tuple[int, ...] | None:
         if value.dtype is not dtype or value.layout is not strided or value.requires_grad:
             return None
         if complex_ and value.is_conj():
@@ -212,7 +225,9 @@ def _torch(sample, ty, ordinal):
     return reader
 
 
-def _torch_compact_lines(name, ndim, dtype, strided, ordinal, complex_):
+def _torch_compact_lines(
+    name: str, ndim: int, dtype: Any, strided: Any, ordinal: int, complex_: bool
+) -> tuple[list[str], list[str], dict[str, Any]]:
     """A C-contiguous tensor read in place: torch's own ``is_contiguous()`` (the flag it
     keeps) answers what the interface's missing strides would, and the compact strides
     are computed from the extents, as the general packer computes them."""
@@ -231,7 +246,7 @@ def _torch_compact_lines(name, ndim, dtype, strided, ordinal, complex_):
     return lines, slots, {f"{name}_dtype": dtype, f"{name}_strided": strided}
 
 
-def _strides_omitted_by_numba(shape, strides, itemsize):
+def _strides_omitted_by_numba(shape: Sequence[int], strides: Sequence[int], itemsize: int) -> bool:
     """numba-cuda's interface omits the strides of an array compact in C order once axes
     of extent 1 or stride 0 are left out (its own rule, not NumPy's)."""
     size = itemsize
@@ -243,13 +258,13 @@ def _strides_omitted_by_numba(shape, strides, itemsize):
     return True
 
 
-def _numba(sample, ty, ordinal):
+def _numba(sample: Any, ty: types.Array | PlainArray, ordinal: int) -> Reader | None:
     """numba-cuda's device arrays: what their interface would say, read from the array."""
     dtype, ndim, itemsize, layout = sample.dtype, ty.ndim, sample.dtype.itemsize, ty.layout
     if not ty.mutable:
         return None
 
-    def read(value):
+    def read(value: Any) -> tuple[int, ...] | None:
         if value.dtype is not dtype or value.ndim != ndim:
             return None
         shape, strides = value.shape, value.strides
@@ -258,9 +273,10 @@ def _numba(sample, ty, ordinal):
                 return None
             elements = _compact(shape)
         else:
-            elements = element_strides(strides, itemsize)
-            if elements is None or array_layout(shape, strides, itemsize) != layout:
+            counted = element_strides(strides, itemsize)
+            if counted is None or array_layout(shape, strides, itemsize) != layout:
                 return None
+            elements = counted
         stream = value.stream
         reader.stream = int(stream) if stream != 0 else None
         return (value.device_ctypes_pointer.value or 0, 0, *shape, *elements)
@@ -270,7 +286,7 @@ def _numba(sample, ty, ordinal):
     return reader
 
 
-def _cuda_core_buffer(sample, ty, ordinal):
+def _cuda_core_buffer(sample: Any, ty: types.Array | PlainArray, ordinal: int) -> Reader | None:
     imported = import_dlpack(sample, -1)
     itemsize = imported.dtype.itemsize
     if imported.ndim != 1 or imported.strides != (itemsize,) or imported.device_pointer != int(sample.handle):
@@ -278,7 +294,7 @@ def _cuda_core_buffer(sample, ty, ordinal):
     if imported.shape[0] * itemsize != sample.size or ty.layout != "C" or (not ty.mutable):
         return None
 
-    def read(value):
+    def read(value: Any) -> tuple[int, ...] | None:
         if value.device_id != ordinal:
             return None
         size = value.size
@@ -289,7 +305,7 @@ def _cuda_core_buffer(sample, ty, ordinal):
     return Reader(read)
 
 
-def _interface(sample, ty, ordinal):
+def _interface(sample: Any, ty: types.Array | PlainArray, ordinal: int) -> Reader | None:
     """Any other CUDA Array Interface object: its dict is read, nothing more."""
     cai = sample.__cuda_array_interface__
     typestr = cai.get("typestr")
@@ -298,7 +314,7 @@ def _interface(sample, ty, ordinal):
     ndim, layout, readonly = ty.ndim, ty.layout, not ty.mutable
     itemsize = cai_dtype(cai).itemsize
 
-    def read(value):
+    def read(value: Any) -> tuple[int, ...] | None:
         cai = value.__cuda_array_interface__
         if cai["typestr"] != typestr or cai.get("mask") is not None:
             return None
@@ -326,7 +342,7 @@ def _interface(sample, ty, ordinal):
     return reader
 
 
-def _kind_of(value):
+def _kind_of(value: Any) -> Maker | None:
     """Which reader suits *value*'s type (by its module, so that no library is imported)."""
     kind = type(value)
     if kind is DeviceNDArray:
@@ -349,7 +365,7 @@ def _kind_of(value):
 _DEVICE_UNKNOWN = (_numba, _interface)
 
 
-def make_reader(value, ty, ordinal):
+def make_reader(value: Any, ty: types.Array | PlainArray, ordinal: int) -> Reader | None:
     """A Reader for arguments of *value*'s exact type typed *ty* (an Array) on device
     *ordinal*, or None where the fast path does not read such arguments."""
     maker = _kind_of(value)

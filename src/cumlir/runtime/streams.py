@@ -1,29 +1,33 @@
 """CUDA streams: cumlir's own, and the handle of any stream object a launch is given."""
 
+from __future__ import annotations
+
+from typing import SupportsInt
+
 from . import driver as drv
 
 
 class Stream:
     """A CUDA stream owned by cumlir (``cuda.stream()``) or wrapping a handle."""
 
-    def __init__(self, handle, owned=False):
+    def __init__(self, handle: SupportsInt, owned: bool = False) -> None:
         self.handle = int(handle)
         self._owned = owned
 
-    def synchronize(self):
+    def synchronize(self) -> None:
         drv.current_context()
         drv.check("cuStreamSynchronize", drv.driver().cuStreamSynchronize(self.handle))
 
-    def __int__(self):
+    def __int__(self) -> int:
         return self.handle
 
-    def __cuda_stream__(self):
+    def __cuda_stream__(self) -> tuple[int, int]:
         return (0, self.handle)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<cumlir Stream {self.handle:#x}>"
 
-    def __del__(self):
+    def __del__(self) -> None:
         if self._owned and drv._driver is not None:
             try:
                 drv._driver.cuStreamDestroy(self.handle)
@@ -31,7 +35,7 @@ class Stream:
                 pass
 
 
-def stream():
+def stream() -> Stream:
     """A new stream; like Numba's, it synchronises with the legacy default stream."""
     drv.current_context()
     cu = drv.driver()
@@ -39,24 +43,24 @@ def stream():
     return Stream(int(handle), owned=True)
 
 
-def default_stream():
+def default_stream() -> Stream:
     """The default stream (handle 0: the legacy default stream, which orders work with all
     blocking streams)."""
     return Stream(0)
 
 
-def legacy_default_stream():
+def legacy_default_stream() -> Stream:
     """The legacy default stream by its explicit handle, CU_STREAM_LEGACY."""
     return Stream(int(drv.driver().CU_STREAM_LEGACY))
 
 
-def per_thread_default_stream():
+def per_thread_default_stream() -> Stream:
     """This thread's default stream (CU_STREAM_PER_THREAD): it does not order work with
     other threads' streams."""
     return Stream(int(drv.driver().CU_STREAM_PER_THREAD))
 
 
-def external_stream(handle):
+def external_stream(handle: int) -> Stream:
     """A Stream over a CUstream made by other code (given as an int); never destroyed here."""
     if not isinstance(handle, int) or isinstance(handle, bool):
         raise TypeError(f"external_stream takes a CUstream handle as an int, not {handle!r}")
@@ -64,7 +68,7 @@ def external_stream(handle):
     return Stream(handle)
 
 
-def stream_handle(obj):
+def stream_handle(obj: object) -> int:
     """The CUstream handle (an int) of a stream given to a launch, from any of the usual types."""
     if obj is None or obj == 0:
         return 0
@@ -91,7 +95,7 @@ def stream_handle(obj):
 _DEFAULT_HANDLES = (0, 1, 2)  # the null stream, CU_STREAM_LEGACY, CU_STREAM_PER_THREAD
 
 
-def check_stream_context(handle, context):
+def check_stream_context(handle: int, context: drv.Context) -> None:
     """Refuse a launch in *context* on a stream made in another context (another device's
     CuPy or PyTorch stream, say): the driver would fail the launch with a vaguer error."""
     if handle in _DEFAULT_HANDLES:

@@ -12,6 +12,7 @@ the kernel's typing reads of it: its rank (docs/hopper.md, "TMA").
 from __future__ import annotations
 
 import ctypes
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -77,7 +78,7 @@ class TiledLayout:
         return count * self.itemsize
 
 
-def _enum_name(what, value, names, driver_prefix):
+def _enum_name(what: str, value: Any, names: Mapping[str, str], driver_prefix: str) -> str | None:
     """The driver enum member name of *value*: one of *names*' keys, or a member of the driver's enum."""
     if value is None:
         return None
@@ -92,7 +93,7 @@ def _enum_name(what, value, names, driver_prefix):
     raise ValueError(f"tensor map: {what} must be one of {', '.join(sorted(names))} or a driver enum, got {value!r}")
 
 
-def _array_interface(array):
+def _array_interface(array: Any) -> dict[str, Any]:
     interface = getattr(array, "__cuda_array_interface__", None)
     if interface is None:
         raise TypeError(
@@ -102,7 +103,7 @@ def _array_interface(array):
     return interface
 
 
-def _dtype_of(interface, array):
+def _dtype_of(interface: Mapping[str, Any], array: Any) -> np.dtype:
     dtype = getattr(array, "dtype", None)
     # ml_dtypes' bfloat16 has no typestr of its own ('<V2'): the array's dtype names it
     if isinstance(dtype, np.dtype) and dtype.name == "bfloat16":
@@ -144,17 +145,18 @@ def tiled_layout(
         strides=strides[::-1][1:],
         box=box[::-1],
         element_strides=steps[::-1],
-        interleave=_enum_name("interleave", interleave, INTERLEAVES, "CU_TENSOR_MAP_INTERLEAVE_"),
-        swizzle=_enum_name("swizzle", swizzle, SWIZZLES, "CU_TENSOR_MAP_SWIZZLE_"),
-        l2_promotion=_enum_name("l2_promotion", l2_promotion, L2_PROMOTIONS, "CU_TENSOR_MAP_L2_PROMOTION_"),
-        oob_fill=_enum_name("oob_fill", oob_fill, OOB_FILLS, "CU_TENSOR_MAP_FLOAT_OOB_FILL_"),
+        # _enum_name gives None for a keyword given None, which these str fields do not hold
+        interleave=_enum_name("interleave", interleave, INTERLEAVES, "CU_TENSOR_MAP_INTERLEAVE_"),  # type: ignore[arg-type]
+        swizzle=_enum_name("swizzle", swizzle, SWIZZLES, "CU_TENSOR_MAP_SWIZZLE_"),  # type: ignore[arg-type]
+        l2_promotion=_enum_name("l2_promotion", l2_promotion, L2_PROMOTIONS, "CU_TENSOR_MAP_L2_PROMOTION_"),  # type: ignore[arg-type]
+        oob_fill=_enum_name("oob_fill", oob_fill, OOB_FILLS, "CU_TENSOR_MAP_FLOAT_OOB_FILL_"),  # type: ignore[arg-type]
         itemsize=itemsize,
     )
     _check(layout, strides[-1], shape)
     return layout
 
 
-def _extents(what, values, rank):
+def _extents(what: str, values: Any, rank: int) -> tuple[int, ...]:
     try:
         extents = tuple(int(v) for v in values)
     except TypeError:
@@ -164,7 +166,7 @@ def _extents(what, values, rank):
     return extents
 
 
-def _check(layout, inner_stride, shape):
+def _check(layout: TiledLayout, inner_stride: int, shape: tuple[int, ...]) -> None:
     if layout.swizzle not in SWIZZLE_SPAN:
         raise ValueError(
             f"tensor map: the swizzle {layout.swizzle} is not one cumlir checks; use none, 32b, 64b or 128b"
@@ -248,7 +250,7 @@ def byte_strides(array: Any) -> tuple[int, ...]:
 class TransposedView:
     """The reversed axes of a device array, as ``__cuda_array_interface__`` (no copy)."""
 
-    def __init__(self, array: Any):
+    def __init__(self, array: Any) -> None:
         interface = dict(_array_interface(array))
         interface["strides"] = byte_strides(array)[::-1]
         interface["shape"] = tuple(interface["shape"])[::-1]
@@ -260,7 +262,7 @@ class TiledTensorMap:
     """A tensor map made by ``cuda.tensor_map.tiled``: passed to a kernel, it is its
     ``descriptor`` (a ``CUtensorMap``) typed with its rank. It holds the array it describes."""
 
-    def __init__(self, layout: TiledLayout, descriptor: Any, array: Any):
+    def __init__(self, layout: TiledLayout, descriptor: Any, array: Any) -> None:
         self.layout = layout
         self.descriptor = descriptor
         self.array = array

@@ -4,7 +4,9 @@ a scalar), NumPy broadcasting, and device views that repeat an operand along bro
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -16,26 +18,26 @@ SCALARS = (int, float, complex, bool, np.generic)
 @dataclass
 class Operand:
     kind: str  # "device", "host" or "scalar"
-    value: object  # a DeviceNDArray, a NumPy array, or the scalar
+    value: Any  # a DeviceNDArray, a NumPy array, or the scalar
     dtype: np.dtype
 
     @property
-    def shape(self):
+    def shape(self) -> tuple[int, ...]:
         return () if self.kind == "scalar" else self.value.shape
 
     @property
-    def scalar(self):
+    def scalar(self) -> Any:
         return self.value if self.kind == "scalar" else None
 
 
-def operand(arg, index):
+def operand(arg: Any, index: int) -> Operand:
     """Classify argument *index*: CUDA arrays (ours, or any __cuda_array_interface__ object)
     are used in place, scalars passed by value, anything else read as a NumPy array."""
     if isinstance(arg, DeviceNDArray):
         return Operand("device", arg, arg.dtype)
     if is_device_array(arg):
-        array = as_device_array(arg)
-        return Operand("device", array, array.dtype)
+        device_array = as_device_array(arg)
+        return Operand("device", device_array, device_array.dtype)
     if isinstance(arg, SCALARS):
         dtype = arg.dtype if isinstance(arg, np.generic) else np.asarray(arg).dtype
         return Operand("scalar", arg, dtype)
@@ -47,7 +49,7 @@ def operand(arg, index):
     return Operand("host", array, array.dtype)
 
 
-def direct_type(cls):
+def direct_type(cls: type) -> bool:
     """Whether arrays of the class *cls* always live on the GPU and can go to a kernel as they
     are (CuPy's, Numba-CUDA's and cumlir's device arrays; a torch.Tensor may be on the host)."""
     known = _DIRECT_TYPES.get(cls)
@@ -60,7 +62,7 @@ def direct_type(cls):
 _DIRECT_TYPES: dict[type, bool] = {}
 
 
-def broadcast_shape(shapes, what="operands"):
+def broadcast_shape(shapes: Sequence[Sequence[int]], what: str = "operands") -> tuple[int, ...]:
     """NumPy's broadcast of *shapes*; ValueError naming them if they do not broadcast."""
     try:
         return tuple(np.broadcast_shapes(*shapes))
@@ -69,14 +71,14 @@ def broadcast_shape(shapes, what="operands"):
         raise ValueError(f"{what} could not be broadcast together with shapes {listed}") from None
 
 
-def on_device(op, stream):
+def on_device(op: Operand, stream: object) -> DeviceNDArray:
     """A DeviceNDArray of an array operand (host arrays are copied in)."""
     if op.kind == "device":
         return op.value
     return from_host(op.value, stream=stream)
 
 
-def broadcast_view(array, shape):
+def broadcast_view(array: DeviceNDArray, shape: Sequence[int]) -> DeviceNDArray:
     """A view of the device array *array* with the shape *shape* (NumPy broadcasting): new
     leading axes and axes of extent 1 that grow get a stride of 0."""
     missing = len(shape) - array.ndim
@@ -87,7 +89,9 @@ def broadcast_view(array, shape):
     return array._view(tuple(shape), tuple(strides))
 
 
-def output(out, shape, dtype, stream, index):
+def output(
+    out: Any, shape: Sequence[int], dtype: np.dtype, stream: object, index: int
+) -> tuple[DeviceNDArray, np.ndarray | None]:
     """(the device array a kernel writes, the host array to copy it to or None) for an
     output of *shape* and a result of *dtype*: *out* if given (checked), else a new one."""
     if out is None:
@@ -108,7 +112,9 @@ def output(out, shape, dtype, stream, index):
     return device_array(shape, target.dtype, stream=stream), target.value
 
 
-def finish(device_out, host_out, return_host, stream):
+def finish(
+    device_out: DeviceNDArray, host_out: np.ndarray | None, return_host: bool, stream: object
+) -> DeviceNDArray | np.ndarray:
     """Copy a result back where asked: into *host_out*, or to a new host array when the call had
     no device operand; else the device array."""
     if host_out is not None:
@@ -119,7 +125,7 @@ def finish(device_out, host_out, return_host, stream):
     return device_out
 
 
-def coalesce(views):
+def coalesce(views: Sequence[DeviceNDArray]) -> Sequence[DeviceNDArray]:
     """The device arrays *views* (all of one shape) with neighbouring axes merged wherever every
     view steps over the pair as over one axis (NumPy's iterator does the same): C-contiguous
     operands become 1-d, so kernels index them without dividing by the extents."""

@@ -14,7 +14,7 @@ _started: list[threading.Thread] = []  # the warming thread, once started
 _lock = threading.Lock()
 
 
-def start():
+def start() -> None:
     """Start the warm-up, once per process. Failures (no GPU, no driver) are left for the
     first real use to report."""
     if _started or drv.initialised():
@@ -26,7 +26,7 @@ def start():
             thread.start()
 
 
-def _warm():
+def _warm() -> None:
     for step in (_driver_and_context, load_library):
         try:
             step()
@@ -34,7 +34,7 @@ def _warm():
             pass
 
 
-def _driver_and_context():
+def _driver_and_context() -> None:
     # with several GPUs the launch may be meant for another device (one another library made
     # current on the launching thread, say): retaining device 0's context would cost it memory
     if drv.device_count() == 1:

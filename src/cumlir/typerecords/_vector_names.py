@@ -2,6 +2,8 @@
 Numba-CUDA gives the vectors of each (``float4`` is ``float32x4``), for the types' record
 (vectors.py) and their constructors (operations/cuda/vectors.py) alike."""
 
+from __future__ import annotations
+
 BASE_TYPES = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "float32", "float64")
 
 # the C names of the base types, sized as NumPy sizes the C types on 64-bit Linux (long and
@@ -23,6 +25,6 @@ C_NAMES = {
 }
 
 
-def c_names(base, n):
+def c_names(base: str, n: int) -> tuple[str, ...]:
     """The C names of the vector of *n* lanes of *base* ("float32", 4 -> ("float4",))."""
     return tuple(f"{c_name}{n}" for c_name, of in C_NAMES.items() if of == base)

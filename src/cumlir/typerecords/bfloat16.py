@@ -3,10 +3,15 @@ Its operations are operations/formats/bf16.py's."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from numba.core import types
 from numba.core.typeconv import Conversion
 
 from . import TypeRecord
+
+if TYPE_CHECKING:
+    from numba.core.typing.context import BaseContext
 
 
 class Bfloat16(types.Number):
@@ -17,25 +22,25 @@ class Bfloat16(types.Number):
     float64 without loss (safe), from every other number only explicitly (unsafe), and
     an int8 or uint8 fits it exactly (safe)."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__(name="bfloat16")
         self.bitwidth = 16
 
-    def can_convert_from(self, typingctx, other):
+    def can_convert_from(self, typingctx: BaseContext, other: types.Type) -> Conversion | None:
         if isinstance(other, types.Float):
             return Conversion.unsafe
         if isinstance(other, types.Integer):
-            return Conversion.safe if other.bitwidth == 8 else Conversion.unsafe
+            return Conversion.safe if other.bitwidth == 8 else Conversion.unsafe  # type: ignore[attr-defined]  # numba's stubs omit Integer.bitwidth
         return None
 
-    def can_convert_to(self, typingctx, other):
+    def can_convert_to(self, typingctx: BaseContext, other: types.Type) -> Conversion | None:
         if isinstance(other, types.Float):
             return Conversion.safe if other.bitwidth >= 32 else Conversion.unsafe
         if isinstance(other, types.Integer):
             return Conversion.unsafe
         return None
 
-    def unify(self, typingctx, other):
+    def unify(self, typingctx: BaseContext, other: types.Type) -> types.Number | None:  # type: ignore[override]  # numba's stubs overload it: a Number for a Number; None is "no unification"
         if isinstance(other, types.Float):
             return other if other.bitwidth >= 32 else types.float32
         return None

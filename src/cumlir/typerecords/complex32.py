@@ -3,7 +3,9 @@ operations are operations/formats/complex32.py's."""
 
 from __future__ import annotations
 
+import ctypes
 import struct
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numba.core import types
@@ -12,6 +14,9 @@ from numba.core.typeconv import Conversion
 from ..lazy import lazy
 from . import TypeRecord
 from ._packing import SLOT
+
+if TYPE_CHECKING:
+    from numba.core.typing.context import BaseContext
 
 # MLIR, for the conversions between a value and its in-memory form: this module is read by
 # what never compiles (the host's packer, signature strings)
@@ -28,26 +33,26 @@ class Complex32(types.Complex):
     (promote); every other number converts to it only explicitly (unsafe), each part
     rounded to the nearest float16, ties to even (docs/semantics.md)."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__("complex32", types.float16)
 
-    def can_convert_from(self, typingctx, other):
+    def can_convert_from(self, typingctx: BaseContext, other: types.Type) -> Conversion | None:
         if other == types.float16:
             return Conversion.safe
         if isinstance(other, (types.Integer, types.Float, types.Boolean, types.Complex)):
             return Conversion.unsafe
         return None
 
-    def can_convert_to(self, typingctx, other):
+    def can_convert_to(self, typingctx: BaseContext, other: types.Type) -> Conversion | None:
         if isinstance(other, types.Complex) and other.bitwidth > self.bitwidth:
             return Conversion.promote
         return None
 
-    def unify(self, typingctx, other):
+    def unify(self, typingctx: BaseContext, other: types.Type) -> types.Number | None:  # type: ignore[override]  # numba's stubs overload it: a Number for a Number; None is "no unification"
         if other == types.float16:
             return self
         if isinstance(other, types.Integer):
-            return types.complex64 if other.bitwidth <= 16 else types.complex128
+            return types.complex64 if other.bitwidth <= 16 else types.complex128  # type: ignore[attr-defined]  # numba's stubs omit Integer.bitwidth
         if isinstance(other, (types.Float, types.Complex)):
             return types.complex128 if other in (types.float64, types.complex128) else types.complex64
         return None
@@ -56,7 +61,7 @@ class Complex32(types.Complex):
 complex32 = Complex32()
 
 
-def _as_data(value):
+def _as_data(value: Any) -> Any:
     """complex<f16> -> i32, the real part's bits low: an element is 4-byte aligned and moves
     with one 32-bit load or store (as CUDA's half2)."""
     i16, i32 = ir.IntegerType.get_signless(16), ir.IntegerType.get_signless(32)
@@ -64,7 +69,7 @@ def _as_data(value):
     return arith.ori(real, arith.shli(imag, arith.constant(i32, 16)))
 
 
-def _from_data(value):
+def _from_data(value: Any) -> Any:
     i16, f16 = ir.IntegerType.get_signless(16), ir.F16Type.get()
     high = arith.shrui(value, arith.constant(value.type, 16))
     real, imag = (arith.bitcast(f16, arith.trunci(i16, bits)) for bits in (value, high))
@@ -77,11 +82,11 @@ class Complex32Parameter:
 
     slots = 2
 
-    def __init__(self, ty, index):
+    def __init__(self, ty: Complex32, index: int | str) -> None:
         self.index = index
         self.type = ty
 
-    def pack(self, value, buffer, offset, launch):
+    def pack(self, value: Any, buffer: ctypes.Array[ctypes.c_uint8], offset: int, launch: Any) -> None:
         try:
             value = complex(value)
         except (TypeError, ValueError):

@@ -3,7 +3,9 @@ their record. Their operations are operations/formats/narrow_floats.py's."""
 
 from __future__ import annotations
 
+import ctypes
 import struct
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numba.core import types
@@ -13,6 +15,9 @@ from ..lazy import lazy
 from . import TypeRecord
 from .bfloat16 import Bfloat16
 
+if TYPE_CHECKING:
+    from numba.core.typing.context import BaseContext
+
 ml_dtypes = lazy("ml_dtypes")  # not a dependency: rounds a number given for a narrow float argument
 
 
@@ -21,20 +26,20 @@ class HeldAsFloat32:
     float64 exactly (safe), to any other number only explicitly (unsafe); with a float it
     unifies to that float, at least float32."""
 
-    def can_convert_to(self, typingctx, other):
+    def can_convert_to(self, typingctx: BaseContext, other: types.Type) -> Conversion | None:
         if isinstance(other, types.Float):
             return Conversion.safe if other.bitwidth >= 32 else Conversion.unsafe
         if isinstance(other, (types.Integer, Bfloat16, NarrowFloat)):
             return Conversion.unsafe
         return None
 
-    def unify(self, typingctx, other):
+    def unify(self, typingctx: BaseContext, other: types.Type) -> types.Number | None:
         if isinstance(other, types.Float):
             return other if other.bitwidth >= 32 else types.float32
         return None
 
 
-class NarrowFloat(HeldAsFloat32, types.Number):
+class NarrowFloat(HeldAsFloat32, types.Number):  # type: ignore[misc]  # its unify: numba's stubs overload Number.unify (a Number for a Number)
     """A float of at most 8 bits (float8, float6, float4), one byte in memory, named as
     numba-cuda-mlir and MLIR name it (``f8E4M3FN``). Its format is the one ml_dtypes gives
     the NumPy dtype *dtype_name*: *exponent* and *mantissa* bits, the exponent *bias*, and
@@ -50,7 +55,9 @@ class NarrowFloat(HeldAsFloat32, types.Number):
     loss (safe) and from every other number only explicitly (unsafe); mixed with a float
     it computes in that float, or float32 (docs/semantics.md)."""
 
-    def __init__(self, name, dtype_name, bits, exponent, mantissa, bias, kind):
+    def __init__(
+        self, name: str, dtype_name: str, bits: int, exponent: int, mantissa: int, bias: int, kind: str
+    ) -> None:
         super().__init__(name=name)
         self.bitwidth = bits
         self.dtype_name = dtype_name
@@ -60,10 +67,10 @@ class NarrowFloat(HeldAsFloat32, types.Number):
         self.kind = kind
 
     @property
-    def signed(self):
+    def signed(self) -> bool:
         return self.kind != "e8m0"
 
-    def can_convert_from(self, typingctx, other):
+    def can_convert_from(self, typingctx: BaseContext, other: types.Type) -> Conversion | None:
         if isinstance(other, (types.Float, types.Integer, Bfloat16, NarrowFloat)):
             return Conversion.unsafe
         return None
@@ -97,16 +104,16 @@ class NarrowFloatParameter:
 
     slots = 1
 
-    def __init__(self, ty, index):
+    def __init__(self, ty: NarrowFloat, index: int | str) -> None:
         self.index = index
         self.type = ty
 
-    def pack(self, value, buffer, offset, launch):
+    def pack(self, value: Any, buffer: ctypes.Array[ctypes.c_uint8], offset: int, launch: Any) -> None:
         if not (isinstance(value, np.generic) and value.dtype.name == self.type.dtype_name):
             value = self._rounded(value)
         struct.pack_into("B", buffer, offset, int(np.asarray(value).view(np.uint8)))
 
-    def _rounded(self, value):
+    def _rounded(self, value: Any) -> np.ndarray:
         if not isinstance(value, (int, float, np.integer, np.floating)) or isinstance(value, bool):
             raise TypeError(f"argument {self.index}: expected a number for {self.type}, got {value!r}")
         try:

@@ -3,8 +3,10 @@ Its operations are operations/formats/tf32.py's."""
 
 from __future__ import annotations
 
+import ctypes
 import math
 import struct
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numba.core import types
@@ -14,19 +16,22 @@ from . import TypeRecord
 from .bfloat16 import Bfloat16
 from .narrow_floats import HeldAsFloat32, NarrowFloat
 
+if TYPE_CHECKING:
+    from numba.core.typing.context import BaseContext
 
-class Tf32(HeldAsFloat32, types.Number):
+
+class Tf32(HeldAsFloat32, types.Number):  # type: ignore[misc]  # its unify: numba's stubs overload Number.unify (a Number for a Number)
     """tf32 (``types.tf32``, numba-cuda-mlir's): TensorFloat-32, a float32 whose 13 low
     significand bits are zero (8 exponent bits, 10 stored significand bits). A value is that
     float32, 4 bytes in memory. As the narrow floats, a Number but not a numba Float: it
     converts to float32 and float64 exactly (safe), from every other number only explicitly
     (unsafe), rounded to nearest, ties away from zero, as PTX's ``cvt.rna.tf32.f32``."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__(name="tf32")
         self.bitwidth = 32
 
-    def can_convert_from(self, typingctx, other):
+    def can_convert_from(self, typingctx: BaseContext, other: types.Type) -> Conversion | None:
         if isinstance(other, (types.Float, types.Integer, types.Boolean, Bfloat16, NarrowFloat)):
             return Conversion.unsafe
         return None
@@ -43,11 +48,11 @@ class Tf32Parameter:
     _LARGEST = (2 - 2.0**-10) * 2.0**127
     _SMALLEST_ULP = 2.0**-136  # float32's subnormals keep 10 significand bits from 2**-149
 
-    def __init__(self, ty, index):
+    def __init__(self, ty: Tf32, index: int | str) -> None:
         self.index = index
         self.type = ty
 
-    def pack(self, value, buffer, offset, launch):
+    def pack(self, value: Any, buffer: ctypes.Array[ctypes.c_uint8], offset: int, launch: Any) -> None:
         if not isinstance(value, (int, float, np.integer, np.floating)) or isinstance(value, (bool, np.bool_)):
             raise TypeError(f"argument {self.index}: expected a real number for tf32, got {value!r}")
         x = float(value)
@@ -57,7 +62,7 @@ class Tf32Parameter:
         struct.pack_into("f", buffer, offset, self.rounded(x))
 
     @classmethod
-    def rounded(cls, x):
+    def rounded(cls, x: float) -> float:
         if not math.isfinite(x) or x == 0:
             return x
         _, exponent = math.frexp(x)  # |x| in [2**(exponent-1), 2**exponent)

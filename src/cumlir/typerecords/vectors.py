@@ -10,7 +10,9 @@ stored with one vector instruction (docs/vector_types.md).
 
 from __future__ import annotations
 
+import ctypes
 import functools
+from typing import Any
 
 import numpy as np
 from numba.core import types
@@ -25,21 +27,21 @@ LANES = ("x", "y", "z", "w")
 class VectorType(types.Type):
     """A CUDA vector type: *count* lanes of the numba scalar type *base*."""
 
-    def __init__(self, base, count):
+    def __init__(self, base: types.Integer | types.Float, count: int) -> None:
         self.base_type = base
         self.count = count
         super().__init__(name=f"{base}x{count}")
 
     @property
-    def lanes(self):
+    def lanes(self) -> tuple[str, ...]:
         return LANES[: self.count]
 
     @property
-    def base_size(self):
-        return self.base_type.bitwidth // 8
+    def base_size(self) -> int:
+        return self.base_type.bitwidth // 8  # type: ignore[union-attr]  # numba's stubs omit Integer.bitwidth
 
     @property
-    def alignment(self):
+    def alignment(self) -> int:
         """CUDA's alignment: 2 and 4 lanes together (at most 16 bytes), 1 and 3 lanes as the base type."""
         if self.count == 2:
             return 2 * self.base_size
@@ -48,19 +50,19 @@ class VectorType(types.Type):
         return self.base_size
 
     @property
-    def size(self):
+    def size(self) -> int:
         return self.count * self.base_size  # a multiple of the alignment for every type above
 
-    def numpy_dtype(self):
+    def numpy_dtype(self) -> np.dtype:
         """The NumPy structured dtype holding one value (fields ``x``, ``y``, ... at CUDA's offsets)."""
         base = np.dtype(str(self.base_type))
         offsets = [k * self.base_size for k in range(self.count)]
         fields = {"names": list(self.lanes), "formats": [base] * self.count, "offsets": offsets}
-        return np.dtype({**fields, "itemsize": self.size})
+        return np.dtype({**fields, "itemsize": self.size})  # type: ignore[call-overload]  # NumPy's stubs take a TypedDict
 
 
 @functools.cache
-def vector_type(base_name, count):
+def vector_type(base_name: str, count: int) -> VectorType:
     """The vector type of *count* lanes of the scalar named *base_name* ("float32")."""
     if base_name not in BASE_TYPES or count not in (1, 2, 3, 4):
         raise ValueError(f"there is no CUDA vector type of {count} lanes of {base_name}")
@@ -71,34 +73,34 @@ def vector_type(base_name, count):
 vector_types = {f"{base}x{n}": vector_type(base, n) for base in BASE_TYPES for n in (1, 2, 3, 4)}
 
 
-def matches_record(vty, record):
+def matches_record(vty: VectorType, record: types.Type) -> bool:
     """Whether the numba Record type *record* lays out exactly one value of *vty*: the NumPy
     structured arrays a kernel taking an array of *vty* accepts from the host."""
     if not isinstance(record, types.Record) or record.size != vty.size:
         return False
     fields = record.dtype.fields
     expected = vty.numpy_dtype().fields
-    return list(record.dtype.names) == list(vty.lanes) and all(fields[n][:2] == expected[n][:2] for n in vty.lanes)
+    return list(record.dtype.names) == list(vty.lanes) and all(fields[n][:2] == expected[n][:2] for n in vty.lanes)  # type: ignore[arg-type,index]  # a record's dtype has names and fields
 
 
 class VectorParameter:
     """A CUDA vector passed by value, one parameter per lane, from a NumPy record laying out
     its lanes (the host has no vector types; see matches_record)."""
 
-    def __init__(self, ty, index):
+    def __init__(self, ty: VectorType, index: int | str) -> None:
         self.index = index
         self.type = ty
         self.slots = ty.count
         self._lane = ScalarParameter(ty.base_type, index)
 
-    def pack(self, value, buffer, offset, launch):
+    def pack(self, value: Any, buffer: ctypes.Array[ctypes.c_uint8], offset: int, launch: Any) -> None:
         if not isinstance(value, np.void) or value.dtype.names != self.type.lanes:
             raise TypeError(f"argument {self.index}: expected a record with the lanes of {self.type}, got {value!r}")
         for k, lane in enumerate(self.type.lanes):
             self._lane.pack(value[lane], buffer, offset + SLOT * k, launch)
 
 
-def _signature_names():
+def _signature_names() -> dict[str, VectorType]:
     names = {}
     for name, vty in vector_types.items():
         for spelling in (name, *c_names(str(vty.base_type), vty.count)):

@@ -3,13 +3,18 @@
 the interface as Numba-CUDA types them. The kernel keeps the address, shape and strides
 the interface gave when it was compiled (operations/numpy/_captured.py)."""
 
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Literal
+
 import numpy as np
 from numba.core import types
 from numba.core.errors import TypingError
 from numba.np import numpy_support
 
 
-def interface_of(value):
+def interface_of(value: Any) -> dict[str, Any] | None:
     """The ``__cuda_array_interface__`` dict of *value*, or None (classes have none)."""
     if isinstance(value, type):
         return None
@@ -27,7 +32,13 @@ class _CapturedArray(types.Array):
     Numba-CUDA. The copy numba's typing of globals makes is therefore a plain array that
     keeps the interface's own read-only flag."""
 
-    def copy(self, dtype=None, ndim=None, layout=None, readonly=None):
+    def copy(  # type: ignore[override]
+        self,
+        dtype: types.Type | None = None,
+        ndim: int | None = None,
+        layout: Literal["C", "F", "CS", "FS", "A"] | None = None,
+        readonly: bool | None = None,
+    ) -> types.Array:
         return types.Array(
             self.dtype if dtype is None else dtype,
             self.ndim if ndim is None else ndim,
@@ -37,7 +48,7 @@ class _CapturedArray(types.Array):
         )
 
 
-def captured_array_type(interface):
+def captured_array_type(interface: Mapping[str, Any]) -> types.Array:
     """The Array type of the memory a ``__cuda_array_interface__`` dict describes."""
     try:
         shape = tuple(int(n) for n in interface["shape"])
@@ -62,7 +73,7 @@ def captured_array_type(interface):
     return _CapturedArray(element, len(shape), layout, readonly=bool(data[1]))
 
 
-def _layout(shape, strides, itemsize):
+def _layout(shape: tuple[int, ...], strides: tuple[int, ...] | None, itemsize: int) -> Literal["C", "F", "A"]:
     if strides is None or _compact(shape, strides, itemsize, reversed(range(len(shape)))):
         return "C"
     if _compact(shape, strides, itemsize, range(len(shape))):
@@ -70,7 +81,7 @@ def _layout(shape, strides, itemsize):
     return "A"
 
 
-def _compact(shape, strides, itemsize, axes):
+def _compact(shape: Sequence[int], strides: Sequence[int], itemsize: int, axes: Iterable[int]) -> bool:
     step = itemsize
     for axis in axes:
         if shape[axis] != 1 and strides[axis] != step:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import math
 import operator
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from types import BuiltinFunctionType, ModuleType
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any
 
 from numba.core import types
 from numba.core.dispatcher import Dispatcher as CPUDispatcher
@@ -24,6 +24,9 @@ from . import captured_arrays, operations, plain_messages
 from .operations import stub_type
 from .registry import exclusive, registry
 from .target import target_override
+
+if TYPE_CHECKING:
+    from numba.core.typing.templates import Signature
 
 _REAL = (types.Integer, types.Float, types.Boolean)
 _KEPT_VALUES = (BuiltinFunctionType,)  # stateless values whose type never changes
@@ -51,29 +54,29 @@ _INDEXING = frozenset([operator.getitem, operator.setitem])
 class CUDATypingContext(BaseContext):
     # How a numba CPU dispatcher (an @njit function) called from device code becomes a device
     # function: set by typing.frontend, which holds the device dispatchers and builds on this module
-    device_dispatcher_of: ClassVar[Callable[[CPUDispatcher], Any] | None] = None
+    device_dispatcher_of: Callable[[CPUDispatcher], Any] | None = None
     # How an operations.Implementation called from another becomes a device function: the same
-    implementation_dispatcher: ClassVar[Callable[[Implementation], Any] | None] = None
+    implementation_dispatcher: Callable[[Implementation], Any] | None = None
 
-    def init(self):
-        self._named_stubs = set()  # the called stubs whose types this context holds
+    def init(self) -> None:
+        self._named_stubs: set[Stub] = set()  # the called stubs whose types this context holds
         # (type, attribute) of the last attribute no template typed: a typing error about it
         # suggests the nearest known name (first_lines.py); typing holds FRONTEND_LOCK
-        self.missed_attribute = None
+        self.missed_attribute: tuple[types.Type, str] | None = None
 
-    def resolve_getattr(self, typ, attr):
+    def resolve_getattr(self, typ: types.Type, attr: str) -> types.Type | None:
         found = super().resolve_getattr(typ, attr)
         if found is None:
             self.missed_attribute = (typ, attr)
         return found
 
-    def _lookup_global(self, gv):
+    def _lookup_global(self, gv: object) -> types.Type | None:
         found = super()._lookup_global(gv)
         if isinstance(gv, Stub) and gv not in self._named_stubs:
             found = self._name_stub(gv, found)
         return found
 
-    def _name_stub(self, stub, registered):
+    def _name_stub(self, stub: Stub, registered: types.Type | None) -> types.Type | None:
         """A stub's first look-up here: the type its operation module declared, built now (see
         typing/operations.py). Registries installed later (extensions) look their keys up
         before adding to them, so the stub's own templates come first."""
@@ -84,7 +87,7 @@ class CUDATypingContext(BaseContext):
         self._insert_global(stub, ours)
         return ours
 
-    def resolve_value_type(self, val):
+    def resolve_value_type(self, val: Any) -> types.Type | None:
         if type(val) is int and not -(1 << 63) <= val < 1 << 64:
             return cumlir_types.WideIntegerConstant(val)  # numba refuses it: see the type
         if isinstance(val, CPUDispatcher) and self.device_dispatcher_of is not None:
@@ -117,13 +120,15 @@ class CUDATypingContext(BaseContext):
                 self._value_types[val] = found
         return found
 
-    def resolve_module_constants(self, typ, attr):
+    def resolve_module_constants(self, typ: types.Module, attr: str) -> types.Type | None:
         # a missing module attribute is a typing error at its line, not an AttributeError
         if not hasattr(typ.pymod, attr):
             return None
         return super().resolve_module_constants(typ, attr)
 
-    def resolve_function_type(self, func, args, kws):
+    def resolve_function_type(
+        self, func: object, args: Sequence[types.Type], kws: Mapping[str, types.Type]
+    ) -> Signature | None:
         try:
             return self._resolve_function_type(func, args, kws)
         except TypeError:
@@ -139,7 +144,9 @@ class CUDATypingContext(BaseContext):
                 f"dtype, so NumPy's functions and array operators do not take it ({family.numpy_dtype})"
             ) from None
 
-    def _resolve_function_type(self, func, args, kws):
+    def _resolve_function_type(
+        self, func: object, args: Sequence[types.Type], kws: Mapping[str, types.Type]
+    ) -> Signature | None:
         # complex64(re, im) / complex128(re, im): numba's template for calling a number class
         # takes one argument and is consulted before any registered after it
         if (
@@ -160,7 +167,9 @@ class CUDATypingContext(BaseContext):
             found = self._scalar_operators[key] = super().resolve_function_type(func, args, kws)
         return found
 
-    def _resolve_call(self, func, args, kws):
+    def _resolve_call(
+        self, func: object, args: Sequence[types.Type], kws: Mapping[str, types.Type]
+    ) -> Signature | None:
         try:
             return super().resolve_function_type(func, args, kws)
         except AssertionError:
@@ -171,7 +180,7 @@ class CUDATypingContext(BaseContext):
             given = [str(a) for a in args] + [f"{k}={v}" for k, v in kws.items()]
             raise TypingError(f"{func.typing_key}() does not take the arguments ({', '.join(given)})") from None
 
-    def refresh(self):
+    def refresh(self) -> None:
         self._scalar_operators = {}  # extensions may have declared new typings
         self._value_types = {}
         super().refresh()
@@ -179,7 +188,7 @@ class CUDATypingContext(BaseContext):
     _scalar_operators: dict[tuple[Any, tuple[types.Type, ...]], Any] = {}  # -> its Signature, or None
     _value_types: dict[object, types.Type] = {}
 
-    def load_additional_registries(self):
+    def load_additional_registries(self) -> None:
         # every operation module fills the registry
         operations.install()
 
@@ -190,7 +199,7 @@ class CUDATypingContext(BaseContext):
         self.install_registry(enumdecl.registry)  # Enum and IntEnum members (operations/python/enums.py)
 
 
-def _without_numpy_dtype(ty):
+def _without_numpy_dtype(ty: types.Type) -> typerecords.TypeRecord | None:
     """The record of the family of *ty*, or of its arrays' dtype, where NumPy has no dtype for
     it (complex32); else None."""
     for of in (ty, getattr(ty, "dtype", None)):
@@ -203,13 +212,13 @@ def _without_numpy_dtype(ty):
 _MEMO_LIMIT = 1024  # operator typings remembered; a long-lived process meets ever new literals
 
 
-def _builtin_class(val):
+def _builtin_class(val: object) -> bool:
     """Whether *val* is a builtin class other than an exception (``bool``, ``range``):
     typeof() types none of them, and asking it imports numba.typed (30-60 ms) to be sure."""
     return isinstance(val, type) and val.__module__ == "builtins" and not issubclass(val, BaseException)
 
 
-def _checked_enum(found):
+def _checked_enum(found: types.Type | None) -> types.Type | None:
     """An enum class whose members device code can hold (numbers, booleans, tuples of them),
     else a typing error naming it: numba types members of any value, string ones included."""
     if isinstance(found, types.EnumClass) and not _device_value(found.dtype):
@@ -220,13 +229,15 @@ def _checked_enum(found):
     return found
 
 
-def _device_value(ty):
+def _device_value(ty: types.Type) -> bool:
     if isinstance(ty, types.BaseTuple):
-        return all(_device_value(member) for member in ty)
+        return all(_device_value(member) for member in ty)  # type: ignore[attr-defined]  # numba's stubs
     return isinstance(ty, (types.Number, types.Boolean))
 
 
-def _scalar_operator_key(func, args, kws):
+def _scalar_operator_key(
+    func: object, args: Sequence[types.Type], kws: Mapping[str, types.Type]
+) -> tuple[Any, tuple[types.Type, ...]] | None:
     """(the operator, its argument types) for a call of a pure operator on scalars, else None.
     Literal arguments (``i * 32``) are part of the key by their value."""
     if kws:
@@ -245,24 +256,24 @@ def _scalar_operator_key(func, args, kws):
     return (key, tuple(args))
 
 
-def _integer_index(ty):
+def _integer_index(ty: types.Type) -> bool:
     """Whether *ty* indexes an array by integers alone (an element stored: a number)."""
     if isinstance(ty, types.BaseTuple):
-        return all(isinstance(member, types.Integer) for member in ty)
+        return all(isinstance(member, types.Integer) for member in ty)  # type: ignore[attr-defined]
     return isinstance(ty, _REAL)
 
 
-_context = None
-_seen = None
+_context: CUDATypingContext | None = None
+_seen: int | None = None
 
 
-def _registrations():
+def _registrations() -> int:
     """How many declarations the installed registries hold: extensions (``@overload``,
     ``type_callable``, templates) registered after the context was built change it."""
-    return sum(len(r.functions) + len(r.attributes) + len(r.globals) for r in _context._registries)
+    return sum(len(r.functions) + len(r.attributes) + len(r.globals) for r in _context._registries)  # type: ignore[union-attr,misc]  # built
 
 
-def typing_context():
+def typing_context() -> CUDATypingContext:
     """The process-wide typing context, built on first use and refreshed when extensions
     have registered declarations since."""
     global _context, _seen
@@ -281,7 +292,7 @@ def typing_context():
         return _context
 
 
-def refresh():
+def refresh() -> None:
     """Pick up declarations registered since the context was built."""
     global _seen
     with FRONTEND_LOCK:
@@ -291,7 +302,7 @@ def refresh():
             _seen = _registrations()
 
 
-def _ml_dtypes_number(val):
+def _ml_dtypes_number(val: object) -> types.Type | None:
     """The cumlir type of an ml_dtypes scalar class (``ml_dtypes.bfloat16``,
     ``ml_dtypes.float8_e4m3fn`` ...) used in a kernel, as ``cuda.bfloat16`` and the other
     names in ``cuda`` are: a dtype for arrays, a conversion when called. None for anything

@@ -6,26 +6,32 @@ extension function, which numba then reports at the kernel line being typed.
 Numba's own exceptions (TypingError, ForceLiteralArg) pass unchanged.
 """
 
+from __future__ import annotations
+
 import functools
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from numba.core import errors, types
 
 from .registry import registry as _registry
 
+_T = TypeVar("_T", bound=type)
 
-def describe(fn):
+
+def describe(fn: object) -> str:
     """``name (file:line)`` of an extension function."""
     code = getattr(fn, "__code__", None)
     where = f" ({code.co_filename}:{code.co_firstlineno})" if code else ""
     return f"{getattr(fn, '__qualname__', repr(fn))}{where}"
 
 
-def typing_guard(extension, fn=None):
+def typing_guard(extension: Callable[..., Any], fn: Callable[..., Any] | None = None) -> Callable[..., Any]:
     """*fn* (default: *extension*) whose non-numba exceptions become TypingErrors naming *extension*."""
     fn = fn or extension
 
     @functools.wraps(fn)
-    def guarded(*args, **kwargs):
+    def guarded(*args: Any, **kwargs: Any) -> Any:
         try:
             return fn(*args, **kwargs)
         except errors.NumbaError:
@@ -36,7 +42,7 @@ def typing_guard(extension, fn=None):
     return guarded
 
 
-def _guard_template(template):
+def _guard_template(template: _T) -> _T:
     """Guard the methods numba calls on a template class, in place."""
     for name, method in list(vars(template).items()):
         if callable(method) and (name in ("generic", "generic_resolve") or name.startswith("resolve_")):
@@ -47,15 +53,15 @@ def _guard_template(template):
 class TypingRegistry:
     """Numba's ``Registry`` interface over cumlir's typing registry, guarding each template."""
 
-    def register(self, template):
+    def register(self, template: _T) -> _T:
         _registry.register(_guard_template(template))
         return template
 
-    def register_attr(self, template):
+    def register_attr(self, template: _T) -> _T:
         _registry.register_attr(_guard_template(template))
         return template
 
-    def register_global(self, val=None, typ=None, **kwargs):
+    def register_global(self, val: Any = None, typ: types.Type | None = None, **kwargs: Any) -> Any:
         if typ is not None:  # a global of a known type
             return _registry.register_global(val, typ, **kwargs)
 
@@ -65,7 +71,7 @@ class TypingRegistry:
         if kwargs:
             raise TypeError(f"unexpected arguments {sorted(kwargs)}")
 
-        def decorate(template):
+        def decorate(template: _T) -> _T:
             keyed = type(template.__name__, (_guard_template(template),), {"key": key})
             _registry.register_global(val, types.Function(keyed))
             return template

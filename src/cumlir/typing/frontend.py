@@ -17,8 +17,10 @@ import contextlib
 import inspect
 import io
 import weakref
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import FunctionType
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from numba.core import (
     bytecode,
@@ -40,6 +42,9 @@ from .context import CUDATypingContext, typing_context
 from .frontend_passes import STAGES
 from .nesting import nested_typing
 from .target import CumlirTarget, TargetInfo, target_override
+
+if TYPE_CHECKING:
+    from ..linkable import LinkItem
 
 
 @dataclass
@@ -70,22 +75,29 @@ class TypedFunction:
         return "\n".join(lines) + "\n"
 
 
-def _flags():
+def _flags() -> compiler.Flags:
     flags = compiler.Flags()
-    flags.no_cpython_wrapper = True
-    flags.no_cfunc_wrapper = True
-    flags.nrt = False
-    flags.error_model = "numpy"
+    # numba's Flags are descriptors its stubs do not describe
+    flags.no_cpython_wrapper = True  # type: ignore[misc,assignment]
+    flags.no_cfunc_wrapper = True  # type: ignore[misc,assignment]
+    flags.nrt = False  # type: ignore[misc,assignment]
+    flags.error_model = "numpy"  # type: ignore[misc,assignment]
     return flags
 
 
-def type_function(pyfunc, argtypes, return_type=None):
+def type_function(
+    pyfunc: Callable[..., Any], argtypes: Iterable[types.Type], return_type: types.Type | None = None
+) -> TypedFunction:
     """Run numba's frontend on *pyfunc* for *argtypes*; raise numba's TypingError on failure."""
     with FRONTEND_LOCK:
         return _type_function(pyfunc, argtypes, return_type)
 
 
-def _type_function(pyfunc, argtypes, return_type):
+def _type_function(
+    pyfunc: Any,  # a Python function (consteval may give another in its place)
+    argtypes: Iterable[types.Type],
+    return_type: types.Type | None,
+) -> TypedFunction:
     _refuse_generators(pyfunc)
     pyfunc = consteval.expanded(pyfunc)  # what its consteval forms make of it, if it has any
     state = compiler.StateDict()
@@ -122,7 +134,7 @@ def _type_function(pyfunc, argtypes, return_type):
     )
 
 
-def _refuse_generators(pyfunc):
+def _refuse_generators(pyfunc: Callable[..., Any]) -> None:
     # numba would type a generator and leave a generator object no device model holds
     if inspect.isgeneratorfunction(pyfunc):
         code = pyfunc.__code__
@@ -135,21 +147,21 @@ def _refuse_generators(pyfunc):
 class DeviceFunction:
     """A device function typed for one signature; lowered into each module that calls it."""
 
-    def __init__(self, dispatcher, typed):
+    def __init__(self, dispatcher: DeviceDispatcher, typed: TypedFunction) -> None:
         self.dispatcher = dispatcher
         self.typed = typed
         self.symbol_hint = dispatcher.py_func.__name__
 
     @property
-    def signature(self):
+    def signature(self) -> Signature:
         return self.typed.signature
 
     @property
-    def link(self):
+    def link(self) -> tuple[LinkItem, ...]:
         """The link items of the function's ``link=`` option."""
         return self.dispatcher.options.link
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<device function {self.symbol_hint}{self.signature}>"
 
 
@@ -163,7 +175,7 @@ class _FunctionName:
 class _NamedOverload:
     """What numba's recursion typing reads of a compiled overload: its name."""
 
-    def __init__(self, pyfunc, device_function):
+    def __init__(self, pyfunc: Callable[..., Any], device_function: DeviceFunction) -> None:
         self.fndesc = _FunctionName(pyfunc.__module__, pyfunc.__qualname__, id(device_function))
 
 
@@ -171,15 +183,18 @@ class DeviceDispatcher:
     """Types *pyfunc* as a device function for each argument-type tuple it is called with;
     with *declared* signatures, only for those (callers' arguments are converted to the best)."""
 
-    def __init__(self, pyfunc, options=None, declared=None):
+    def __init__(
+        self, pyfunc: Callable[..., Any], options: Options | None = None, declared: Iterable[Signature] | None = None
+    ) -> None:
         self.py_func = pyfunc
         self.options = options or Options()
         self._declared = tuple(declared) if declared else ()
-        self._device_functions = {}  # argument types -> DeviceFunction
-        self._with_result = {}  # (argument types, declared result type) -> DeviceFunction
-        self._typing = set()  # argument types being typed now (to detect recursion)
+        self._device_functions: dict[tuple[types.Type, ...], DeviceFunction] = {}  # argument types -> DeviceFunction
+        # (argument types, declared result type) -> DeviceFunction
+        self._with_result: dict[tuple[tuple[types.Type, ...], types.Type | None], DeviceFunction] = {}
+        self._typing: set[tuple[types.Type, ...]] = set()  # argument types being typed now (to detect recursion)
 
-    def compile_device(self, argtypes, return_type=None):
+    def compile_device(self, argtypes: Iterable[types.Type], return_type: types.Type | None = None) -> DeviceFunction:
         """The DeviceFunction for *argtypes* (typed now unless it was before)."""
         argtypes = tuple(argtypes)
         if return_type is None:
@@ -191,7 +206,7 @@ class DeviceDispatcher:
         with FRONTEND_LOCK:
             return self._compile_device(argtypes, return_type)
 
-    def _compile_device(self, argtypes, return_type):
+    def _compile_device(self, argtypes: tuple[types.Type, ...], return_type: types.Type | None) -> DeviceFunction:
         if return_type is not None:  # a declared result type: typed on its own, kept apart
             compiled = self._with_result.get((argtypes, return_type))
             if compiled is None:
@@ -210,7 +225,7 @@ class DeviceDispatcher:
         self._device_functions[argtypes] = compiled
         return compiled
 
-    def _type(self, argtypes, return_type=None):
+    def _type(self, argtypes: tuple[types.Type, ...], return_type: types.Type | None = None) -> TypedFunction:
         self._typing.add(argtypes)
         try:
             # numba's name for this function while the decorator has not bound it (self-recursion)
@@ -219,32 +234,38 @@ class DeviceDispatcher:
         finally:
             self._typing.discard(argtypes)
 
-    def __call__(self, *args, **kws):
+    def __call__(self, *args: Any, **kws: Any) -> NoReturn:
         raise TypeError(f"the device function {self.py_func.__name__} can only be called from device code")
 
     # ---- numba's dispatcher protocol, used by type inference ------------------------------
 
-    def fold_argument_types(self, args, kws, literal=False):
+    def fold_argument_types(
+        self, args: Sequence[types.Type], kws: Mapping[str, types.Type], literal: bool = False
+    ) -> tuple[inspect.Signature, tuple[types.Type, ...]]:
         """(Python signature, argument types with keywords and defaults folded in), literal
         types kept only where *literal*."""
         pysig = utils.pysignature(self.py_func)
 
-        def normal(index, param, value):
+        def normal(index: int, param: str, value: types.Type) -> types.Type:
             return value if literal else types.unliteral(value)
 
-        def default(index, param, value):
+        def default(index: int, param: str, value: Any) -> types.Type:
             return types.Omitted(value)
 
-        def stararg(index, param, values):
+        def stararg(index: int, param: str, values: tuple[types.Type, ...]) -> types.Type:
             return types.StarArgTuple(values)
 
         return pysig, tuple(fold_arguments(pysig, args, kws, normal, default, stararg))
 
-    def get_call_template(self, args, kws):
+    def get_call_template(
+        self, args: Sequence[types.Type], kws: Mapping[str, types.Type]
+    ) -> tuple[type, inspect.Signature, tuple[types.Type, ...], dict[str, types.Type]]:
         with FRONTEND_LOCK:
             return self._call_template(args, kws)
 
-    def _call_template(self, args, kws):
+    def _call_template(
+        self, args: Sequence[types.Type], kws: Mapping[str, types.Type]
+    ) -> tuple[type, inspect.Signature, tuple[types.Type, ...], dict[str, types.Type]]:
         given = (args, kws)
         pysig, args = self.fold_argument_types(args, kws)
         if self._declared:
@@ -256,7 +277,11 @@ class DeviceDispatcher:
         name = f"CallTemplate({self.py_func.__name__})"
         return numba_typing.make_concrete_template(name, self.py_func, signatures), pysig, args, {}
 
-    def _compile_for_call(self, args, given):
+    def _compile_for_call(
+        self,
+        args: tuple[types.Type, ...],
+        given: tuple[Sequence[types.Type], Mapping[str, types.Type]],
+    ) -> tuple[types.Type, ...]:
         """Type the function for a call's argument types, as values of their types first;
         where that fails and the call passes literals (a shape, a count), for those literal
         values, as Numba-CUDA specialises on them: ``cuda.local.array(n, dtype)`` inside
@@ -276,12 +301,12 @@ class DeviceDispatcher:
                 return literal
             raise
 
-    def _compile_declared(self):
+    def _compile_declared(self) -> None:
         for sig in self._declared:
             if sig.args not in self._device_functions and sig.args not in self._typing:
                 self._device_functions[sig.args] = DeviceFunction(self, self._type(sig.args, sig.return_type))
 
-    def get_overload(self, argtypes, return_type=None):
+    def get_overload(self, argtypes: Iterable[types.Type], return_type: types.Type | None = None) -> DeviceFunction:
         """The DeviceFunction a call typed (argtypes) -> return_type calls; a function compiled
         with a declared result type calls itself through this, before it is cached."""
         compiled = self._device_functions.get(tuple(argtypes))
@@ -292,14 +317,14 @@ class DeviceDispatcher:
         return compiled
 
     @property
-    def overloads(self):
+    def overloads(self) -> dict[tuple[types.Type, ...], _NamedOverload]:
         """numba's typing of a recursive call made with other argument types than the call
         being typed (f(int32) calls g calls f(int64)) reads ``overloads[args].fndesc`` to name
         the callee; lowering finds it with get_overload."""
         return {args: _NamedOverload(self.py_func, f) for args, f in self._device_functions.items()}
 
     @property
-    def _compiler(self):
+    def _compiler(self) -> NoReturn:
         # numba's overload templates read this only to inline the implementation's Numba IR
         raise errors.TypingError(
             f"{self.py_func.__name__}: inline='always' on @overload or @register_jitable (numba's inlining "
@@ -307,20 +332,20 @@ class DeviceDispatcher:
         )
 
     @property
-    def is_compiling(self):
+    def is_compiling(self) -> bool:
         """Whether this function is being typed now (numba asks, to detect recursion)."""
         return bool(self._typing)
 
     @property
-    def nopython_signatures(self):
+    def nopython_signatures(self) -> list[Signature]:
         return [d.signature for d in self._device_functions.values()]
 
     @property
-    def _numba_type_(self):
-        return types.Dispatcher(self)
+    def _numba_type_(self) -> types.Dispatcher:
+        return types.Dispatcher(self)  # type: ignore[arg-type]  # numba's dispatcher protocol, not its class
 
 
-def _jit_for_overloads(*args, **options):
+def _jit_for_overloads(*args: Any, **options: Any) -> DeviceDispatcher | type[DeviceDispatcher]:
     """numba compiles ``@overload`` implementations with the target's jit: device functions here
     (numba's jit options, such as no_cpython_wrapper, mean nothing to them)."""
     if args and callable(args[0]):
@@ -335,7 +360,7 @@ target_extension.jit_registry[CumlirTarget] = _jit_for_overloads
 _CPU_FUNCTIONS: weakref.WeakKeyDictionary[object, DeviceDispatcher] = weakref.WeakKeyDictionary()
 
 
-def device_dispatcher_of(cpu_dispatcher):
+def device_dispatcher_of(cpu_dispatcher: Any) -> DeviceDispatcher:  # numba's CPU Dispatcher
     """The device functions of an ``@numba.njit`` (or ``numba.jit``) function called from device
     code: its Python function compiled by cumlir, as Numba-CUDA does. Its inlining and fastmath
     options carry over; the others (``cache``, ``nogil``, ``parallel``, ``boundscheck``,
@@ -350,12 +375,12 @@ def device_dispatcher_of(cpu_dispatcher):
     return dispatcher
 
 
-def _device_options(targetoptions):
+def _device_options(targetoptions: Mapping[str, Any]) -> Options:
     inline = targetoptions.get("inline")  # numba's may also be a cost-model function
     return Options(
         inline="always" if inline == "always" else "never",
         forceinline=bool(targetoptions.get("forceinline", False)),
-        fastmath=targetoptions.get("fastmath") or False,
+        fastmath=targetoptions.get("fastmath") or False,  # type: ignore[arg-type]  # Options takes True/False too
     )
 
 
@@ -364,7 +389,7 @@ def _device_options(targetoptions):
 _IMPLEMENTATIONS: dict[object, DeviceDispatcher] = {}
 
 
-def implementation_dispatcher(implementation):
+def implementation_dispatcher(implementation: Any) -> DeviceDispatcher:
     """The device-function dispatcher of a Python implementation used by operations' rules
     (``lower.call_python``); implementations calling one another are typed through it too."""
     if isinstance(implementation, DeviceDispatcher):

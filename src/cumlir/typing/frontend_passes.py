@@ -4,7 +4,10 @@ Numba's own compiler driver also lowers; cumlir only needs the frontend, so thes
 passes are run directly (typing/frontend.py), in the order numba's nopython pipeline uses.
 """
 
+from __future__ import annotations
+
 import operator
+from typing import TYPE_CHECKING
 
 from numba.core import (
     analysis,
@@ -24,12 +27,15 @@ from ..lazy import lazy
 # numba's closure inliner: imported by the first kernel that defines a function (few do)
 inline_closurecall = lazy("numba.core.inline_closurecall")
 
+if TYPE_CHECKING:
+    from numba.core.compiler import StateDict
 
-def _bytecode(state):
+
+def _bytecode(state: StateDict) -> None:
     state.bc = bytecode.ByteCode(state.func_id)
 
 
-def _interpret(state):
+def _interpret(state: StateDict) -> None:
     try:
         state.func_ir = interpreter.Interpreter(state.func_id).interpret(state.bc)
     except errors.UnsupportedBytecodeError as e:
@@ -47,7 +53,7 @@ def _interpret(state):
         )
 
 
-def _check_names(state):
+def _check_names(state: StateDict) -> None:
     """A name that is neither local nor global is an error at the line that uses it. The
     function's own name is left to type inference: a function compiled eagerly by its
     decorator calls itself before the decorator has bound the name."""
@@ -59,7 +65,7 @@ def _check_names(state):
                 raise errors.TypingError(f"NameError: name '{value.name}' is not defined", loc=assign.loc)
 
 
-def _check_constructs(state):
+def _check_constructs(state: StateDict) -> None:
     """Python that device code cannot run, named in Python's words at its line (numba would
     report it later in terms of its own intrinsics and types)."""
     for block in state.func_ir.blocks.values():
@@ -69,7 +75,7 @@ def _check_constructs(state):
                 raise errors.UnsupportedError(problem, loc=assign.loc)
 
 
-def _unsupported(value):
+def _unsupported(value: object) -> str | None:
     if isinstance(value, ir.Expr) and value.op in ("build_map", "build_set"):
         kind = "dictionaries" if value.op == "build_map" else "sets"
         return f"{kind} are not supported in device code"
@@ -85,11 +91,11 @@ def _unsupported(value):
     return None
 
 
-def _postprocess(state):
+def _postprocess(state: StateDict) -> None:
     postproc.PostProcessor(state.func_ir).run()
 
 
-def _inline_closures(state):
+def _inline_closures(state: StateDict) -> None:
     """Inner functions defined in the kernel are inlined where they are called."""
     has_closure = any(
         isinstance(assign.value, ir.Expr) and assign.value.op == "make_function"
@@ -107,12 +113,12 @@ _INTEGER_RANGE = range(-(1 << 63), 1 << 64)  # what int64 or uint64 holds: numba
 _FOLDED = {operator.add, operator.sub, operator.mul, operator.pow, operator.lshift}
 
 
-def _wide_integers(state):
+def _wide_integers(state: StateDict) -> None:
     """Integer constants beyond int64 and uint64 are typed as ``WideIntegerConstant``s
     (types.py). CPython folds ``2**64`` but leaves ``2**70`` to be computed (it folds only
     small results), which would wrap in int64: integer arithmetic on constants whose exact
     result lies beyond that range is folded here, as CPython would fold it without limit."""
-    known = {}  # variable -> its integer constant, for variables assigned once
+    known: dict[str, int] = {}  # variable -> its integer constant, for variables assigned once
     for block in state.func_ir.blocks.values():
         for assign in block.find_insts(ir.Assign):
             value = _exact_integer(assign.value, known)
@@ -124,7 +130,7 @@ def _wide_integers(state):
                 known[assign.target.name] = value
 
 
-def _exact_integer(value, known):
+def _exact_integer(value: object, known: dict[str, int]) -> int | None:
     """The integer an assignment's value is, when it is a constant or integer arithmetic on
     constants whose result leaves the 64-bit range; else None."""
     if isinstance(value, (ir.Const, ir.Global, ir.FreeVar)):  # a global int is a constant, as in numba
@@ -143,30 +149,30 @@ def _exact_integer(value, known):
     return result if result not in _INTEGER_RANGE else None
 
 
-def _fold_constants(state):
+def _fold_constants(state: StateDict) -> None:
     analysis.rewrite_semantic_constants(state.func_ir, state.args)
     analysis.dead_branch_prune(state.func_ir, state.args)
 
 
-def _rewrite(state):
+def _rewrite(state: StateDict) -> None:
     rewrites.rewrite_registry.apply("before-inference", state)
     # raise statements numba could not make static carry their arguments as values
     untyped_passes.RewriteDynamicRaises().run_pass(state)
 
 
-def _unroll_literals(state):
+def _unroll_literals(state: StateDict) -> None:
     untyped_passes.LiteralUnroll().run_pass(state)
 
 
-def _ssa(state):
+def _ssa(state: StateDict) -> None:
     untyped_passes.ReconstructSSA().run_pass(state)
 
 
-def _infer_types(state):
+def _infer_types(state: StateDict) -> None:
     typed_passes.NopythonTypeInference().run_pass(state)
 
 
-def _strip_phis(state):
+def _strip_phis(state: StateDict) -> None:
     typed_passes.PreLowerStripPhis().run_pass(state)
 
 

@@ -52,7 +52,7 @@ class CallsTooDeep(errors.UnsupportedError):
     """A chain of device functions deeper than MAX_DEPTH. Raised through every level of the
     chain, it keeps its one message (numba would add each caller's line to it)."""
 
-    def add_context(self, msg):
+    def add_context(self, msg: str) -> CallsTooDeep:
         return self
 
 

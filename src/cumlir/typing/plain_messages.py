@@ -12,20 +12,20 @@ from numba.core.types import functions
 from numba.core.typing import typeof
 
 
-def install():
+def install() -> None:
     """Make numba format its messages as plain text, unless colours were asked for
     (``NUMBA_COLOR_SCHEME``: its default theme only makes text bold)."""
-    if config.COLOR_SCHEME == "no_color":
+    if config.COLOR_SCHEME == "no_color":  # type: ignore[attr-defined]
         plain = _Plain()
-        errors._termcolor_inst = plain  # what errors.termcolor() gives from now on
+        errors._termcolor_inst = plain  # type: ignore[attr-defined]  # what errors.termcolor() gives from now on
         for module in (ir, typeinfer, compiler_machinery, functions, typeof):  # copies taken at import
-            module._termcolor = plain
+            module._termcolor = plain  # type: ignore[attr-defined]
 
 
 class _Plain:
     """numba's colour scheme interface, giving every message back unchanged."""
 
-    def _same(self, msg):
+    def _same(self, msg: str) -> str:
         return msg
 
     code = errmsg = filename = indicate = highlight = reset = _same

@@ -37,7 +37,7 @@ def parse_signature(sig: SignatureLike) -> tuple[tuple[types.Type, ...], types.T
     return tuple(argtypes), return_type
 
 
-def _accepts_one(declared, actual):
+def _accepts_one(declared: types.Type, actual: types.Type) -> bool:
     if declared == actual:
         return True
     if isinstance(declared, types.Array):
@@ -57,7 +57,7 @@ def _accepts_one(declared, actual):
         return (
             isinstance(actual, types.BaseTuple)
             and len(declared) == len(actual)
-            and all(map(_accepts_one, declared.types, actual.types))
+            and all(map(_accepts_one, declared.types, actual.types))  # type: ignore[attr-defined]  # numba's stubs
         )
     if isinstance(declared, (types.CPointer, types.RawPointer)):
         # a device address (an int, typed int64), a pointer, or a device array of the pointee type
@@ -71,16 +71,16 @@ def _accepts_one(declared, actual):
     return False
 
 
-def _vector_from_host(declared, actual):
+def _vector_from_host(declared: types.Type, actual: types.Type) -> bool:
     # NumPy has no vector dtypes: a structured array laying out the vector's lanes stands in
     return isinstance(declared, VectorType) and matches_record(declared, actual)
 
 
-def first_refused(declared_args, actual_args):
+def first_refused(declared_args: Sequence[types.Type], actual_args: Sequence[types.Type]) -> int | None:
     """The position of the first argument *declared_args* does not accept, or None."""
     return next((k for k, (d, a) in enumerate(zip(declared_args, actual_args)) if not _accepts_one(d, a)), None)
 
 
-def accepts(declared_args, actual_args):
+def accepts(declared_args: Sequence[types.Type], actual_args: Sequence[types.Type]) -> bool:
     """Whether a kernel compiled for *declared_args* can be launched with *actual_args*."""
     return len(declared_args) == len(actual_args) and all(map(_accepts_one, declared_args, actual_args))

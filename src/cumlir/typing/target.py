@@ -5,8 +5,15 @@ target class. cumlir's derives from numba's generic GPU target, so templates
 written for ``target="generic"`` or ``"gpu"`` apply, while CPU-only ones do not.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from numba.core import target_extension as _te
 from numba.core.imputils import Registry
+
+if TYPE_CHECKING:
+    from contextlib import AbstractContextManager
 
 TARGET_NAME = "cumlir"
 
@@ -30,7 +37,7 @@ class TargetInfo:
     enable_nrt = True
 
 
-def target_override():
+def target_override() -> AbstractContextManager[None]:
     """Make cumlir the current target while typing, so its templates are chosen."""
     return _te.target_override(TARGET_NAME)
 
@@ -43,10 +50,10 @@ class _UnusedLlvmliteLowerings:
     are later reported as having no lowering, at their source line.
     """
 
-    def __init__(self):
+    def __init__(self) -> None:
         self._registries = {Registry("cumlir-unused-llvmlite"): None}
 
-    def refresh(self):
+    def refresh(self) -> None:
         pass
 
 

@@ -3,7 +3,6 @@ generators, the generated code run on the host (tests/nrt_harness.py) against Nu
 bad inputs refused by name, and (``gpu``) the kernels against NumPy on the GPU."""
 
 import functools
-import textwrap
 
 import numpy as np
 import pytest
@@ -210,21 +209,6 @@ def test_generated_code_gives_numpy_results(rng):
         _run_and_compare(launch, run)
 
 
-@pytest.mark.parametrize("dtype", ["uint64", "int64", "uint8", "int16"])
-def test_integer_dot_products_wrap_as_numpys(dtype):
-    from ... import nrt_harness
-
-    def k(out, a, b):
-        out[0] = np.dot(a, b)
-
-    info = np.iinfo(dtype)
-    a = np.array([info.max, info.min + 3, info.max // 3, 7], dtype)
-    b = np.array([info.max - 1, 3, 5, info.min], dtype)
-    out = np.zeros(1, dtype)
-    nrt_harness.Kernel(k, (typeof(out), typeof(a), typeof(b)))(out, a, b).check_balanced()
-    assert out[0] == np.dot(a, b)
-
-
 def test_ravel_of_c_arrays_is_a_view_without_nrt():
     def k(out, a):
         out[...] = a.ravel()
@@ -239,17 +223,6 @@ def test_ravel_of_c_arrays_is_a_view_without_nrt():
 def test_fill_needs_no_nrt():
     ptx, _ = cuda.compile_ptx(am.fill_views, (types.int8[:, :], types.float64[:]), cc=(9, 0), nrt=False)
     support.ptxas(ptx)
-
-
-def test_dot_with_debug_raises_on_lengths_that_differ():
-    from cumlir import compiler
-    from cumlir.options import Options
-
-    argtypes = (types.float64[::1], types.float32[:], types.float64[:])
-    c = compiler.kernel(am.dot_1d, argtypes, (9, 0), Options(debug=True, nrt=True), until="codegen")
-    messages = [s.args for s in c.raise_sites if s.exc_class is ValueError]
-    assert messages and all("not aligned" in m[0] for m in messages)
-    support.ptxas(c.code.decode() if isinstance(c.code, bytes) else c.code)
 
 
 # ---- typing: NumPy's result types ------------------------------------------------------------
@@ -334,27 +307,6 @@ def test_bad_inputs_are_typing_errors_naming_the_function(source, argtypes, matc
         _typed(source, argtypes)
 
 
-def test_matrix_products_with_the_operator_are_refused_by_name():
-    """In a fresh process: once numba's linear algebra (numba.np.linalg) is imported, its
-    typing of 2-d ``@`` comes first, and compiling fails on its implementation instead."""
-    code = textwrap.dedent(
-        """
-        from numba.core import types
-        from numba.core.errors import TypingError
-        from cumlir import cuda
-
-        def k(a, b):
-            x = a @ b
-
-        try:
-            cuda.compile_ptx(k, (types.float64[:, :], types.float64[:, :]), cc=(9, 0), nrt=True)
-        except TypingError as e:
-            print(e)
-        """
-    )
-    assert "a @ b of a 2-d and a 2-d array" in support.python_output(code)
-
-
 def test_astype_to_a_record_dtype_names_it():
     record = np.dtype([("x", np.int32), ("y", np.float64)])
 
@@ -377,13 +329,6 @@ def test_kernels_match_numpy_on_the_gpu(rng):
             kernels[launch.case] = cuda.jit(nrt=True)(launch.case)
         kernel = kernels[launch.case]
         _run_and_compare(launch, lambda outputs, inputs, kernel=kernel: kernel[1, 1](*outputs, *inputs))
-
-
-@pytest.mark.gpu
-def test_dot_of_arrays_of_different_lengths_raises_with_debug():
-    kernel = cuda.jit(debug=True, nrt=True)(am.dot_1d)
-    with pytest.raises(ValueError, match="not aligned"):
-        kernel[1, 1](np.zeros(4), np.ones(6), np.ones(7))
 
 
 @pytest.mark.gpu

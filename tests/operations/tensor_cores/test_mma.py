@@ -1,6 +1,7 @@
-"""The warp's tensor-core instructions (cuda.intrin's mma_sync, ldmatrix, stmatrix;
-docs/tensor_cores.md): the PTX each gives on both code generators, checked by ptxas; the
-fragments kept in registers; the chips they need; their bad arguments."""
+"""The warp's matrix multiply-accumulate on the tensor cores (operations/tensor_cores/mma.py:
+cuda.intrin's mma_sync; docs/tensor_cores.md): the PTX it gives on both code generators, checked
+by ptxas; the fragments kept in registers; the chips it needs; its bad arguments. ldmatrix and
+stmatrix are test_ldmatrix.py's."""
 
 import re
 
@@ -66,37 +67,6 @@ def test_satfinite(backend):
     assert line.startswith("mma.sync.aligned.m16n8k32.row.col.satfinite.s32.s8.s8.s32 "), line
 
 
-@pytest.mark.parametrize("num", [1, 2, 4])
-@pytest.mark.parametrize("trans", [False, True])
-def test_ldmatrix(backend, num, trans):
-    ptx = _compiled(tk.ldmatrix_kernel(num, trans), "void(uint16[:, ::1], uint16[:, ::1])", backend)
-    registers = ", ".join([r"%r\d+"] * num)
-    form = f"x{num}{'.trans' if trans else ''}"
-    assert (
-        len(_instructions(ptx, rf"^ldmatrix\.sync\.aligned\.m8n8\.{form}\.shared\.b16 \{{{registers}\}}, \[smem\];"))
-        == 1
-    )
-    # the row's generic address, made a shared one
-    assert len(_instructions(ptx, r"^cvta\.to\.shared\.u64 smem, %rd\d+;")) == 1
-
-
-def test_ldmatrix_into_words(backend):
-    ptx = _compiled(tk.ldmatrix_words_kernel, "void(uint16[:, ::1], uint32[:, ::1])", backend)
-    assert len(_instructions(ptx, r"^ldmatrix\.sync\.aligned\.m8n8\.x4\.shared\.b16 ")) == 1
-
-
-@pytest.mark.parametrize("num", [1, 2, 4])
-@pytest.mark.parametrize("trans", [False, True])
-def test_stmatrix(backend, num, trans):
-    ptx = _compiled(tk.stmatrix_kernel(num, trans), "void(uint16[:, ::1], uint16[:, ::1])", backend, (9, 0))
-    form = f"x{num}{'.trans' if trans else ''}"
-    registers = ", ".join([r"%r\d+"] * num)
-    assert (
-        len(_instructions(ptx, rf"^stmatrix\.sync\.aligned\.m8n8\.{form}\.shared\.b16 \[smem\], \{{{registers}\}};"))
-        == 1
-    )
-
-
 def test_fragments_stay_in_registers(backend):
     # the fragments are carried round a loop: the mma's accumulator is read and written on every trip
     sig = "void(float16[:, ::1], float16[:, ::1], float32[:, ::1])"
@@ -110,8 +80,6 @@ def test_the_chips_and_ptx_versions_they_need(backend):
     kernel = tk.mma_kernel(shape, a, b, c)
     with pytest.raises(ValueError, match=r"intrin\.mma_sync\(m16n8k32, f8E4M3FN\) needs sm_89 or newer; .* sm_80"):
         cuda.compile_ptx(kernel, tk.mma_signature(a, b, c), cc=(8, 0), backend=backend)
-    with pytest.raises(ValueError, match=r"intrin\.stmatrix needs sm_90 or newer; .* sm_80"):
-        cuda.compile_ptx(tk.stmatrix_kernel(1, False), "void(uint16[:, ::1], uint16[:, ::1])", cc=(8, 0))
     bf16 = tk.mma_kernel("m16n8k16", types.float16, types.float16, types.float32)
     with pytest.raises(ValueError, match=r"intrin\.mma_sync\(m16n8k16, float16\) needs sm_80 or newer; .* sm_75"):
         cuda.compile_ptx(bf16, tk.mma_signature(types.float16, types.float16, types.float32), cc=(7, 5))
@@ -121,7 +89,7 @@ def test_the_chips_and_ptx_versions_they_need(backend):
 
 
 def test_the_names_are_cuda_intrin_stubs():
-    assert intrin.mma_sync.__name__ == "mma_sync" and "ldmatrix" in dir(intrin) and "stmatrix" in dir(intrin)
+    assert intrin.mma_sync.__name__ == "mma_sync" and "mma_sync" in dir(intrin)
     with pytest.raises(RuntimeError, match="cuda.mma_sync can only be used inside"):
         intrin.mma_sync(None, None, None, None, "m16n8k16")
 
@@ -181,24 +149,6 @@ _F16 = {"a": (8, "np.float16"), "b": (4, "np.float16"), "c": (4, "np.float32"), 
             "intrin.mma_sync(d, a, b, c, 'm16n8k8')",
             {**_F16, "a": (8, "np.float32"), "b": (2, "types.tf32")},
             r"intrin\.mma_sync\(m16n8k8\): a must hold 4 elements of float32, got a local array of 8",
-        ),
-        ("intrin.ldmatrix(a, sm[0, 0:], 3)", _F16, r"num must be the literal 1, 2 or 4, got Literal\[int\]\(3\)"),
-        ("intrin.ldmatrix(a, sm[0, 0:], 4, out[0] > 0)", _F16, r"trans must be the literal True or False"),
-        (
-            "intrin.ldmatrix(c, sm[0, 0:], 4)",
-            _F16,
-            r"frag must be a 1-d local array of uint32 or int32 \(4 registers\)",
-        ),
-        (
-            "intrin.ldmatrix(a, sm[0, 0:], 2)",
-            _F16,
-            r"intrin\.ldmatrix\(num=2\): frag must hold 4 elements of float16, got a local array of 8",
-        ),
-        ("intrin.ldmatrix(a, out[0], 4)", _F16, r"smem must be an array of 16- or 32-bit elements in shared memory"),
-        (
-            "intrin.stmatrix(sm[0, 0:], b, 4)",
-            _F16,
-            r"intrin\.stmatrix\(num=4\): frag must hold 8 elements of float16, got a local array of 4",
         ),
     ],
 )

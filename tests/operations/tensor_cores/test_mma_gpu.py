@@ -1,7 +1,7 @@
-"""The warp's tensor-core instructions on the GPU, on both code generators: every shape and
-element type of mma_sync against NumPy's float64 product (the fragments gathered and scattered
-by the layouts of docs/tensor_cores.md, so a wrong layout or packing fails too), satfinite,
-ldmatrix with and without .trans, and stmatrix (sm_90)."""
+"""The warp's matrix multiply-accumulate on the GPU (operations/tensor_cores/mma.py), on both
+code generators: every shape and element type of mma_sync against NumPy's float64 product (the
+fragments gathered and scattered by the layouts of docs/tensor_cores.md, so a wrong layout or
+packing fails too) and satfinite. ldmatrix and stmatrix are test_ldmatrix_gpu.py's."""
 
 import ml_dtypes
 import numpy as np
@@ -87,35 +87,3 @@ def test_satfinite_clamps_instead_of_wrapping(backend):
     d = poisoned(32 * 4, np.int32)
     kernel[1, 32](d, a, b, c)
     np.testing.assert_array_equal(d, np.full(32 * 4, 2**31 - 1, np.int32))
-
-
-@pytest.mark.parametrize("num", [1, 2, 4])
-@pytest.mark.parametrize("trans", [False, True])
-def test_ldmatrix_gives_each_lane_its_elements(backend, rng, num, trans):
-    _needs((8, 0))
-    matrices = rng.integers(0, 2**16, (tk.ROWS, 8)).astype(np.uint16)
-    out = poisoned(32 * 2 * num, np.uint16).reshape(32, 2 * num)
-    cuda.jit(backend=backend)(tk.ldmatrix_kernel(num, trans))[1, 32](matrices, out)
-    np.testing.assert_array_equal(out, tk.ldmatrix_expected(matrices, num, trans))
-
-
-def test_ldmatrix_into_words_holds_the_first_element_low(backend, rng):
-    _needs((8, 0))
-    matrices = rng.integers(0, 2**16, (tk.ROWS, 8)).astype(np.uint16)
-    out = poisoned(32 * 4, np.uint32).reshape(32, 4)
-    cuda.jit(backend=backend)(tk.ldmatrix_words_kernel)[1, 32](matrices, out)
-    halves = tk.ldmatrix_expected(matrices, 4, False).astype(np.uint32)
-    np.testing.assert_array_equal(out, halves[:, 0::2] | (halves[:, 1::2] << 16))
-
-
-@pytest.mark.parametrize("num", [1, 2, 4])
-@pytest.mark.parametrize("trans", [False, True])
-def test_stmatrix_stores_what_ldmatrix_loads(backend, rng, num, trans):
-    _needs((9, 0))
-    matrices = rng.integers(1, 2**16, (tk.ROWS, 8)).astype(np.uint16)
-    fragments = np.ascontiguousarray(tk.ldmatrix_expected(matrices, num, trans))
-    out = poisoned(tk.ROWS * 8, np.uint16).reshape(tk.ROWS, 8)
-    cuda.jit(backend=backend)(tk.stmatrix_kernel(num, trans))[1, 32](fragments, out)
-    expected = np.zeros_like(matrices)
-    expected[: 8 * num] = matrices[: 8 * num]
-    np.testing.assert_array_equal(out, expected)

@@ -1,7 +1,8 @@
-"""Hopper's warpgroup tensor cores and the cheap Hopper extras in cuda.intrin (docs/tensor_cores.md,
-docs/hopper.md): the PTX each gives on both code generators, assembled by ptxas for sm_90a; the
-accumulator kept in registers; the descriptor's bits; the errors of the plain sm_90 target and
-of bad arguments."""
+"""Hopper's warpgroup tensor cores in cuda.intrin (operations/tensor_cores/wgmma.py,
+docs/tensor_cores.md): the PTX each gives on both code generators, assembled by ptxas for sm_90a;
+the accumulator kept in registers; the descriptor's bits; the errors of the plain sm_90 target and
+of bad arguments. elect.sync is tests/operations/hopper/test_elect.py's, setmaxnreg and
+griddepcontrol test_hopper_control.py's."""
 
 import re
 import warnings
@@ -143,12 +144,7 @@ def _fence(out):
     out[0] = 1
 
 
-def _regs(out):
-    intrin.setmaxnreg_inc(64)
-    out[0] = 1
-
-
-@pytest.mark.parametrize("kernel, name", [(_fence, "wgmma_fence"), (_regs, "setmaxnreg_inc")])
+@pytest.mark.parametrize("kernel, name", [(_fence, "wgmma_fence")])
 def test_plain_sm_90_asks_for_sm_90a(backend, kernel, name):
     with pytest.raises(ValueError, match=rf"intrin\.{name} needs the architecture-specific target sm_90a; the code is compiled for sm_90: give the option chip='sm_90a'"):  # fmt: skip
         cuda.compile_ptx(kernel, "void(int32[:])", cc=(9, 0), backend=backend)
@@ -189,10 +185,6 @@ def _bad(body):
         ("d[0] = intrin.wgmma_descriptor(sm, 16, 16, 48)", r"swizzle must be the literal 0, 32, 64 or 128"),
         ("d[0] = intrin.wgmma_descriptor(sm[0], 16, 16, 0)", r"smem \(a cuda.shared.array\) must be an array"),
         ("d[0] = intrin.wgmma_descriptor(sm, 1.5, 16, 0)", r"leading_byte_offset must be an integer"),
-        ("intrin.setmaxnreg_inc(20)", r"n must be a literal from 24 to 256, a multiple of 8"),
-        ("intrin.setmaxnreg_dec(100)", r"n must be a literal from 24 to 256, a multiple of 8"),
-        ("intrin.setmaxnreg_dec(i[0])", r"n must be a literal from 24 to 256"),
-        ("i[0] = intrin.elect_sync_mask(1.5)", r"elect_sync_mask\(mask\): the mask must be an integer"),
     ],
 )
 def test_bad_arguments(body, message):
@@ -435,51 +427,6 @@ def test_the_last_wait_ties_the_accumulator(backend):
         k for k, line in enumerate(lines) if k > mma and any(re.search(rf"{re.escape(r)}\b", line) for r in registers)
     ]
     assert uses and min(uses) > wait
-
-
-def _branches(out, flags):
-    t = cuda.threadIdx.x
-    if flags[t] > 0:
-        if intrin.elect_sync():
-            out[t] = 1
-    elif intrin.elect_sync_mask(0xFFFF):
-        out[t] = 2
-
-
-def test_elect_sync_stays_in_its_branch(backend):
-    ptx, _ = cuda.compile_ptx(_branches, "void(int32[:], int32[:])", cc=(9, 0), backend=backend)
-    support.ptxas(ptx, "sm_90")
-    # one election per branch: neither merged into one above the branch nor copied
-    elections = _instructions(ptx, r"^elect\.sync")
-    assert len(elections) == 2
-    body = ptx.split(".entry", 1)[1]
-    first_branch = re.search(r"@%p\d+ bra", body).start()
-    assert all(body.index(e) > first_branch for e in elections)
-
-
-def test_the_extras_in_ptx(backend):
-    ptx, _ = cuda.compile_ptx(
-        wk.two_warpgroups, "void(int32[:])", cc="sm_90a", backend=backend, max_registers=wk.SETMAXNREG_REGISTERS
-    )
-    support.ptxas(ptx, "sm_90a")
-    assert _instructions(ptx, r"^setmaxnreg") == [
-        "setmaxnreg.dec.sync.aligned.u32 40;",
-        "setmaxnreg.inc.sync.aligned.u32 216;",
-    ]
-    assert re.search(rf"\.maxnreg {wk.SETMAXNREG_REGISTERS}\b", ptx)
-    ptx, _ = cuda.compile_ptx(wk.dependent, "void(int32[:])", cc=(9, 0), backend=backend)
-    support.ptxas(ptx, "sm_90")
-    assert _instructions(ptx, r"^griddepcontrol") == ["griddepcontrol.wait;", "griddepcontrol.launch_dependents;"]
-    ptx, _ = cuda.compile_ptx(wk.elected, "void(int32[:], int32[:])", cc=(9, 0), backend=backend)
-    support.ptxas(ptx, "sm_90")
-    assert len(_instructions(ptx, r"^elect\.sync")) == 2
-
-
-def test_the_extras_on_older_chips_are_clear_errors(backend):
-    with pytest.raises(ValueError, match=r"intrin\.griddepcontrol_wait needs sm_90 or newer; .* compiled for sm_80"):
-        cuda.compile_ptx(wk.dependent, "void(int32[:])", cc=(8, 0), backend=backend)
-    with pytest.raises(ValueError, match=r"intrin\.elect_sync(_mask)? needs sm_90 or newer; .* compiled for sm_80"):
-        cuda.compile_ptx(wk.elected, "void(int32[:], int32[:])", cc=(8, 0), backend=backend)
 
 
 def _short_accumulator(descriptors, out):

@@ -1,9 +1,8 @@
 """Hopper's warpgroup tensor cores on the GPU (sm_90a), on both code generators: one warpgroup
 multiplying bf16 and f16 matrices held in shared memory in the interleaved and the 128-byte
-swizzled layouts (cumlir.wgmma_layout), and with A held in registers, compared with NumPy;
-elect.sync electing one lane per warp; setmaxnreg in a kernel of two warpgroups;
-griddepcontrol in a kernel launched without dependencies, and in a programmatic dependent
-launch (pdl=True) after the kernel it waits for."""
+swizzled layouts (cumlir.wgmma_layout), and with A held in registers, compared with NumPy.
+elect.sync is tests/operations/hopper/test_elect_gpu.py's, setmaxnreg and griddepcontrol
+test_hopper_control_gpu.py's."""
 
 import numpy as np
 import pytest
@@ -76,46 +75,6 @@ def test_a_warpgroup_multiplies_a_held_in_registers(backend, rng, n, dtype):
     out = poisoned(wk.M * n, np.float32).reshape(wk.M, n)
     kernel[1, wk.WARPGROUP](wk.a_fragments(a, dtype), b_layout.data, out)
     np.testing.assert_array_equal(out.astype(np.float64), a @ b)
-
-
-def test_elect_sync_elects_one_lane_per_warp(backend):
-    kernel = cuda.jit(backend=backend)(wk.elected)
-    flags = (np.arange(128) % 3 == 0).astype(np.int32)
-    out = poisoned(128, np.int32)
-    kernel[1, 128](flags, out)
-    for warp in range(4):
-        lanes = out[32 * warp : 32 * (warp + 1)]
-        flagged = [lane for lane in range(32) if lanes[lane] & 1]
-        assert len(flagged) == 1 and flags[32 * warp + flagged[0]], lanes
-        assert int(np.count_nonzero(lanes & 2)) == 1, lanes
-
-
-def test_setmaxnreg_in_two_warpgroups(backend):
-    kernel = cuda.jit(chip="sm_90a", backend=backend, max_registers=wk.SETMAXNREG_REGISTERS)(wk.two_warpgroups)
-    out = poisoned(2 * wk.WARPGROUP, np.int32)
-    kernel[1, 2 * wk.WARPGROUP](out)
-    np.testing.assert_array_equal(out, np.arange(2 * wk.WARPGROUP, dtype=np.int32))
-
-
-def test_griddepcontrol_without_dependencies_runs(backend):
-    kernel = cuda.jit(backend=backend)(wk.dependent)
-    out = poisoned(256, np.int32)
-    kernel[2, 128](out)
-    np.testing.assert_array_equal(out, np.full(256, 7, np.int32))
-
-
-def test_a_programmatic_dependent_launch_waits_for_its_primary(backend):
-    producer = cuda.jit(backend=backend)(wk.producer)
-    consumer = cuda.jit(backend=backend)(wk.consumer)
-    n = 128 * 132 * 4
-    source = cuda.to_device(np.full(n, -1, np.int64))
-    out = cuda.to_device(np.full(n, -1, np.int64))
-    stream = cuda.stream()
-    for _ in range(3):
-        producer[n // 128, 128, stream](source, 20000, 0)
-        consumer.configure(n // 128, 128, stream, pdl=True)(source, out)
-    stream.synchronize()
-    np.testing.assert_array_equal(out.copy_to_host(), 2 * np.arange(n))
 
 
 def _short_accumulator(descriptors, out):

@@ -2,12 +2,14 @@
 contexts cumlir makes hold an empty module where MLIR would link its built-in copy into
 every module (libdevice_bitcode.py says why)."""
 
+from __future__ import annotations
+
 from mlir import ir
 
 from ...libdevice_bitcode import ROUTINE_PREFIX, path
 
 
-def add_where_called(gpu_module) -> None:
+def add_where_called(gpu_module: ir.Operation) -> None:
     """Add libdevice to the ``link`` of *gpu_module*'s target if it declares a routine of it."""
     if not _calls_libdevice(gpu_module):
         return
@@ -22,7 +24,7 @@ def add_where_called(gpu_module) -> None:
     gpu_module.attributes["targets"] = ir.ArrayAttr.get([linked, *list(targets)[1:]])
 
 
-def _calls_libdevice(gpu_module) -> bool:
+def _calls_libdevice(gpu_module: ir.Operation) -> bool:
     for op in gpu_module.regions[0].blocks[0].operations:
         op = op.operation
         if op.name == "llvm.func" and ir.StringAttr(op.attributes["sym_name"]).value.startswith(ROUTINE_PREFIX):

@@ -11,9 +11,15 @@ emits: the LLVM intrinsics MLIR's own conversions emit (``llvm.intr.*``) and the
 offered to extensions' MLIR (docs/extending.md).
 """
 
+from __future__ import annotations
+
 import functools
+from typing import TYPE_CHECKING
 
 from .op_tables import TABLES, declare, generation
+
+if TYPE_CHECKING:
+    from .llvm7_types import Type
 
 # the ops of each table of op_tables.py (what each is: see there)
 SPECIAL_REGISTERS = TABLES["special_registers"]
@@ -74,14 +80,14 @@ MIN_MAX = {
 }
 
 
-def known_calls():
+def known_calls() -> frozenset[str]:
     """The full names accepted in llvm.call_intrinsic and in calls to declared llvm.*
     functions, from the tables as they are now."""
     return _known_calls(generation())
 
 
 @functools.lru_cache(maxsize=1)
-def _known_calls(_generation):
+def _known_calls(_generation: int) -> frozenset[str]:
     return frozenset(
         set(SPECIAL_REGISTERS.values())
         | set(NULLARY.values())
@@ -96,7 +102,7 @@ def _known_calls(_generation):
 SUFFIX = {"half": "f16", "float": "f32", "double": "f64"}
 
 
-def suffix(ty):
+def suffix(ty: Type) -> str:
     if ty.kind == "vector":
         return f"v{ty.bits}{suffix(ty.members[0])}"
     return SUFFIX.get(ty.text, ty.text)

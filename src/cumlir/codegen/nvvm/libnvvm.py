@@ -7,14 +7,23 @@ libdevice is linked lazily by libNVVM, so only the ``__nv_*`` functions a module
 calls are kept.
 """
 
+from __future__ import annotations
+
 import functools
 import re
+from typing import TYPE_CHECKING
 
 from ... import optional_libraries
 from ...lazy import lazy
 from .. import targets
 from ..passes import pipeline
 from . import llvm7
+
+if TYPE_CHECKING:
+    from mlir import ir
+
+    from ...chips import ComputeCapability
+    from ...options import Options
 
 nvvm_bindings = lazy("cuda.bindings.nvvm")  # libNVVM is an extra: loaded by the first nvvm compile
 
@@ -26,18 +35,18 @@ class NvvmError(RuntimeError):
 
 
 @functools.lru_cache(maxsize=1)
-def _nvvm():
+def _nvvm() -> lazy:
     optional_libraries.load("nvvm")  # before the bindings' module, which loads the library
     return nvvm_bindings
 
 
 @functools.lru_cache(maxsize=1)
-def _libdevice():
+def _libdevice() -> bytes:
     with open(optional_libraries.libdevice_path(), "rb") as f:
         return f.read()
 
 
-def nvvm_options(cc, options, output):
+def nvvm_options(cc: ComputeCapability, options: Options | None, output: str) -> list[str]:
     """libNVVM's command-line options for a compute capability, Options and output kind."""
     major, minor = targets.parse_cc(cc)
     suffix = "a" if targets.arch_specific(cc, options) else ""
@@ -58,7 +67,7 @@ def nvvm_options(cc, options, output):
     return result
 
 
-def llvm_ir(mlir_module, cc, options=None):
+def llvm_ir(mlir_module: ir.Module, cc: ComputeCapability, options: Options | None = None) -> str:
     """The LLVM IR text libNVVM is given for *mlir_module* (after the pipeline's "llvm" stage)."""
     if targets.parse_cc(cc) >= MODERN_IR_FROM:
         return modern_ir(mlir_module)
@@ -68,7 +77,7 @@ def llvm_ir(mlir_module, cc, options=None):
     return llvm7.print_module(module, _nvvm().ir_version(), line_tables=lines, variables=variables)
 
 
-def modern_ir(mlir_module):
+def modern_ir(mlir_module: ir.Module) -> str:
     """MLIR's own LLVM IR, given NVVM's data layout, ``@llvm.used`` kernels and ``!nvvmir.version``."""
     text = pipeline.llvm_ir_of(mlir_module)
     text = re.sub(r'^target datalayout = ".*"$', f'target datalayout = "{llvm7.NVVM_DATA_LAYOUT}"', text, flags=re.M)
@@ -87,7 +96,7 @@ def modern_ir(mlir_module):
     return "\n".join(lines) + "\n"
 
 
-def compile_module(mlir_module, cc, options, output):
+def compile_module(mlir_module: ir.Module, cc: ComputeCapability, options: Options | None, output: str) -> bytes:
     """PTX text (as bytes) or LTO-IR of a module after the pipeline's "llvm" stage, through libNVVM."""
     if output not in targets.CODE_FORMATS:
         raise ValueError(
@@ -98,7 +107,7 @@ def compile_module(mlir_module, cc, options, output):
     return result.rstrip(b"\0") if output == "ptx" else result
 
 
-def compile_ir(text, opts, link_libdevice=True):
+def compile_ir(text: str, opts: list[str], link_libdevice: bool = True) -> bytes:
     """Run libNVVM on LLVM IR *text* with options *opts*; the compiled bytes."""
     nvvm = _nvvm()
     program = nvvm.create_program()
@@ -120,7 +129,7 @@ def compile_ir(text, opts, link_libdevice=True):
         nvvm.destroy_program(program)
 
 
-def _log(nvvm, program):
+def _log(nvvm: lazy, program: int) -> str:
     size = nvvm.get_program_log_size(program)
     buffer = bytearray(size)
     nvvm.get_program_log(program, buffer)

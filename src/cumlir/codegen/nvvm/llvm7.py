@@ -15,9 +15,20 @@ Constants, poison and global addresses are folded into their uses (LLVM IR has n
 instruction for them), so one prepass gives every such value its literal.
 """
 
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
 from mlir import ir
 
-from . import llvm7_constants, llvm7_debug, llvm7_ops, llvm7_types
+from . import (
+    llvm7_constants,
+    llvm7_debug,
+    llvm7_nvvm_ops,  # noqa: F401  (its printers fill llvm7_ops.PRINTERS when imported)
+    llvm7_ops,
+    llvm7_types,
+)
 from .llvm7_errors import Llvm7Error
 from .llvm7_linkage import LINKAGES, linkage_of
 
@@ -38,39 +49,52 @@ _LAUNCH_SCALARS = {
 }
 
 
-def print_module(gpu_module, ir_version=NVVM_IR_VERSION, line_tables=False, variables=False):
+def print_module(
+    gpu_module: ir.Operation,
+    ir_version: Sequence[int] = NVVM_IR_VERSION,
+    line_tables: bool = False,
+    variables: bool = False,
+) -> str:
     """LLVM 7 text of the ``gpu.module`` (or ``builtin.module``) *gpu_module* after the "llvm" stage;
     with *line_tables*, each instruction carries its Python source line; with *variables*
     too, the variables ``llvm.intr.dbg.declare`` names are described (full debug information)."""
     return ModulePrinter(gpu_module, ir_version, line_tables, variables).run()
 
 
-def _string_attr(op, name):
+def _string_attr(op: ir.Operation, name: str) -> str | None:
     attr = op.attributes[name] if name in op.attributes else None
     return None if attr is None else str(attr).strip('"')
 
 
 class ModulePrinter:
-    def __init__(self, gpu_module, ir_version=NVVM_IR_VERSION, line_tables=False, variables=False):
+    def __init__(
+        self,
+        gpu_module: ir.Operation,
+        ir_version: Sequence[int] = NVVM_IR_VERSION,
+        line_tables: bool = False,
+        variables: bool = False,
+    ) -> None:
         self.ir_version = ir_version
-        self.nodes = []  # metadata node definitions, numbered in order
-        self.named_metadata = {}  # name -> node references
-        self.shared_nodes = {}  # what a node says -> its reference, for nodes many uses share
+        self.nodes: list[str] = []  # metadata node definitions, numbered in order
+        self.named_metadata: dict[str, list[str]] = {}  # name -> node references
+        # what a node says -> its reference, for nodes many uses share
+        self.shared_nodes: dict[tuple[Any, ...], str] = {}
         self.line_tables = llvm7_debug.LineTables(self, variables) if line_tables or variables else None
         self.ops = list(gpu_module.regions[0].blocks[0].operations)
-        self.globals = {}  # symbol -> (value Type, address space)
-        self.functions = {}  # symbol -> function Type
-        self.kernels = []  # (symbol, function Type, annotations)
-        self.intrinsics = {}  # declaration text by intrinsic name, for those the body uses
+        self.globals: dict[str, tuple[llvm7_types.Type, int]] = {}  # symbol -> (value Type, address space)
+        self.functions: dict[str, llvm7_types.Type] = {}  # symbol -> function Type
+        # (symbol, function Type, annotations)
+        self.kernels: list[tuple[str, llvm7_types.Type, list[tuple[str, int | str]]]] = []
+        self.intrinsics: dict[str, str] = {}  # declaration text by intrinsic name, for those the body uses
 
-    def run(self):
-        for op in self.ops:
+    def run(self) -> str:
+        for op in self.ops:  # (functions and globals have a sym_name: never None)
             name = op.operation.name
             if name == "llvm.func":
-                self.functions[_string_attr(op, "sym_name")] = llvm7_types.of(op.attributes["function_type"].value)
+                self.functions[_string_attr(op, "sym_name")] = llvm7_types.of(op.attributes["function_type"].value)  # type: ignore[index]
             elif name == "llvm.mlir.global":
                 space = op.attributes["addr_space"].value if "addr_space" in op.attributes else 0
-                self.globals[_string_attr(op, "sym_name")] = (llvm7_types.of(op.attributes["global_type"].value), space)
+                self.globals[_string_attr(op, "sym_name")] = (llvm7_types.of(op.attributes["global_type"].value), space)  # type: ignore[index]
         body = []
         for op in self.ops:
             printer = _TOP_LEVEL.get(op.operation.name)
@@ -80,39 +104,39 @@ class ModulePrinter:
         head = [f'target datalayout = "{NVVM_DATA_LAYOUT}"', f'target triple = "{NVVM_TRIPLE}"', ""]
         return "\n".join(head + [b for b in body if b] + list(self.intrinsics.values()) + self._metadata()) + "\n"
 
-    def use_intrinsic(self, name, declaration):
+    def use_intrinsic(self, name: str, declaration: str) -> None:
         self.intrinsics.setdefault(name, declaration)
 
-    def _function(self, op):
+    def _function(self, op: ir.Operation) -> str:
         return FunctionPrinter(self, op).run()
 
-    def _global(self, op):
+    def _global(self, op: ir.Operation) -> str:
         return llvm7_constants.global_definition(self, op)
 
-    def _module_flags(self, op):
+    def _module_flags(self, op: ir.Operation) -> str:
         # FTZ and precise division/square root reach libNVVM as options (libnvvm.py), not flags
         return ""
 
-    def node(self, text):
+    def node(self, text: str) -> str:
         """A new numbered metadata node holding *text*; its reference ``!N``."""
         self.nodes.append(f"!{len(self.nodes)} = {text}")
         return f"!{len(self.nodes) - 1}"
 
-    def shared_node(self, text):
+    def shared_node(self, text: str) -> str:
         """The one numbered node of the module holding *text*."""
         key = ("text", text)
         if key not in self.shared_nodes:
             self.shared_nodes[key] = self.node(text)
         return self.shared_nodes[key]
 
-    def range_node(self, low, high):
+    def range_node(self, low: int, high: int) -> str:
         """The metadata node of the i32 range [low, high), one per module."""
         key = ("range", low, high)
         if key not in self.shared_nodes:
             self.shared_nodes[key] = self.node(f"!{{i32 {low}, i32 {high}}}")
         return self.shared_nodes[key]
 
-    def loop_unroll_node(self, count):
+    def loop_unroll_node(self, count: int | None) -> str:
         """A new loop identity (LLVM wants one distinct node per loop) asking to unroll it
         *count* times, or fully where *count* is None."""
         loop = f"!{len(self.nodes)}"
@@ -120,7 +144,7 @@ class ModulePrinter:
         self.node('!{!"llvm.loop.unroll.full"}' if count is None else f'!{{!"llvm.loop.unroll.count", i32 {count}}}')
         return loop
 
-    def _metadata(self):
+    def _metadata(self) -> list[str]:
         lines = []
         if self.kernels:
             refs = ", ".join(f"i8* bitcast ({fn.text}* @{sym} to i8*)" for sym, fn, _ in self.kernels)
@@ -140,8 +164,8 @@ class ModulePrinter:
         lines += [f"!{name} = !{{{', '.join(refs)}}}" for name, refs in self.named_metadata.items()]
         return lines + self.nodes
 
-    def kernel_annotations(self, op):
-        extra = []
+    def kernel_annotations(self, op: ir.Operation) -> list[tuple[str, int | str]]:
+        extra: list[tuple[str, int | str]] = []
         for attr, key in _LAUNCH_BOUNDS.items():
             if attr in op.attributes:
                 values = [int(v) for v in str(op.attributes[attr]).split(":")[1].strip(" >").split(",")]
@@ -152,7 +176,7 @@ class ModulePrinter:
         return extra
 
 
-def _by_value_parameters(op):
+def _by_value_parameters(op: ir.Operation) -> dict[int, tuple[llvm7_types.Type, int]]:
     """{position: (the stored Type, alignment)} of the function's ``llvm.byval`` parameters
     (TMA tensor maps, codegen/passes/by_value_params.py)."""
     if "arg_attrs" not in op.attributes:
@@ -177,46 +201,48 @@ _TOP_LEVEL = {
 class FunctionPrinter:
     """One llvm.func: names for values and blocks, phis for block arguments, the body."""
 
-    def __init__(self, module, op):
+    def __init__(self, module: ModulePrinter, op: ir.Operation) -> None:
         self.module = module
         self.op = op
-        self.symbol = _string_attr(op, "sym_name")
+        self.symbol: str = _string_attr(op, "sym_name")  # type: ignore[assignment]  # an llvm.func has one
         self.type = module.functions[self.symbol]
-        self.names = {}  # Value -> operand text (an SSA name or a folded literal)
-        self.lines = []
+        self.names: dict[ir.Value, str] = {}  # Value -> operand text (an SSA name or a folded literal)
+        self.lines: list[str] = []
         self._counter = 0
-        self.labels = {}  # Block -> label
-        self.incoming = {}  # Block -> [(pred label, [Values])]
-        self.edge_labels = {}  # (terminator, successor index) -> label to branch to
-        self.edge_blocks = {}  # block label -> lines of the edge blocks after it
+        self.labels: dict[ir.Block, str] = {}  # Block -> label
+        self.incoming: dict[ir.Block, list[tuple[str, list[ir.Value]]]] = {}  # Block -> [(pred label, [Values])]
+        # (terminator, successor index) -> label to branch to
+        self.edge_labels: dict[tuple[ir.Operation, int], str] = {}
+        self.edge_blocks: dict[str, list[str]] = {}  # block label -> lines of the edge blocks after it
         self.dbg = ""  # the source position appended to each instruction (lineinfo)
-        self.allocas = {}  # the pointer Value of an alloca -> the typed alloca it bitcasts (debug variables)
+        # the pointer Value of an alloca -> the typed alloca it bitcasts (debug variables)
+        self.allocas: dict[ir.Value, str] = {}
 
     # -- names -------------------------------------------------------------------------
-    def fresh(self, hint="t"):
+    def fresh(self, hint: str = "t") -> str:
         self._counter += 1
         return f"%{hint}{self._counter}"
 
-    def value(self, v):
+    def value(self, v: ir.Value) -> str:
         name = self.names.get(v)
         if name is None:
             name = self.names[v] = self.fresh("v")
         return name
 
-    def type_of(self, v):
+    def type_of(self, v: ir.Value) -> llvm7_types.Type:
         return llvm7_types.of(v.type)
 
-    def typed(self, v):
+    def typed(self, v: ir.Value) -> str:
         return f"{self.type_of(v).text} {self.value(v)}"
 
-    def emit(self, text):
+    def emit(self, text: str) -> None:
         self.lines.append("  " + text + self.dbg)
 
-    def define(self, result, text):
+    def define(self, result: ir.Value, text: str) -> None:
         """Emit ``%name = text`` for the op result *result*."""
         self.emit(f"{self.value(result)} = {text}")
 
-    def cast_pointer(self, v, elem):
+    def cast_pointer(self, v: ir.Value, elem: llvm7_types.Type) -> str:
         """A typed pointer to *elem* holding the ``i8 addrspace(N)*`` value *v*."""
         ptr = self.type_of(v)
         if ptr.kind != "ptr":
@@ -226,7 +252,7 @@ class FunctionPrinter:
         return name
 
     # -- the function ------------------------------------------------------------------
-    def run(self):
+    def run(self) -> str:
         op = self.op
         result, *params = self.type.members
         linkage = linkage_of(op)
@@ -277,7 +303,7 @@ class FunctionPrinter:
         out.append("}\n")
         return "\n".join(out)
 
-    def _plan_phis(self, blocks):
+    def _plan_phis(self, blocks: list[ir.Block]) -> None:
         for block in blocks:
             terminator = list(block.operations)[-1].operation
             pred = self.labels[block]
@@ -293,10 +319,10 @@ class FunctionPrinter:
                 seen.add(succ)
                 self.incoming.setdefault(succ, []).append((label, operands))
 
-    def target(self, terminator, index, block):
+    def target(self, terminator: ir.Operation, index: int, block: ir.Block) -> str:
         return "%" + self.edge_labels.get((terminator, index), self.labels[block])
 
-    def _block(self, block, entry=False):
+    def _block(self, block: ir.Block, entry: bool = False) -> None:
         self.dbg = ""
         tables = self.module.line_tables
         for position, arg in enumerate([] if entry else block.arguments):
@@ -321,11 +347,11 @@ class FunctionPrinter:
             printer(self, op)
 
 
-def _segments(op):
+def _segments(op: ir.Operation) -> list[int] | None:
     return list(op.attributes["operandSegmentSizes"]) if "operandSegmentSizes" in op.attributes else None
 
 
-def successors(terminator):
+def successors(terminator: ir.Operation) -> list[tuple[ir.Block, list[ir.Value]]]:
     """[(Block, [operand Values])] for each successor of a terminator, in order."""
     op = terminator.operation
     blocks = list(op.successors)
@@ -334,11 +360,12 @@ def successors(terminator):
     operands = list(op.operands)
     if op.name == "llvm.br":
         return [(blocks[0], operands)]
+    # (conditional branches and switches have operandSegmentSizes: never None)
     if op.name == "llvm.cond_br":
-        _, n_true, n_false = _segments(op)
+        _, n_true, n_false = _segments(op)  # type: ignore[misc]
         return [(blocks[0], operands[1 : 1 + n_true]), (blocks[1], operands[1 + n_true : 1 + n_true + n_false])]
     if op.name == "llvm.switch":
-        _, n_default, _ = _segments(op)
+        _, n_default, _ = _segments(op)  # type: ignore[misc]
         result = [(blocks[0], operands[1 : 1 + n_default])]
         start = 1 + n_default
         for block, size in zip(blocks[1:], list(op.attributes["case_operand_segments"])):

@@ -4,7 +4,11 @@ LLVM IR spells a constant at each use, where MLIR has an op defining a value; th
 FOLDED give their result a literal instead of an instruction.
 """
 
+from __future__ import annotations
+
 import struct
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -12,10 +16,31 @@ from . import llvm7_types
 from .llvm7_errors import Llvm7Error
 from .llvm7_linkage import linkage_of
 
+if TYPE_CHECKING:
+    import numpy.typing as npt
+    from mlir import ir
+
+    from .llvm7_types import Type
+
+    class _Module(Protocol):
+        """What constants use of the module's printer (llvm7.ModulePrinter, which imports this module)."""
+
+        globals: dict[str, tuple[Type, int]]  # symbol -> (value Type, address space)
+        functions: dict[str, Type]  # symbol -> function Type
+
+    class _Printer(Protocol):
+        """What folding uses of a function's printer (llvm7.FunctionPrinter), or of a _Folding."""
+
+        names: dict[ir.Value, str]
+
+        @property
+        def module(self) -> _Module: ...
+
+
 FOLDED = ("llvm.mlir.constant", "llvm.mlir.poison", "llvm.mlir.undef", "llvm.mlir.zero", "llvm.mlir.addressof")
 
 
-def fold(printer, blocks):
+def fold(printer: _Printer, blocks: Iterable[ir.Block]) -> None:
     """Give every constant-like result in *blocks* its literal (before any use is printed)."""
     for block in blocks:
         for op in block.operations:
@@ -26,20 +51,20 @@ def fold(printer, blocks):
                 printer.names[result] = rule(printer, op, llvm7_types.of(result.type))
 
 
-def _constant(printer, op, ty):
+def _constant(printer: _Printer, op: ir.Operation, ty: Type) -> str:
     return literal(op.attributes["value"], ty)
 
 
-def _undef(printer, op, ty):
+def _undef(printer: _Printer, op: ir.Operation, ty: Type) -> str:
     # LLVM 7 has no poison: undef is the weaker promise and so a correct replacement
     return "undef"
 
 
-def _zero(printer, op, ty):
+def _zero(printer: _Printer, op: ir.Operation, ty: Type) -> str:
     return zero(ty)
 
 
-def _addressof(printer, op, ty):
+def _addressof(printer: _Printer, op: ir.Operation, ty: Type) -> str:
     name = str(op.attributes["global_name"]).lstrip("@")
     return address_of(printer.module, name)
 
@@ -53,7 +78,7 @@ _FOLDERS = {
 }
 
 
-def address_of(module, name):
+def address_of(module: _Module, name: str) -> str:
     """``@name`` as an ``i8 addrspace(N)*`` constant expression."""
     if name in module.globals:
         ty, space = module.globals[name]
@@ -63,7 +88,7 @@ def address_of(module, name):
     raise Llvm7Error(f"address of an unknown symbol @{name}")
 
 
-def zero(ty):
+def zero(ty: Type) -> str:
     if ty.kind in ("struct", "array", "vector"):
         return "zeroinitializer"
     if ty.kind == "ptr":
@@ -71,7 +96,7 @@ def zero(ty):
     return "0" if ty.kind == "int" else float_literal(0.0, ty)
 
 
-def float_literal(value, ty):
+def float_literal(value: float, ty: Type) -> str:
     """LLVM's exact hexadecimal spelling: half as 0xH...; float and double as the double's bits."""
     if ty.bits == 16:
         return f"0xH{int(np.array(value, dtype=np.float16).view(np.uint16)):04X}"
@@ -80,14 +105,14 @@ def float_literal(value, ty):
     return f"0x{struct.unpack('<Q', struct.pack('<d', value))[0]:016X}"
 
 
-def int_literal(value, ty):
+def int_literal(value: int, ty: Type) -> str:
     if ty.bits == 1:
         return "true" if value else "false"
     value &= (1 << ty.bits) - 1
     return str(value - (1 << ty.bits) if value >> (ty.bits - 1) else value)
 
 
-def scalar_literal(value, ty):
+def scalar_literal(value: float | np.number[Any] | np.bool_, ty: Type) -> str:
     if ty.kind == "int":
         return int_literal(int(value), ty)
     if ty.kind == "float":
@@ -95,7 +120,7 @@ def scalar_literal(value, ty):
     raise Llvm7Error(f"cannot spell a constant of type {ty.text}")
 
 
-def literal(attr, ty):
+def literal(attr: ir.Attribute, ty: Type) -> str:
     """The LLVM 7 literal of an MLIR attribute given the value's type."""
     kind = type(attr).__name__
     if kind == "IntegerAttr" or kind == "BoolAttr":
@@ -111,16 +136,16 @@ def literal(attr, ty):
     raise Llvm7Error(f"the LLVM 7 printer cannot spell the constant {attr} as {ty.text}")
 
 
-def _is_zero(attr):
+def _is_zero(attr: ir.Attribute) -> bool:
     return not np.any(np.array(attr))
 
 
-def aggregate(values, ty):
+def aggregate(values: npt.ArrayLike, ty: Type) -> str:
     """An array or vector literal from a NumPy array holding as many scalars as *ty*."""
     return _spell(np.asarray(values).reshape(-1), ty)
 
 
-def _spell(flat, ty):
+def _spell(flat: np.ndarray, ty: Type) -> str:
     if ty.kind not in ("array", "vector"):
         return scalar_literal(flat[0], ty)
     elem = ty.members[0]
@@ -129,19 +154,19 @@ def _spell(flat, ty):
     return ("[%s]" if ty.kind == "array" else "<%s>") % ", ".join(items)
 
 
-def string_literal(data):
+def string_literal(data: bytes) -> str:
     return 'c"' + "".join(chr(b) if 32 <= b < 127 and b not in (34, 92) else f"\\{b:02X}" for b in data) + '"'
 
 
 class _Folding:
     """The part of a FunctionPrinter that folding needs, for a global's initializer region."""
 
-    def __init__(self, module):
+    def __init__(self, module: _Module) -> None:
         self.module = module
-        self.names = {}
+        self.names: dict[ir.Value, str] = {}
 
 
-def _region_initializer(module, name, block):
+def _region_initializer(module: _Module, name: str, block: ir.Block) -> str:
     """The literal an initializer region returns; only constant-like ops may build it."""
     folding = _Folding(module)
     ops = [op.operation for op in block.operations]
@@ -154,7 +179,7 @@ def _region_initializer(module, name, block):
     return folding.names[ops[-1].operands[0]]
 
 
-def global_definition(module, op):
+def global_definition(module: _Module, op: ir.Operation) -> str:
     name = str(op.attributes["sym_name"]).strip('"')
     ty, space = module.globals[name]
     linkage = linkage_of(op)

@@ -8,14 +8,27 @@ prefix elided where the key's kind is known), a string, an integer, an enumerato
 several values in a row (``elements = a, b``).
 """
 
+from __future__ import annotations
+
 import re
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .llvm7_errors import Llvm7Error
+
+if TYPE_CHECKING:
+
+    class _Module(Protocol):
+        """What describing a variable uses of the module's printer (llvm7.ModulePrinter)."""
+
+        def node(self, text: str) -> str: ...
+
+        def shared_node(self, text: str) -> str: ...
+
 
 _TOKEN = re.compile(r'\s*(#[\w.]+|"(?:[^"\\]|\\.)*"|-?\d+|distinct\[\d+\]|[A-Za-z_][\w.]*|[<>=,:|\[\]])')
 
 
-def _tokens(text):
+def _tokens(text: str) -> list[str]:
     position, result = 0, []
     while position < len(text):
         m = _TOKEN.match(text, position)
@@ -29,24 +42,25 @@ def _tokens(text):
 
 
 class _Reader:
-    def __init__(self, text):
+    def __init__(self, text: str) -> None:
         self.tokens = _tokens(text)
         self.at = 0
 
-    def peek(self, ahead=0):
+    def peek(self, ahead: int = 0) -> str | None:
         index = self.at + ahead
         return self.tokens[index] if index < len(self.tokens) else None
 
-    def take(self, expected=None):
+    def take(self, expected: str | None = None) -> str:
         token = self.peek()
         if token is None or (expected is not None and token != expected):
             raise Llvm7Error(f"unreadable debug attribute: expected {expected!r}, found {token!r}")
         self.at += 1
         return token
 
-    def value(self):
+    def value(self) -> Any:
         """One value: (kind, fields) for an attribute, a str, an int or an enumerator."""
-        token = self.peek()
+        # None past the last token: an AttributeError, not an Llvm7Error (text MLIR printed has a value here)
+        token: str = self.peek()  # type: ignore[assignment]
         if token.startswith("#"):
             self.take()
             return (token[len("#llvm.") :], self.body()) if self.peek() == "<" else (token, {})
@@ -68,12 +82,12 @@ class _Reader:
             token += "|" + self.take()
         return token
 
-    def body(self):
+    def body(self) -> dict[str, Any]:
         """``<key = value, ...>`` as a dict (a key given several values gets a list), or
         ``<"name" in "directory">`` (a file) as {"file": ...}."""
         self.take("<")
         fields, key = {}, None
-        if self.peek() != ">" and self.peek().startswith('"'):
+        if self.peek() != ">" and self.peek().startswith('"'):  # type: ignore[union-attr]  # None: as in value()
             parts = []
             while self.peek() != ">":
                 parts.append(self.take())
@@ -95,16 +109,16 @@ class _Reader:
         return fields
 
 
-def read(text):
+def read(text: str) -> tuple[str, dict[str, Any]]:
     """(kind, fields) of an attribute's text, e.g. ``("di_local_variable", {...})``."""
     return _Reader(text).value()
 
 
-def _many(value):
+def _many(value: Any) -> list[Any]:
     return value if isinstance(value, list) else [value]
 
 
-def type_node(module, attribute):
+def type_node(module: _Module, attribute: tuple[str, dict[str, Any]]) -> str:
     """The metadata reference of a DWARF type attribute (kind, fields), one node per
     distinct type of the module."""
     kind, fields = attribute
@@ -128,14 +142,14 @@ def type_node(module, attribute):
     return module.shared_node(text)
 
 
-def _element(module, attribute):
+def _element(module: _Module, attribute: tuple[str, dict[str, Any]]) -> str:
     kind, fields = attribute
     if kind == "di_subrange":
         return module.shared_node(f"!DISubrange(count: {fields['count']})")
     return type_node(module, attribute)
 
 
-def local_variable(module, text, scope, file):
+def local_variable(module: _Module, text: str, scope: str, file: str) -> str:
     """The metadata reference of the variable whose attribute text is *text*, in the
     function's subprogram *scope* and source *file*."""
     kind, fields = read(text)

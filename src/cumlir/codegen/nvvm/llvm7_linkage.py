@@ -1,6 +1,13 @@
 """Linkage of LLVM dialect functions and globals, as LLVM 7 text spells it."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from .llvm7_errors import Llvm7Error
+
+if TYPE_CHECKING:
+    from mlir import ir
 
 LINKAGES = {
     "external": "",
@@ -14,7 +21,7 @@ LINKAGES = {
 }
 
 
-def linkage_of(op):
+def linkage_of(op: ir.Operation) -> str:
     text = str(op.attributes["linkage"]) if "linkage" in op.attributes else "#llvm.linkage<external>"
     name = text.removeprefix("#llvm.linkage<").removesuffix(">")
     if name not in LINKAGES:

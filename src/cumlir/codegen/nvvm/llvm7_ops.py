@@ -5,7 +5,11 @@ Pointers are ``i8 addrspace(N)*`` everywhere, so memory ops bitcast to the eleme
 first (``p.cast_pointer``) and GEP results are cast back.
 """
 
+from __future__ import annotations
+
 import re
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ...marks import COUNTED_LOOP_COUNTER
 from . import intrinsics_nvvm as intrinsics
@@ -13,7 +17,55 @@ from . import llvm7_types
 from .llvm7_constants import float_literal, int_literal
 from .llvm7_errors import Llvm7Error
 
-PRINTERS = {}
+if TYPE_CHECKING:
+    from typing import TypeAlias
+
+    from mlir import ir
+
+    from .llvm7_debug import LineTables
+    from .llvm7_types import Type
+
+    class _Module(Protocol):
+        """What the op printers use of the module's printer (llvm7.ModulePrinter, which imports this module)."""
+
+        functions: dict[str, Type]  # symbol -> function Type
+        line_tables: LineTables | None
+
+        def use_intrinsic(self, name: str, declaration: str) -> None: ...
+
+        def range_node(self, low: int, high: int) -> str: ...
+
+        def loop_unroll_node(self, count: int | None) -> str: ...
+
+    class _Function(Protocol):
+        """What they use of the function's printer ``p`` (llvm7.FunctionPrinter)."""
+
+        names: dict[ir.Value, str]  # Value -> operand text
+        allocas: dict[ir.Value, str]  # the pointer Value of an alloca -> the typed alloca
+        scope: str  # its DISubprogram, where there are line tables
+
+        @property
+        def module(self) -> _Module: ...
+
+        def fresh(self, hint: str = "t") -> str: ...
+
+        def value(self, v: ir.Value) -> str: ...
+
+        def type_of(self, v: ir.Value) -> Type: ...
+
+        def typed(self, v: ir.Value) -> str: ...
+
+        def emit(self, text: str) -> None: ...
+
+        def define(self, result: ir.Value, text: str) -> None: ...
+
+        def cast_pointer(self, v: ir.Value, elem: Type) -> str: ...
+
+        def target(self, terminator: ir.Operation, index: int, block: ir.Block) -> str: ...
+
+    _OpPrinter: TypeAlias = Callable[[_Function, ir.Operation], None]
+
+PRINTERS: dict[str, _OpPrinter] = {}
 
 _INT_MIN = -(2**31)  # GEP index slot taken by the next dynamic operand
 ICMP = ("eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge")
@@ -38,8 +90,8 @@ FCMP = (
 _FASTMATH = ("nnan", "ninf", "nsz", "arcp", "contract", "afn", "reassoc")
 
 
-def _rule(*names):
-    def register(fn):
+def _rule(*names: str) -> Callable[[_OpPrinter], _OpPrinter]:
+    def register(fn: _OpPrinter) -> _OpPrinter:
         for name in names:
             PRINTERS[name] = fn
         return fn
@@ -47,7 +99,7 @@ def _rule(*names):
     return register
 
 
-def fastmath(op):
+def fastmath(op: ir.Operation) -> str:
     if "fastmathFlags" not in op.attributes:
         return ""
     text = str(op.attributes["fastmathFlags"]).removeprefix("#llvm.fastmath<").removesuffix(">")
@@ -57,7 +109,7 @@ def fastmath(op):
     return "".join(f"{f} " for f in flags if f in _FASTMATH)
 
 
-def _attr_int(op, name, default=None):
+def _attr_int(op: ir.Operation, name: str, default: int | None = None) -> Any:
     return op.attributes[name].value if name in op.attributes else default
 
 
@@ -67,7 +119,7 @@ _FLOAT_BINARY = ("fadd", "fsub", "fmul", "fdiv", "frem")
 
 
 @_rule(*(f"llvm.{name}" for name in _INT_BINARY))
-def _int_binary(p, op):
+def _int_binary(p: _Function, op: ir.Operation) -> None:
     # nsw/nuw/exact only license optimisations, so leaving them out is always correct; a
     # counted loop's counter (codegen/passes/counted_loops.py) gets nsw, which lets LLVM count its trips
     a, b = op.operands
@@ -76,13 +128,13 @@ def _int_binary(p, op):
 
 
 @_rule(*(f"llvm.{name}" for name in _FLOAT_BINARY))
-def _float_binary(p, op):
+def _float_binary(p: _Function, op: ir.Operation) -> None:
     a, b = op.operands
     p.define(op.results[0], f"{op.name[5:]} {fastmath(op)}{p.typed(a)}, {p.value(b)}")
 
 
 @_rule("llvm.fneg")
-def _fneg(p, op):
+def _fneg(p: _Function, op: ir.Operation) -> None:
     # LLVM 7 has no fneg instruction; -0.0 - x is its exact equivalent
     (a,) = op.operands
     ty = p.type_of(a)
@@ -109,14 +161,14 @@ _CASTS = (
 
 
 @_rule(*(f"llvm.{name}" for name in _CASTS))
-def _cast(p, op):
+def _cast(p: _Function, op: ir.Operation) -> None:
     (a,) = op.operands
     result = op.results[0]
     p.define(result, f"{op.name[5:]} {p.typed(a)} to {p.type_of(result).text}")
 
 
 @_rule("llvm.freeze")
-def _freeze(p, op):
+def _freeze(p: _Function, op: ir.Operation) -> None:
     # LLVM 7 has no freeze; its undef is already what freeze would give
     p.names[op.results[0]] = p.value(op.operands[0])
 
@@ -125,48 +177,48 @@ _PREDICATES = {"llvm.icmp": ICMP, "llvm.fcmp": FCMP}
 
 
 @_rule(*_PREDICATES)
-def _compare(p, op):
+def _compare(p: _Function, op: ir.Operation) -> None:
     a, b = op.operands
     predicate = _PREDICATES[op.name][_attr_int(op, "predicate")]
     p.define(op.results[0], f"{op.name[5:]} {fastmath(op)}{predicate} {p.typed(a)}, {p.value(b)}")
 
 
 @_rule("llvm.select", "llvm.extractelement", "llvm.insertelement")
-def _all_operands_typed(p, op):
+def _all_operands_typed(p: _Function, op: ir.Operation) -> None:
     p.define(op.results[0], f"{op.name[5:]} {', '.join(p.typed(x) for x in op.operands)}")
 
 
 # -- aggregates --------------------------------------------------------------------------
-def _position(op):
+def _position(op: ir.Operation) -> str:
     return ", ".join(str(i) for i in op.attributes["position"])
 
 
 @_rule("llvm.extractvalue")
-def _extractvalue(p, op):
+def _extractvalue(p: _Function, op: ir.Operation) -> None:
     (agg,) = op.operands
     p.define(op.results[0], f"extractvalue {p.typed(agg)}, {_position(op)}")
 
 
 @_rule("llvm.insertvalue")
-def _insertvalue(p, op):
+def _insertvalue(p: _Function, op: ir.Operation) -> None:
     agg, value = op.operands
     p.define(op.results[0], f"insertvalue {p.typed(agg)}, {p.typed(value)}, {_position(op)}")
 
 
 # -- memory ------------------------------------------------------------------------------
-def _align(op):
+def _align(op: ir.Operation) -> str:
     align = _attr_int(op, "alignment")
     return f", align {align}" if align else ""
 
 
-def _plain_memory_op(op):
+def _plain_memory_op(op: ir.Operation) -> str:
     if _attr_int(op, "ordering", 0) != 0:
         raise Llvm7Error(f"atomic {op.name} is not supported by the LLVM 7 printer")
     return "volatile " if "volatile_" in op.attributes else ""
 
 
 @_rule("llvm.load")
-def _load(p, op):
+def _load(p: _Function, op: ir.Operation) -> None:
     volatile = _plain_memory_op(op)
     (ptr,) = op.operands
     result = op.results[0]
@@ -177,7 +229,7 @@ def _load(p, op):
 
 
 @_rule("llvm.store")
-def _store(p, op):
+def _store(p: _Function, op: ir.Operation) -> None:
     volatile = _plain_memory_op(op)
     value, ptr = op.operands
     ty = p.type_of(value)
@@ -187,7 +239,7 @@ def _store(p, op):
 
 
 @_rule("llvm.getelementptr")
-def _getelementptr(p, op):
+def _getelementptr(p: _Function, op: ir.Operation) -> None:
     base, *dynamic = op.operands
     elem = llvm7_types.of(op.attributes["elem_type"].value)
     space = p.type_of(base).bits
@@ -210,7 +262,7 @@ def _getelementptr(p, op):
 
 
 @_rule("llvm.alloca")
-def _alloca(p, op):
+def _alloca(p: _Function, op: ir.Operation) -> None:
     (count,) = op.operands
     elem = llvm7_types.of(op.attributes["elem_type"].value)
     slot = p.fresh("a")
@@ -224,7 +276,7 @@ def _alloca(p, op):
 
 
 @_rule("llvm.intr.dbg.declare")
-def _dbg_declare(p, op):
+def _dbg_declare(p: _Function, op: ir.Operation) -> None:
     """debug=True's variable in its stack slot, which LLVM 7 wants named as the alloca itself."""
     (slot,) = op.operands
     tables = p.module.line_tables
@@ -236,7 +288,7 @@ def _dbg_declare(p, op):
 
 
 # -- calls and control flow --------------------------------------------------------------
-def _produce(p, op, text):
+def _produce(p: _Function, op: ir.Operation, text: str) -> None:
     """Emit *text* as the definition of the op's result, or on its own for a void op."""
     if len(op.results):
         p.define(op.results[0], text)
@@ -245,7 +297,7 @@ def _produce(p, op, text):
 
 
 @_rule("llvm.call")
-def _call(p, op):
+def _call(p: _Function, op: ir.Operation) -> None:
     if "callee" not in op.attributes:
         _indirect_call(p, op)
         return
@@ -257,7 +309,7 @@ def _call(p, op):
     _emit_call(p, op, shape, f"@{callee}", list(op.operands))
 
 
-def _indirect_call(p, op):
+def _indirect_call(p: _Function, op: ir.Operation) -> None:
     """A call through a function pointer (the device runtime's destructors): LLVM 7's pointers
     are typed, so the ``i8*`` is cast to a pointer to the function type first."""
     target, *args = op.operands
@@ -271,13 +323,15 @@ def _indirect_call(p, op):
     _emit_call(p, op, f"{result} ", callee, args)
 
 
-def _emit_call(p, op, shape, callee, args, extra=""):
+def _emit_call(
+    p: _Function, op: ir.Operation, shape: str, callee: str, args: Sequence[ir.Value], extra: str = ""
+) -> None:
     text = f"call {fastmath(op)}{shape}{callee}({', '.join([p.typed(a) for a in args] + ([extra] if extra else []))})"
     _produce(p, op, text)
 
 
 @_rule("llvm.call_intrinsic")
-def _call_intrinsic(p, op):
+def _call_intrinsic(p: _Function, op: ir.Operation) -> None:
     name = str(op.attributes["intrin"]).strip('"')
     if name in intrinsics.CONVERGENT_ASM_CALLS:
         template, constraints = intrinsics.CONVERGENT_ASM_CALLS[name]
@@ -292,19 +346,19 @@ def _call_intrinsic(p, op):
 
 
 @_rule("llvm.br")
-def _br(p, op):
+def _br(p: _Function, op: ir.Operation) -> None:
     p.emit(f"br label {p.target(op, 0, op.successors[0])}{_loop_metadata(p, op)}")
 
 
 @_rule("llvm.cond_br")
-def _cond_br(p, op):
+def _cond_br(p: _Function, op: ir.Operation) -> None:
     cond = op.operands[0]
     true, false = op.successors
     loop = _loop_metadata(p, op)
     p.emit(f"br {p.typed(cond)}, label {p.target(op, 0, true)}, label {p.target(op, 1, false)}{loop}")
 
 
-def _loop_metadata(p, op):
+def _loop_metadata(p: _Function, op: ir.Operation) -> str:
     """The ``!llvm.loop`` of a back edge's unroll annotation (codegen/passes/counted_loops.py
     and constant_trip_loops.py set them: a count, or a full unroll); empty without one."""
     if "loop_annotation" not in op.attributes:
@@ -319,7 +373,7 @@ def _loop_metadata(p, op):
 
 
 @_rule("llvm.switch")
-def _switch(p, op):
+def _switch(p: _Function, op: ir.Operation) -> None:
     value = op.operands[0]
     ty = p.type_of(value)
     blocks = list(op.successors)
@@ -331,21 +385,25 @@ def _switch(p, op):
 
 
 @_rule("llvm.return")
-def _return(p, op):
+def _return(p: _Function, op: ir.Operation) -> None:
     p.emit(f"ret {p.typed(op.operands[0])}" if len(op.operands) else "ret void")
 
 
 @_rule("llvm.unreachable")
-def _unreachable(p, op):
+def _unreachable(p: _Function, op: ir.Operation) -> None:
     p.emit("unreachable")
 
 
 # -- inline PTX --------------------------------------------------------------------------
-def _quoted(text):
+
+
+def _quoted(text: str) -> str:
     return '"' + "".join(c if 32 <= ord(c) < 127 and c not in '"\\' else f"\\{ord(c):02X}" for c in text) + '"'
 
 
-def _asm_call(p, op, template, constraints, side_effects, convergent=False):
+def _asm_call(
+    p: _Function, op: ir.Operation, template: str, constraints: str, side_effects: bool, convergent: bool = False
+) -> None:
     result = p.type_of(op.results[0]) if len(op.results) else llvm7_types.VOID
     effects = "sideeffect " if side_effects else ""
     args = list(op.operands)
@@ -354,208 +412,3 @@ def _asm_call(p, op, template, constraints, side_effects, convergent=False):
     attributes = " convergent" if convergent else ""
     text = f"call {result.text} {asm}({', '.join(p.typed(a) for a in args)}){attributes}"
     _produce(p, op, text)
-
-
-@_rule("llvm.inline_asm")
-def _inline_asm(p, op):
-    template = op.attributes["asm_string"].value
-    constraints = op.attributes["constraints"].value
-    _asm_call(p, op, template, constraints, "has_side_effects" in op.attributes)
-
-
-# -- NVVM and LLVM intrinsics ------------------------------------------------------------
-def _intrinsic_call(p, op, name, args, extra=()):
-    """``call @name(args, extra)``, declaring @name from the operand and result types."""
-    result = p.type_of(op.results[0]) if len(op.results) else llvm7_types.VOID
-    params = [p.type_of(a).text for a in args] + [e.split(" ")[0] for e in extra]
-    p.module.use_intrinsic(name, f"declare {result.text} @{name}({', '.join(params)})")
-    text = f"call {fastmath(op)}{result.text} @{name}({', '.join([p.typed(a) for a in args] + list(extra))})"
-    _produce(p, op, text)
-
-
-# [low, high) of the launch coordinates (CUDA's limits), as !range metadata: libNVVM then
-# knows a block size or grid size is never 0 nor negative, and can count grid-stride loops
-_LAUNCH_RANGES = {
-    **{f"nvvm.read.ptx.sreg.tid.{a}": (0, 1024 if a != "z" else 64) for a in "xyz"},
-    **{f"nvvm.read.ptx.sreg.ntid.{a}": (1, 1025 if a != "z" else 65) for a in "xyz"},
-    **{f"nvvm.read.ptx.sreg.ctaid.{a}": (0, 2**31 - 1 if a == "x" else 65535) for a in "xyz"},
-    **{f"nvvm.read.ptx.sreg.nctaid.{a}": (1, 2**31 if a == "x" else 65536) for a in "xyz"},
-}
-
-
-def _special_register(p, op):
-    bounds = _LAUNCH_RANGES.get(op.name)
-    if bounds is None:
-        _intrinsic_call(p, op, intrinsics.SPECIAL_REGISTERS[op.name], [])
-        return
-    name = intrinsics.SPECIAL_REGISTERS[op.name]
-    p.module.use_intrinsic(name, f"declare i32 @{name}()")
-    p.define(op.results[0], f"call i32 @{name}(), !range {p.module.range_node(*bounds)}")
-
-
-def _asm_register(p, op):
-    _read_register(p, op, intrinsics.ASM_REGISTERS[op.name], False)
-
-
-def _volatile_register(p, op):
-    _read_register(p, op, intrinsics.VOLATILE_REGISTERS[op.name], True)
-
-
-def _read_register(p, op, register, volatile):
-    width = p.type_of(op.results[0]).bits
-    _asm_call(p, op, f"mov.u{width} $0, {register};", "=r" if width == 32 else "=l", volatile)
-
-
-def _nullary(p, op):
-    _intrinsic_call(p, op, intrinsics.NULLARY[op.name], [])
-
-
-def _asm_statement(p, op):
-    _asm_call(p, op, intrinsics.ASM_STATEMENTS[op.name], "", True)
-
-
-def _asm_operation(p, op):
-    template, constraints = intrinsics.ASM_OPERATIONS[op.name]
-    # an instruction without a result is there for its effect (nanosleep): keep it
-    _asm_call(p, op, template, constraints, not len(op.results))
-
-
-def _operand_call(p, op):
-    _intrinsic_call(p, op, intrinsics.CALLS[op.name], list(op.operands))
-
-
-def _by_attribute(p, op):
-    attribute, operands, names = intrinsics.BY_ATTRIBUTE[op.name]
-    value = str(op.attributes[attribute]) if attribute in op.attributes else None
-    if value not in names or len(op.operands) != operands:
-        raise Llvm7Error(
-            f"the LLVM 7 printer does not support {op.name} with {attribute} {value} and {len(op.operands)} operands"
-        )
-    _intrinsic_call(p, op, names[value], list(op.operands))
-
-
-def _overloaded(p, op):
-    ty = p.type_of(op.results[0])
-    _intrinsic_call(p, op, f"{intrinsics.OVERLOADED[op.name]}.{intrinsics.suffix(ty)}", list(op.operands))
-
-
-def _flagged(p, op):
-    base, flag = intrinsics.FLAGGED[op.name]
-    ty = p.type_of(op.results[0])
-    value = "true" if flag in op.attributes and op.attributes[flag].value else "false"
-    _intrinsic_call(p, op, f"{base}.{intrinsics.suffix(ty)}", list(op.operands), [f"i1 {value}"])
-
-
-def _min_max(p, op):
-    a, b = op.operands
-    test = p.fresh("c")
-    p.emit(f"{test} = icmp {intrinsics.MIN_MAX[op.name]} {p.typed(a)}, {p.value(b)}")
-    p.define(op.results[0], f"select i1 {test}, {p.typed(a)}, {p.typed(b)}")
-
-
-def _abs(p, op):
-    a = op.operands[0]
-    ty = p.type_of(a)
-    negative, negated = p.fresh("c"), p.fresh("n")
-    p.emit(f"{negative} = icmp slt {p.typed(a)}, 0")
-    p.emit(f"{negated} = sub {ty.text} 0, {p.value(a)}")
-    p.define(op.results[0], f"select i1 {negative}, {ty.text} {negated}, {p.typed(a)}")
-
-
-for _table, _printer in (
-    (intrinsics.SPECIAL_REGISTERS, _special_register),
-    (intrinsics.ASM_REGISTERS, _asm_register),
-    (intrinsics.VOLATILE_REGISTERS, _volatile_register),
-    (intrinsics.NULLARY, _nullary),
-    (intrinsics.CALLS, _operand_call),
-    (intrinsics.BY_ATTRIBUTE, _by_attribute),
-    (intrinsics.ASM_STATEMENTS, _asm_statement),
-    (intrinsics.ASM_OPERATIONS, _asm_operation),
-    (intrinsics.OVERLOADED, _overloaded),
-    (intrinsics.FLAGGED, _flagged),
-    (intrinsics.MIN_MAX, _min_max),
-):
-    for _name in _table:
-        PRINTERS[_name] = _printer
-PRINTERS["llvm.intr.abs"] = _abs
-
-
-# -- warp shuffles, votes and matches: NVVM ops whose intrinsic is named by their kind ----
-def _kind(op):
-    return str(op.attributes["kind"]).rstrip(">").rsplit(" ", 1)[-1]  # #nvvm<shfl_kind bfly>
-
-
-_WARP_INTRINSICS = {  # op -> the intrinsic name from the op's kind and its value's type
-    "nvvm.shfl.sync": lambda op, ty: f"llvm.nvvm.shfl.sync.{_kind(op)}.{intrinsics.suffix(ty)}",
-    "nvvm.vote.sync": lambda op, ty: f"llvm.nvvm.vote.{_kind(op)}.sync",
-    "nvvm.match.sync": lambda op, ty: f"llvm.nvvm.match.{_kind(op)}.sync.{ty.text}{'p' if _kind(op) == 'all' else ''}",
-}
-
-
-@_rule(*_WARP_INTRINSICS)
-def _warp_intrinsic(p, op):
-    name = _WARP_INTRINSICS[op.name](op, p.type_of(op.operands[1]))
-    if name not in intrinsics.known_calls() or "return_value_and_is_valid" in op.attributes:
-        raise Llvm7Error(f"the LLVM 7 printer does not know the intrinsic {name!r} (from {op.name})")
-    _intrinsic_call(p, op, name, list(op.operands))
-
-
-# -- atomics -----------------------------------------------------------------------------
-# the MLIR enums, by value (LLVM::AtomicOrdering leaves out 3)
-_ORDERINGS = {2: "monotonic", 4: "acquire", 5: "release", 6: "acq_rel", 7: "seq_cst"}
-_RMW_OPS = ("xchg", "add", "sub", "and", "nand", "or", "xor", "max", "min", "umax", "umin")  # values 0-10, in LLVM 7
-# operations LLVM 7's atomicrmw lacks but PTX has, as the NVVM 7 intrinsics libNVVM knows:
-# MLIR bin_op value -> (intrinsic name for a type suffix and an address space, the types it takes)
-_RMW_INTRINSICS = {
-    11: ("llvm.nvvm.atomic.load.add.{t}.p{space}{t}", ("f32", "f64")),  # fadd
-    15: ("llvm.nvvm.atomic.load.inc.32.p{space}{t}", ("i32",)),  # uinc_wrap
-    16: ("llvm.nvvm.atomic.load.dec.32.p{space}{t}", ("i32",)),  # udec_wrap
-}
-_INTRINSIC_SPACES = (0, 1, 3)  # the NVVM atomic intrinsics come for generic, global and shared pointers
-
-
-def _ordering(op, name):
-    ordering = _ORDERINGS.get(_attr_int(op, name))
-    if ordering is None:
-        raise Llvm7Error(f"{op.name} with ordering {_attr_int(op, name)} is not supported by the LLVM 7 printer")
-    return ordering
-
-
-def _atomic_prefix(op):
-    # libNVVM's atomics are GPU-scoped, which the "device" scope names; other scopes are not spelled
-    scope = op.attributes["syncscope"].value if "syncscope" in op.attributes else "device"
-    if scope != "device":
-        raise Llvm7Error(f"{op.name} with syncscope {scope!r} is not supported by the LLVM 7 printer")
-    return "volatile " if "volatile_" in op.attributes else ""
-
-
-@_rule("llvm.atomicrmw")
-def _atomicrmw(p, op):
-    ptr, value = op.operands
-    volatile, ordering = _atomic_prefix(op), _ordering(op, "ordering")
-    ty, space, bin_op = p.type_of(value), p.type_of(ptr).bits, _attr_int(op, "bin_op")
-    typed = p.cast_pointer(ptr, ty)
-    if bin_op < len(_RMW_OPS):
-        pointer = f"{llvm7_types.typed_pointer(ty, space)} {typed}"
-        p.define(op.results[0], f"atomicrmw {volatile}{_RMW_OPS[bin_op]} {pointer}, {p.typed(value)} {ordering}")
-        return
-    template, suffixes = _RMW_INTRINSICS.get(bin_op, (None, ()))
-    suffix = intrinsics.suffix(ty)
-    if suffix not in suffixes or space not in _INTRINSIC_SPACES or ordering != "monotonic" or volatile:
-        raise Llvm7Error(f"llvm.atomicrmw {bin_op} on {ty.text} ({ordering}) is not supported by the LLVM 7 printer")
-    name = template.format(t=suffix, space=space)
-    pointer_type = llvm7_types.typed_pointer(ty, space)
-    p.module.use_intrinsic(name, f"declare {ty.text} @{name}({pointer_type}, {ty.text})")
-    p.define(op.results[0], f"call {ty.text} @{name}({pointer_type} {typed}, {p.typed(value)})")
-
-
-@_rule("llvm.cmpxchg")
-def _cmpxchg(p, op):
-    ptr, expected, new = op.operands
-    volatile = _atomic_prefix(op)
-    orderings = f"{_ordering(op, 'success_ordering')} {_ordering(op, 'failure_ordering')}"
-    weak = "weak " if "weak" in op.attributes else ""
-    ty, space = p.type_of(expected), p.type_of(ptr).bits
-    typed = p.cast_pointer(ptr, ty)
-    pointer = f"{llvm7_types.typed_pointer(ty, space)} {typed}"
-    p.define(op.results[0], f"cmpxchg {weak}{volatile}{pointer}, {p.typed(expected)}, {p.typed(new)} {orderings}")

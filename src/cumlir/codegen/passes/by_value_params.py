@@ -6,6 +6,8 @@ kernels ``llvm.func``s (MLIR's conversion of gpu.func keeps no ``llvm.byval``, a
 lies, its address a generic address of the parameter space (``cvta.param``), never a copy on
 the stack; the LLVM 7 printer writes it ``byval`` with a "grid_constant" annotation."""
 
+from __future__ import annotations
+
 from mlir import ir
 
 from ...marks import BY_VALUE_PARAMS
@@ -13,13 +15,13 @@ from ...marks import BY_VALUE_PARAMS
 GRID_CONSTANT = "nvvm.grid_constant"
 
 
-def apply(gpu_module) -> None:
+def apply(gpu_module: ir.Operation) -> None:
     for op in gpu_module.regions[0].blocks[0].operations:
         if op.operation.name == "llvm.func" and BY_VALUE_PARAMS in op.attributes:
             _apply_to(op)
 
 
-def _apply_to(op):
+def _apply_to(op: ir.OpView) -> None:
     arguments = _argument_attributes(op)
     for entry in ir.ArrayAttr(op.attributes[BY_VALUE_PARAMS]):
         index, size, alignment = ir.DenseI64ArrayAttr(entry)
@@ -33,7 +35,7 @@ def _apply_to(op):
     del op.attributes[BY_VALUE_PARAMS]
 
 
-def _argument_attributes(op):
+def _argument_attributes(op: ir.OpView) -> list[ir.DictAttr]:
     """The function's argument attribute dictionaries, one per argument."""
     if "arg_attrs" in op.attributes:
         return [ir.DictAttr(a) for a in ir.ArrayAttr(op.attributes["arg_attrs"])]

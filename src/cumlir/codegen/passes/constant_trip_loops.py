@@ -20,6 +20,11 @@ is written only there and by the header: any other write could change the count.
 annotation goes on the branch of the loop's single latch, as LLVM reads it.
 """
 
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
 from mlir import ir
 
 from .cfg import Cfg, successor_operands
@@ -48,8 +53,14 @@ _FOLLOWED = 64  # values followed back from a pointer before giving up
 _UNKNOWN = object()  # a pointer whose origin is not found
 _ANY = object()  # a value seen again on a cycle of block arguments: it constrains nothing
 
+if TYPE_CHECKING:
+    from typing import TypeAlias
 
-def mark(gpu_module):
+    # the origin of a pointer: (the alloca, the slot it points to), or _UNKNOWN, or _ANY
+    _Root: TypeAlias = Any
+
+
+def mark(gpu_module: ir.Operation) -> int:
     """Annotate the latch of every constant-trip loop of *gpu_module*'s functions (in the
     LLVM dialect) for unrolling; the number of loops marked."""
     full = ir.Attribute.parse("#llvm.loop_annotation<unroll = <full = true>>")
@@ -71,7 +82,7 @@ def mark(gpu_module):
     return marked
 
 
-def _constant_trip_loops(cfg):
+def _constant_trip_loops(cfg: Cfg) -> Iterator[tuple[ir.Block, int, int]]:
     """(latch block, trips, weighted body size) of each loop over a range of constant length.
     The header only steps the range (loads and stores of its state LLVM turns into
     registers): it is not counted."""
@@ -93,7 +104,7 @@ def _constant_trip_loops(cfg):
             yield latches[0], trips, sum(_weight(b) for b in loop if b != header)
 
 
-def _range_state(header, cfg, roots):
+def _range_state(header: ir.Block, cfg: Cfg, roots: _Roots) -> ir.Operation | None:
     """The alloca holding the range's state that *header* tests (``trips left != 0``), or None."""
     branch = cfg.terminator[header]
     if branch.name != "llvm.cond_br":
@@ -113,7 +124,7 @@ def _range_state(header, cfg, roots):
     return root[0]
 
 
-def _trips(state, header, entry, roots):
+def _trips(state: ir.Operation, header: ir.Block, entry: ir.Block, roots: _Roots) -> int | None:
     """The constant number of trips *entry* stores in *state* before entering *header*;
     None unless every use of the state is understood and the trips left are written only
     there and by the header's decrement."""
@@ -133,7 +144,7 @@ def _trips(state, header, entry, roots):
     return count
 
 
-def _stores_into(state):
+def _stores_into(state: ir.Operation) -> list[ir.Operation] | None:
     """The stores through pointers into *state*, followed forward from the alloca through
     the descriptors and block arguments that carry it; None where it escapes (passed to a
     call, stored, offset by a computed index, converted to an integer)."""
@@ -164,18 +175,19 @@ def _stores_into(state):
     return stores
 
 
-def _arguments_given(branch, number):
+def _arguments_given(branch: ir.Operation, number: int) -> list[ir.BlockArgument]:
     """The block arguments operand *number* of *branch* becomes."""
     arguments = []
     at = 0 if branch.name == "llvm.br" else 1
+    # a branch's operands are known for each successor (None is for other terminators)
     for successor, passed in zip(branch.successors, successor_operands(branch)):
-        if at <= number < at + len(passed):
+        if at <= number < at + len(passed):  # type: ignore[arg-type]
             arguments.append(successor.arguments[number - at])
-        at += len(passed)
+        at += len(passed)  # type: ignore[arg-type]
     return arguments
 
 
-def _loop_blocks(header, cfg):
+def _loop_blocks(header: ir.Block, cfg: Cfg) -> set[ir.Block]:
     """The blocks of the natural loop of *header*: those from which a back edge (a branch
     to it from a block it dominates) is reached without passing through it."""
     loop = {header}
@@ -188,7 +200,7 @@ def _loop_blocks(header, cfg):
     return loop
 
 
-def _dominated(block, header, cfg):
+def _dominated(block: ir.Block, header: ir.Block, cfg: Cfg) -> bool:
     """Whether every path from the function's entry to *block* passes through *header*."""
     seen, pending = {header}, [cfg.blocks[0]]
     while pending:
@@ -202,7 +214,7 @@ def _dominated(block, header, cfg):
     return True
 
 
-def _weight(block):
+def _weight(block: ir.Block) -> int:
     weight = 0
     for op in block.operations:
         name = op.operation.name
@@ -216,13 +228,13 @@ class _Roots:
     i64 through constant offsets, the array descriptors that hold it and the block
     arguments that carry it; _UNKNOWN otherwise. Answers are kept (many uses share them)."""
 
-    def __init__(self, cfg):
+    def __init__(self, cfg: Cfg) -> None:
         self.cfg = cfg
-        self.known = {}
-        self.in_progress = set()
+        self.known: dict[tuple[ir.Value, tuple[int, ...]], _Root] = {}
+        self.in_progress: set[tuple[ir.Value, tuple[int, ...]]] = set()
         self.met_cycle = False
 
-    def of(self, value, position=()):
+    def of(self, value: ir.Value, position: tuple[int, ...] = ()) -> _Root:
         """The origin of *value* (of the pointer at *position* of the aggregate *value*);
         _ANY while it is being found (a cycle back to it)."""
         key = (value, position)
@@ -245,7 +257,7 @@ class _Roots:
         self.met_cycle = outer or self.met_cycle
         return root
 
-    def _follow(self, value, position, steps):
+    def _follow(self, value: ir.Value, position: tuple[int, ...], steps: int) -> _Root:
         if steps == 0:
             return _UNKNOWN
         if isinstance(value, ir.BlockArgument):
@@ -271,7 +283,7 @@ class _Roots:
             return base if base is _UNKNOWN or base is _ANY else (base[0], base[1] + indices[0])
         return _UNKNOWN
 
-    def _argument(self, argument, position):
+    def _argument(self, argument: ir.BlockArgument, position: tuple[int, ...]) -> _Root:
         """The origin every branch into *argument*'s block agrees on."""
         found = _ANY
         for _, passed in self.cfg.incoming[argument.owner]:
@@ -285,19 +297,19 @@ class _Roots:
         return found
 
 
-def _holds_pointer(value):
+def _holds_pointer(value: ir.Value) -> bool:
     text = str(value.type)
     return text.startswith("!llvm.ptr") or text.startswith("!llvm.struct")
 
 
-def _defined_in(value, block):
+def _defined_in(value: ir.Value, block: ir.Block) -> ir.Operation | None:
     if isinstance(value, ir.BlockArgument):
         return None
     op = value.owner.operation
     return op if op.block == block else None
 
 
-def _constant_value(value):
+def _constant_value(value: ir.Value) -> int | None:
     if isinstance(value, ir.BlockArgument) or value.owner.operation.name != "llvm.mlir.constant":
         return None
     attribute = value.owner.operation.attributes["value"]

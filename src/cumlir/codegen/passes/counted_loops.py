@@ -32,6 +32,10 @@ arithmetic, casts and the array descriptors the loop carries; a write whose orig
 not found counts as global.
 """
 
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
 from mlir import ir
 
 from ...libdevice_bitcode import ROUTINE_PREFIX
@@ -67,7 +71,7 @@ _APART = (3, 5)  # shared and local memory: LLVM tells them apart from global me
 _FOLLOWED = 64  # values followed back from a written pointer or a step before giving up
 
 
-def mark(gpu_module):
+def mark(gpu_module: ir.Operation) -> None:
     """Mark the counted loops of every function of *gpu_module* (in the LLVM dialect), in place."""
     annotations = {count: _unroll(count) for count in (UNROLL, UNROLL_READING)}
     for op in gpu_module.regions[0].blocks[0].operations:
@@ -82,11 +86,11 @@ def mark(gpu_module):
                 cfg.terminator[block].attributes["loop_annotation"] = annotations[count]
 
 
-def _unroll(count):
+def _unroll(count: int) -> ir.Attribute:
     return ir.Attribute.parse(f"#llvm.loop_annotation<unroll = <count = {count} : i32>>")
 
 
-def _writes(operations):
+def _writes(operations: Iterable[ir.OpView]) -> bool:
     """Whether any of *operations* may write memory: a store or atomic, inline assembly, or a
     call of anything but a libdevice routine (which only computes)."""
     for op in operations:
@@ -98,12 +102,12 @@ def _writes(operations):
     return False
 
 
-def _calls_libdevice(call):
+def _calls_libdevice(call: ir.Operation) -> bool:
     callee = call.attributes["callee"] if "callee" in call.attributes else None
     return callee is not None and ir.FlatSymbolRefAttr(callee).value.startswith(ROUTINE_PREFIX)
 
 
-def _mark_not_wrapping(add):
+def _mark_not_wrapping(add: ir.Operation) -> None:
     """Replace the counter's *add* by the same addition written ``overflow<nsw>``, marked
     for the libNVVM back end too. The flag is a property the Python bindings cannot set (a
     loop annotation is an attribute they can), so the replacement is parsed: one operation's
@@ -123,7 +127,7 @@ def _mark_not_wrapping(add):
     add.erase()
 
 
-def _counter_increment(block, cfg):
+def _counter_increment(block: ir.Block, cfg: Cfg) -> ir.Operation | None:
     """The ``llvm.add`` of the counter of the single-block loop *block*, or None where *block*
     is not such a loop, or one better left to LLVM."""
     operations = list(block.operations)
@@ -156,7 +160,7 @@ def _counter_increment(block, cfg):
     return add
 
 
-def _writes_global(operations, cfg):
+def _writes_global(operations: Iterable[ir.OpView], cfg: Cfg) -> bool:
     for op in operations:
         at = _WRITES.get(op.operation.name)
         if at is not None and _address_space(op.operation.operands[at], (), cfg) not in _APART:
@@ -164,7 +168,7 @@ def _writes_global(operations, cfg):
     return False
 
 
-def _reads_grid_size(value, seen, cfg):
+def _reads_grid_size(value: ir.Value, seen: set[ir.Value], cfg: Cfg) -> bool:
     """Whether *value* (a loop's step) is computed from the grid's size (``nctaid``); *seen*
     holds the values already looked at (a value may be reached by many paths)."""
     if value in seen or len(seen) > _FOLLOWED:
@@ -179,12 +183,12 @@ def _reads_grid_size(value, seen, cfg):
     return any(_reads_grid_size(v, seen, cfg) for v in op.operands)
 
 
-def _back_edge_arguments(branch):
+def _back_edge_arguments(branch: ir.Operation) -> list[ir.Value]:
     """The values the back edge of *branch* (its first successor) passes to the loop's block."""
-    return successor_operands(branch)[0]
+    return successor_operands(branch)[0]  # type: ignore[return-value]  # a cond_br's operands are known
 
 
-def _defined_in(value, block):
+def _defined_in(value: ir.Value, block: ir.Block) -> ir.Operation | None:
     """The operation in *block* that defines *value*, or None (an argument, or defined elsewhere)."""
     if isinstance(value, ir.BlockArgument):
         return None
@@ -192,7 +196,9 @@ def _defined_in(value, block):
     return op if op.block == block else None
 
 
-def _invariant(value, block, carried, known=None):
+def _invariant(
+    value: ir.Value, block: ir.Block, carried: Sequence[ir.Value], known: dict[ir.Value, bool] | None = None
+) -> bool:
     """Whether *value* is the same on every trip of the loop *block*: defined before it, an
     argument the back edge passes back unchanged (lowering carries array descriptors so),
     or computed in the loop from such values alone. *known* holds the answers found so far
@@ -210,11 +216,11 @@ def _invariant(value, block, carried, known=None):
     return known[value]
 
 
-def _constant(value):
+def _constant(value: ir.Value) -> bool:
     return not isinstance(value, ir.BlockArgument) and value.owner.operation.name == "llvm.mlir.constant"
 
 
-def _address_space(value, position, cfg, steps=_FOLLOWED):
+def _address_space(value: ir.Value, position: tuple[int, ...], cfg: Cfg, steps: int = _FOLLOWED) -> int | None:
     """The address space the pointer *value* (or the pointer at *position* of the aggregate
     *value*) points into, followed back through address arithmetic, casts, the insertions
     that built an array descriptor and the arguments a block is entered with; None where
@@ -248,7 +254,7 @@ def _address_space(value, position, cfg, steps=_FOLLOWED):
     return None
 
 
-def _entering(argument, cfg):
+def _entering(argument: ir.BlockArgument, cfg: Cfg) -> ir.Value | None:
     """The value a block's *argument* has on entry to the block: the one every branch from
     another block passes (branches from the block itself pass the argument on unchanged,
     or a value that is not the same on entry); None if they differ or cannot be read."""

@@ -19,6 +19,8 @@ iterations left over run one at a time. GPU ufuncs launch ``1 / ELEMENTS_PER_THR
 per element (cuda/ufunc_api.py).
 """
 
+from __future__ import annotations
+
 from mlir import ir
 from mlir.dialects import arith, scf
 
@@ -30,12 +32,12 @@ _MOVABLE = ("memref.load", "memref.dim")
 _MOVABLE_DIALECTS = ("arith", "index")
 
 
-def distribute(gpu_module):
+def distribute(gpu_module: ir.Operation) -> None:
     """Turn every outermost scf.parallel of the kernels of *gpu_module* into a grid-stride
     loop, in place."""
-    loops = []
+    loops: list[ir.Operation] = []
 
-    def collect(op):
+    def collect(op: ir.Operation) -> ir.WalkResult:
         if op.name == "scf.parallel":
             loops.append(op)
             return ir.WalkResult.SKIP  # nested loops run inside their thread's iteration
@@ -48,22 +50,22 @@ def distribute(gpu_module):
         _grid_stride(loop)
 
 
-def _as_index(value):
+def _as_index(value: ir.Value) -> ir.Value:
     return arith.index_castui(ir.IndexType.get(), value)
 
 
-def _register(register):
+def _register(register: str) -> ir.Value:
     return _as_index(read_register(register, "x"))
 
 
-def _index_constant(value):
+def _index_constant(value: int) -> ir.Value:
     return arith.constant(ir.IndexType.get(), value)
 
 
 class _Space:
     """The flattened iteration space of an scf.parallel: each flat index's induction values."""
 
-    def __init__(self, loop):
+    def __init__(self, loop: ir.Operation) -> None:
         rank = len(loop.regions[0].blocks[0].arguments)
         self.lower, upper, self.step = (list(loop.operands[k * rank : (k + 1) * rank]) for k in range(3))
         self.trips = [arith.ceildivui(arith.subi(u, low), s) for low, u, s in zip(self.lower, upper, self.step)]
@@ -71,8 +73,8 @@ class _Space:
         for trip in self.trips[1:]:
             self.total = arith.muli(self.total, trip)
 
-    def ivs(self, flat):
-        positions = [None] * len(self.trips)
+    def ivs(self, flat: ir.Value) -> list[ir.Value]:
+        positions: list[ir.Value | None] = [None] * len(self.trips)
         for axis in reversed(range(len(self.trips))):
             if axis:
                 positions[axis] = arith.remui(flat, self.trips[axis])
@@ -82,7 +84,7 @@ class _Space:
         return [arith.addi(low, arith.muli(p, s)) for low, p, s in zip(self.lower, positions, self.step)]
 
 
-def _grid_stride(loop):
+def _grid_stride(loop: ir.Operation) -> None:
     with ir.InsertionPoint(loop), loop.location:
         space = _Space(loop)
         block_size = _register("blockDim")
@@ -103,17 +105,17 @@ def _grid_stride(loop):
     loop.erase()
 
 
-def _elementwise(loop):
+def _elementwise(loop: ir.Operation) -> bool:
     operations = list(loop.regions[0].blocks[0].operations)
     return len(operations) > 1 and operations[-2].name == "memref.store"
 
 
-def _movable(op):
+def _movable(op: ir.OpView) -> bool:
     name = op.name
     return name in _MOVABLE or name.split(".", 1)[0] in _MOVABLE_DIALECTS
 
 
-def _together(loop, space, first, stride):
+def _together(loop: ir.Operation, space: _Space, first: ir.Value, stride: ir.Value) -> ir.Value:
     """The loop running TOGETHER iterations a thread at a time while all of them exist;
     the flat index of its thread's first iteration left to do."""
     spread = arith.muli(stride, _index_constant(TOGETHER - 1))

@@ -13,6 +13,8 @@ then lets the code generator prepare the module (``Backend.prepare``) and make i
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from mlir import ir, passmanager
 from mlir.dialects import llvm
 
@@ -33,6 +35,10 @@ from .. import targets
 from . import by_value_params, constant_trip_loops, counted_loops, shared_alignment
 from .parallel_loops import distribute
 
+if TYPE_CHECKING:
+    from ...chips import ComputeCapability
+    from ...options import Options
+
 STAGES = {
     "optimized": "builtin.module(gpu.module(inline,canonicalize,cse,symbol-dce))",
     "llvm": "builtin.module(gpu.module(convert-scf-to-cf,convert-to-llvm{dynamic=1}),"
@@ -50,7 +56,7 @@ LOOPS_TO_BLOCKS = "builtin.module(gpu.module(convert-scf-to-cf))"
 NVPTX_DATA_LAYOUT = "e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64"
 
 
-def pass_manager(pipeline, options=None):
+def pass_manager(pipeline: str, options: Options | None = None) -> passmanager.PassManager:
     """The parsed pass manager of a textual *pipeline* in the current MLIR context, made once
     per thread: a pass manager runs on one module at a time, so threads never share one.
     Options asking to print the IR around every pass (``print_before_all``,
@@ -69,7 +75,7 @@ def pass_manager(pipeline, options=None):
     return pm
 
 
-def _ir_printing(options):
+def _ir_printing(options: Options | None) -> dict[str, bool]:
     """enable_ir_printing's switches for the options' print_before_all / print_after_all."""
     if options is None:
         return {}
@@ -77,7 +83,7 @@ def _ir_printing(options):
     return {"print_before_all": before, "print_after_all": after} if before or after else {}
 
 
-def set_target(module, cc, options):
+def set_target(module: ir.Module, cc: ComputeCapability, options: Options) -> None:
     """Attach the NVVM target (chip, PTX version, LLVM optimisation level, FTZ) to the gpu.module,
     and the options' register and launch limits to its kernels."""
     gpu_module = gpu_module_of(module)
@@ -107,12 +113,14 @@ def set_target(module, cc, options):
                     op.attributes[name] = value
 
 
-def check_needs(gpu_module, cc, features, arch_specific=False):
+def check_needs(
+    gpu_module: ir.Operation, cc: tuple[int, int], features: str | None, arch_specific: bool = False
+) -> int:
     """The PTX version the module's instructions need (0: none), once their chip is checked
     against *cc* (and its architecture-specific target, *arch_specific*) and their PTX version
     against the options' ``features``; the marks are removed."""
     attributes = gpu_module.attributes
-    needed = {}
+    needed: dict[str, tuple[int, str]] = {}  # mark -> (chip or PTX version, what needs it)
     for mark in (NEEDS_ARCH_SPECIFIC, NEEDS_CHIP, NEEDS_PTX):
         if mark in attributes:
             needed[mark] = (ir.IntegerAttr(attributes[mark]).value, ir.StringAttr(attributes[f"{mark}_for"]).value)
@@ -144,7 +152,7 @@ def check_needs(gpu_module, cc, features, arch_specific=False):
     return version
 
 
-def _settle_chip_conditions(gpu_module, cc):
+def _settle_chip_conditions(gpu_module: ir.Operation, cc: tuple[int, int]) -> None:
     """Each i1 constant marked CHIP_AT_LEAST becomes whether *cc* is that chip or newer;
     canonicalization then keeps the one path it selects. A path kept that needs a PTX ISA
     (CHIP_PATH_PTX) records it as the module's need (check_needs)."""
@@ -153,7 +161,7 @@ def _settle_chip_conditions(gpu_module, cc):
     chip = cc[0] * 10 + cc[1]
     attributes = gpu_module.attributes
 
-    def visit(op):
+    def visit(op: ir.Operation) -> ir.WalkResult:
         if CHIP_AT_LEAST in op.attributes:
             kept = chip >= op.attributes[CHIP_AT_LEAST].value
             op.attributes["value"] = ir.IntegerAttr.get(i1, int(kept))
@@ -170,11 +178,11 @@ def _settle_chip_conditions(gpu_module, cc):
     del gpu_module.attributes[CHIP_PATHS]
 
 
-def kernel_limits(options):
+def kernel_limits(options: Options) -> dict[str, ir.Attribute]:
     """NVVM attributes of a kernel for max_registers (``.maxnreg``) and launch_bounds
     (``.maxntid``, ``.minnctapersm``, ``.maxclusterrank``)."""
     i32 = ir.IntegerType.get_signless(32)
-    limits = {}
+    limits: dict[str, ir.Attribute] = {}
     if options.max_registers is not None:
         limits["nvvm.maxnreg"] = ir.IntegerAttr.get(i32, options.max_registers)
     bounds = options.launch_bounds
@@ -187,14 +195,14 @@ def kernel_limits(options):
     return limits
 
 
-def gpu_module_of(module):
+def gpu_module_of(module: ir.Module) -> ir.Operation:
     for op in module.body.operations:
         if op.operation.name in ("gpu.module", "gpu.binary"):
             return op.operation
     raise LookupError("the module holds no gpu.module")
 
 
-def run_stage(module, name, options):
+def run_stage(module: ir.Module, name: str, options: Options) -> None:
     """Run the MLIR stage *name* ("optimized" or "llvm") on *module*, in place."""
     if name not in STAGES:
         raise ValueError(f"unknown MLIR stage {name!r}; stages: {', '.join(STAGES)}")
@@ -215,7 +223,7 @@ def run_stage(module, name, options):
             _flush_denormals(module)
 
 
-def _has_functions(module):
+def _has_functions(module: ir.Module) -> bool:
     """Whether the gpu.module defines a function besides its kernels (one a kernel may call
     and the inliner inline; declarations of external ones, libdevice's, have no body)."""
     return any(
@@ -224,7 +232,7 @@ def _has_functions(module):
     )
 
 
-def _parallel_loops(module):
+def _parallel_loops(module: ir.Module) -> None:
     """The loops of GPU ufuncs (linalg ops, scf.parallel), in modules lowering marked as
     holding them: lowered to scf.parallel and spread over the grid (parallel_loops.py)
     before inlining."""
@@ -236,7 +244,7 @@ def _parallel_loops(module):
         del gpu_module.attributes[PARALLEL_LOOPS_MARK]
 
 
-def _fast_arithmetic(module, options):
+def _fast_arithmetic(module: ir.Module, options: Options) -> None:
     """Every floating-point operation gets the options' fast-math flags: ``contract`` by
     default (a*b+c may become one fma, as Numba-CUDA does: libNVVM's default -fma=1), and
     fastmath's; with fastmath=True ("fast") it may be reassociated, contracted and
@@ -255,17 +263,17 @@ def _fast_arithmetic(module, options):
         _set_fastmath(op.operation, flags, asked)
 
 
-def _set_fastmath(root, flags, uncontracted_flags):
+def _set_fastmath(root: ir.Operation, flags: frozenset[str], uncontracted_flags: frozenset[str]) -> None:
     """*flags* on every arith/math floating-point operation under *root*;
     *uncontracted_flags* on those marked UNCONTRACTED (the mark is dropped)."""
-    chosen = {}
+    chosen: dict[frozenset[str], ir.Attribute] = {}
 
-    def attribute(flag_set):
+    def attribute(flag_set: frozenset[str]) -> ir.Attribute:
         if flag_set not in chosen:
             chosen[flag_set] = ir.Attribute.parse(f"#arith.fastmath<{','.join(sorted(flag_set))}>")
         return chosen[flag_set]
 
-    def visit(op):
+    def visit(op: ir.Operation) -> ir.WalkResult:
         if "fastmath" in op.attributes and op.name.split(".")[0] in ("arith", "math"):
             if UNCONTRACTED in op.attributes:
                 del op.attributes[UNCONTRACTED]
@@ -278,11 +286,11 @@ def _set_fastmath(root, flags, uncontracted_flags):
     root.walk(visit)
 
 
-def _flush_denormals(module):
+def _flush_denormals(module: ir.Module) -> None:
     """fastmath=True also flushes float32 denormals to zero (the .ftz instructions)."""
     preserve_sign = ir.StringAttr.get("preserve-sign")
 
-    def visit(op):
+    def visit(op: ir.Operation) -> ir.WalkResult:
         if op.name == "llvm.func":
             op.attributes["denormal_fp_math_f32"] = preserve_sign
         return ir.WalkResult.ADVANCE
@@ -290,6 +298,6 @@ def _flush_denormals(module):
     module.operation.walk(visit)
 
 
-def llvm_ir_of(module):
+def llvm_ir_of(module: ir.Module) -> str:
     """LLVM IR text of the gpu.module after the "llvm" stage."""
     return str(llvm.translate_module_to_llvmir(gpu_module_of(module)))

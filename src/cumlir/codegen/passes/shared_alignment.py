@@ -4,6 +4,8 @@ and the array's type cannot say where it starts, so every shared array of a modu
 boxes is raised to that alignment. An alignment asked for with ``alignment=`` that is larger
 stays."""
 
+from __future__ import annotations
+
 from mlir import ir
 
 from ...marks import DYNAMIC_SHARED_ROUNDED, SHARED_ALIGNMENT
@@ -11,7 +13,7 @@ from ...marks import DYNAMIC_SHARED_ROUNDED, SHARED_ALIGNMENT
 _SHARED = 3  # the NVPTX address space of shared memory
 
 
-def apply(gpu_module) -> None:
+def apply(gpu_module: ir.Operation) -> None:
     # a dynamic buffer whose arrays round their start up keeps the 16 bytes it is given:
     # declaring more would let LLVM drop the rounding
     rounded = None
@@ -31,7 +33,7 @@ def apply(gpu_module) -> None:
     del gpu_module.attributes[SHARED_ALIGNMENT]
 
 
-def _address_space(op):
+def _address_space(op: ir.OpView) -> int:
     if "addr_space" not in op.attributes:
         return 0
     return ir.IntegerAttr(op.attributes["addr_space"]).value
