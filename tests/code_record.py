@@ -11,6 +11,7 @@ that line tables of two checkouts compare. Two runs are compared as sets of line
 
 import hashlib
 import os
+import re
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -76,6 +77,30 @@ def without_line_tables(ptx):
     return "\n".join(kept)
 
 
+def without_test_modules(ptx):
+    """PTX with the test module of each mangled name (``_ZN5tests10operations4cuda9test_warp...``
+    or ``_ZN5tests9test_warp...``) made one placeholder: what stays when tests moved between
+    modules and kernels kept their names."""
+    out, start = [], 0
+    for found in re.finditer(r"5tests(?=\d)", ptx):
+        if found.start() < start:
+            continue
+        end = found.end()
+        while True:
+            digits = re.match(r"\d+", ptx[end:])
+            if digits is None:
+                break
+            size = int(digits.group())
+            part = ptx[end + digits.end() : end + digits.end() + size]
+            end += digits.end() + size
+            if part.startswith("test_") or len(part) < size:
+                break
+        out.append(ptx[start : found.start()] + "5tests6module")
+        start = end
+    out.append(ptx[start:])
+    return "".join(out)
+
+
 def _text(folder, line):
     digest = line.split()[1]
     path = os.path.join(folder, "code", f"{digest}.ptx")
@@ -89,12 +114,14 @@ def main(before, after):
     for folder, lines in ((before, old - new), (after, new - old)):
         for line in lines:
             text = _text(folder, line)
-            stripped.setdefault(folder, {})[line] = None if text is None else without_line_tables(text)
+            stripped.setdefault(folder, {})[line] = (
+                None if text is None else without_test_modules(without_line_tables(text))
+            )
     before_texts = set(stripped.get(before, {}).values()) - {None}
     after_texts = set(stripped.get(after, {}).values()) - {None}
     same_code = {line for line, text in stripped.get(after, {}).items() if text in before_texts}
     matched = {line for line, text in stripped.get(before, {}).items() if text in after_texts}
-    print(f"{len(same_code)} after differ from one before only in their line tables")
+    print(f"{len(same_code)} after differ from one before only in their line tables or test modules' names")
     for line in sorted(old - new - matched):
         print("only before:", line)
     for line in sorted(new - old - same_code):

@@ -101,6 +101,26 @@ def test_a_misspelt_name_suggests_the_nearest(pyfunc, line):
     assert _first_line(_typing_error(pyfunc)).startswith(line)
 
 
+def _solve(a, b):
+    a[0] = np.linalg.solve(b, b)[0]
+
+
+def _to_device(a, b):
+    cuda.to_device(b)
+
+
+@pytest.mark.parametrize(
+    "pyfunc, line",
+    [
+        (_solve, "numpy.linalg.solve is not supported in device code"),
+        (_to_device, "cuda.to_device is not supported in device code"),
+    ],
+)
+def test_a_name_that_exists_on_the_host_is_said_to_be_host_only(pyfunc, line):
+    # not "did you mean 'solve'": the name is right, device code cannot call it
+    assert _first_line(_typing_error(pyfunc)) == line
+
+
 def test_a_name_near_nothing_keeps_numbas_line():
     def far(a, b):
         a[0] = cuda.qwertyuiop

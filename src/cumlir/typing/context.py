@@ -188,6 +188,19 @@ class CUDATypingContext(BaseContext):
     _scalar_operators: dict[tuple[Any, tuple[types.Type, ...]], Any] = {}  # -> its Signature, or None
     _value_types: dict[object, types.Type] = {}
 
+    def insert_function(self, ft: Any) -> None:
+        if not _host_only(type(ft)):
+            super().insert_function(ft)
+
+    def _insert_global(self, gv: object, gty: types.Type) -> None:
+        if isinstance(gty, types.Function):
+            kept = tuple(t for t in gty.templates if not _host_only(t))
+            if not kept:
+                return
+            if len(kept) != len(gty.templates):
+                gty = types.Function(kept)
+        super()._insert_global(gv, gty)
+
     def load_additional_registries(self) -> None:
         # every operation module fills the registry
         operations.install()
@@ -197,6 +210,18 @@ class CUDATypingContext(BaseContext):
         self.install_registry(registry)
         self.install_registry(npydecl.registry)
         self.install_registry(enumdecl.registry)  # Enum and IntEnum members (operations/python/enums.py)
+
+
+# numba modules whose overloads (target "generic", so offered to every target) call host
+# libraries through llvmlite: BLAS and LAPACK. They enter numba's shared registry when numba's CPU
+# target first needs them, so a kernel's typing would depend on whether an @njit function ran
+# before it (``a @ b`` of a 1-d and a 2-d array typed, then failing in lowering).
+_HOST_ONLY_OVERLOADS = frozenset(["numba.np.linalg"])
+
+
+def _host_only(template: object) -> bool:
+    overload = getattr(template, "_overload_func", None)
+    return getattr(overload, "__module__", None) in _HOST_ONLY_OVERLOADS
 
 
 def _without_numpy_dtype(ty: types.Type) -> typerecords.TypeRecord | None:

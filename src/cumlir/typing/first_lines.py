@@ -86,6 +86,9 @@ def _unknown_attribute(text: str, context: Any) -> str | None:
     if found is None or missed is None or missed[1] != found.group("attr"):
         return None
     owner_type, attr = missed
+    module = getattr(owner_type, "pymod", None)
+    if module is not None and hasattr(module, attr):
+        return f"{_describe(owner_type)}.{attr} is not supported in device code"
     near = difflib.get_close_matches(attr, sorted(attribute_names(context, owner_type)), n=3, cutoff=0.6)
     if not near:
         return None

@@ -454,3 +454,22 @@ def test_every_function_assembles(backend):
     ptx, _ = cuda.compile_ptx(every_function, argtypes, cc=(9, 0), nrt=True, backend=backend)
     assert "NRT_MemInfo_alloc_aligned" in ptx
     support.ptxas(ptx, relocatable=True)  # the runtime is linked later
+
+
+def test_numbas_host_blas_overloads_do_not_type_device_code():
+    # numba's CPU target registers its BLAS/LAPACK overloads (a @ b, np.linalg.*) when first
+    # needed; typing in device code must not change once they are there
+    import numba
+    import numba.np.linalg  # noqa: F401
+
+    host = numba.njit(lambda a, b: a @ b)
+    a, m = np.arange(3.0), np.arange(6.0).reshape(3, 2)
+    with pytest.raises(TypingError, match="a @ b of a 1-d and a 2-d array"):
+        _typed("a0 @ a1", (types.float64[:], types.float64[:, :]))
+    with pytest.raises(TypingError, match="numpy.linalg.inv is not supported in device code"):
+        _typed("np.linalg.inv(a1)", (types.float64[:], types.float64[:, :]))
+    assert _typed("a0 @ a1", (types.float64[:], types.float64[:])) == types.float64
+    try:
+        np.testing.assert_allclose(host(a, m), a @ m)
+    except Exception as error:  # numba's CPU matmul needs SciPy's BLAS
+        assert "scipy" in str(error).lower()
