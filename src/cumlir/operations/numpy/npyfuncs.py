@@ -263,10 +263,33 @@ def _complex_rule(lower, ufunc, sig, args):
     return lower.cast(value, result_type, sig.return_type)
 
 
+def _half_nextafter(lower, sig, args):
+    """NumPy's float16 nextafter: the next float16, one step of the 16-bit pattern (numba's
+    float32 one would step a float32 ulp, and from an infinity give float32's largest)."""
+    x, y = args
+    i16 = ir.IntegerType.get_signless(16)
+    bits = arith.bitcast(i16, x)
+    zero = lower.constant(types.float16, 0.0)
+    up = arith.cmpf(arith.CmpFPredicate.OGT, y, x)
+    negative = arith.cmpf(arith.CmpFPredicate.OLT, x, zero)
+    step = arith.select(arith.xori(up, negative), arith.constant(i16, 1), arith.constant(i16, -1))
+    stepped = arith.bitcast(x.type, arith.addi(bits, step))
+    # from a zero: the smallest subnormal, signed as y
+    sign = arith.andi(arith.bitcast(i16, y), arith.constant(i16, -0x8000))
+    smallest = arith.bitcast(x.type, arith.ori(sign, arith.constant(i16, 1)))
+    result = arith.select(arith.cmpf(arith.CmpFPredicate.OEQ, x, zero), smallest, stepped)
+    result = arith.select(arith.cmpf(arith.CmpFPredicate.OEQ, x, y), y, result)
+    unordered = arith.cmpf(arith.CmpFPredicate.UNO, x, y)
+    result = arith.select(unordered, arith.addf(x, y), result)
+    return lower.cast(result, types.float16, sig.return_type)
+
+
 def _register():
     for ufunc, (real, complex_) in _EQUIVALENTS.items():
 
         def rule(lower, sig, args, real=real, complex_=complex_, ufunc=ufunc):
+            if ufunc is np.nextafter and all(t == types.float16 for t in sig.args):
+                return _half_nextafter(lower, sig, args)
             is_complex = any(isinstance(t, types.Complex) for t in sig.args)
             if is_complex and complex_ is None and ufunc in _COMPLEX_PYTHON:
                 return _complex_rule(lower, ufunc, sig, args)
