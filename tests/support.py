@@ -2,6 +2,7 @@
 random values, poisoned outputs and comparisons."""
 
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -45,6 +46,21 @@ def ptxas(ptx, arch="sm_90", relocatable=False):
         )
     assert result.returncode == 0, f"ptxas -arch={arch} rejected the PTX:\n{result.stderr}"
     return result.stdout + result.stderr
+
+
+def checked_ptx(kernel, sig, backend, cc):
+    """The PTX of *kernel* for *cc*, which ptxas has accepted."""
+    from cumlir import cuda
+
+    ptx, _ = cuda.compile_ptx(kernel, sig, cc=cc, backend=backend)
+    ptxas(ptx, f"sm_{cc[0]}{cc[1]}")
+    return ptx
+
+
+def assert_instructions(ptx, *instructions):
+    """Each of *instructions* begins a line of *ptx*."""
+    for instruction in instructions:
+        assert re.search(rf"^\s*{re.escape(instruction)}\b", ptx, re.M), f"{instruction} not in the PTX"
 
 
 def numba_type(name):

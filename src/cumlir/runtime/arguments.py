@@ -33,7 +33,7 @@ from ..lazy import lazy
 
 # a parameter's slot in the buffer, and numba's numbers, as the families' packers share them
 from ..typerecords._packing import SCALAR_FORMATS as _SCALAR_FORMATS
-from ..typerecords._packing import SLOT
+from ..typerecords._packing import SLOT, complex_value
 from ..typerecords._packing import ScalarParameter as _ScalarParameter
 from . import driver as drv
 from . import placement, readers, tensor_maps
@@ -309,12 +309,7 @@ class _ComplexParameter:
         self._format = "ff" if ty.bitwidth == 64 else "dd"
 
     def pack(self, value: Any, buffer: ctypes.Array[ctypes.c_uint8], offset: int, launch: Staging) -> None:
-        try:
-            value = complex(value)
-        except (TypeError, ValueError):
-            raise TypeError(
-                f"argument {self.index}: expected a complex number for {self.type}, got {value!r}"
-            ) from None
+        value = complex_value(value, self.index, self.type)
         parts = (value.real, value.imag)
         struct.pack_into(self._format[0], buffer, offset, parts[0])
         struct.pack_into(self._format[1], buffer, offset + SLOT, parts[1])

@@ -46,3 +46,11 @@ class ScalarParameter:
             struct.pack_into(self.format, buffer, offset, value)
         except (struct.error, OverflowError):
             raise OverflowError(f"argument {self.index}: {value!r} does not fit in {self.type}") from None
+
+
+def complex_value(value: Any, index: Any, ty: Any) -> complex:
+    """*value* as a Python complex for the complex parameter *index* of type *ty*."""
+    try:
+        return complex(value)
+    except (TypeError, ValueError):
+        raise TypeError(f"argument {index}: expected a complex number for {ty}, got {value!r}") from None

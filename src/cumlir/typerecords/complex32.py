@@ -13,7 +13,7 @@ from numba.core.typeconv import Conversion
 
 from ..lazy import lazy
 from . import TypeRecord
-from ._packing import SLOT
+from ._packing import SLOT, complex_value
 
 if TYPE_CHECKING:
     from numba.core.typing.context import BaseContext
@@ -87,12 +87,7 @@ class Complex32Parameter:
         self.type = ty
 
     def pack(self, value: Any, buffer: ctypes.Array[ctypes.c_uint8], offset: int, launch: Any) -> None:
-        try:
-            value = complex(value)
-        except (TypeError, ValueError):
-            raise TypeError(
-                f"argument {self.index}: expected a complex number for {self.type}, got {value!r}"
-            ) from None
+        value = complex_value(value, self.index, self.type)
         with np.errstate(over="ignore"):
             parts = tuple(int(np.float16(p).view(np.uint16)) for p in (value.real, value.imag))
         struct.pack_into("H", buffer, offset, parts[0])

@@ -22,15 +22,8 @@ from ...cases import sync_bits_kernels as sk
 CCS = [(8, 0), (9, 0)]
 
 
-def _ptx(kernel, sig, backend, cc):
-    ptx, _ = cuda.compile_ptx(kernel, sig, cc=cc, backend=backend)
-    support.ptxas(ptx, f"sm_{cc[0]}{cc[1]}")
-    return ptx
-
-
-def _has(ptx, *instructions):
-    for instruction in instructions:
-        assert re.search(rf"^\s*{re.escape(instruction)}\b", ptx, re.M), f"{instruction} not in the PTX"
+_ptx = support.checked_ptx
+_has = support.assert_instructions
 
 
 @pytest.fixture(params=CCS, ids=lambda cc: f"sm{cc[0]}{cc[1]}")

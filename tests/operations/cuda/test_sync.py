@@ -3,8 +3,6 @@ them, errors naming the intrinsic, and PTX from both back ends assembled by ptxa
 sm_90. The bit intrinsics, whose kernels share tests/cases/sync_bits_kernels.py, are
 test_bits.py's."""
 
-import re
-
 import pytest
 from numba.core import types
 from numba.core.errors import TypingError
@@ -17,15 +15,8 @@ from ...cases import sync_bits_kernels as sk
 CCS = [(8, 0), (9, 0)]
 
 
-def _ptx(kernel, sig, backend, cc):
-    ptx, _ = cuda.compile_ptx(kernel, sig, cc=cc, backend=backend)
-    support.ptxas(ptx, f"sm_{cc[0]}{cc[1]}")
-    return ptx
-
-
-def _has(ptx, *instructions):
-    for instruction in instructions:
-        assert re.search(rf"^\s*{re.escape(instruction)}\b", ptx, re.M), f"{instruction} not in the PTX"
+_ptx = support.checked_ptx
+_has = support.assert_instructions
 
 
 @pytest.fixture(params=CCS, ids=lambda cc: f"sm{cc[0]}{cc[1]}")
