@@ -229,16 +229,12 @@ def _attributes(a, start, stop, step, out):
     out[0, 2] = s.step
 
 
-@pytest.mark.xfail(
-    reason="numba types slice.start/.stop/.step but cumlir has no lowering for them "
-    "(LoweringError: no lowering for the attribute slice<a:b:c>.start); Numba-CUDA has",
-    strict=True,
-)
-def test_a_slices_bounds_are_its_attributes():
+@pytest.mark.parametrize("bounds", [(-3, 40, 2), (7, -1, -4), (0, 0, 1)])
+def test_a_slices_bounds_are_its_attributes(bounds):
     kernel = nrt_harness.Kernel(_attributes, SIG)
     out = support.poisoned(3, np.int64).reshape(1, 3)
-    kernel(np.arange(N, dtype=np.int64), -3, 40, 2, out).check_balanced()
-    support.assert_matches(out[0], np.array([-3, 40, 2]))
+    kernel(np.arange(N, dtype=np.int64), *bounds, out).check_balanced()
+    support.assert_matches(out[0], np.array(bounds))
 
 
 def _indices(a, start, stop, step, out):
@@ -248,13 +244,39 @@ def _indices(a, start, stop, step, out):
     out[0, 2] = by
 
 
-@pytest.mark.xfail(
-    reason="numba types slice.indices(n) but cumlir has no lowering for it "
-    "(LoweringError: no lowering for slice.indices(slice<a:b:c>, int64)); Numba-CUDA has",
-    strict=True,
+@pytest.mark.parametrize(
+    "bounds", [(-3, 40, -2), (-3, 40, 2), (-40, 5, 1), (20, -20, -3), (5, 5, 1), (-1, -13, -1), (2, 3, 7)]
 )
-def test_indices_resolve_as_cpython():
+def test_indices_resolve_as_cpython(bounds):
     kernel = nrt_harness.Kernel(_indices, SIG)
     out = support.poisoned(3, np.int64).reshape(1, 3)
-    kernel(np.arange(N, dtype=np.int64), -3, 40, -2, out).check_balanced()
-    support.assert_matches(out[0], np.array(slice(-3, 40, -2).indices(N)))
+    kernel(np.arange(N, dtype=np.int64), *bounds, out).check_balanced()
+    support.assert_matches(out[0], np.array(slice(*bounds).indices(N)))
+
+
+def _open_indices(a, start, stop, step, out):
+    forwards, backwards = slice(None, None, step), slice(None, None, -step)
+    out[0, 0], out[0, 1], out[0, 2] = forwards.indices(len(a))
+    out[1, 0], out[1, 1], out[1, 2] = backwards.indices(len(a))
+    out[2, 0], out[2, 1], out[2, 2] = slice(start, None).indices(len(a))
+
+
+@pytest.mark.parametrize("step", [1, 3])
+def test_missing_bounds_resolve_as_cpython(step):
+    kernel = nrt_harness.Kernel(_open_indices, SIG)
+    out = support.poisoned(9, np.int64).reshape(3, 3)
+    kernel(np.arange(N, dtype=np.int64), -4, 0, step, out).check_balanced()
+    expected = [slice(None, None, step).indices(N), slice(None, None, -step).indices(N), slice(-4, None).indices(N)]
+    support.assert_matches(out, np.array(expected))
+
+
+def test_a_zero_step_in_indices_raises_with_debug():
+    from cumlir import compiler
+    from cumlir.options import Options
+
+    plain = compiler.kernel(_indices, SIG, (9, 0), Options(), until="codegen")
+    assert not plain.raise_sites
+    c = compiler.kernel(_indices, SIG, (9, 0), Options(debug=True), until="codegen")
+    values = [s.args for s in c.raise_sites if s.exc_class is ValueError]
+    assert values == [("slice step cannot be zero",)]  # and debug's bounds checks (IndexError)
+    support.ptxas(c.code)

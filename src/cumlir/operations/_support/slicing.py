@@ -13,7 +13,7 @@ def const(value):
     return arith.constant(i64(), value)
 
 
-def _clamp(bound, length, negative_step):
+def clamp(bound, length, negative_step):
     """One bound resolved against *length* (CPython's PySlice_AdjustIndices)."""
     zero = const(0)
     below = arith.select(negative_step, const(-1), zero)
@@ -32,7 +32,7 @@ def select(lower, slice_type, value, length):
     start, stop, step = (lower.extract(value, slice_type, k) for k in range(3))
     zero, one = const(0), const(1)
     negative = arith.cmpi(arith.CmpIPredicate.slt, step, zero)
-    start, stop = _clamp(start, length, negative), _clamp(stop, length, negative)
+    start, stop = clamp(start, length, negative), clamp(stop, length, negative)
     span = arith.select(negative, arith.subi(start, stop), arith.subi(stop, start))
     stride = arith.select(negative, arith.subi(zero, step), step)
     nonempty = arith.andi(

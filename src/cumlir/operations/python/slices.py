@@ -6,8 +6,9 @@ or INT64_MIN for stop), and ``select`` resolves the bounds against an axis lengt
 the way CPython's ``slice.indices`` does (``_support/slicing.py``).
 """
 
-from .._support.api import constant, declare
-from .._support.modules import arith, types
+from .._support.api import attribute, constant, declare
+from .._support.modules import arith, ir, nvvm, scf, types
+from .._support.slicing import clamp as _clamp
 from .._support.slicing import const as _const
 
 INT64_MAX = 2**63 - 1
@@ -45,3 +46,33 @@ def slice_constant(lower, ty, pyval):
     stop = None if pyval.stop is None else _const(pyval.stop)
     start, stop = _bounds(lower, step, start, stop)
     return lower.make_struct(ty, [start, stop, step])
+
+
+def _member(position):
+    def rule(lower, ty, value, attr):
+        # numba's: a missing bound reads as its sentinel, not None
+        return lower.extract(value, ty, position)
+
+    return rule
+
+
+for _position, _name in enumerate(("start", "stop", "step")):
+    attribute("SliceType", _name).lower(_member(_position))
+
+
+@declare("slice.indices").lower("SliceType", "Integer")  # numba types it as this bound function
+def slice_indices(lower, sig, args):
+    """CPython's ``slice.indices(n)``: the bounds resolved against a length *n*. With
+    debug=True a zero step raises CPython's ValueError; without, it is returned as it is."""
+    ty = sig.args[0]
+    start, stop, step = (lower.extract(args[0], ty, k) for k in range(3))
+    length = lower.cast(args[1], sig.args[1], types.int64)
+    if lower.options.debug:
+        branch = scf.IfOp(arith.cmpi(arith.CmpIPredicate.eq, step, _const(0)))
+        with ir.InsertionPoint(branch.then_block):
+            lower.record_raise(ValueError, ("slice step cannot be zero",))
+            nvvm.exit()
+            scf.YieldOp([])
+    negative = arith.cmpi(arith.CmpIPredicate.slt, step, _const(0))
+    bounds = [_clamp(start, length, negative), _clamp(stop, length, negative), step]
+    return lower.make_struct(sig.return_type, bounds)
