@@ -301,21 +301,37 @@ def test_sign_and_rint_of_scalars_match_numpy(dtype, rng):
     np.testing.assert_array_equal(rounded, np.rint(x))
 
 
-@pytest.mark.xfail(
-    reason="np.sign and np.rint of arrays are typed (as every ufunc) but have no lowering: "
-    "LoweringError 'no lowering for sign(array(float64, 1d, A), ...)'",
-    strict=True,
-)
-def test_sign_and_rint_of_arrays_match_numpy(rng):
-    def of_arrays(signs, rounded, x):
+@pytest.mark.parametrize("dtype", ["int16", "uint32", "float32", "float64"])  # no float16 results: the host has none
+def test_sign_and_rint_of_arrays_match_numpy(dtype, rng):
+    def of_arrays(signs, rounded, x, x2d, signs2d):
         np.sign(x, signs)
         np.rint(x, rounded)
+        np.sign(x2d, signs2d)
 
-    x = _floats("float64", 20, rng)
-    signs, rounded = support.poisoned(20, "float64"), support.poisoned(20, "float64")
-    nrt_harness.Kernel(of_arrays, (typeof(signs), typeof(rounded), typeof(x)))(signs, rounded, x).check_balanced()
+    x = _floats(dtype, 20, rng) if np.dtype(dtype).kind == "f" else support.random_values(dtype, 20, rng)
+    x[:2] = 0
+    x2d = x.reshape(4, 5)[:, ::2]  # strided
+    signs, rounded = support.poisoned(20, np.sign(x).dtype), support.poisoned(20, np.rint(x).dtype)
+    signs2d = support.poisoned(12, np.sign(x).dtype).reshape(4, 3)
+    arrays = (signs, rounded, x, x2d, signs2d)
+    nrt_harness.Kernel(of_arrays, tuple(typeof(a) for a in arrays))(*arrays).check_balanced()
     np.testing.assert_array_equal(signs, np.sign(x))
     np.testing.assert_array_equal(rounded, np.rint(x))
+    np.testing.assert_array_equal(signs2d, np.sign(x2d))
+
+
+def _sign_and_rint_into_new_arrays(out_signs, out_rounded, x):
+    out_signs[:] = np.sign(x)
+    out_rounded[:] = np.rint(x)
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "float16", "int64"])
+def test_sign_and_rint_of_arrays_assemble(backend, dtype):
+    # float16 results too, which only the GPU computes; new arrays need NRT
+    x = np.zeros(4, dtype)
+    argtypes = tuple(typeof(a) for a in (np.sign(x), np.rint(x), x))
+    ptx, _ = cuda.compile_ptx(_sign_and_rint_into_new_arrays, argtypes, cc=(9, 0), backend=backend, nrt=True)
+    support.ptxas(ptx, "sm_90", relocatable=True)
 
 
 # ---- array operators and ufuncs without an output: new arrays ----------------------------------

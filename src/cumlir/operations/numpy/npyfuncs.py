@@ -332,6 +332,11 @@ def sign(lower, sig, args):
     return arith.select(positive, lower.constant(ty, 1), result)
 
 
+# on arrays (an output array, or a new one with NRT): the scalar rules above, element by element
+declare(np.rint).lower("Array", "*Any")(_elementwise(rint, np.rint))
+declare(np.sign).lower("Array", "*Any")(_elementwise(sign, np.sign))
+
+
 @declare(np.floor_divide).lower("Float", "Float")
 def float_floor_divide(lower, sig, args):
     """NumPy's floor_divide: a zero divisor gives a / b (an infinity or NaN)."""
