@@ -243,3 +243,18 @@ def test_the_examples_say_what_they_need_in_one_line(example, line):
     assert result.returncode == 1
     [said] = result.stderr.strip().splitlines()
     assert said.startswith(line) and "Traceback" not in result.stderr
+
+
+def test_cumlirs_own_reason_leads_where_numbas_other_templates_refuse_too():
+    # numba's set templates (registered once numba's CPU target has needed them) also refuse
+    # a - b for any a and b, with "All arguments must be Sets"
+    import numba.cpython.setobj  # noqa: F401
+    from numba.core import types
+
+    def minus_two(p):
+        return p - 2
+
+    with pytest.raises(TypingError) as raised:
+        cuda.compile_ptx(minus_two, (types.voidptr,), device=True, cc=(9, 0))
+    assert "All arguments must be Sets" in str(raised.value)
+    assert _first_line(raised.value).startswith("a voidptr - an integer: a voidptr has no element type")

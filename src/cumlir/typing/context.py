@@ -188,6 +188,13 @@ class CUDATypingContext(BaseContext):
     _scalar_operators: dict[tuple[Any, tuple[types.Type, ...]], Any] = {}  # -> its Signature, or None
     _value_types: dict[object, types.Type] = {}
 
+    def can_convert(self, fromty: types.Type, toty: types.Type) -> Any:
+        # numba lets a voidptr become a number (unsafely), which nothing lowers: voidptr + 1
+        # would be typed as an int64 sum and fail in lowering
+        if isinstance(fromty, types.RawPointer) and isinstance(toty, types.Number | types.Boolean):
+            return None
+        return super().can_convert(fromty, toty)
+
     def insert_function(self, ft: Any) -> None:
         if not _host_only(type(ft)):
             super().insert_function(ft)

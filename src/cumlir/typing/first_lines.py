@@ -11,13 +11,17 @@ from __future__ import annotations
 
 import difflib
 import re
+from pathlib import Path
 from typing import Any
 
 from numba.core import types
 
 _NO_IMPLEMENTATION = re.compile(r"No implementation of function Function\((?P<function>.*?)\) found for signature:")
 _CALLED_WITH = re.compile(r">>> (?P<call>\w[\w.]*)\((?P<args>.*)\)")
-_SPECIFIC = re.compile(r"raised a specific error:\n\s*(?P<kind>\w+): (?P<message>.+)")
+_SPECIFIC = re.compile(
+    r"raised a specific error:\n\s*(?P<kind>\w+): (?P<message>.+)(?:\n\s*raised from (?P<origin>\S+))?"
+)
+_OWN_SOURCE = str(Path(__file__).resolve().parent.parent)  # cumlir's package: its own templates' reasons
 _UNKNOWN_ATTRIBUTE = re.compile(r"Unknown attribute '(?P<attr>[^']+)' of type (?P<type>.+)")
 # specific errors that only say another typing failed: the reason is further in
 _WRAPPERS = ("Failed in ", "No implementation of function", "Cannot determine Numba type")
@@ -42,12 +46,17 @@ def _no_implementation(text: str) -> str | None:
         line = _index_type(called.group("call"), called.group("args"))
         if line:
             return line
-    reasons = {
-        m.group("message").strip()
+    found_reasons = [
+        (m.group("message").strip(), m.group("origin") or "")
         for m in _SPECIFIC.finditer(text)
         if not m.group("message").startswith(_WRAPPERS) and m.group("kind") != "NumbaNotImplementedError"
-    }
-    return reasons.pop() if len(reasons) == 1 else None
+    ]
+    # one reason, or where numba's templates for other types gave theirs too (sets' "All
+    # arguments must be Sets" for any a - b), the one cumlir's declarations gave
+    for reasons in ({r for r, _ in found_reasons}, {r for r, o in found_reasons if o.startswith(_OWN_SOURCE)}):
+        if len(reasons) == 1:
+            return reasons.pop()
+    return None
 
 
 def _index_type(call: str, args: str) -> str | None:

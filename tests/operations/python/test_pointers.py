@@ -203,15 +203,37 @@ def test_pointers_to_complex_numbers_are_refused_by_name():
         cuda.compile_ptx(first, (types.CPointer(types.complex128),), device=True, cc=(9, 0))
 
 
-@pytest.mark.xfail(
-    reason="numba's casting rules convert voidptr to an integer, so voidptr + 1 is typed as int64 and "
-    "then fails in lowering (LoweringError: cannot convert a value of type void* to int64)",
-    strict=True,
-)
-def test_arithmetic_on_a_voidptr_is_refused_by_typing():
-    # a voidptr is only passed on or wrapped by cuda.carray (pointers.py): p + 1 has no element to move by
-    def shifted(p):
-        return p + 1
+def _plus_one(p):
+    return p + 1
 
+
+def _one_plus(p):
+    return 1 + p
+
+
+def _minus_two(p):
+    return p - 2
+
+
+def _as_number(p):
+    return p * 2.0
+
+
+@pytest.mark.parametrize("pyfunc", [_plus_one, _one_plus, _minus_two])
+def test_arithmetic_on_a_voidptr_is_refused_by_typing(pyfunc):
+    # a voidptr is only passed on or wrapped by cuda.carray (pointers.py): p + 1 has no element to move by
+    with pytest.raises(TypingError) as raised:
+        cuda.compile_ptx(pyfunc, (types.voidptr,), device=True, cc=(9, 0))
+    assert (
+        str(raised.value)
+        .splitlines()[0]
+        .endswith(
+            "a voidptr has no element type to move by; make it an array with cuda.carray(p, shape, dtype), "
+            "or take a typed pointer (CPointer(float32), ...)"
+        )
+    )
+
+
+def test_a_voidptr_is_no_number():
     with pytest.raises(TypingError):
-        cuda.compile_ptx(shifted, (types.voidptr,), device=True, cc=(9, 0))
+        cuda.compile_ptx(_as_number, (types.voidptr,), device=True, cc=(9, 0))

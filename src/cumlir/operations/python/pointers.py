@@ -16,7 +16,7 @@ import operator
 
 from .._support.api import cast, declare
 from .._support.elements import pointer_element
-from .._support.modules import arith, ir, llvm, templates, types
+from .._support.modules import arith, errors, ir, llvm, templates, types
 from .records import copy_record
 
 
@@ -25,6 +25,7 @@ def _add_typing(context, args, kws):
     if len(args) != 2 or kws:
         return None
     left, right = args
+    _refuse_void_arithmetic("+", left, right)
     if isinstance(left, types.CPointer) and isinstance(right, types.Integer):
         return templates.signature(left, left, right)
     if isinstance(right, types.CPointer) and isinstance(left, types.Integer):
@@ -34,9 +35,21 @@ def _add_typing(context, args, kws):
 
 @declare(operator.sub, "pointer - integer").generic
 def _sub_typing(context, args, kws):
+    if len(args) == 2:
+        _refuse_void_arithmetic("-", *args)
     if len(args) == 2 and not kws and isinstance(args[0], types.CPointer) and isinstance(args[1], types.Integer):
         return templates.signature(args[0], *args)
     return None
+
+
+def _refuse_void_arithmetic(op, left, right):
+    if any(isinstance(t, types.RawPointer) for t in (left, right)) and any(
+        isinstance(t, types.Integer) for t in (left, right)
+    ):
+        raise errors.TypingError(
+            f"a voidptr {op} an integer: a voidptr has no element type to move by; make it an array with "
+            "cuda.carray(p, shape, dtype), or take a typed pointer (CPointer(float32), ...)"
+        )
 
 
 def _i64():
