@@ -202,19 +202,33 @@ def test_clip_matches_numpy_nan_propagating(dtypes, rng):
     np.testing.assert_array_equal(out, expected)
 
 
-@pytest.mark.xfail(
-    reason="np.clip with Python int bounds outside the array's integer range converts them to its "
-    "dtype (-5 and 300 become 251 and 44 in uint8); NumPy 2 leaves the values within them unchanged",
-    strict=True,
-)
-def test_clip_by_python_ints_beyond_the_dtype_leaves_values_within_them():
-    def clip_wide(out, a):
-        out[...] = np.clip(a, -5, 300)
+def _clip_wide(out, a):
+    out[...] = np.clip(a, -5, 300)
 
-    a = np.array([0, 1, 200, 255], np.uint8)
-    out = support.poisoned(4, "uint8")
-    _run(nrt_harness.Kernel(clip_wide, _argtypes(out, a)), out, a)
+
+def _clip_by(out, a, lo, hi):
+    out[...] = np.clip(a, lo, hi)
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "int8", "uint16"])
+def test_clip_by_python_ints_beyond_the_dtype_leaves_values_within_them(dtype):
+    info = np.iinfo(dtype)
+    a = np.array([info.min, info.min + 1, 0, 1, 44, info.max - 1, info.max], dtype)
+    out = support.poisoned(a.size, dtype)
+    _run(nrt_harness.Kernel(_clip_wide, _argtypes(out, a)), out, a)
     np.testing.assert_array_equal(out, np.clip(a, -5, 300))
+
+
+@pytest.mark.parametrize(
+    "dtype, lo, hi", [("uint8", -(2**40), 100), ("int8", -1000, 2**62), ("uint32", -1, 7), ("int16", 5, 2**20)]
+)
+def test_clip_by_integer_bounds_beyond_the_dtype(dtype, lo, hi):
+    info = np.iinfo(dtype)
+    a = np.array([info.min, 0, 3, 9, 200 % (info.max + 1), info.max], dtype)
+    out = support.poisoned(a.size, dtype)
+    argtypes = (*_argtypes(out, a), types.int64, types.int64)
+    _run(nrt_harness.Kernel(_clip_by, argtypes), out, a, lo, hi)
+    np.testing.assert_array_equal(out, np.clip(a, max(lo, info.min), min(hi, info.max)))
 
 
 # ---- np.dot, a.dot, a @ b ----------------------------------------------------------------------

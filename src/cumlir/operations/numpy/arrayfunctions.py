@@ -150,9 +150,24 @@ def _clip_element(lower, values, element_types, dtype):
     a = lower.cast(values[0], element_types[0], dtype)
     for ufunc, bound, bound_type in zip((np.maximum, np.minimum), values[1:], element_types[1:]):
         if not _absent(bound_type):
-            a, ty = lower.call_function(ufunc, (dtype, dtype), [a, lower.cast(bound, bound_type, dtype)])
+            a, ty = lower.call_function(ufunc, (dtype, dtype), [a, _bound_in(lower, bound, bound_type, dtype)])
             a = lower.cast(a, ty, dtype)
     return a
+
+
+def _bound_in(lower, bound, bound_type, dtype):
+    """A bound as a value of *dtype*. An integer bound beyond an integer dtype's range (a
+    Python int: ``np.clip(u8, -5, 300)``) becomes the nearest limit, where a cast would wrap
+    it: NumPy 2 compares the values with it as it is."""
+    source = types.unliteral(bound_type)
+    if not (isinstance(dtype, types.Integer) and isinstance(source, types.Integer)):
+        return lower.cast(bound, bound_type, dtype)
+    wide, narrow = np.iinfo(types.as_dtype(source)), np.iinfo(types.as_dtype(dtype))
+    low, high = max(wide.min, narrow.min), min(wide.max, narrow.max)
+    value = lower.cast(bound, bound_type, source)
+    larger, smaller = (arith.maxsi, arith.minsi) if source.signed else (arith.maxui, arith.minui)
+    value = smaller(larger(value, lower.constant(source, low)), lower.constant(source, high))
+    return lower.cast(value, source, dtype)
 
 
 def _clip_rule(name):
