@@ -250,6 +250,21 @@ def test_inspect_sass_of_a_device_function_is_refused():
         f.inspect_sass()
 
 
+@pytest.mark.parametrize("method", ["inspect_asm", "inspect_ptx", "inspect_llvm", "inspect_mlir"])
+def test_inspecting_a_device_function_by_signature_says_how_to_see_its_code(method):
+    @cuda.jit("float32(float32)", device=True)
+    def twice(x):
+        return x * 2
+
+    with pytest.raises(
+        TypeError, match=r"twice is a device function; .*cuda.compile_ptx\(twice, signature, device=True\)"
+    ):
+        getattr(twice, method)("float32(float32)", cc=(9, 0))
+    assert getattr(twice, method)() == {}  # no kernel signatures
+    ptx, _ = cuda.compile_ptx(twice.py_func, "float32(float32)", device=True, cc=(9, 0))
+    assert ".func" in ptx
+
+
 # ---- without a GPU ------------------------------------------------------------------------------
 
 

@@ -273,7 +273,11 @@ class Dispatcher:
         self, output: str, signature: SignatureLike | None, cc: ComputeCapability | None
     ) -> str | bytes | None | dict[tuple[types.Type, ...], str | bytes | None]:
         if signature is not None:
-            # a device function's compile gives a DeviceFunction, which has no output (AttributeError)
+            if self.device:
+                raise TypeError(
+                    f"{self.__name__} is a device function; the inspect_* methods show kernels' code: "
+                    f"cuda.compile_ptx({self.__name__}, signature, device=True) gives a device function's PTX"
+                )
             return self.compile(signature).output(output, cc)  # type: ignore[union-attr]
         return {argtypes: overload.output(output, cc) for argtypes, overload in self._table.overloads.items()}
 
