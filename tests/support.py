@@ -57,6 +57,16 @@ def checked_ptx(kernel, sig, backend, cc):
     return ptx
 
 
+def compiling(body, signature, **names):
+    """A call compiling for sm_90 the kernel ``def kernel(a, b): <body>`` of *signature*, its
+    body seeing cuda, np and *names*: for checking what typing refuses."""
+    from cumlir import cuda
+
+    namespace = {"cuda": cuda, "np": np, **names}
+    exec(f"def kernel(a, b):\n    {body}\n", namespace)
+    return lambda: cuda.compile_ptx(namespace["kernel"], signature, cc=(9, 0))
+
+
 def assert_instructions(ptx, *instructions):
     """Each of *instructions* begins a line of *ptx*."""
     for instruction in instructions:

@@ -123,9 +123,7 @@ def test_the_groups_need_sm_80(backend, name, call):
 
 
 def _bad(body, signature="void(float32[:], int64[:])"):
-    namespace = {"cuda": cuda, "intrin": intrin, "np": np}
-    exec(f"def kernel(a, b):\n    {body}\n", namespace)
-    return lambda: cuda.compile_ptx(namespace["kernel"], signature, cc=(9, 0))
+    return support.compiling(body, signature, intrin=intrin)
 
 
 @pytest.mark.parametrize(
