@@ -1,7 +1,8 @@
 """Add two vectors on the GPU with cumlir.
 
 Prints the PTX of the kernel (no GPU needed for that), then runs it and checks
-the result against NumPy when a GPU is present.
+the result against NumPy when a GPU is present, or on the CPU with CUMLIR_SIMULATOR=1
+(docs/simulator.md).
 """
 
 import numpy as np
@@ -20,7 +21,10 @@ def main():
     ptx, _ = cuda.compile_ptx(vector_add.py_func, "void(float32[:], float32[:], float32[:])", cc=(9, 0))
     print(ptx)
     if not cuda.is_available():
-        print("vector_add: compiled to PTX for sm_90; no GPU here, so the kernel was not run")
+        print(
+            "vector_add: compiled to PTX for sm_90; no GPU here, so the kernel was not run "
+            "(CUMLIR_SIMULATOR=1 runs it on the CPU)"
+        )
         return
     n = 1_000_003
     rng = np.random.default_rng(0)

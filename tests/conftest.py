@@ -2,6 +2,9 @@ import pytest
 
 from cumlir.backends import REGISTRY
 
+# the code generators of the GPU (the simulator's host code is tested by tests/simulator)
+GPU_BACKENDS = tuple(name for name, entry in REGISTRY.items() if entry.code_format != "host")
+
 
 def _gpu_available():
     from cumlir import cuda
@@ -11,6 +14,7 @@ def _gpu_available():
 
 def pytest_collection_modifyitems(config, items):
     if _gpu_available():
+        _skip_what_the_simulator_cannot_run(items)
         return
     skip = pytest.mark.skip(reason="needs a CUDA GPU")
     for item in items:
@@ -18,10 +22,22 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(skip)
 
 
-@pytest.fixture(params=tuple(REGISTRY))
+def _skip_what_the_simulator_cannot_run(items):
+    from cumlir import simulation
+
+    if not simulation.requested():
+        return
+    for item in items:
+        marker = item.get_closest_marker("not_simulated")
+        if marker is not None:
+            reason = marker.args[0] if marker.args else marker.kwargs.get("reason", "")
+            item.add_marker(pytest.mark.skip(reason=f"not on the simulator: {reason}"))
+
+
+@pytest.fixture(params=GPU_BACKENDS)
 def backend(request):
-    """The name of each code generator of the registry (cumlir/backends.py), in turn: a test
-    taking ``backend`` runs once per code generator."""
+    """The name of each code generator of the GPU in the registry (cumlir/backends.py), in
+    turn: a test taking ``backend`` runs once per code generator."""
     return request.param
 
 

@@ -11,7 +11,7 @@ from cumlir import cuda
 from .cases import hopper_kernels as hk
 from .support import poisoned
 
-pytestmark = pytest.mark.gpu
+pytestmark = [pytest.mark.gpu, pytest.mark.not_simulated("mbarriers and TMA have no host form")]
 
 
 @pytest.fixture(autouse=True)

@@ -15,7 +15,7 @@ from cumlir.linkable import LTOIR, CUSource, PTXSource
 from . import support
 from .cases import foreign_operators
 
-pytestmark = pytest.mark.gpu
+pytestmark = [pytest.mark.gpu, pytest.mark.not_simulated("CUDA C++ and PTX link items compile for the GPU only")]
 
 N = 1000
 

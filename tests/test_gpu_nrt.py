@@ -19,7 +19,10 @@ from . import nrt_harness
 from .cases import nrt_kernels as nk
 from .support import poisoned
 
-pytestmark = pytest.mark.gpu
+pytestmark = [
+    pytest.mark.gpu,
+    pytest.mark.not_simulated("compares with tests/nrt_harness.py, which compiles for the NVPTX path"),
+]
 
 THREADS, BLOCK = 512, 128
 CASES = nk.CASES + [nk.dtype_case(d) for d in nk.DTYPES]

@@ -53,6 +53,7 @@ def test_options_keep_the_answers(backend, options, rng):
     _run(cuda.jit(backend=backend, **options)(_fma), rng)
 
 
+@pytest.mark.not_simulated("register counts are the GPU's")
 def test_max_registers_limits_the_loaded_kernel(rng):
     kernel = _run(cuda.jit(max_registers=24)(_fma), rng)
     assert 0 < _attribute(kernel, "CU_FUNC_ATTRIBUTE_NUM_REGS") <= 24

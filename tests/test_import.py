@@ -54,6 +54,7 @@ DECORATING_ADDS = [
     "cumlir.dispatcher.surface",
     "cumlir.launch_needs",
     "cumlir.options",
+    "cumlir.simulation",
 ]
 # of the project's dependencies, the namespace loads NumPy alone (its arrays are everywhere in the API)
 DEPENDENCIES = ("numpy", "numba", "llvmlite", "mlir", "llvm", "cuda", "platformdirs", "filelock")

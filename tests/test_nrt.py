@@ -68,7 +68,7 @@ def test_runtime_is_compiled_once_per_chip_and_format():
     assert nrt_runtime((9, 0)) is not nrt_runtime((8, 0))
     lto = nrt_runtime((9, 0), "ltoir")
     assert lto is nrt_runtime((9, 0), "ltoir") and type(lto).__name__ == "LTOIR" and nrt.is_runtime(lto)
-    with pytest.raises(ValueError, match="'ptx' or 'ltoir'"):
+    with pytest.raises(ValueError, match="'ptx', 'ltoir' or 'host'"):
         nrt_runtime((9, 0), "cubin")
 
 

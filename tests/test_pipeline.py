@@ -22,6 +22,7 @@ def test_the_stages_are_mbarriers_with_phases_counted_from_the_step(backend):
     assert "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes" in ptx
 
 
+@pytest.mark.not_simulated("mbarriers have no host form")
 @pytest.mark.gpu
 @pytest.mark.parametrize("steps", [1, pk.STAGES, 4 * pk.STAGES + 1])
 def test_gpu_a_producer_and_a_warp_of_consumers_pass_every_stage(backend, steps):

@@ -12,7 +12,7 @@ from cumlir.dispatcher.table import OverloadTable
 
 from . import thread_stress
 
-BACKENDS = sorted(thread_stress.REGISTRY)
+BACKENDS = sorted(thread_stress.GPU_BACKENDS)
 
 
 def _size():

@@ -22,6 +22,7 @@ class Registration:
     package: str
     options: frozenset[str] = frozenset()  # Options fields only it reads
     libraries: tuple[str, ...] = ()  # distributions whose versions key the cache
+    code_format: str = "ptx"  # what it makes unless asked for another format
 
 
 REGISTRY: dict[str, Registration] = {
@@ -31,8 +32,11 @@ REGISTRY: dict[str, Registration] = {
     ),
     # libNVVM: PTX, and the only maker of LTO-IR
     "nvvm": Registration("cumlir.codegen.nvvm", libraries=("nvidia-nvvm",)),
+    # the simulator's: host code for the CPU (docs/simulator.md)
+    "cpu": Registration("cumlir.codegen.cpu", libraries=("llvmlite",), code_format="host"),
 }
-DEFAULT = "nvptx"  # unless CUMLIR_BACKEND names another (options.py)
+DEFAULT = "nvptx"  # unless CUMLIR_BACKEND names another, or the simulator is on (options.py)
+SIMULATOR = "cpu"
 
 
 def check(name: object) -> str:

@@ -24,8 +24,9 @@ from dataclasses import dataclass, field
 from types import FunctionType
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
-from . import launch_needs
+from . import backends, launch_needs
 from .codegen import backend_for, get_backend
+from .codegen.cpu.objects import host_image
 from .codegen.passes import pipeline
 from .codegen.targets import CODE_FORMATS, arch_specific, parse_cc
 from .compile_stats import FIGURE_OF_STAGE
@@ -239,6 +240,9 @@ def _codegen(c: Compilation) -> None:
 def _cubin(c: Compilation) -> None:
     name = f"{c.symbol}.{c.code_format}"
     made = _code(c)
+    if c.code_format == "host":  # the simulator's: linked and optimized for the CPU
+        c.cubin = host_image(str(made), c.link)
+        return
     code = PTXSource(made, name=name) if c.code_format == "ptx" else LTOIR(made, name=name)
     # debug=True: ptxas keeps the DWARF of locals (and compiles without optimising, as -g does);
     # lineinfo=True: the line tables (nvJitLink keeps those of the PTX anyway, the driver's JIT
@@ -293,7 +297,8 @@ def compilation(
     if output is not None:
         check_output(output)
     options = options or Options()
-    code_format = output if output in CODE_FORMATS else ("ltoir" if options.lto else "ptx")
+    default = backends.REGISTRY[options.backend or backends.DEFAULT].code_format
+    code_format = output if output in CODE_FORMATS else ("ltoir" if options.lto else default)
     return Compilation(entry=entry, cc=parse_cc(cc) if cc else None, options=options, code_format=code_format)
 
 

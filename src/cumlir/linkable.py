@@ -77,6 +77,13 @@ class PTXSource(LinkableCode):
     suffixes = (".ptx",)
 
 
+class HostCode(LinkableCode):
+    """LLVM IR for the host: the simulator's form of a library (the device runtime compiled
+    by the "cpu" code generator, docs/simulator.md). nvJitLink does not link it."""
+
+    kind = None
+
+
 class CUSource(LinkableCode):
     """CUDA C++ source, compiled with NVRTC (to PTX, or to LTO-IR when the link uses LTO)."""
 

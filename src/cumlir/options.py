@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 from typing import TYPE_CHECKING, Any
 
-from . import backends
+from . import backends, simulation
 from .chips import min_ptx, parse_target
 from .linkable import as_linkable, load
 
@@ -99,6 +99,9 @@ class Options:
     # argument handlers: objects whose prepare_args(ty, val, stream=, retr=) give a launch's
     # arguments as they are passed (Numba-CUDA's and numba-cuda-mlir's; not in the cache key)
     extensions: tuple[Any, ...] = ()
+    # the simulator's checks compiled in (bounds of every index, docs/simulator.md); None: on for
+    # the simulator's code generator unless CUMLIR_SIMULATOR_CHECKS=0 (set from backend, not a keyword)
+    checks: bool | None = None
 
     def __post_init__(self) -> None:
         for name in ("debug", "opt", "lineinfo", "fma", "forceinline", "lto", "cache"):
@@ -109,7 +112,7 @@ class Options:
         object.__setattr__(self, "inline", _inline(self.inline))
         object.__setattr__(self, "link", _link_items(self.link))
         object.__setattr__(self, "shared_memory_carveout", _carveout(self.shared_memory_carveout))
-        backend = self.backend if self.backend is not None else os.environ.get("CUMLIR_BACKEND") or backends.DEFAULT
+        backend = self.backend if self.backend is not None else os.environ.get("CUMLIR_BACKEND") or _default_backend()
         object.__setattr__(self, "backend", backends.check(backend))
         object.__setattr__(self, "nrt", _nrt(self.nrt))
         object.__setattr__(self, "opt_level", _opt_level(self.opt, self.opt_level))
@@ -125,11 +128,25 @@ class Options:
         object.__setattr__(self, "index_bits", _index_bits(self.index_bits))
         object.__setattr__(self, "dumps", _dumps(self.dumps))
         object.__setattr__(self, "extensions", _extensions(self.extensions))
+        if simulation.requested() and self.backend != backends.SIMULATOR:
+            # the simulator runs every kernel on the CPU, whichever code generator is named
+            # (code asked for in another format, PTX or LTO-IR, still comes from that one)
+            object.__setattr__(self, "backend", backends.SIMULATOR)
+            object.__setattr__(self, "features", None)
+        checks = (
+            self.checks if self.checks is not None else self.backend == backends.SIMULATOR and simulation.checking()
+        )
+        object.__setattr__(self, "checks", bool(checks))
+
+    @property
+    def checks_indices(self) -> bool:
+        """Whether every index is checked against its axis (debug=True, or the simulator's checks)."""
+        return self.debug or bool(self.checks)
 
     @classmethod
     def from_keywords(cls, where: str, keywords: Mapping[str, Any]) -> Options:
         """Options from user keywords: unknown ones raise TypeError naming the closest known one."""
-        known = {f.name for f in fields(cls)} - {"dumps", "arch_specific"}
+        known = {f.name for f in fields(cls)} - {"dumps", "arch_specific", "checks"}
         keywords = _translated(where, keywords)
         for name, value in keywords.items():
             if name in _REFUSED and value not in (None, False):
@@ -188,6 +205,8 @@ class Options:
         for f in fields(self):
             if f.name in ("cache", "shared_memory_carveout", "dumps", "extensions"):
                 continue
+            if f.name == "checks" and not self.checks:
+                continue  # the keys of code compiled without them stay as they were
             value = getattr(self, f.name)
             if f.name == "link":
                 value = [link_digest(item) for item in value]
@@ -496,3 +515,9 @@ def _dumps(value: object) -> frozenset[str]:
     if unknown:
         raise ValueError(f"unknown dumps {unknown}; choose among {', '.join(DUMPS)}")
     return names
+
+
+def _default_backend() -> str:
+    """The code generator unless the options or CUMLIR_BACKEND name one: the simulator's
+    when it is on (docs/simulator.md)."""
+    return backends.SIMULATOR if simulation.requested() else backends.DEFAULT

@@ -9,7 +9,8 @@ from ..chips import SUPPORTED_CCS, ComputeCapability, min_ptx, parse_cc
 if TYPE_CHECKING:
     from ..options import Options
 
-CODE_FORMATS = ("ptx", "ltoir")  # what code generation makes: PTX text, or LTO-IR for nvJitLink -lto
+# what code generation makes: PTX text, LTO-IR for nvJitLink -lto, or the simulator's host code
+CODE_FORMATS = ("ptx", "ltoir", "host")
 
 __all__ = ["CODE_FORMATS", "SUPPORTED_CCS", "ComputeCapability", "arch_specific", "chip", "parse_cc", "ptx_feature"]
 

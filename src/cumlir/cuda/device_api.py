@@ -180,6 +180,14 @@ def is_available() -> bool:
     return available()
 
 
+def is_simulator() -> bool:
+    """Whether kernels run on the CPU simulator (``CUMLIR_SIMULATOR=1`` or
+    ``NUMBA_ENABLE_CUDASIM=1``; docs/simulator.md)."""
+    from .. import simulation
+
+    return simulation.requested()
+
+
 def is_float16_supported() -> bool:
     """Whether kernels may use float16: always (every chip cumlir compiles for has it)."""
     return True

@@ -8,6 +8,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from .. import simulation
 from ..lazy import lazy, loaded
 
 driver_bindings = lazy("cuda.bindings.driver")  # loaded by the first call that needs the driver
@@ -33,6 +34,10 @@ def driver() -> Any:
     global _driver
     if _driver is None:
         with _lock:
+            if _driver is None and simulation.requested():  # docs/simulator.md
+                from .simulator import driver as simulated  # the driver in host memory, loaded only then
+
+                _driver = simulated
             if _driver is None:
                 cu = loaded(driver_bindings)
                 try:

@@ -40,6 +40,7 @@ def calls(out, a, k, b, flags, x, flip):
         flags[i] = odd(x[i], flip[i])
 
 
+@pytest.mark.not_simulated("CUDA C++ link items compile for the GPU only")
 def test_cuda_cxx_functions_called_through_numbas_abi(backend, rng):
     n = 3000
     a = support.random_values("float64", n, rng)

@@ -131,6 +131,7 @@ def test_on_the_host_it_names_itself():
         cuda.inline_ptx("membar.gl;")
 
 
+@pytest.mark.not_simulated("a user's inline PTX runs on the GPU only")
 @pytest.mark.gpu
 def test_gpu_values(backend, rng):
     n = 64

@@ -12,7 +12,7 @@ from cumlir.cuda import intrin
 from ...cases import hopper_kernels as hk
 from ...support import poisoned
 
-pytestmark = pytest.mark.gpu
+pytestmark = [pytest.mark.gpu, pytest.mark.not_simulated("thread-block clusters have no host form")]
 
 THREADS = 32
 REGISTERS = 15  # the columns _coordinates writes

@@ -10,7 +10,10 @@ from cumlir.cuda import intrin
 from ...cases import wgmma_kernels as wk
 from ...support import poisoned
 
-pytestmark = pytest.mark.gpu
+pytestmark = [
+    pytest.mark.gpu,
+    pytest.mark.not_simulated("Hopper's warp election is inline PTX, which has no host form"),
+]
 
 WARPS = 4
 ODD_LANES = 0xAAAAAAAA

@@ -12,7 +12,7 @@ from cumlir.cuda import intrin
 from ...cases import wgmma_kernels as wk
 from ...support import poisoned
 
-pytestmark = pytest.mark.gpu
+pytestmark = [pytest.mark.gpu, pytest.mark.not_simulated("Hopper's launch and register controls are the GPU's")]
 
 
 @pytest.fixture(autouse=True)

@@ -10,7 +10,7 @@ from cumlir import cuda
 
 from ...cases import tma_kernels as tk
 
-pytestmark = pytest.mark.gpu
+pytestmark = [pytest.mark.gpu, pytest.mark.not_simulated("TMA copies have no host form")]
 NVPTX = "nvptx"  # bfloat16 arrays: the nvvm code generator has them from sm_100 only
 
 

@@ -12,7 +12,7 @@ from cumlir import cuda
 from ...cases import tensor_core_kernels as tk
 from ...support import poisoned
 
-pytestmark = pytest.mark.gpu
+pytestmark = [pytest.mark.gpu, pytest.mark.not_simulated("tensor-core operations have no host form")]
 
 
 def _needs(cc):

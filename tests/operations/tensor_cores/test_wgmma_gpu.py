@@ -13,7 +13,7 @@ from cumlir.cuda import intrin
 from ...cases import wgmma_kernels as wk
 from ...support import poisoned
 
-pytestmark = pytest.mark.gpu
+pytestmark = [pytest.mark.gpu, pytest.mark.not_simulated("tensor-core operations have no host form")]
 
 
 @pytest.fixture(autouse=True)

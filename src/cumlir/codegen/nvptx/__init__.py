@@ -10,8 +10,9 @@ from mlir import ir
 from mlir.dialects import gpu
 
 from ..backend import Backend
+from ..passes import line_tables
 from ..passes.pipeline import gpu_module_of, llvm_ir_of, pass_manager
-from . import libdevice_link, line_tables
+from . import libdevice_link
 
 if TYPE_CHECKING:
     from ...options import Options

@@ -66,7 +66,7 @@ def wrap_index(lower, length, index, index_type):
         index = arith.select(negative, arith.addi(index, length), index)
     else:
         index = lower.cast(index, index_type, types.uint64)
-    if lower.options.debug:
+    if lower.options.checks_indices:
         check_bounds(lower, index, length)
     return arith.index_cast(_index_type(), index)
 

@@ -179,7 +179,7 @@ def string_getitem(lower, sig, args):
     if index_type.signed:  # s[-1]: from the end
         negative = arith.cmpi(arith.CmpIPredicate.slt, wanted, arith.constant(i64, 0))
         wanted = arith.select(negative, arith.addi(wanted, length), wanted)
-    if lower.options.debug:
+    if lower.options.checks_indices:
         check_bounds(lower, wanted, length, "string index out of range")
     ascii_only = arith.cmpi(arith.CmpIPredicate.eq, nbytes, length)
     pick = scf.IfOp(ascii_only, [i64, i64], has_else=True)

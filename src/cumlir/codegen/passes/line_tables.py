@@ -1,12 +1,13 @@
-"""Line tables on the nvptx path (``lineinfo``, ``debug``): a debug scope on every LLVM
-function, so that NVPTX writes ``.file``/``.loc``. The "nvvm" printer writes its own
-(codegen/nvvm/llvm7_debug.py)."""
+"""Line tables (``lineinfo``, ``debug`` on the nvptx path; always for the simulator's "cpu",
+whose reports name lines): a debug scope on every LLVM function, so that NVPTX writes
+``.file``/``.loc`` and the host's code keeps ``!DILocation``s. The "nvvm" printer writes its
+own (codegen/nvvm/llvm7_debug.py)."""
 
 from __future__ import annotations
 
 from mlir import ir
 
-from ..passes.pipeline import pass_manager
+from .pipeline import pass_manager
 
 LINE_TABLES = "builtin.module(ensure-debug-info-scope-on-llvm-func{emission-kind=LineTablesOnly})"
 

@@ -1,0 +1,282 @@
+"""The simulator's loader and launcher: a kernel's host code (LLVM bitcode, from the "cpu"
+code generator) JIT-compiled by llvmlite, and its launches run on the host.
+
+A launch runs ``__sim.run`` over the grid's blocks, handed out in chunks to the host's
+threads, each with a copy of the code of its own (``loaded_copy``: the copies' globals are
+their blocks' shared memory); a second copy is compiled on another thread while the first
+runs, and joins when ready. The threads of a block keep their state in an array of
+``simulation.THREAD_DTYPE`` records. When no thread of a block can run and the runtime
+cannot release them itself, it calls back here (``cumlir_sim_resolve``) and
+``scheduling.resolve`` decides; an error found there (a divergent barrier, a bad warp
+mask, a deadlock) ends the launch and is raised by it.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import threading
+from typing import Any
+
+import numpy as np
+
+from ... import simulation as sim
+from ...codegen.cpu.ir_text import NotSimulated
+from ...lazy import lazy
+from . import math_library, printing, scheduling
+from .errors import SimulatorError
+from .loaded_copy import DYNAMIC, LoadedCopy
+
+llvm = lazy("llvmlite.binding")  # numba's LLVM, loaded by the first module loaded
+
+_RESOLVE = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_void_p, ctypes.c_int32)
+_REPORT = ctypes.CFUNCTYPE(
+    None, ctypes.c_int32, ctypes.c_int32, ctypes.c_int32, ctypes.c_int32, ctypes.c_int32, ctypes.c_int64
+)
+_CHUNKS_PER_COPY = 8  # a launch's blocks are handed out in about this many chunks per copy
+
+_process = ctypes.CDLL(None)  # the C library's functions the code calls (malloc, free, memset)
+# what the code may take from the C library (another name there may mean something else: vprintf)
+_FROM_THE_C_LIBRARY = frozenset({"malloc", "free", "memset", "memcpy", "memmove", "calloc"})
+_state = threading.local()  # the launch this host thread runs: its sites, the error found
+_lock = threading.Lock()
+_ready = False
+
+
+def _resolve(address: int, count: int) -> int:
+    memory = (ctypes.c_char * (count * sim.THREAD_DTYPE.itemsize)).from_address(address)
+    threads = np.frombuffer(memoryview(memory), sim.THREAD_DTYPE)
+    try:
+        return scheduling.resolve(threads, _state.sites)
+    except SimulatorError as e:
+        _state.error = e
+        return -1
+    except BaseException as e:  # never through the kernel's frames
+        _state.error = e
+        return -1
+
+
+_resolve_callback = _RESOLVE(_resolve)
+
+
+def _report(kind: int, site: int, thread: int, other: int, other_site: int, address: int) -> None:
+    """The first finding of the shared memory checks in a launch (runtime.ll's kinds)."""
+    if getattr(_state, "finding", None) is None:
+        _state.finding = (kind, site, thread, other, other_site, address)
+
+
+_report_callback = _REPORT(_report)
+
+
+def _binding() -> Any:
+    global _ready
+    with _lock:
+        if not _ready:
+            llvm.initialize_native_target()
+            llvm.initialize_native_asmprinter()
+            llvm.add_symbol("cumlir_sim_resolve", ctypes.cast(_resolve_callback, ctypes.c_void_p).value)
+            llvm.add_symbol("cumlir_sim_report", ctypes.cast(_report_callback, ctypes.c_void_p).value)
+            llvm.add_symbol("vprintf", ctypes.cast(printing.VPRINTF, ctypes.c_void_p).value)
+            _ready = True
+    return llvm
+
+
+class HostFunction:
+    """A kernel of a loaded module: what cuLaunchKernel runs."""
+
+    def __init__(self, module: HostModule, name: str) -> None:
+        self.module = module
+        self.name = name
+        self.attributes = {
+            "MAX_THREADS_PER_BLOCK": 1024,
+            "SHARED_SIZE_BYTES": module.static_shared,
+            "CONST_SIZE_BYTES": 0,
+            "LOCAL_SIZE_BYTES": 0,
+            "NUM_REGS": 32,
+            "PTX_VERSION": 90,
+            "BINARY_VERSION": 90,
+            "CACHE_MODE_CA": 0,
+            "MAX_DYNAMIC_SHARED_SIZE_BYTES": 48 * 1024,
+            "PREFERRED_SHARED_MEMORY_CARVEOUT": -1,
+        }
+
+    def set_attribute(self, name: str, value: int) -> None:
+        self.attributes[name] = value
+
+    def launch(
+        self, grid: tuple[int, int, int], block: tuple[int, int, int], shared: int, params: int, cooperative: bool
+    ) -> None:
+        blocks = grid[0] * grid[1] * grid[2]
+        if block[0] * block[1] * block[2] == 0 or blocks == 0:
+            return
+        if shared > self.module.dynamic_shared:
+            raise SimulatorError(
+                f"kernel {self.name}: {shared} bytes of dynamic shared memory asked; the simulator gives at most "
+                f"{self.module.dynamic_shared}"
+            )
+        _Launch(self, grid, block, shared, params).run(blocks)
+
+
+class _Launch:
+    """One launch: its blocks handed out in chunks to the copies of the code, the first
+    problem any of them finds."""
+
+    def __init__(
+        self, function: HostFunction, grid: tuple[int, int, int], block: tuple[int, int, int], shared: int, params: int
+    ) -> None:
+        self.function, self.grid, self.block, self.shared, self.params = function, grid, block, shared, params
+        self.next_block = 0
+        self.lock = threading.Lock()
+        self.problem: BaseException | None = None
+        self.failed_block = -1
+
+    def run(self, blocks: int) -> None:
+        module = self.function.module
+        self.chunk = max(1, blocks // (_CHUNKS_PER_COPY * module.parallelism))
+        self.blocks = blocks
+        helpers = [
+            threading.Thread(target=self._work, args=(k,), daemon=True)
+            for k in range(1, module.parallelism if blocks > 1 else 1)
+        ]
+        for helper in helpers:
+            helper.start()
+        self._work(0)
+        for helper in helpers:
+            helper.join()
+        raised = module.gather_exceptions()
+        if self.problem is not None and not raised:
+            raise self.problem
+
+    def _take(self) -> tuple[int, int] | None:
+        with self.lock:
+            if self.problem is not None or self.next_block >= self.blocks:
+                return None
+            first = self.next_block
+            self.next_block = min(self.blocks, first + self.chunk)
+            return first, self.next_block
+
+    def _work(self, k: int) -> None:
+        copy = self.function.module.copy(k)
+        if copy is None:
+            return
+        block, grid = self.block, self.grid
+        count = block[0] * block[1] * block[2]
+        threads = np.zeros(count, sim.THREAD_DTYPE)
+        linear = np.arange(count, dtype=np.int32)
+        threads["linear"] = linear
+        threads["tid"][:, 0] = linear % block[0]
+        threads["tid"][:, 1] = linear // block[0] % block[1]
+        threads["tid"][:, 2] = linear // (block[0] * block[1])
+        words = np.array([0, 0, 0, *block, *grid, self.shared, count, 0], dtype=np.int32)
+        with copy.running:  # one launch at a time per copy: its globals are its blocks' shared memory
+            if self.function.module.checked:
+                copy.watch_shared(self.shared)
+            _state.sites, _state.error, _state.finding = self.function.module.sites, None, None
+            while (span := self._take()) is not None:
+                status = copy.run(self.params, threads.ctypes.data, words.ctypes.data, *span)
+                if status != 0:
+                    self._fail(copy, status, int(words[0]))
+                    break
+            _state.error = _state.finding = None
+
+    def _fail(self, copy: LoadedCopy, status: int, failed: int) -> None:
+        name, grid = self.function.name, self.grid
+        where = (failed % grid[0], failed // grid[0] % grid[1], failed // (grid[0] * grid[1]))
+        if _state.finding is not None:
+            problem: BaseException = copy.finding_error(
+                name, _state.finding, self.function.module.sites, self.block, grid
+            )
+        elif _state.error is not None:
+            problem = type(_state.error)(f"kernel {name}, block {where}: {_state.error}")
+        else:
+            problem = SimulatorError(
+                f"kernel {name}, block {where} trapped (an assertion or a trap instruction failed)"
+            )
+        with self.lock:
+            if self.problem is None:
+                self.problem = problem
+
+
+class HostModule:
+    """A kernel's host code: its first copy compiled when loaded, others on demand."""
+
+    def __init__(self, image: bytes) -> None:
+        binding = _binding()
+        module = binding.parse_bitcode(image)
+        math_library.bind(binding, module)
+        _check_resolved(binding, module)
+        self._image = image
+        self._copies: list[LoadedCopy | None] = [LoadedCopy(binding, image)]
+        self._building: set[int] = set()
+        self._lock = threading.Lock()
+        first = self._copies[0]
+        assert first is not None
+        self.sites = json.loads(first.string("__sim.sites"))
+        self.kernels = {f.name for f in module.functions if not f.is_declaration and not f.name.startswith("__sim.")}
+        self.static_shared = sum(size for name, (_, size) in first.shared_variables.items() if name != DYNAMIC)
+        self.dynamic_shared = first.sizes.get(DYNAMIC, 0)
+        self.checked = "__sim.checked" in first.sizes
+        self.parallelism = max(1, min(os.cpu_count() or 1, 8))
+
+    def copy(self, k: int) -> LoadedCopy | None:
+        """The *k*-th copy of the code, compiled here if no other thread is compiling it
+        (then None: this launch goes on without it)."""
+        with self._lock:
+            while len(self._copies) <= k:
+                self._copies.append(None)
+            found = self._copies[k]
+            if found is not None or k in self._building:
+                return found
+            self._building.add(k)
+        made = LoadedCopy(_binding(), self._image)
+        with self._lock:
+            self._copies[k] = made
+            self._building.discard(k)
+        return made
+
+    def gather_exceptions(self) -> bool:
+        """Whether a thread raised an exception the runtime reports: the record of any copy
+        moved to the first's, where the runtime reads it (it comes before anything that
+        followed from it)."""
+        first = self._copies[0]
+        assert first is not None
+        if "cumlir_exception" not in first.sizes:
+            return False
+        target = first.address("cumlir_exception")
+        for other in self._copies[1:]:
+            if other is None:
+                continue
+            record = other.address("cumlir_exception")
+            if ctypes.c_int64.from_address(record).value:
+                if not ctypes.c_int64.from_address(target).value:
+                    ctypes.memmove(target, record, 16)
+                ctypes.memset(record, 0, 16)
+        return bool(ctypes.c_int64.from_address(target).value)
+
+    def function(self, name: str) -> HostFunction:
+        if name not in self.kernels:
+            raise KeyError(name)
+        return HostFunction(self, name)
+
+    def global_address(self, name: str) -> tuple[int, int]:
+        return self._copies[0].global_address(name)  # type: ignore[union-attr]
+
+
+def _check_resolved(binding: Any, module: Any) -> None:
+    """Every function the code calls exists in the process (an unresolved one would end it
+    when the code is compiled)."""
+    for function in module.functions:
+        name = function.name
+        if not function.is_declaration or name.startswith("llvm.") or binding.address_of_symbol(name):
+            continue
+        found = getattr(_process, name, None) if name in _FROM_THE_C_LIBRARY or math_library.in_libm(name) else None
+        if found is not None:
+            binding.add_symbol(name, ctypes.cast(found, ctypes.c_void_p).value)
+        else:
+            raise NotSimulated(f"the function {name} the kernel calls has no host form in the simulator")
+
+
+def load_module(image: bytes) -> HostModule:
+    """The module of host code *image* (what the "cpu" code generator's cubin stage made)."""
+    return HostModule(image)

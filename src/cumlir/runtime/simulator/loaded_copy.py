@@ -1,0 +1,115 @@
+"""One JIT-compiled copy of a kernel's host code. Its globals are the shared memory and the
+thread state of the blocks it runs, so a launch that runs blocks on several host threads
+gives each thread a copy of its own (engine.py); this module holds what is per copy: the
+engine, its ``__sim.run``, the shadow of its shared memory (the checks) and the text of
+what those checks find."""
+
+from __future__ import annotations
+
+import ctypes
+import threading
+from typing import Any
+
+import numpy as np
+
+from .errors import SharedMemoryRace, SimulatorError, UninitializedSharedRead
+
+_RUN = ctypes.CFUNCTYPE(
+    ctypes.c_int32, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int32, ctypes.c_int32
+)
+_SHADOW_WORDS = 10  # per shared byte (runtime.ll, "the checks of shared memory")
+_MAX_RANGES = 8
+DYNAMIC = "cumlir_dynamic_shared"
+
+
+class LoadedCopy:
+    """A copy of a module's code and globals (the bitcode *image*, compiled for this host)."""
+
+    def __init__(self, binding: Any, image: bytes) -> None:
+        module = binding.parse_bitcode(image)
+        machine = binding.Target.from_default_triple().create_target_machine(opt=2)
+        self._engine = binding.create_mcjit_compiler(module, machine)
+        self._engine.finalize_object()
+        self.sizes = {g.name: _size(machine, g) for g in module.global_variables}
+        self.shared_variables = {
+            g.name: self.global_address(g.name) for g in module.global_variables if "addrspace(3)" in str(g.type)
+        }
+        self.run = _RUN(self._engine.get_function_address("__sim.run"))
+        self.serial_base = 0
+        self._shadow: np.ndarray | None = None
+        self.running = threading.Lock()  # one launch at a time: the globals are its blocks' shared memory
+
+    def address(self, name: str) -> int:
+        return int(self._engine.get_global_value_address(name))
+
+    def global_address(self, name: str) -> tuple[int, int]:
+        if name not in self.sizes:
+            raise KeyError(name)
+        return self.address(name), self.sizes[name]
+
+    def word(self, name: str) -> ctypes.c_int32:
+        return ctypes.c_int32.from_address(self.address(name))
+
+    def string(self, name: str) -> str:
+        size = ctypes.c_int64.from_address(self.address(f"{name}.size")).value
+        return ctypes.string_at(self.address(name), size).decode()
+
+    def watch_shared(self, dynamic: int) -> None:
+        """A fresh shadow of the shared variables and of the first *dynamic* bytes of the
+        dynamic shared memory, where the code's checks find it."""
+        ranges = [(address, size) for name, (address, size) in self.shared_variables.items() if name != DYNAMIC]
+        if dynamic:
+            ranges.append((self.address(DYNAMIC), dynamic))
+        ranges = [r for r in ranges if r[1]][:_MAX_RANGES]
+        shadow = np.zeros((max(sum(size for _, size in ranges), 1), _SHADOW_WORDS), np.int32)
+        table = (ctypes.c_int64 * (3 * _MAX_RANGES)).from_address(self.address("__sim.ranges"))
+        offset = 0
+        for k, (address, size) in enumerate(ranges):
+            table[3 * k], table[3 * k + 1], table[3 * k + 2] = address, address + size, offset
+            offset += size
+        self.word("__sim.range_count").value = len(ranges)
+        self.word("__sim.reported").value = 0
+        self.serial_base = self.word("__sim.serial").value
+        ctypes.c_void_p.from_address(self.address("__sim.shadow")).value = shadow.ctypes.data
+        self._shadow = shadow  # alive until the next launch on this copy
+
+    def finding_error(
+        self,
+        kernel: str,
+        finding: tuple[int, int, int, int, int, int],
+        sites: list[str],
+        block: tuple[int, int, int],
+        grid: tuple[int, int, int],
+    ) -> SimulatorError:
+        """The exception of what the shared memory checks found (runtime.ll's kinds)."""
+        kind, site, thread, other, other_site, address = finding
+        b = self.word("__sim.reported").value - self.serial_base - 1  # the block, in the launch's order
+        where = (b % grid[0], b // grid[0] % grid[1], b // (grid[0] * grid[1]))
+
+        def tid(t: int) -> tuple[int, ...]:
+            return (t % block[0], t // block[0] % block[1], t // (block[0] * block[1]))
+
+        variable, offset = self._variable_at(address)
+        location = f"byte {offset} of shared array {variable}"
+        first = f"kernel {kernel}, block {where}, thread {tid(thread)} at {sites[site]}"
+        if kind == 1:
+            return UninitializedSharedRead(f"{first} reads {location}, which no thread of the block has written")
+        what = {2: "reads", 3: "writes", 4: "writes"}[kind]
+        before = {2: "written", 3: "written", 4: "read"}[kind]
+        return SharedMemoryRace(
+            f"{first} {what} {location}, {before} by thread {tid(other)} at {sites[other_site]} "
+            "with no syncthreads (or syncwarp) between them: a data race"
+        )
+
+    def _variable_at(self, address: int) -> tuple[str, int]:
+        for name, (first, size) in self.shared_variables.items():
+            if first <= address < first + max(size, 1) or (name == DYNAMIC and address >= first):
+                return ("(dynamic)" if name == DYNAMIC else name), address - first
+        return "?", 0
+
+
+def _size(machine: Any, variable: Any) -> int:
+    try:
+        return int(machine.target_data.get_abi_size(variable.global_value_type))
+    except Exception:  # an opaque or unsized type
+        return 0
