@@ -16,6 +16,8 @@ from typing import Any
 
 from numba.core import types
 
+from ..text_parts import top_level_parts
+
 _NO_IMPLEMENTATION = re.compile(r"No implementation of function Function\((?P<function>.*?)\) found for signature:")
 _CALLED_WITH = re.compile(r">>> (?P<call>\w[\w.]*)\((?P<args>.*)\)")
 _SPECIFIC = re.compile(
@@ -76,17 +78,7 @@ def _index_type(call: str, args: str) -> str | None:
 
 def _split_arguments(args: str) -> list[str]:
     """The top-level comma-separated parts of a typed argument list (types hold commas)."""
-    parts, depth, start = [], 0, 0
-    for i, c in enumerate(args):
-        if c in "([{":
-            depth += 1
-        elif c in ")]}":
-            depth -= 1
-        elif c == "," and depth == 0:
-            parts.append(args[start:i].strip())
-            start = i + 1
-    parts.append(args[start:].strip())
-    return parts
+    return top_level_parts(args) or [""]
 
 
 def _unknown_attribute(text: str, context: Any) -> str | None:

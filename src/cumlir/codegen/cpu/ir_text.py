@@ -3,22 +3,14 @@ the simulator cannot run, and the arguments of a call split."""
 
 from __future__ import annotations
 
+from ...text_parts import top_level_parts
+
 
 class NotSimulated(NotImplementedError):
     """An operation of the kernel that the simulator cannot run."""
 
 
 def split_args(args: str) -> list[str]:
-    """The top-level comma-separated arguments of a call."""
-    parts, depth, start = [], 0, 0
-    for i, ch in enumerate(args):
-        if ch in "([{<":
-            depth += 1
-        elif ch in ")]}>":
-            depth -= 1
-        elif ch == "," and depth == 0:
-            parts.append(args[start:i].strip())
-            start = i + 1
-    if args.strip():
-        parts.append(args[start:].strip())
-    return parts
+    """The top-level comma-separated arguments of a call (LLVM's vector types hold commas
+    inside angle brackets)."""
+    return top_level_parts(args, "([{<")
