@@ -93,7 +93,8 @@ def host_code(device_ir: str, checks: bool = False) -> str:
             threads.refuse_waits_outside(name.group("name") if name else "?", lines[other_first + 1 : other_last])
     body = lines[first + 1 : last]
     waits = threads.kernel_waits(body)
-    if checks:
+    if checks and re.search(r"^@[\w.$\"-]+ = [^\n]*addrspace\(3\) global", text, re.M):
+        # a kernel without shared memory has no shared accesses to watch
         body = accesses.instrument(body, _lines_of(text), sites)
     header = lines[first]
     if waits:

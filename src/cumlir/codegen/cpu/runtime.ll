@@ -337,8 +337,152 @@ wake.next:
 woken:
   ret i32 1
 host:
+  %warps = call i32 @__sim.release_warps(ptr %threads, i32 %n)
+  %released = icmp ne i32 %warps, 0
+  br i1 %released, label %woken, label %python
+python:
   %h = call i32 @cumlir_sim_resolve(ptr %threads, i32 %n)
   ret i32 %h
+}
+
+; the common case of warp operations, released here: every thread of the block (whole warps)
+; waits in one shuffle, vote, ballot or syncwarp with the full mask; 1 if released, else 0
+; (the host resolves anything else, scheduling.py)
+define linkonce_odr i32 @__sim.release_warps(ptr %threads, i32 %n) {
+entry:
+  %partial = and i32 %n, 31
+  %whole = icmp eq i32 %partial, 0
+  %o0.p = getelementptr %Thread, ptr %threads, i32 0, i32 5
+  %o0 = load i32, ptr %o0.p, align 4
+  br i1 %whole, label %scan, label %no
+scan:
+  %i = phi i32 [ 0, %entry ], [ %i.next, %scan.next ]
+  %more = icmp ult i32 %i, %n
+  br i1 %more, label %scan.body, label %ballots
+scan.body:
+  %t = getelementptr %Thread, ptr %threads, i32 %i
+  %w.p = getelementptr %Thread, ptr %t, i32 0, i32 3
+  %w = load i32, ptr %w.p, align 4
+  %at.warp = icmp eq i32 %w, 2
+  %m.p = getelementptr %Thread, ptr %t, i32 0, i32 6
+  %m = load i32, ptr %m.p, align 4
+  %full = icmp eq i32 %m, -1
+  %o.p = getelementptr %Thread, ptr %t, i32 0, i32 5
+  %o = load i32, ptr %o.p, align 4
+  %same = icmp eq i32 %o, %o0
+  %known = icmp ule i32 %o, 24 ; syncwarp, shuffles, votes, ballot
+  %ok1 = and i1 %at.warp, %full
+  %ok2 = and i1 %ok1, %same
+  %ok = and i1 %ok2, %known
+  br i1 %ok, label %scan.next, label %no
+scan.next:
+  %i.next = add i32 %i, 1
+  br label %scan
+ballots:
+  ; each warp's ballot of its lanes' values, for votes and ballot
+  %ballot = alloca [32 x i32], align 4
+  call void @llvm.memset.p0.i64(ptr %ballot, i8 0, i64 128, i1 false)
+  br label %count
+count:
+  %c = phi i32 [ 0, %ballots ], [ %c.next, %count ]
+  %ct = getelementptr %Thread, ptr %threads, i32 %c
+  %cv.p = getelementptr %Thread, ptr %ct, i32 0, i32 7
+  %cv = load i64, ptr %cv.p, align 8
+  %cnz = icmp ne i64 %cv, 0
+  %cbit0 = zext i1 %cnz to i32
+  %clane = and i32 %c, 31
+  %cbit = shl i32 %cbit0, %clane
+  %cwarp = lshr i32 %c, 5
+  %cb.p = getelementptr [32 x i32], ptr %ballot, i32 0, i32 %cwarp
+  %cb = load i32, ptr %cb.p, align 4
+  %cb1 = or i32 %cb, %cbit
+  store i32 %cb1, ptr %cb.p, align 4
+  %c.next = add i32 %c, 1
+  %c.more = icmp ult i32 %c.next, %n
+  br i1 %c.more, label %count, label %results
+results:
+  %k = phi i32 [ 0, %count ], [ %k.next, %results ]
+  %kt = getelementptr %Thread, ptr %threads, i32 %k
+  %lane = and i32 %k, 31
+  %base = sub i32 %k, %lane
+  %warp = lshr i32 %k, 5
+  %kb.p = getelementptr [32 x i32], ptr %ballot, i32 0, i32 %warp
+  %kb = load i32, ptr %kb.p, align 4
+  %ka.p = getelementptr %Thread, ptr %kt, i32 0, i32 8
+  %operand = load i64, ptr %ka.p, align 8
+  %b64 = and i64 %operand, 31
+  %bv = trunc i64 %b64 to i32
+  %c64 = lshr i64 %operand, 32
+  %cv32 = trunc i64 %c64 to i32
+  %seg0 = lshr i32 %cv32, 8
+  %seg = and i32 %seg0, 31
+  %clamp = and i32 %cv32, 31
+  %notseg = xor i32 %seg, -1
+  %hi.a = and i32 %lane, %seg
+  %hi.b = and i32 %clamp, %notseg
+  %high = or i32 %hi.a, %hi.b
+  %low = and i32 %lane, %seg
+  %up = sub i32 %lane, %bv
+  %down = add i32 %lane, %bv
+  %bfly = xor i32 %lane, %bv
+  %idx.b = and i32 %bv, %notseg
+  %idx = or i32 %low, %idx.b
+  %is.up = icmp eq i32 %o0, 18
+  %is.down = icmp eq i32 %o0, 19
+  %is.bfly = icmp eq i32 %o0, 20
+  %j1 = select i1 %is.bfly, i32 %bfly, i32 %idx
+  %j2 = select i1 %is.down, i32 %down, i32 %j1
+  %j = select i1 %is.up, i32 %up, i32 %j2
+  %in.up = icmp sge i32 %j, %high
+  %in.other = icmp sle i32 %j, %high
+  %in = select i1 %is.up, i1 %in.up, i1 %in.other
+  %src = select i1 %in, i32 %j, i32 %lane
+  %st.i = add i32 %base, %src
+  %st = getelementptr %Thread, ptr %threads, i32 %st.i
+  %sv.p = getelementptr %Thread, ptr %st, i32 0, i32 7
+  %sv = load i64, ptr %sv.p, align 8
+  %word = and i64 %sv, 4294967295
+  %in64 = zext i1 %in to i64
+  %pred = shl i64 %in64, 32
+  %shuffled = or i64 %word, %pred
+  ; votes: all, any, uni over the warp's ballot; ballot itself
+  %all = icmp eq i32 %kb, -1
+  %any = icmp ne i32 %kb, 0
+  %none = icmp eq i32 %kb, 0
+  %uni = or i1 %all, %none
+  %all64 = zext i1 %all to i64
+  %any64 = zext i1 %any to i64
+  %uni64 = zext i1 %uni to i64
+  %ballot64 = zext i32 %kb to i64
+  %is.shfl = icmp uge i32 %o0, 17
+  %is.shfl2 = icmp ule i32 %o0, 20
+  %shfl = and i1 %is.shfl, %is.shfl2
+  %is.all = icmp eq i32 %o0, 21
+  %is.any = icmp eq i32 %o0, 22
+  %is.uni = icmp eq i32 %o0, 23
+  %is.ballot = icmp eq i32 %o0, 24
+  %r1 = select i1 %is.ballot, i64 %ballot64, i64 0
+  %r2 = select i1 %is.uni, i64 %uni64, i64 %r1
+  %r3 = select i1 %is.any, i64 %any64, i64 %r2
+  %r4 = select i1 %is.all, i64 %all64, i64 %r3
+  %r = select i1 %shfl, i64 %shuffled, i64 %r4
+  %kr.p = getelementptr %Thread, ptr %kt, i32 0, i32 9
+  store i64 %r, ptr %kr.p, align 8
+  %k.next = add i32 %k, 1
+  %k.more = icmp ult i32 %k.next, %n
+  br i1 %k.more, label %results, label %wake.all
+wake.all:
+  %z = phi i32 [ 0, %results ], [ %z.next, %wake.all ]
+  %zt = getelementptr %Thread, ptr %threads, i32 %z
+  %zw.p = getelementptr %Thread, ptr %zt, i32 0, i32 3
+  store i32 4, ptr %zw.p, align 4
+  %z.next = add i32 %z, 1
+  %z.more = icmp ult i32 %z.next, %n
+  br i1 %z.more, label %wake.all, label %yes
+yes:
+  ret i32 1
+no:
+  ret i32 0
 }
 
 ; the launch's blocks [first, last): the host runs ranges of them on its threads, each
