@@ -3,8 +3,8 @@ code generator) JIT-compiled by llvmlite, and its launches run on the host.
 
 A launch runs ``__sim.run`` over the grid's blocks, handed out in chunks to the host's
 threads, each with a copy of the code of its own (``loaded_copy``: the copies' globals are
-their blocks' shared memory); a second copy is compiled on another thread while the first
-runs, and joins when ready. The threads of a block keep their state in an array of
+their blocks' shared memory); another copy is compiled on another thread the first time a
+launch could use it, and joins that launch if blocks are left. The threads of a block keep their state in an array of
 ``simulation.THREAD_DTYPE`` records. When no thread of a block can run and the runtime
 cannot release them itself, it calls back here (``cumlir_sim_resolve``) and
 ``scheduling.resolve`` decides; an error found there (a divergent barrier, a bad warp
@@ -35,6 +35,7 @@ _REPORT = ctypes.CFUNCTYPE(
     None, ctypes.c_int32, ctypes.c_int32, ctypes.c_int32, ctypes.c_int32, ctypes.c_int32, ctypes.c_int64
 )
 _CHUNKS_PER_COPY = 8  # a launch's blocks are handed out in about this many chunks per copy
+_BLOCKS_FOR_COPIES = 32  # a launch of fewer blocks runs on one copy (more would cost more to compile)
 
 _process = ctypes.CDLL(None)  # the C library's functions the code calls (malloc, free, memset)
 # what the code may take from the C library (another name there may mean something else: vprintf)
@@ -120,45 +121,55 @@ class HostFunction:
 
 class _Launch:
     """One launch: its blocks handed out in chunks to the copies of the code, the first
-    problem any of them finds."""
+    problem any of them finds. It ends when no chunk is left or running: a copy still being
+    compiled when it starts joins if chunks are left, and is kept for later launches."""
 
     def __init__(
         self, function: HostFunction, grid: tuple[int, int, int], block: tuple[int, int, int], shared: int, params: int
     ) -> None:
         self.function, self.grid, self.block, self.shared, self.params = function, grid, block, shared, params
         self.next_block = 0
-        self.lock = threading.Lock()
+        self.running_chunks = 0
+        self.settled = threading.Condition()
         self.problem: BaseException | None = None
-        self.failed_block = -1
 
     def run(self, blocks: int) -> None:
         module = self.function.module
         self.chunk = max(1, blocks // (_CHUNKS_PER_COPY * module.parallelism))
         self.blocks = blocks
-        helpers = [
-            threading.Thread(target=self._work, args=(k,), daemon=True)
-            for k in range(1, module.parallelism if blocks > 1 else 1)
-        ]
-        for helper in helpers:
-            helper.start()
-        self._work(0)
-        for helper in helpers:
-            helper.join()
+        if blocks >= _BLOCKS_FOR_COPIES:
+            for k in range(1, module.parallelism):
+                threading.Thread(target=self._help, args=(k,), daemon=True).start()
+        first = module.copy(0)
+        assert first is not None
+        self._work(first)
+        with self.settled:  # the chunks others took have run: the arguments stay alive until then
+            self.settled.wait_for(lambda: self.running_chunks == 0)
         raised = module.gather_exceptions()
         if self.problem is not None and not raised:
             raise self.problem
 
+    def _help(self, k: int) -> None:
+        copy = self.function.module.copy(k)  # compiled here the first time
+        if copy is not None:
+            self._work(copy)
+
     def _take(self) -> tuple[int, int] | None:
-        with self.lock:
+        with self.settled:
             if self.problem is not None or self.next_block >= self.blocks:
                 return None
             first = self.next_block
             self.next_block = min(self.blocks, first + self.chunk)
+            self.running_chunks += 1
             return first, self.next_block
 
-    def _work(self, k: int) -> None:
-        copy = self.function.module.copy(k)
-        if copy is None:
+    def _ran(self) -> None:
+        with self.settled:
+            self.running_chunks -= 1
+            self.settled.notify_all()
+
+    def _work(self, copy: LoadedCopy) -> None:
+        if self._take_none_left():
             return
         block, grid = self.block, self.grid
         count = block[0] * block[1] * block[2]
@@ -174,11 +185,18 @@ class _Launch:
                 copy.watch_shared(self.shared)
             _state.sites, _state.error, _state.finding = self.function.module.sites, None, None
             while (span := self._take()) is not None:
-                status = copy.run(self.params, threads.ctypes.data, words.ctypes.data, *span)
-                if status != 0:
-                    self._fail(copy, status, int(words[0]))
-                    break
+                try:
+                    status = copy.run(self.params, threads.ctypes.data, words.ctypes.data, *span)
+                    if status != 0:
+                        self._fail(copy, status, int(words[0]))
+                        break
+                finally:
+                    self._ran()
             _state.error = _state.finding = None
+
+    def _take_none_left(self) -> bool:
+        with self.settled:
+            return self.problem is not None or self.next_block >= self.blocks
 
     def _fail(self, copy: LoadedCopy, status: int, failed: int) -> None:
         name, grid = self.function.name, self.grid
@@ -193,7 +211,7 @@ class _Launch:
             problem = SimulatorError(
                 f"kernel {name}, block {where} trapped (an assertion or a trap instruction failed)"
             )
-        with self.lock:
+        with self.settled:
             if self.problem is None:
                 self.problem = problem
 
@@ -220,8 +238,8 @@ class HostModule:
         self.parallelism = max(1, min(os.cpu_count() or 1, 8))
 
     def copy(self, k: int) -> LoadedCopy | None:
-        """The *k*-th copy of the code, compiled here if no other thread is compiling it
-        (then None: this launch goes on without it)."""
+        """The *k*-th copy of the code, compiled by this call the first time; None while
+        another thread compiles it."""
         with self._lock:
             while len(self._copies) <= k:
                 self._copies.append(None)
