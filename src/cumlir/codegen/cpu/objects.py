@@ -115,6 +115,7 @@ def host_code(device_ir: str, checks: bool = False) -> str:
             f"  %r = call i32 @{runner}(ptr %p, ptr %t, i32 %n)\n  ret i32 %r\n}}",
             f"declare i32 @{runner}(ptr, ptr, i32)",
             _string_global("__sim.sites", json.dumps(sites.described)),
+            _string_global("__sim.parameters", _parameter_kinds(header)),
             '@"__sim.checked" = constant i32 1' if checks else "",
         ]
     )
@@ -140,6 +141,14 @@ def _entry(header: str) -> str:
         passed.append(f"{ty} %arg{i}")
     calls = f"  call void @{m.group('name')}({', '.join(passed)})"
     return "define void @__sim.entry(ptr %params) {\n" + "\n".join([*body, calls, "  ret void"]) + "\n}"
+
+
+def _parameter_kinds(header: str) -> str:
+    """A letter per parameter of the kernel: ``p`` for a pointer (an array's data), ``v``
+    for a value."""
+    m = _PARAMS.match(header)
+    assert m is not None
+    return "".join("p" if param.split()[0] == "ptr" else "v" for param in threads.split_args(m.group("params")))
 
 
 def _string_global(name: str, value: str) -> str:

@@ -90,6 +90,12 @@ def reset() -> None:
         drop_region(region)
 
 
+def knows(address: int) -> bool:
+    """Whether *address* is null or in memory the simulator made or was given (a kernel
+    reading another address would read whatever the host has there)."""
+    return not address or _device_span(address, 1)
+
+
 def _device_span(address: int, nbytes: int) -> bool:
     """Whether [address, address + nbytes) lies in one region: the real driver refuses other
     device pointers, and here a copy to one would write over whatever the host has there."""

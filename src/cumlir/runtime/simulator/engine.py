@@ -24,7 +24,7 @@ import numpy as np
 from ... import simulation as sim
 from ...codegen.cpu.ir_text import NotSimulated
 from ...lazy import lazy
-from . import math_library, printing, scheduling
+from . import driver_memory, math_library, printing, scheduling
 from .errors import SimulatorError
 from .loaded_copy import DYNAMIC, LoadedCopy
 
@@ -116,7 +116,21 @@ class HostFunction:
                 f"kernel {self.name}: {shared} bytes of dynamic shared memory asked; the simulator gives at most "
                 f"{self.module.dynamic_shared}"
             )
+        self._check_pointers(params)
         _Launch(self, grid, block, shared, params).run(blocks)
+
+    def _check_pointers(self, params: int) -> None:
+        """Refuse pointer arguments to memory the simulator does not know: the GPU memory of
+        another library (CuPy, PyTorch), which the host cannot read."""
+        for index in self.module.pointer_parameters:
+            slot = ctypes.c_void_p.from_address(params + 8 * index).value
+            address = ctypes.c_void_p.from_address(slot).value if slot else 0
+            if address and not driver_memory.knows(address):
+                raise SimulatorError(
+                    f"kernel {self.name}: parameter {index} points to {address:#x}, memory the simulator did not "
+                    "make: an array in a GPU's memory (CuPy, PyTorch...) cannot be read on the CPU; pass NumPy "
+                    "arrays, or arrays made by cuda.to_device"
+                )
 
 
 class _Launch:
@@ -231,6 +245,7 @@ class HostModule:
         first = self._copies[0]
         assert first is not None
         self.sites = json.loads(first.string("__sim.sites"))
+        self.pointer_parameters = [i for i, kind in enumerate(first.string("__sim.parameters")) if kind == "p"]
         self.kernels = {f.name for f in module.functions if not f.is_declaration and not f.name.startswith("__sim.")}
         self.static_shared = sum(size for name, (_, size) in first.shared_variables.items() if name != DYNAMIC)
         self.dynamic_shared = first.sizes.get(DYNAMIC, 0)
