@@ -1,0 +1,126 @@
+"""What the CPU code generator and the simulator's runtime make of kernels, checked against
+NumPy without a GPU: warps released by the runtime and by the host's scheduler agree,
+float16 and bfloat16 conversions round as IEEE 754 says (to nearest and directed), print
+comes out in the order of the threads, and memory the simulator did not make is refused."""
+
+import numpy as np
+import pytest
+
+from cumlir import cuda
+from cumlir.runtime.simulator.errors import SimulatorError
+
+pytestmark = pytest.mark.usefixtures("simulated")
+
+
+def warp_sums(x, out, mask):
+    i = cuda.grid(1)
+    v = x[i]
+    if (mask >> cuda.laneid) & 1:
+        for delta in (16, 8, 4, 2, 1):
+            v += cuda.shfl_xor_sync(mask, v, delta)
+        out[i] = v
+
+
+@pytest.mark.parametrize("mask", [0xFFFFFFFF, 0x7FFFFFFF])
+def test_warp_sums_from_both_schedulers(mask, rng):
+    """A full mask is released by the runtime, a partial one by scheduling.py; both give a
+    butterfly's sums, a lane outside the mask read as the reading lane's own value (the GPU
+    leaves it undefined: docs/simulator.md) and keeping its poison."""
+    x = rng.integers(-1000, 1000, 256).astype(np.int64)
+    poison = -(2**62)
+    out = np.full(256, poison, np.int64)
+    cuda.jit(warp_sums)[2, 128](x, out, np.uint32(mask))
+    expected = np.full((8, 32), poison, np.int64)
+    lanes = [lane for lane in range(32) if (mask >> lane) & 1]
+    for w, warp in enumerate(x.reshape(8, 32)):
+        v = warp.copy()
+        for delta in (16, 8, 4, 2, 1):
+            v = v + np.array([v[lane ^ delta] if (mask >> (lane ^ delta)) & 1 else v[lane] for lane in range(32)])
+        expected[w, lanes] = v[lanes]
+    expected = expected.reshape(256)
+    np.testing.assert_array_equal(out, expected)
+
+
+def convert_float16(x, out):
+    i = cuda.grid(1)
+    if i < x.shape[0]:
+        out[i] = np.float16(x[i])
+
+
+def test_float16_conversions_round_to_nearest_even(rng):
+    x = np.concatenate(
+        [
+            rng.standard_normal(4000) * 10.0 ** rng.integers(-9, 6, 4000),
+            [0.0, -0.0, np.inf, -np.inf, np.nan, 65504.0, 65519.0, 65520.0, 2.0**-24, 2.0**-25, 3 * 2.0**-26],
+        ]
+    ).astype(np.float32)
+    out = np.zeros(x.size, np.float16)
+    cuda.jit(convert_float16)[(x.size + 127) // 128, 128](x, out)
+    np.testing.assert_array_equal(out.view(np.uint16)[~np.isnan(x)], x.astype(np.float16).view(np.uint16)[~np.isnan(x)])
+    assert np.isnan(out[np.isnan(x)]).all()
+
+
+def directed(values, out_rz, out_rd, out_ru):
+    i = cuda.grid(1)
+    if i < values.shape[0]:
+        out_rz[i] = cuda.fp16.__int2half_rz(values[i])
+        out_rd[i] = cuda.fp16.__int2half_rd(values[i])
+        out_ru[i] = cuda.fp16.__int2half_ru(values[i])
+
+
+def test_integers_to_float16_in_each_rounding_mode(rng):
+    values = np.concatenate([rng.integers(-70000, 70000, 3000), [0, 1, -1, 2049, -2049, 65519, 65520, 65536]])
+    values = values.astype(np.int32)
+    outs = [np.zeros(values.size, np.float16) for _ in range(3)]
+    cuda.jit(directed)[(values.size + 127) // 128, 128](values, *outs)
+    nearest = values.astype(np.float16).astype(np.float64)
+    steps = {
+        "up": np.nextafter(values.astype(np.float16), np.float16(np.inf)).astype(np.float64),
+        "down": np.nextafter(values.astype(np.float16), np.float16(-np.inf)).astype(np.float64),
+    }
+    exact = values.astype(np.float64)
+    up = np.where(nearest >= exact, nearest, steps["up"])
+    down = np.where(nearest <= exact, nearest, steps["down"])
+    toward_zero = np.where(exact >= 0, down, up)
+    for got, want, name in zip(outs, (toward_zero, down, up), ("rz", "rd", "ru")):
+        np.testing.assert_array_equal(got.astype(np.float64), want, err_msg=name)
+
+
+def speak(out):
+    i = cuda.grid(1)
+    print("thread", i, "says", out[i])
+
+
+def test_print_follows_the_threads(capfd):
+    out = np.arange(6, dtype=np.int64) * 10
+    cuda.jit(speak)[1, 6](out)
+    cuda.synchronize()
+    lines = capfd.readouterr().out.strip().splitlines()
+    assert lines == [f"thread {i} says {10 * i}" for i in range(6)]
+
+
+class _ForeignArray:
+    """An array whose ``__cuda_array_interface__`` names memory the simulator did not make
+    (as a CuPy or PyTorch array in a GPU's memory would)."""
+
+    def __init__(self, host):
+        self._host = host
+        self.__cuda_array_interface__ = {
+            "shape": host.shape,
+            "typestr": host.dtype.str,
+            "data": (host.ctypes.data, False),
+            "version": 3,
+            "strides": None,
+        }
+
+
+def fill(out):
+    i = cuda.grid(1)
+    if i < out.shape[0]:
+        out[i] = i
+
+
+def test_memory_the_simulator_did_not_make_is_refused():
+    foreign = _ForeignArray(np.zeros(64, np.float32))
+    with pytest.raises(SimulatorError, match="parameter 0 points to .* memory the simulator did not make"):
+        cuda.jit(fill)[1, 64](foreign)
