@@ -25,6 +25,12 @@ def requested() -> bool:
     return any(os.environ.get(name, "0") not in ("", "0") for name in SWITCHES)
 
 
+def python_mode() -> bool:
+    """Whether kernels run as Python functions, thread by thread (``CUMLIR_SIMULATOR=python``:
+    for pdb and coverage; docs/simulator.md, "Debugging in Python")."""
+    return os.environ.get("CUMLIR_SIMULATOR", "").lower() == "python"
+
+
 def checking() -> bool:
     """Whether the simulator's checks are on (unless ``CUMLIR_SIMULATOR_CHECKS=0``)."""
     return os.environ.get("CUMLIR_SIMULATOR_CHECKS", "1").lower() not in ("0", "off", "none", "")

@@ -40,6 +40,13 @@ def jit(
     switches ...: docs/architecture.md, "Options"); they are checked here, and an unknown
     or refused one raises an exception naming it.
     """
+    from .. import simulation
+
+    if simulation.python_mode():  # the function itself, thread by thread (docs/simulator.md)
+        from .python_mode import jit as python_jit
+
+        return python_jit(func_or_sig, device, **options)
+
     from ..dispatcher import Dispatcher
     from ..options import Options
 
