@@ -86,3 +86,16 @@ def test_an_index_error_names_the_thread(python_mode):
     assert re.search(
         r"in the kernel out_of_bounds, block \(0, 0, 0\), thread \([567], 0, 0\)", caught.value.__notes__[0]
     )
+
+
+def test_one_kernel_can_ask_for_python(rng):
+    """``cuda.jit(simulate=True)`` in a process that does not simulate: that kernel runs in
+    Python, on NumPy arrays in place."""
+    a = rng.standard_normal(128).astype(np.float32)
+    out = np.full(128, np.nan, np.float32)
+    kernel = cuda.jit(simulate=True)(reverse_and_pair)
+    kernel[2, 64](a, out)
+    assert not cuda.is_simulator()
+    assert np.isfinite(out).all() and out[0] == 2 * (a[63] + a[62])
+    with pytest.raises(TypeError, match="simulate must be True or False"):
+        cuda.jit(simulate="yes")

@@ -38,11 +38,15 @@ def jit(
     ``backend``, and numba-cuda-mlir's (``opt_level``, ``chip``, ``cc``, ``features``,
     ``ptxas_options``, ``capi``, ``abi_info``, ``signature="infer"``, the ``dump_*``
     switches ...: docs/architecture.md, "Options"); they are checked here, and an unknown
-    or refused one raises an exception naming it.
+    or refused one raises an exception naming it. ``simulate=True`` runs this kernel as its
+    Python function, thread by thread, in any process (docs/simulator.md).
     """
     from .. import simulation
 
-    if simulation.python_mode():  # the function itself, thread by thread (docs/simulator.md)
+    simulate = options.pop("simulate", False)
+    if not isinstance(simulate, bool):
+        raise TypeError(f"cuda.jit: simulate must be True or False, got {simulate!r}")
+    if simulate or simulation.python_mode():  # the function itself, thread by thread (docs/simulator.md)
         from .python_mode import jit as python_jit
 
         return python_jit(func_or_sig, device, **options)

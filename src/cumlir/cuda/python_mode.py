@@ -302,6 +302,19 @@ def _host_view(value: Any) -> Any:
     return np.ndarray(shape, dtype, buffer=buffer, strides=strides)
 
 
+def _host_copy(value: Any, index: int) -> Any:
+    """A host copy of a GPU array made by cumlir (copied back after the launch); another
+    library's GPU array is refused (its memory cannot be read here)."""
+    if isinstance(value, np.ndarray) or not hasattr(value, "__cuda_array_interface__"):
+        return value
+    if not hasattr(value, "copy_to_host") or not hasattr(value, "copy_to_device"):
+        raise TypeError(
+            f"argument {index}: a kernel run in Python (simulate=True) takes NumPy arrays or cumlir's device "
+            f"arrays, not {type(value).__name__}"
+        )
+    return value.copy_to_host()
+
+
 class PythonKernel:
     """What ``cuda.jit`` gives in Python mode: ``kernel[grid, block](...)`` runs the function
     in Python threads; a device function is called as it is."""
@@ -320,12 +333,19 @@ class PythonKernel:
         return lambda *args: self._launch(grid, block, dynamic_shared, args)
 
     def _launch(self, grid: _Dim3, block: _Dim3, dynamic_shared: int, args: Sequence[Any]) -> None:
+        from .. import simulation
+
         kernel = _rebuilt(self.py_func, _namespace(), {})
-        args = [_host_view(a) for a in args]
+        in_host_memory = simulation.requested()  # the simulator's device arrays are host memory
+        views = [_host_view(a) if in_host_memory else _host_copy(a, k) for k, a in enumerate(args)]
         for bz in range(grid.z):
             for by in range(grid.y):
                 for bx in range(grid.x):
-                    _run_block(kernel, args, _Dim3(bx, by, bz), block, grid, dynamic_shared)
+                    _run_block(kernel, views, _Dim3(bx, by, bz), block, grid, dynamic_shared)
+        if not in_host_memory:  # a GPU's arrays get what the kernel wrote in their copies
+            for original, view in zip(args, views):
+                if view is not original:
+                    original.copy_to_device(view)
 
 
 def _run_block(
