@@ -32,6 +32,19 @@ def _skip_what_the_simulator_cannot_run(items):
         if marker is not None:
             reason = marker.args[0] if marker.args else marker.kwargs.get("reason", "")
             item.add_marker(pytest.mark.skip(reason=f"not on the simulator: {reason}"))
+        elif _uses_gpu_libraries(item):
+            item.add_marker(pytest.mark.skip(reason="not on the simulator: CuPy's and PyTorch's arrays are in a GPU"))
+
+
+def _uses_gpu_libraries(item):
+    """Whether the test imports CuPy or PyTorch (their arrays live in a GPU's memory)."""
+    import inspect
+
+    try:
+        source = inspect.getsource(item.function)
+    except (OSError, TypeError, AttributeError):
+        return False
+    return 'importorskip("cupy")' in source or 'importorskip("torch")' in source
 
 
 @pytest.fixture(params=GPU_BACKENDS)
