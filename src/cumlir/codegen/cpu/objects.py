@@ -93,12 +93,13 @@ def host_code(device_ir: str, checks: bool = False) -> str:
             threads.refuse_waits_outside(name.group("name") if name else "?", lines[other_first + 1 : other_last])
     body = lines[first + 1 : last]
     waits = threads.kernel_waits(body)
+    described = _lines_of(text)  # each debug location's "file:line", for the sites
     if checks and re.search(r"^@[\w.$\"-]+ = [^\n]*addrspace\(3\) global", text, re.M):
         # a kernel without shared memory has no shared accesses to watch
-        body = accesses.instrument(body, _lines_of(text), sites)
+        body = accesses.instrument(body, described, sites)
     header = lines[first]
     if waits:
-        body = threads.as_coroutine(body, _lines_of(text), sites)
+        body = threads.as_coroutine(body, described, sites)
         m = _PARAMS.match(header)
         assert m is not None
         header = f"{header[: m.end()]} presplitcoroutine{header[m.end() :]}"

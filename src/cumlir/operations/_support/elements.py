@@ -59,7 +59,8 @@ def dim(array, axis):
 
 def wrap_index(lower, length, index, index_type):
     """An index into an axis of *length* (i64) as an MLIR index: negative signed indices count
-    from the end (numba's wraparound); with debug=True an index outside the axis raises IndexError."""
+    from the end (numba's wraparound); with debug=True, or the simulator's checks, an index outside
+    the axis raises IndexError."""
     if isinstance(index_type, types.Integer) and index_type.signed:
         index = lower.cast(index, index_type, types.int64)
         negative = arith.cmpi(arith.CmpIPredicate.slt, index, arith.constant(i64(), 0))
@@ -72,7 +73,8 @@ def wrap_index(lower, length, index, index_type):
 
 
 def check_bounds(lower, index, length, message="index is out of bounds"):
-    """With debug=True: raise IndexError(*message*) where the i64 *index* is not below *length*."""
+    """Raise IndexError(*message*) where the i64 *index* is not below *length* (with
+    debug=True, or the simulator's checks: Options.checks_indices)."""
     # one unsigned comparison also catches indices still negative after wrapping
     outside = arith.cmpi(arith.CmpIPredicate.uge, index, length)
     branch = scf.IfOp(outside)

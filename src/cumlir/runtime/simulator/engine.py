@@ -89,18 +89,8 @@ class HostFunction:
     def __init__(self, module: HostModule, name: str) -> None:
         self.module = module
         self.name = name
-        self.attributes = {
-            "MAX_THREADS_PER_BLOCK": 1024,
-            "SHARED_SIZE_BYTES": module.static_shared,
-            "CONST_SIZE_BYTES": 0,
-            "LOCAL_SIZE_BYTES": 0,
-            "NUM_REGS": 32,
-            "PTX_VERSION": 90,
-            "BINARY_VERSION": 90,
-            "CACHE_MODE_CA": 0,
-            "MAX_DYNAMIC_SHARED_SIZE_BYTES": 48 * 1024,
-            "PREFERRED_SHARED_MEMORY_CARVEOUT": -1,
-        }
+        # what the code says of itself; cuFuncGetAttribute keeps what is set and the defaults
+        self.attributes = {"SHARED_SIZE_BYTES": module.static_shared}
 
     def set_attribute(self, name: str, value: int) -> None:
         self.attributes[name] = value
