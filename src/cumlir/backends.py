@@ -35,8 +35,8 @@ REGISTRY: dict[str, Registration] = {
     # the simulator's: host code for the CPU (docs/simulator.md)
     "cpu": Registration("cumlir.codegen.cpu", libraries=("llvmlite",), code_format="host"),
 }
-DEFAULT = "nvptx"  # unless CUMLIR_BACKEND names another, or the simulator is on (options.py)
-SIMULATOR = "cpu"
+DEFAULT = "nvptx"  # unless CUMLIR_BACKEND names another (options.py)
+SIMULATOR = "cpu"  # every kernel's while the simulator is on (options.py)
 
 
 def check(name: object) -> str:

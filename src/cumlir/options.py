@@ -112,7 +112,7 @@ class Options:
         object.__setattr__(self, "inline", _inline(self.inline))
         object.__setattr__(self, "link", _link_items(self.link))
         object.__setattr__(self, "shared_memory_carveout", _carveout(self.shared_memory_carveout))
-        backend = self.backend if self.backend is not None else os.environ.get("CUMLIR_BACKEND") or _default_backend()
+        backend = self.backend if self.backend is not None else os.environ.get("CUMLIR_BACKEND") or backends.DEFAULT
         object.__setattr__(self, "backend", backends.check(backend))
         object.__setattr__(self, "nrt", _nrt(self.nrt))
         object.__setattr__(self, "opt_level", _opt_level(self.opt, self.opt_level))
@@ -515,9 +515,3 @@ def _dumps(value: object) -> frozenset[str]:
     if unknown:
         raise ValueError(f"unknown dumps {unknown}; choose among {', '.join(DUMPS)}")
     return names
-
-
-def _default_backend() -> str:
-    """The code generator unless the options or CUMLIR_BACKEND name one: the simulator's
-    when it is on (docs/simulator.md)."""
-    return backends.SIMULATOR if simulation.requested() else backends.DEFAULT
