@@ -41,6 +41,8 @@ RUNNING, AT_BARRIER, AT_WARP, FINISHED, RUNNABLE = range(5)
 
 # the operations a thread waits in (Thread.op): barriers of the block ...
 BARRIER, BARRIER_POPC, BARRIER_AND, BARRIER_OR = 1, 2, 3, 4
+# ... the grid's barrier (cooperative groups' grid.sync), which parks the block ...
+GRID_BARRIER = 5
 # ... and warp-collective operations
 SYNCWARP = 16
 SHFL_IDX, SHFL_UP, SHFL_DOWN, SHFL_BFLY = 17, 18, 19, 20

@@ -215,6 +215,13 @@ def _shfl(value: Any, source: Callable[[int], int]) -> Any:
     return lanes[j] if 0 <= j < len(lanes) and lanes[j] is not None else value
 
 
+def _this_grid() -> Any:
+    raise NotImplementedError(
+        "cuda.cg.this_grid(): the Python mode runs blocks one after another, so a grid barrier could never "
+        "be met; the compiled simulator (CUMLIR_SIMULATOR=1) runs grid synchronization"
+    )
+
+
 class _Namespace(types.SimpleNamespace):
     """The kernel's ``cuda`` in Python mode."""
 
@@ -259,6 +266,7 @@ def _namespace() -> _Namespace:
         threadfence_block=lambda: None,
         threadfence_system=lambda: None,
         nanosleep=lambda ns: None,
+        cg=types.SimpleNamespace(this_grid=_this_grid),
         to_device=compiled.to_device,
         device_array=compiled.device_array,
     )

@@ -23,9 +23,6 @@ def _smooth_on_host(a, steps):
     return a
 
 
-@pytest.mark.not_simulated(
-    "grid synchronization needs every block resident at once; the simulator runs blocks one after another"
-)
 @pytest.mark.parametrize("n,steps", [(100_000, 200), (1000, 500), (3, 10)])
 def test_grid_sync_stencil_matches_numpy(n, steps, rng):
     kernel = cuda.jit("void(float64[::1], float64[::1], int64)")(ck.smooth)
@@ -38,9 +35,6 @@ def test_grid_sync_stencil_matches_numpy(n, steps, rng):
     np.testing.assert_allclose(d_a.copy_to_host(), expected, rtol=1e-12, atol=1e-12)
 
 
-@pytest.mark.not_simulated(
-    "grid synchronization needs every block resident at once; the simulator runs blocks one after another"
-)
 def test_grid_sync_orders_writes_across_blocks(rng):
     # every round reads elements other blocks wrote in the round before
     kernel = cuda.jit(ck.rotate)
@@ -56,9 +50,6 @@ def test_grid_sync_orders_writes_across_blocks(rng):
     np.testing.assert_array_equal(a, expected)
 
 
-@pytest.mark.not_simulated(
-    "grid synchronization needs every block resident at once; the simulator runs blocks one after another"
-)
 def test_a_grid_too_large_to_be_resident_is_refused():
     kernel = cuda.jit("void(float64[::1], float64[::1], int64)")(ck.smooth)
     (overload,) = kernel.overloads.values()
@@ -86,9 +77,6 @@ def test_forall_covers_every_task(rng):
     np.testing.assert_array_equal(a, 0)
 
 
-@pytest.mark.not_simulated(
-    "grid synchronization needs every block resident at once; the simulator runs blocks one after another"
-)
 def test_forall_launches_a_cooperative_kernel(rng):
     kernel = cuda.jit("void(float64[::1], float64[::1], int64)")(ck.smooth)
     n = 1000

@@ -58,6 +58,8 @@ def prepare(text: str) -> str:
         if m is not None:
             line = _define(m)
         out.append(line)
+    if any(intrinsics.GRID_SYNC_CALL in line for line in out):
+        out.append(intrinsics.GRID_SYNC_DECLARATION)
     return "\n".join(out)
 
 

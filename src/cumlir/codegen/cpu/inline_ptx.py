@@ -1,14 +1,14 @@
 """The single PTX instructions cumlir's own operations write as inline assembly, in LLVM IR
 for the host: loads and stores with cache hints, float-to-integer conversions with a
-rounding mode, TF32 rounding, masking. A user's ``asm`` and any other instruction is
-refused by name (host_ir)."""
+rounding mode, TF32 rounding, masking, the grid barrier. A user's ``asm`` and any other
+instruction is refused by name (host_ir)."""
 
 from __future__ import annotations
 
 import itertools
 import re
 
-from . import directed
+from . import directed, intrinsics
 from .ir_text import split_args
 
 _CALL = re.compile(
@@ -37,6 +37,9 @@ _COPY_ASYNC = re.compile(
 )
 # asynchronous copies complete at once on the host: waiting for them is nothing, and there
 # is no other proxy to fence against
+# cooperative groups' arrival at the grid barrier and wait (operations/cuda/cg.py): the
+# host's scheduler keeps the block until every block of the grid has arrived
+_GRID_ARRIVE_AND_WAIT = "atom.add.release.gpu.u32 %seen, [%word], %add"
 _NOTHING = re.compile(r"cp\.async\.(commit_group|wait_all|wait_group \d+)|fence\.proxy\.async(\.[\w:]+)?")
 
 
@@ -51,6 +54,8 @@ def translate(line: str) -> list[str] | None:
     name = f"__sim.asm{next(_unnamed)}"  # a prefix for the values made here
     if _NOTHING.fullmatch(template) and dest is None:
         return []
+    if _GRID_ARRIVE_AND_WAIT in template and dest is None:
+        return [f"  call void {intrinsics.GRID_SYNC_CALL}{m.group('rest')}"]
     if mm := _COPY_ASYNC.fullmatch(template):
         out: list[str] = []
         target, source = _pointer(args[0], f"{name}.dst", out), _pointer(args[1], f"{name}.src", out)

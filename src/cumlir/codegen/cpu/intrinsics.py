@@ -42,6 +42,12 @@ GENERIC = {
 }
 
 
+# the grid barrier's call (inline_ptx's form of cooperative groups' arrive-and-wait): the
+# thread waits, and its block with it, until the host's cooperative launch resumes them
+GRID_SYNC_CALL = "@__sim.op.grid_sync()"
+GRID_SYNC_DECLARATION = "declare void @__sim.op.grid_sync()"
+
+
 @dataclass(frozen=True)
 class Waiting:
     """A call after which the thread waits: which operation, and where its mask, value and
@@ -71,6 +77,7 @@ _BARRIERS = {
     "barrier0.or": Waiting(sim.BARRIER_OR, "syncthreads_or", value=0),
     "bar.warp.sync": Waiting(sim.SYNCWARP, "syncwarp", mask=0, result="void"),
     "activemask": Waiting(sim.ACTIVEMASK, "activemask"),
+    "grid_sync": Waiting(sim.GRID_BARRIER, "grid.sync", result="void"),  # inline_ptx's form of it
 }
 _SHFL = {"idx": sim.SHFL_IDX, "up": sim.SHFL_UP, "down": sim.SHFL_DOWN, "bfly": sim.SHFL_BFLY}
 _VOTE = {"all": sim.VOTE_ALL, "any": sim.VOTE_ANY, "uni": sim.VOTE_UNI, "ballot": sim.BALLOT}

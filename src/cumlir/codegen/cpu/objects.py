@@ -12,7 +12,7 @@ from typing import Any
 
 from ...lazy import lazy
 from ...linkable import HostCode
-from . import accesses, libdevice_host, soft_float, threads
+from . import accesses, intrinsics, libdevice_host, soft_float, threads
 from .host_ir import prepare
 from .ir_text import NotSimulated
 
@@ -112,12 +112,13 @@ def host_code(device_ir: str, checks: bool = False) -> str:
             *lines,
             threads.CORO_DECLARATIONS,
             _entry(header),
-            f"define i32 @__sim.block(ptr %p, ptr %t, i32 %n) {{\n"
-            f"  %r = call i32 @{runner}(ptr %p, ptr %t, i32 %n)\n  ret i32 %r\n}}",
-            f"declare i32 @{runner}(ptr, ptr, i32)",
+            f"define i32 @__sim.block(ptr %p, ptr %t, i32 %n, i32 %resume) {{\n"
+            f"  %r = call i32 @{runner}(ptr %p, ptr %t, i32 %n, i32 %resume)\n  ret i32 %r\n}}",
+            f"declare i32 @{runner}(ptr, ptr, i32, i32)",
             _string_global("__sim.sites", json.dumps(sites.described)),
             _string_global("__sim.parameters", _parameter_kinds(header)),
             '@"__sim.checked" = constant i32 1' if checks else "",
+            '@"__sim.grid_sync" = constant i32 1' if intrinsics.GRID_SYNC_CALL in text else "",
         ]
     )
 

@@ -2,7 +2,8 @@
 ; kernel's special registers read, the protocol a thread follows at a barrier or a warp
 ; operation, and the loops that run a launch's blocks. Linked into every kernel compiled
 ; for the CPU; the kernel's module defines @__sim.entry (its parameters unpacked) and
-; @__sim.block (one of the two block runners below).
+; @__sim.block (one of the two block runners below, and whether it resumes a block parked
+; at a grid barrier).
 
 %Thread = type { ptr, [3 x i32], i32, i32, i32, i32, i32, i64, i64, i64 }
 
@@ -14,7 +15,7 @@ declare ptr @malloc(i64)
 declare void @free(ptr)
 declare i32 @cumlir_sim_resolve(ptr, i32)
 declare void @__sim.entry(ptr)
-declare i32 @__sim.block(ptr, ptr, i32)
+declare i32 @__sim.block(ptr, ptr, i32, i32)
 
 define linkonce_odr i32 @__sim.launch_word(i32 %i) alwaysinline {
   %p = getelementptr [12 x i32], ptr @__sim.launch, i32 0, i32 %i
@@ -170,7 +171,7 @@ define linkonce_odr void @__sim.select(ptr %threads, i32 %t) alwaysinline {
 }
 
 ; a block whose threads never wait for each other: each runs to its end in turn
-define linkonce_odr i32 @__sim.block_in_turn(ptr %params, ptr %threads, i32 %n) {
+define linkonce_odr i32 @__sim.block_in_turn(ptr %params, ptr %threads, i32 %n, i32 %resume) {
 entry:
   br label %loop
 loop:
@@ -188,10 +189,13 @@ done:
 
 ; a block whose threads wait for each other: each a coroutine, run until it waits; when
 ; none can run, the barrier is released here if every thread still running waits at the
-; same one, and anything else is resolved by the host (cumlir_sim_resolve)
-define linkonce_odr i32 @__sim.block_as_coroutines(ptr %params, ptr %threads, i32 %n) {
+; same one, and anything else is resolved by the host (cumlir_sim_resolve). The host's 2
+; parks the block at a grid barrier: its threads are kept, and a later call with %again
+; runs on those the host made runnable (the block's globals are the host's to restore)
+define linkonce_odr i32 @__sim.block_as_coroutines(ptr %params, ptr %threads, i32 %n, i32 %again) {
 entry:
-  br label %start
+  %resuming = icmp ne i32 %again, 0
+  br i1 %resuming, label %count, label %start
 start:
   %s = phi i32 [ 0, %entry ], [ %s.next, %start.body ]
   %s.more = icmp ult i32 %s, %n
@@ -204,7 +208,12 @@ start.body:
 round:
   %r = call i32 @__sim.release(ptr %threads, i32 %n)
   %finished = icmp eq i32 %r, 0
-  br i1 %finished, label %destroy, label %checked
+  br i1 %finished, label %destroy, label %parked
+parked:
+  %at.grid = icmp eq i32 %r, 2
+  br i1 %at.grid, label %end.parked, label %checked
+end.parked:
+  ret i32 2
 checked:
   %failed = icmp slt i32 %r, 0
   br i1 %failed, label %destroy, label %count
@@ -277,13 +286,15 @@ scan.waiter:
 scan.barrier:
   %s.p = getelementptr %Thread, ptr %t, i32 0, i32 4
   %s = load i32, ptr %s.p, align 4
-  %first = icmp eq i32 %site0, -1
-  %same = icmp eq i32 %s, %site0
-  %ok = or i1 %first, %same
-  br i1 %ok, label %scan.count, label %host
-scan.count:
   %o.p = getelementptr %Thread, ptr %t, i32 0, i32 5
   %o = load i32, ptr %o.p, align 4
+  %block.barrier = icmp ult i32 %o, 5 ; a grid barrier (5) is the host's
+  %first = icmp eq i32 %site0, -1
+  %same = icmp eq i32 %s, %site0
+  %ok.site = or i1 %first, %same
+  %ok = and i1 %ok.site, %block.barrier
+  br i1 %ok, label %scan.count, label %host
+scan.count:
   %v.p = getelementptr %Thread, ptr %t, i32 0, i32 7
   %v = load i64, ptr %v.p, align 8
   %nz = icmp ne i64 %v, 0
@@ -485,21 +496,14 @@ no:
   ret i32 0
 }
 
-; the launch's blocks [first, last): the host runs ranges of them on its threads, each
-; range in a copy of the module of its own (its own shared memory and thread state)
-define i32 @__sim.run(ptr %params, ptr %threads, ptr %launch, i32 %first, i32 %last) {
+;; block %b of the launch, started (or resumed, %resume): 0 when its threads have ended,
+; 2 when parked at a grid barrier, -2 when one trapped, -1 when the host found a problem
+define internal i32 @__sim.one_block(ptr %params, ptr %threads, i32 %b, i32 %resume) {
 entry:
-  call void @llvm.memcpy.p0.p0.i64(ptr @__sim.launch, ptr %launch, i64 48, i1 false)
   %n = call i32 @__sim.launch_word(i32 10)
   %gx = call i32 @__sim.launch_word(i32 6)
   %gy = call i32 @__sim.launch_word(i32 7)
   %gxy = mul i32 %gx, %gy
-  br label %blocks
-blocks:
-  %b = phi i32 [ %first, %entry ], [ %b.next, %block.done ]
-  %more = icmp ult i32 %b, %last
-  br i1 %more, label %block, label %exit
-block:
   %x = urem i32 %b, %gx
   %yz = udiv i32 %b, %gx
   %y = urem i32 %yz, %gy
@@ -509,23 +513,52 @@ block:
   store i32 %y, ptr %py, align 4
   %pz = getelementptr [12 x i32], ptr @__sim.launch, i32 0, i32 2
   store i32 %z, ptr %pz, align 4
+  %resuming = icmp ne i32 %resume, 0
+  br i1 %resuming, label %run, label %fresh
+fresh:
   call void @__sim.reset_threads(ptr %threads, i32 %n)
   call void @__sim.new_block()
-  %r = call i32 @__sim.block(ptr %params, ptr %threads, i32 %n)
+  br label %run
+run:
+  %r = call i32 @__sim.block(ptr %params, ptr %threads, i32 %n, i32 %resume)
   %status = call i32 @__sim.launch_word(i32 11)
-  %bad = or i32 %r, %status
-  %failed = icmp ne i32 %bad, 0
-  br i1 %failed, label %fail, label %block.done
+  %trap = icmp ne i32 %status, 0
+  %out = select i1 %trap, i32 -2, i32 %r
+  ret i32 %out
+}
+
+; the launch's blocks [first, last): the host runs ranges of them on its threads, each
+; range in a copy of the module of its own (its own shared memory and thread state); at
+; the first block that does not end, its index goes to the first word of %launch and its
+; status is returned
+define i32 @__sim.run(ptr %params, ptr %threads, ptr %launch, i32 %first, i32 %last) {
+entry:
+  call void @llvm.memcpy.p0.p0.i64(ptr @__sim.launch, ptr %launch, i64 48, i1 false)
+  br label %blocks
+blocks:
+  %b = phi i32 [ %first, %entry ], [ %b.next, %block.done ]
+  %more = icmp ult i32 %b, %last
+  br i1 %more, label %block, label %exit
+block:
+  %r = call i32 @__sim.one_block(ptr %params, ptr %threads, i32 %b, i32 0)
+  %stopped = icmp ne i32 %r, 0
+  br i1 %stopped, label %stop, label %block.done
 block.done:
   %b.next = add i32 %b, 1
   br label %blocks
-fail:
-  %trap = icmp ne i32 %status, 0
-  %reported = select i1 %trap, i32 -2, i32 %r
+stop:
   store i32 %b, ptr %launch, align 4
-  ret i32 %reported
+  ret i32 %r
 exit:
   ret i32 0
+}
+
+; block %b, parked at a grid barrier, run on from where its threads the host made runnable are
+define i32 @__sim.resume(ptr %params, ptr %threads, ptr %launch, i32 %b) {
+  call void @llvm.memcpy.p0.p0.i64(ptr @__sim.launch, ptr %launch, i64 48, i1 false)
+  %r = call i32 @__sim.one_block(ptr %params, ptr %threads, i32 %b, i32 1)
+  store i32 %b, ptr %launch, align 4
+  ret i32 %r
 }
 declare void @llvm.memcpy.p0.p0.i64(ptr, ptr, i64, i1)
 
@@ -555,9 +588,9 @@ done:
 @__sim.range_count = global i32 0, align 4
 @__sim.serial = global i32 0, align 4
 @__sim.reported = global i32 0, align 4
-@__sim.barriers = internal global [1024 x i32] zeroinitializer, align 4
-@__sim.syncs = internal global [1024 x i32] zeroinitializer, align 4
-@__sim.sync_masks = internal global [1024 x i32] zeroinitializer, align 4 ; the lanes of each thread's last one
+@__sim.barriers = global [1024 x i32] zeroinitializer, align 4
+@__sim.syncs = global [1024 x i32] zeroinitializer, align 4
+@__sim.sync_masks = global [1024 x i32] zeroinitializer, align 4 ; the lanes of each thread's last one
 declare void @cumlir_sim_report(i32, i32, i32, i32, i32, i64)
 
 define internal ptr @__sim.count_of(ptr %counts, i32 %t) alwaysinline {

@@ -21,7 +21,7 @@ from .ir_text import NotSimulated, split_args
 
 _CALL = re.compile(
     r"^\s*(?:(?P<dest>%[\w.$-]+) = )?(?:tail |notail )?call (?P<rtype>\{[^}]*\}|[\w]+) "
-    r"@llvm\.nvvm\.(?P<name>[\w.]+)\((?P<args>.*)\)(?P<rest>.*)$"
+    r"@(?:llvm\.nvvm\.|__sim\.op\.)(?P<name>[\w.]+)\((?P<args>.*)\)(?P<rest>.*)$"
 )
 _LABEL = re.compile(r"^([\w.$-]+):")
 _DBG = re.compile(r"!dbg (![0-9]+)")

@@ -25,7 +25,7 @@ from ... import simulation as sim
 from ...codegen.cpu.ir_text import NotSimulated
 from ...lazy import lazy
 from . import driver_memory, math_library, printing, scheduling
-from .errors import SimulatorError
+from .errors import DeadlockError, SimulatorError
 from .loaded_copy import DYNAMIC, LoadedCopy
 
 llvm = lazy("llvmlite.binding")  # numba's LLVM, loaded by the first module loaded
@@ -107,7 +107,10 @@ class HostFunction:
                 f"{self.module.dynamic_shared}"
             )
         self._check_pointers(params)
-        _Launch(self, grid, block, shared, params).run(blocks)
+        if self.module.grid_sync:
+            _GridLaunch(self, grid, block, shared, params).run(blocks)
+        else:
+            _Launch(self, grid, block, shared, params).run(blocks)
 
     def _check_pointers(self, params: int) -> None:
         """Refuse pointer arguments to memory the simulator does not know: the GPU memory of
@@ -175,15 +178,7 @@ class _Launch:
     def _work(self, copy: LoadedCopy) -> None:
         if self._take_none_left():
             return
-        block, grid = self.block, self.grid
-        count = block[0] * block[1] * block[2]
-        threads = np.zeros(count, sim.THREAD_DTYPE)
-        linear = np.arange(count, dtype=np.int32)
-        threads["linear"] = linear
-        threads["tid"][:, 0] = linear % block[0]
-        threads["tid"][:, 1] = linear // block[0] % block[1]
-        threads["tid"][:, 2] = linear // (block[0] * block[1])
-        words = np.array([0, 0, 0, *block, *grid, self.shared, count, 0], dtype=np.int32)
+        threads, words = _block_records(self.block), _launch_words(self.grid, self.block, self.shared)
         with copy.running:  # one launch at a time per copy: its globals are its blocks' shared memory
             if self.function.module.checked:
                 copy.watch_shared(self.shared)
@@ -203,21 +198,121 @@ class _Launch:
             return self.problem is not None or self.next_block >= self.blocks
 
     def _fail(self, copy: LoadedCopy, status: int, failed: int) -> None:
-        name, grid = self.function.name, self.grid
-        where = (failed % grid[0], failed // grid[0] % grid[1], failed // (grid[0] * grid[1]))
-        if _state.finding is not None:
-            problem: BaseException = copy.finding_error(
-                name, _state.finding, self.function.module.sites, self.block, grid
-            )
-        elif _state.error is not None:
-            problem = type(_state.error)(f"kernel {name}, block {where}: {_state.error}")
-        else:
-            problem = SimulatorError(
-                f"kernel {name}, block {where} trapped (an assertion or a trap instruction failed)"
-            )
+        problem = _problem(self.function, copy, failed, self.grid, self.block)
         with self.settled:
             if self.problem is None:
                 self.problem = problem
+
+
+class _GridLaunch:
+    """A launch of a kernel that waits at grid barriers: every block is under way at once,
+    as a cooperative launch's are on the GPU. On one copy of the code, each block runs until
+    it waits at the grid barrier (or ends), and its shared memory and what the checks know
+    of it are set aside while the next one runs; once every block waits, each runs on in
+    turn to the next grid barrier."""
+
+    def __init__(
+        self, function: HostFunction, grid: tuple[int, int, int], block: tuple[int, int, int], shared: int, params: int
+    ) -> None:
+        self.function, self.grid, self.block, self.shared, self.params = function, grid, block, shared, params
+
+    def run(self, blocks: int) -> None:
+        module = self.function.module
+        copy = module.copy(0)
+        assert copy is not None
+        words = _launch_words(self.grid, self.block, self.shared)
+        problem: BaseException | None = None
+        with copy.running:
+            if module.checked:
+                copy.watch_shared(self.shared)
+            _state.sites, _state.error, _state.finding = module.sites, None, None
+            try:
+                self._blocks(copy, blocks, words)
+            except SimulatorError as e:
+                problem = e
+            finally:
+                _state.error = _state.finding = None
+        if module.gather_exceptions():
+            return  # the runtime raises what a thread raised: it came first
+        if problem is not None:
+            raise problem
+
+    def _blocks(self, copy: LoadedCopy, blocks: int, words: np.ndarray) -> None:
+        parked: dict[int, tuple[np.ndarray, Any]] = {}
+        ended = None  # a block that ended: once one has, a block waiting at the grid barrier waits forever
+        for b in range(blocks):
+            threads = _block_records(self.block)
+            if b:
+                copy.fresh_shadow()
+            status = copy.run(self.params, threads.ctypes.data, words.ctypes.data, b, b + 1)
+            ended = self._after(copy, b, status, threads, parked, ended)
+        while parked:
+            self._check_not_stranded(parked, ended)
+            for b in sorted(parked):
+                threads, state = parked.pop(b)
+                copy.restore(state)
+                at_grid = (threads["wait"] == sim.AT_BARRIER) & (threads["op"] == sim.GRID_BARRIER)
+                threads["wait"][at_grid] = sim.RUNNABLE
+                status = copy.resume(self.params, threads.ctypes.data, words.ctypes.data, b)
+                ended = self._after(copy, b, status, threads, parked, ended)
+
+    def _after(
+        self, copy: LoadedCopy, b: int, status: int, threads: np.ndarray, parked: dict[int, Any], ended: int | None
+    ) -> int | None:
+        """Where block *b* stands after it ran: parked (its state kept), ended, or failed."""
+        if status == scheduling.PARKED:
+            parked[b] = (threads, copy.block_state(self.shared))
+            return ended
+        if status != 0:
+            raise _problem(self.function, copy, b, self.grid, self.block)
+        return b if ended is None else ended
+
+    def _check_not_stranded(self, parked: dict[int, tuple[np.ndarray, Any]], ended: int | None) -> None:
+        if ended is None:
+            return
+        b = min(parked)
+        threads = parked[b][0]
+        waiter = int(np.flatnonzero(threads["op"] == sim.GRID_BARRIER)[0])
+        site = self.function.module.sites[int(threads["site"][waiter])]
+        raise DeadlockError(
+            f"kernel {self.function.name}: block {_block_index(b, self.grid)} waits at grid.sync ({site}) for "
+            f"block {_block_index(ended, self.grid)}, which ended without reaching it: every block of the grid "
+            "must reach each grid.sync (the GPU would hang)"
+        )
+
+
+def _block_index(b: int, grid: tuple[int, int, int]) -> tuple[int, int, int]:
+    return (b % grid[0], b // grid[0] % grid[1], b // (grid[0] * grid[1]))
+
+
+def _block_records(block: tuple[int, int, int]) -> np.ndarray:
+    """The thread records of a block (``simulation.THREAD_DTYPE``), their indices set."""
+    count = block[0] * block[1] * block[2]
+    threads = np.zeros(count, sim.THREAD_DTYPE)
+    linear = np.arange(count, dtype=np.int32)
+    threads["linear"] = linear
+    threads["tid"][:, 0] = linear % block[0]
+    threads["tid"][:, 1] = linear // block[0] % block[1]
+    threads["tid"][:, 2] = linear // (block[0] * block[1])
+    return threads
+
+
+def _launch_words(grid: tuple[int, int, int], block: tuple[int, int, int], shared: int) -> np.ndarray:
+    """runtime.ll's @__sim.launch: block index (set per block), block and grid shapes, dynamic
+    shared bytes, threads per block, status."""
+    return np.array([0, 0, 0, *block, *grid, shared, block[0] * block[1] * block[2], 0], dtype=np.int32)
+
+
+def _problem(
+    function: HostFunction, copy: LoadedCopy, failed: int, grid: tuple[int, int, int], block: tuple[int, int, int]
+) -> BaseException:
+    """The exception of what stopped block *failed* (the launch's order)."""
+    name, where = function.name, _block_index(failed, grid)
+    if _state.finding is not None:
+        return copy.finding_error(name, _state.finding, function.module.sites, block, grid)
+    if _state.error is not None:
+        return type(_state.error)(f"kernel {name}, block {where}: {_state.error}")
+    return SimulatorError(f"kernel {name}, block {where} trapped (an assertion or a trap instruction failed)")
 
 
 class HostModule:
@@ -240,6 +335,7 @@ class HostModule:
         self.static_shared = sum(size for name, (_, size) in first.shared_variables.items() if name != DYNAMIC)
         self.dynamic_shared = first.sizes.get(DYNAMIC, 0)
         self.checked = "__sim.checked" in first.sizes
+        self.grid_sync = "__sim.grid_sync" in first.sizes  # its launches keep every block under way
         self.parallelism = max(1, min(os.cpu_count() or 1, 8))
 
     def copy(self, k: int) -> LoadedCopy | None:

@@ -17,6 +17,10 @@ from .errors import SharedMemoryRace, SimulatorError, UninitializedSharedRead
 _RUN = ctypes.CFUNCTYPE(
     ctypes.c_int32, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int32, ctypes.c_int32
 )
+_RESUME = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int32)
+# what the checks keep per block besides the shadow (runtime.ll): each thread's counts of
+# barriers and warp synchronizations passed, and the block's serial
+_CHECK_STATE = ("__sim.barriers", "__sim.syncs", "__sim.sync_masks", "__sim.serial")
 _SHADOW_WORDS = 10  # per shared byte (runtime.ll, "the checks of shared memory")
 _MAX_RANGES = 8
 DYNAMIC = "cumlir_dynamic_shared"
@@ -35,6 +39,7 @@ class LoadedCopy:
             g.name: self.global_address(g.name) for g in module.global_variables if "addrspace(3)" in str(g.type)
         }
         self.run = _RUN(self._engine.get_function_address("__sim.run"))
+        self.resume = _RESUME(self._engine.get_function_address("__sim.resume"))
         self.serial_base = 0
         self._shadow: np.ndarray | None = None
         self.running = threading.Lock()  # one launch at a time: the globals are its blocks' shared memory
@@ -54,13 +59,18 @@ class LoadedCopy:
         size = ctypes.c_int64.from_address(self.address(f"{name}.size")).value
         return ctypes.string_at(self.address(name), size).decode()
 
-    def watch_shared(self, dynamic: int) -> None:
-        """A fresh shadow of the shared variables and of the first *dynamic* bytes of the
-        dynamic shared memory, where the code's checks find it."""
+    def shared_ranges(self, dynamic: int) -> list[tuple[int, int]]:
+        """(address, size) of the shared variables and of the first *dynamic* bytes of the
+        dynamic shared memory."""
         ranges = [(address, size) for name, (address, size) in self.shared_variables.items() if name != DYNAMIC]
         if dynamic:
             ranges.append((self.address(DYNAMIC), dynamic))
-        ranges = [r for r in ranges if r[1]][:_MAX_RANGES]
+        return [r for r in ranges if r[1]]
+
+    def watch_shared(self, dynamic: int) -> None:
+        """A fresh shadow of the shared variables and of the first *dynamic* bytes of the
+        dynamic shared memory, where the code's checks find it."""
+        ranges = self.shared_ranges(dynamic)[:_MAX_RANGES]
         shadow = np.zeros((max(sum(size for _, size in ranges), 1), _SHADOW_WORDS), np.int32)
         table = (ctypes.c_int64 * (3 * _MAX_RANGES)).from_address(self.address("__sim.ranges"))
         offset = 0
@@ -72,6 +82,27 @@ class LoadedCopy:
         self.serial_base = self.word("__sim.serial").value
         ctypes.c_void_p.from_address(self.address("__sim.shadow")).value = shadow.ctypes.data
         self._shadow = shadow  # alive until the next launch on this copy
+
+    def fresh_shadow(self) -> None:
+        """A shadow of its own for the next block (one of a cooperative launch's blocks, all
+        of which are under way at once)."""
+        if self._shadow is not None:
+            self._shadow = np.zeros_like(self._shadow)
+            ctypes.c_void_p.from_address(self.address("__sim.shadow")).value = self._shadow.ctypes.data
+
+    def block_state(self, dynamic: int) -> tuple[list[tuple[int, bytes]], np.ndarray | None]:
+        """What a block parked at a grid barrier leaves in this copy's globals (its shared
+        memory and what the checks know of it), for ``restore`` when it runs on."""
+        ranges = self.shared_ranges(dynamic) + [self.global_address(n) for n in _CHECK_STATE if n in self.sizes]
+        return [(address, ctypes.string_at(address, size)) for address, size in ranges], self._shadow
+
+    def restore(self, state: tuple[list[tuple[int, bytes]], np.ndarray | None]) -> None:
+        saved, shadow = state
+        for address, data in saved:
+            ctypes.memmove(address, data, len(data))
+        if shadow is not None:
+            self._shadow = shadow
+            ctypes.c_void_p.from_address(self.address("__sim.shadow")).value = shadow.ctypes.data
 
     def finding_error(
         self,

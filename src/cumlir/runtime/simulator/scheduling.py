@@ -30,6 +30,7 @@ OPERATION_NAMES = {
     sim.BARRIER_POPC: "syncthreads_count",
     sim.BARRIER_AND: "syncthreads_and",
     sim.BARRIER_OR: "syncthreads_or",
+    sim.GRID_BARRIER: "grid.sync",
     sim.SYNCWARP: "syncwarp",
     sim.SHFL_IDX: "shfl_sync",
     sim.SHFL_UP: "shfl_up_sync",
@@ -51,6 +52,7 @@ OPERATION_NAMES = {
     sim.REDUX_OR: "reduce_or_sync",
     sim.REDUX_XOR: "reduce_xor_sync",
 }
+PARKED = 2  # what resolve returns for a block waiting at the grid barrier
 _BARRIERS = (sim.BARRIER, sim.BARRIER_POPC, sim.BARRIER_AND, sim.BARRIER_OR)
 _SHUFFLES = (sim.SHFL_IDX, sim.SHFL_UP, sim.SHFL_DOWN, sim.SHFL_BFLY)
 
@@ -63,7 +65,8 @@ def resolve(threads: np.ndarray, sites: Sequence[str]) -> int:
     operations whose lanes have all arrived complete first; when none does and every thread
     that has not exited waits at the block barrier, the barrier releases. Each released
     thread gets its ``result`` and ``wait = RUNNABLE``. Returns 1 when some thread was
-    released, 0 when every thread has finished; raises a ``SimulatorError`` (a
+    released, 0 when every thread has finished, ``PARKED`` when the block waits at the grid
+    barrier (a thread there, the others at the block barrier after it); raises a ``SimulatorError`` (a
     ``WarpMaskError``, ``DivergentBarrierError`` or ``DeadlockError``) where the kernel would
     hang or its results would be undefined on the GPU.
     """
@@ -81,6 +84,8 @@ def resolve(threads: np.ndarray, sites: Sequence[str]) -> int:
         return 1
     if at_warp.any():
         raise _deadlock(threads, sites)
+    if ((wait == sim.AT_BARRIER) & (threads["op"] == sim.GRID_BARRIER)).any():
+        return PARKED  # every thread of the block waits: its launch resumes it once the grid has arrived
     if (wait == sim.AT_BARRIER).any():
         _release_barrier(threads, sites)
         return 1
