@@ -53,7 +53,9 @@ def leaves_early(a):
 
 
 def test_a_block_ending_before_the_grid_barrier_is_reported():
-    with pytest.raises(DeadlockError, match=r"block \(0, 0, 0\) waits at grid.sync \(.*test_grid_sync.py:51\) for block \(2, 0, 0\)"):
+    with pytest.raises(
+        DeadlockError, match=r"block \(0, 0, 0\) waits at grid.sync \(.*test_grid_sync.py:51\) for block \(2, 0, 0\)"
+    ):
         cuda.jit(leaves_early)[4, 32](np.zeros(128))
 
 

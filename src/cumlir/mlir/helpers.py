@@ -11,11 +11,16 @@ from collections.abc import Callable
 from typing import Any
 
 from mlir import ir
-from mlir.dialects import arith, bufferization, func, linalg, llvm, tensor
+from mlir.dialects import arith, bufferization, func, llvm, tensor
 from mlir.dialects import complex as mlir_complex
 
+from ..lazy import lazy
 from . import type_conversions  # noqa: F401  (numba-cuda-mlir's lowering_utilities.type_conversions)
 from .type_conversions import to_mlir_type, to_numba_type  # noqa: F401
+
+# linalg's Python module builds its named operations when imported (~60 ms): only tensor
+# broadcasts need it
+linalg = lazy("mlir.dialects.linalg")
 
 # ---- constants -----------------------------------------------------------------------
 

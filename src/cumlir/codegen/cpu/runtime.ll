@@ -637,11 +637,16 @@ done:
 }
 
 ; whether thread %other's access (after %b barriers and %s warp synchronizations of its
-; own) happens before the current thread's: it has passed a barrier since (which the
-; current thread reached too), or a warp synchronization of their warp that the current
-; thread's lane joined (its last one's mask names it)
-define internal i1 @__sim.ordered(i32 %other, i32 %b, i32 %s, i32 %me) alwaysinline {
+; own) happens before the current thread's (%me, which has passed %mine barriers): the
+; current thread has passed more barriers than that (the k-th barrier of every thread is
+; one, released when all have arrived), or %other has passed one since (which the current
+; thread reached too), or a warp synchronization of their warp that the current thread's
+; lane joined (its last one's mask names it)
+define internal i1 @__sim.ordered(i32 %other, i32 %b, i32 %s, i32 %me, i32 %mine) alwaysinline {
 entry:
+  %after = icmp ugt i32 %mine, %b
+  br i1 %after, label %yes, label %counted
+counted:
   %bp = call ptr @__sim.count_of(ptr @__sim.barriers, i32 %other)
   %bn = load i32, ptr %bp, align 4
   %passed = icmp ugt i32 %bn, %b
@@ -719,7 +724,45 @@ none:
 ; record keeps one another thread may still race with (an earlier unordered one stays);
 ; reports: 1 uninitialised read, 2 read after another's
 ; write, 3 write after another's write, 4 write after another's read
-define linkonce_odr void @__sim.access(ptr %p, i64 %size, i32 %kind, i32 %site) {
+declare i1 @llvm.vector.reduce.and.v10i1(<10 x i1>)
+
+; the span of addresses from the first shared variable watched to the end of the last (the
+; host sets it; empty when nothing is watched): an access outside it (global memory, the
+; thread's own frame) is left at the cost of a comparison, inlined where it is made
+@__sim.watched_first = global i64 0, align 8
+@__sim.watched_span = global i64 0, align 8
+define linkonce_odr void @__sim.access(ptr %p, i64 %size, i32 %kind, i32 %site) alwaysinline {
+  %a = ptrtoint ptr %p to i64
+  %first = load i64, ptr @__sim.watched_first, align 8
+  %span = load i64, ptr @__sim.watched_span, align 8
+  %from = sub i64 %a, %first
+  %inside = icmp ult i64 %from, %span
+  br i1 %inside, label %watched, label %done
+watched:
+  %read = icmp eq i32 %kind, 0
+  br i1 %read, label %reads, label %other
+reads:
+  call void @__sim.read_watched(ptr %p, i64 %size, i32 %site)
+  br label %done
+other:
+  call void @__sim.access_watched(ptr %p, i64 %size, i32 %kind, i32 %site)
+  br label %done
+done:
+  ret void
+}
+
+; reads, the most common access, checked by code of their own (the kind folded in)
+define linkonce_odr void @__sim.read_watched(ptr %p, i64 %size, i32 %site) noinline {
+  call void @__sim.access_checked(ptr %p, i64 %size, i32 0, i32 %site)
+  ret void
+}
+
+define linkonce_odr void @__sim.access_watched(ptr %p, i64 %size, i32 %kind, i32 %site) noinline {
+  call void @__sim.access_checked(ptr %p, i64 %size, i32 %kind, i32 %site)
+  ret void
+}
+
+define linkonce_odr void @__sim.access_checked(ptr %p, i64 %size, i32 %kind, i32 %site) alwaysinline {
 entry:
   %shadow = load ptr, ptr @__sim.shadow, align 8
   %off = icmp eq ptr %shadow, null
@@ -745,14 +788,31 @@ setup:
   %writes = icmp ne i32 %kind, 0
   %abit = select i1 %atomic, i32 1073741824, i32 0
   %mine = or i32 %me, %abit
+  ; the bytes after the first whose records were the first's end as the first's does (the
+  ; checks are a function of the record): only the first byte and those that differ are
+  ; worked through
+  %rec0 = getelementptr [10 x i32], ptr %shadow, i64 %base
+  %old0 = load <10 x i32>, ptr %rec0, align 4
   br label %byte
 byte:
-  %i = phi i64 [ 0, %setup ], [ %i.next, %byte.next ]
+  %i = phi i64 [ 0, %setup ], [ %i.next, %byte.step ]
+  %new0 = phi <10 x i32> [ poison, %setup ], [ %new0.next, %byte.step ]
   %more = icmp ult i64 %i, %size
-  br i1 %more, label %byte.body, label %done
-byte.body:
+  br i1 %more, label %byte.same, label %done
+byte.same:
   %at = add i64 %base, %i
   %rec = getelementptr [10 x i32], ptr %shadow, i64 %at
+  %later = icmp ne i64 %i, 0
+  br i1 %later, label %byte.compare, label %byte.body
+byte.compare:
+  %cur = load <10 x i32>, ptr %rec, align 4
+  %eqs = icmp eq <10 x i32> %cur, %old0
+  %eq = call i1 @llvm.vector.reduce.and.v10i1(<10 x i1> %eqs)
+  br i1 %eq, label %byte.as.first, label %byte.body
+byte.as.first:
+  store <10 x i32> %new0, ptr %rec, align 4
+  br label %byte.next
+byte.body:
   %wt.p = getelementptr i32, ptr %rec, i32 0
   %wt = load i32, ptr %wt.p, align 4
   %wblk.p = getelementptr i32, ptr %rec, i32 1
@@ -777,7 +837,7 @@ w.check:
   %wb = load i32, ptr %wb.p, align 4
   %ws = load i32, ptr %ws.p, align 4
   %wo = sub i32 %writer, 1
-  %w.ordered = call i1 @__sim.ordered(i32 %wo, i32 %wb, i32 %ws, i32 %t)
+  %w.ordered = call i1 @__sim.ordered(i32 %wo, i32 %wb, i32 %ws, i32 %t, i32 %B)
   br i1 %w.ordered, label %after.w, label %w.race
 w.race:
   %wsite = load i32, ptr %wsite.p, align 4
@@ -818,7 +878,7 @@ r.check:
   %rb = load i32, ptr %rb.p, align 4
   %rs = load i32, ptr %rs.p, align 4
   %ro = sub i32 %rt, 1
-  %r.ordered = call i1 @__sim.ordered(i32 %ro, i32 %rb, i32 %rs, i32 %t)
+  %r.ordered = call i1 @__sim.ordered(i32 %ro, i32 %rb, i32 %rs, i32 %t, i32 %B)
   br i1 %r.ordered, label %record.write, label %r.race
 r.race:
   %rsite = load i32, ptr %rsite.p, align 4
@@ -844,7 +904,7 @@ keep.check:
   %pb = load i32, ptr %rb.p, align 4
   %ps = load i32, ptr %rs.p, align 4
   %po = sub i32 %prev, 1
-  %prev.ordered = call i1 @__sim.ordered(i32 %po, i32 %pb, i32 %ps, i32 %t)
+  %prev.ordered = call i1 @__sim.ordered(i32 %po, i32 %pb, i32 %ps, i32 %t, i32 %B)
   br i1 %prev.ordered, label %store.read, label %byte.next
 store.read:
   store i32 %mine, ptr %rt.p, align 4
@@ -854,6 +914,14 @@ store.read:
   store i32 %site, ptr %rsite.p, align 4
   br label %byte.next
 byte.next:
+  %first.done = icmp eq i64 %i, 0
+  br i1 %first.done, label %byte.new0, label %byte.step
+byte.new0:
+  ; read back once, not per byte (a load of what was just stored in parts waits for them)
+  %new0.loaded = load <10 x i32>, ptr %rec0, align 4
+  br label %byte.step
+byte.step:
+  %new0.next = phi <10 x i32> [ %new0.loaded, %byte.new0 ], [ %new0, %byte.next ]
   %i.next = add i64 %i, 1
   br label %byte
 done:

@@ -78,6 +78,10 @@ class LoadedCopy:
             table[3 * k], table[3 * k + 1], table[3 * k + 2] = address, address + size, offset
             offset += size
         self.word("__sim.range_count").value = len(ranges)
+        first = min((address for address, _ in ranges), default=0)
+        end = max((address + size for address, size in ranges), default=0)
+        ctypes.c_int64.from_address(self.address("__sim.watched_first")).value = first
+        ctypes.c_int64.from_address(self.address("__sim.watched_span")).value = end - first
         self.word("__sim.reported").value = 0
         self.serial_base = self.word("__sim.serial").value
         ctypes.c_void_p.from_address(self.address("__sim.shadow")).value = shadow.ctypes.data
