@@ -124,3 +124,78 @@ def test_memory_the_simulator_did_not_make_is_refused():
     foreign = _ForeignArray(np.zeros(64, np.float32))
     with pytest.raises(SimulatorError, match="parameter 0 points to .* memory the simulator did not make"):
         cuda.jit(fill)[1, 64](foreign)
+
+
+def fused_float16(a, b, c, out):
+    i = cuda.grid(1)
+    if i < out.shape[0]:
+        out[i] = cuda.fp16.hfma(a[i], b[i], c[i])
+
+
+def fused_bfloat16(a, b, c, out):
+    i = cuda.grid(1)
+    if i < out.shape[0]:
+        out[i] = cuda.bf16.hfma(a[i], b[i], c[i])
+
+
+def _nearest_even(exact, bits, width):
+    """The code of the float (its *bits*: uint16 codes of a float16 or bfloat16 near each
+    *exact* Fraction, *width* their mantissa's bits) nearest each, ties to even."""
+    from fractions import Fraction
+
+    def value(code):
+        sign = -1 if code >> 15 else 1
+        exponent, mantissa = (code >> width) & ((1 << (15 - width)) - 1), code & ((1 << width) - 1)
+        bias = (1 << (14 - width)) - 1
+        if exponent == 0:
+            return sign * Fraction(mantissa, 1 << width) * Fraction(2) ** (1 - bias)
+        return sign * (1 + Fraction(mantissa, 1 << width)) * Fraction(2) ** (exponent - bias)
+
+    out = []
+    for x, code in zip(exact, bits.tolist()):
+        candidates = [c for c in (code - 1, code, code + 1) if (c & 0x7FFF) < (0x7FFF ^ ((1 << width) - 1)) and c >= 0]
+        candidates += [c ^ 0x8000 for c in candidates if (c & 0x7FFF) < 2]  # across zero
+        best = min(candidates, key=lambda c: (abs(value(c) - x), c & 1))
+        out.append(best)
+    return np.array(out, np.uint16)
+
+
+@pytest.mark.parametrize("kind", ["float16", "bfloat16"])
+def test_narrow_fused_multiply_adds_round_once(kind, rng):
+    """A product on a midpoint of the narrow type plus a tiny addend: rounding the exact sum
+    once goes past the midpoint, rounding it to float32 first lands on it and ties to even;
+    random operands besides."""
+    from fractions import Fraction
+
+    import ml_dtypes
+
+    dtype, width = (np.float16, 10) if kind == "float16" else (ml_dtypes.bfloat16, 7)
+    n = 3000
+    a = rng.uniform(-4, 4, n).astype(dtype)
+    b = rng.uniform(-4, 4, n).astype(dtype)
+    c = (rng.uniform(-1, 1, n) * 2.0 ** rng.integers(-30, 3, n)).astype(dtype)
+    # products on a midpoint of the type: an odd number of width + 2 bits, made of two factors
+    # of at most width + 1 bits each, plus an addend far below it (or none: a tie)
+    midpoints = [
+        (p, m // p)
+        for m in range(2 ** (width + 1) + 1, 2 ** (width + 2), 2)
+        for p in range(3, 2 ** (width + 1), 2)
+        if m % p == 0 and m // p < 2 ** (width + 1) and p < m // p
+    ]
+    picked = rng.integers(0, len(midpoints), 400)
+    a[:400] = [midpoints[k][0] for k in picked]
+    b[:400] = [midpoints[k][1] * 2.0 ** -(width + 2) for k in picked]
+    c[:400] = (2.0 ** rng.integers(-30, -12, 400) * rng.choice([-1, 1], 400)).astype(dtype)
+    c[:100] = 0
+    out = np.zeros(n, dtype)
+    cuda.jit(fused_float16 if kind == "float16" else fused_bfloat16)[(n + 127) // 128, 128](a, b, c, out)
+    exact = [
+        Fraction(float(x)) * Fraction(float(y)) + Fraction(float(z))
+        for x, y, z in zip(a.astype(np.float64), b.astype(np.float64), c.astype(np.float64))
+    ]
+    near = np.array([float(e) for e in exact]).astype(dtype).view(np.uint16)
+    expected = _nearest_even(exact, near, width)
+    got = out.view(np.uint16)
+    zero = expected & 0x7FFF == 0  # the sign of an exact zero sum is the rounding mode's
+    np.testing.assert_array_equal(got[~zero], expected[~zero])
+    np.testing.assert_array_equal(got[zero] & 0x7FFF, 0)

@@ -103,7 +103,10 @@ def test_whole_record_copies(dtype, rng):
     src = _random_records(dtype, n, rng)
     dst = _poisoned_records(dtype, n)
     _launch(R.record_copy, n, src, dst)
-    assert dst.tobytes() == src[::-1].tobytes()
+    if cuda.is_simulator():  # the CPU copies a record's fields, not its padding (docs/simulator.md)
+        _assert_fields_equal(dst, src[::-1])
+    else:
+        assert dst.tobytes() == src[::-1].tobytes()
     a = _random_records(dtype, n, rng)
     before = a.copy()
     _launch(R.swap_pairs, n // 2, a)

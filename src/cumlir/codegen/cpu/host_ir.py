@@ -8,7 +8,7 @@ from __future__ import annotations
 import functools
 import re
 
-from . import inline_ptx, intrinsics
+from . import inline_ptx, intrinsics, narrow_fma
 from .ir_text import NotSimulated
 
 _NVVM = re.compile(r"@llvm\.nvvm\.([\w.]+)\b")
@@ -53,7 +53,7 @@ def prepare(text: str) -> str:
             continue
         if "@llvm.nvvm." in line:
             line = _NVVM.sub(functools.partial(_nvvm_name, line=line), line)
-        line = _LOOP_HINT.sub("", _shared_variable(line))
+        line = narrow_fma.rename(_LOOP_HINT.sub("", _shared_variable(line)))
         m = _DEFINE.match(line)
         if m is not None:
             line = _define(m)

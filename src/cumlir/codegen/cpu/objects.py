@@ -12,7 +12,7 @@ from typing import Any
 
 from ...lazy import lazy
 from ...linkable import HostCode
-from . import accesses, intrinsics, libdevice_host, soft_float, threads
+from . import accesses, intrinsics, libdevice_host, narrow_fma, soft_float, threads
 from .host_ir import prepare
 from .ir_text import NotSimulated
 
@@ -167,7 +167,8 @@ def link(code: str, others: list[str]) -> bytes:
     """The kernel's host IR *code* linked with the runtime and the host IR of its link
     items (the device runtime's), optimized: LLVM bitcode."""
     module = _parse(code)
-    for text in [*others, _runtime_text(), soft_float.definitions()]:  # the runtime last: it defines what they call
+    # the runtime after the link items: it defines what they call
+    for text in [*others, _runtime_text(), soft_float.definitions(), narrow_fma.definitions()]:
         module.link_in(_parse(text))
     routines = [f.name for f in module.functions if f.is_declaration and f.name.startswith("__nv_")]
     for name in routines:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from mlir import ir, passmanager
 from mlir.dialects import llvm
 
+from ... import backends
 from ...marks import (
     CHIP_AT_LEAST,
     CHIP_PATH_PTX,
@@ -90,7 +91,9 @@ def set_target(module: ir.Module, cc: ComputeCapability, options: Options) -> No
     flags = ", flags = {ftz}" if options.fast else ""
     arch_specific = targets.arch_specific(cc, options)
     if CHIP_PATHS in gpu_module.attributes:  # first: a path kept may need a newer PTX ISA
-        _settle_chip_conditions(gpu_module, targets.parse_cc(cc))
+        # the simulator's CPU runs no chip's instructions: it takes the paths written for every chip
+        chip = (0, 0) if options.backend == backends.SIMULATOR else targets.parse_cc(cc)
+        _settle_chip_conditions(gpu_module, chip)
     needed_ptx = check_needs(gpu_module, targets.parse_cc(cc), options.features, arch_specific)
     features = options.features or targets.ptx_feature(cc, debug=options.debug, arch_specific=arch_specific)
     if options.features:
