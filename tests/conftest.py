@@ -22,6 +22,30 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(skip)
 
 
+class _GpuLibrariesUnderTheSimulator:
+    """An import finder, while the simulator is on, under which importing CuPy or PyTorch
+    skips the test (or test module) importing it: their arrays live in a GPU's memory,
+    which the simulator's kernels cannot read."""
+
+    NAMES = ("cupy", "cupyx", "torch")
+
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in self.NAMES:
+            raise pytest.skip.Exception(
+                f"not on the simulator: {name.split('.')[0]}'s arrays are in a GPU", allow_module_level=True
+            )
+        return None
+
+
+def pytest_configure(config):
+    import sys
+
+    from cumlir import simulation
+
+    if simulation.requested() and not simulation.python_mode():
+        sys.meta_path.insert(0, _GpuLibrariesUnderTheSimulator())
+
+
 def _skip_what_the_simulator_cannot_run(items):
     from cumlir import simulation
 

@@ -15,6 +15,17 @@ NUMERIC_TYPES = INT_TYPES + FLOAT_TYPES
 SCALAR_TYPES = NUMERIC_TYPES + ["bool"]
 
 
+def needs_the_gpu_itself(why):
+    """Skips the calling test under the simulator: what it uses lives in a GPU or in the CUDA
+    driver itself (*why*), which the simulator's CPU runs do not touch."""
+    import pytest
+
+    from cumlir import simulation
+
+    if simulation.requested():
+        pytest.skip(f"not on the simulator: {why}")
+
+
 def python_output(code):
     """What a fresh Python process running *code* prints (stripped); raises if it fails."""
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()

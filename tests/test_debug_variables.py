@@ -189,6 +189,7 @@ def _cuda_gdb():
 
 @pytest.mark.gpu
 @BACKENDS
+@pytest.mark.not_simulated("cuda-gdb debugs the GPU's code")
 def test_cuda_gdb_stops_at_a_kernel_line_and_prints_locals(tmp_path, backend):
     gdb = _cuda_gdb()
     if gdb is None:

@@ -156,6 +156,7 @@ def _check_results(report):
     assert report["load"]
 
 
+@pytest.mark.not_simulated("the simulator keeps no compiled code on disk")
 def test_cached_kernels_run_in_a_fresh_process_without_mlir(tmp_path):
     _write_kernels(tmp_path)
     env = {"CUMLIR_CACHE_DIR": str(tmp_path / "cache")}
@@ -168,6 +169,7 @@ def test_cached_kernels_run_in_a_fresh_process_without_mlir(tmp_path):
     assert cold["numba_after_vadd"] and not warm["numba_after_vadd"]  # a hit types its arguments without numba
 
 
+@pytest.mark.not_simulated("the simulator keeps no compiled code on disk")
 def test_compile_stats_are_printed_per_signature(tmp_path):
     _write_kernels(tmp_path)
     env = {"CUMLIR_CACHE_DIR": str(tmp_path / "cache"), "CUMLIR_COMPILE_STATS": "1"}

@@ -18,6 +18,7 @@ pytestmark = pytest.mark.gpu
 
 
 def _cu():
+    support.needs_the_gpu_itself("compared with the CUDA driver itself")
     from cuda.bindings import driver as cu
 
     return cu
@@ -181,6 +182,7 @@ def test_events_time_a_kernel():
 
 
 @pytest.mark.timing
+@pytest.mark.not_simulated("the simulator's streams run their work before a launch returns")
 def test_event_query_before_the_work_finishes():
     out = cuda.to_device(np.zeros(1024))
     stream = cuda.stream()
@@ -380,6 +382,7 @@ def test_resource_queries():
     assert isinstance(every, dict) and list(every.values()) == [1024] * len(every)
 
 
+@pytest.mark.not_simulated("register counts are the GPU's")
 def test_resource_queries_follow_the_compile_options():
     def body(a):
         i = cuda.grid(1)
@@ -440,6 +443,7 @@ def test_call_with_a_configuration(rng):
     np.testing.assert_array_equal(out.copy_to_host(), values + 1)
 
 
+@pytest.mark.not_simulated("SASS is the GPU's machine code")
 def test_inspect_sass():
     from cuda import pathfinder
 
@@ -469,6 +473,7 @@ print(base64.b64encode(pickle.dumps((host, tail_host))).decode())
 """
 
 
+@pytest.mark.not_simulated("IPC handles are the CUDA driver's")
 def test_ipc_shares_an_array_with_another_process(rng):
     import base64
     import pickle

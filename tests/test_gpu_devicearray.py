@@ -192,6 +192,7 @@ def test_setitem_writes_through_views(rng):
     np.testing.assert_array_equal(dev.copy_to_host(), host)
 
 
+@pytest.mark.not_simulated("asks the CUDA driver itself whether memory is allocated")
 def test_memory_is_freed_with_the_last_view():
     """Asked of the allocation itself (cuMemGetAddressRange), not of the device's free memory,
     which other processes on the GPU change meanwhile."""
@@ -212,6 +213,7 @@ def test_memory_is_freed_with_the_last_view():
 # ---- pinned and mapped host memory ---------------------------------------------------------
 
 
+@pytest.mark.not_simulated("asks the CUDA driver itself whether memory is page-locked")
 def test_pinned_array_is_page_locked(rng):
     from cuda.bindings import driver as cu
 
@@ -378,6 +380,7 @@ def test_non_cuda_dlpack_objects_are_refused(torch):
 # ---- cuda.core -----------------------------------------------------------------------------
 
 
+@pytest.mark.not_simulated("cuda.core's buffers are in a GPU's memory")
 def test_cuda_core_buffers_as_kernel_arguments():
     try:
         from cuda.core import Device

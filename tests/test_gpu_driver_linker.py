@@ -16,7 +16,7 @@ from cumlir.linking import nvjitlink
 
 from . import support, test_gpu_linking
 
-pytestmark = pytest.mark.gpu
+pytestmark = [pytest.mark.gpu, pytest.mark.not_simulated("the CUDA driver's linker and the cubins it makes")]
 
 N = 4099  # not a multiple of a block
 

@@ -12,7 +12,7 @@ import pytest
 from cumlir import cuda
 
 from .cases import launch_kernels as K
-from .support import poisoned
+from .support import needs_the_gpu_itself, poisoned
 
 pytestmark = pytest.mark.gpu
 
@@ -39,6 +39,7 @@ def _streams():
     """(name, factory) of every stream kind a launch accepts; factories skip what is missing."""
 
     def cuda_core():
+        needs_the_gpu_itself("cuda.core's streams are the CUDA driver's")
         core = pytest.importorskip("cuda.core")
         device = core.Device()
         device.set_current()
@@ -124,6 +125,7 @@ def _kinds():
     def numba_array(host):
         from .support import import_numba_cuda, numba_cuda_problem
 
+        needs_the_gpu_itself("numba-cuda's arrays are in a GPU's memory")
         problem = numba_cuda_problem()
         if problem:
             pytest.skip(problem)

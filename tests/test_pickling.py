@@ -252,6 +252,7 @@ def test_spawned_process_compiles_unpickled_device_functions_and_ufuncs(spawned,
 
 
 @pytest.mark.gpu
+@pytest.mark.not_simulated("its kernel links CUDA C++, which has no host form")
 def test_spawned_process_launches_unpickled_kernels(spawned, rng, tmp_path):
     n = 1000
     x, y = rng.standard_normal(n).astype(np.float32), rng.standard_normal(n).astype(np.float32)

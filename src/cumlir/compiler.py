@@ -298,7 +298,8 @@ def compilation(
         check_output(output)
     options = options or Options()
     default = backends.REGISTRY[options.backend or backends.DEFAULT].code_format
-    code_format = output if output in CODE_FORMATS else ("ltoir" if options.lto else default)
+    # host code is linked whole: lto=True asks nothing more of it
+    code_format = output if output in CODE_FORMATS else ("ltoir" if options.lto and default != "host" else default)
     return Compilation(entry=entry, cc=parse_cc(cc) if cc else None, options=options, code_format=code_format)
 
 

@@ -39,7 +39,8 @@ _DBG = re.compile(r"!dbg (![0-9]+)")
 _SIZES = {"i8": 1, "i16": 2, "half": 2, "bfloat": 2, "i32": 4, "float": 4, "i64": 8, "double": 8, "ptr": 8, "i128": 16}
 
 
-def _size(ty: str) -> int | None:
+def type_size(ty: str) -> int | None:
+    """The bytes of the LLVM type *ty* (scalars, and vectors and arrays of them), or None."""
     ty = ty.strip()
     if ty in _SIZES:
         return _SIZES[ty]
@@ -119,16 +120,16 @@ def _checks_of(line: str) -> list[tuple[str, str, int]]:
     """(pointer operand, bytes, kind) of each memory access *line* makes."""
     if m := _LOAD.match(line):
         ops = split_args(m.group("ops"))
-        size = _size(ops[0]) if len(ops) == 2 else None
+        size = type_size(ops[0]) if len(ops) == 2 else None
         return [(ops[1], str(size), READ)] if size else []
     if m := _STORE.match(line):
         ops = split_args(m.group("ops"))
-        size = _size(ops[0].rsplit(" ", 1)[0]) if len(ops) == 2 else None
+        size = type_size(ops[0].rsplit(" ", 1)[0]) if len(ops) == 2 else None
         return [(ops[1], str(size), WRITE)] if size else []
     if m := _ATOMIC.match(line):
         ops = split_args(m.group("ops"))
         if len(ops) >= 2:
-            size = _size(ops[1].rsplit(" ", 1)[0])
+            size = type_size(ops[1].rsplit(" ", 1)[0])
             return [(ops[0], str(size), ATOMIC)] if size else []
         return []
     if m := _MEMORY.match(line):

@@ -15,6 +15,8 @@ IN_RUNTIME = re.compile(
     r"read\.ptx\.sreg\.(tid|ntid|ctaid|nctaid)\.[xyz]|read\.ptx\.sreg\.(laneid|warpid|nwarpid|warpsize|smid|nsmid"
     r"|gridid|clock|clock64|globaltimer|dynamic_smem_size|lanemask\.(eq|lt|le|gt|ge))"
     r"|membar\.(cta|gl|sys)|fence\.sc\.cluster|nanosleep"
+    r"|rcp\.approx\.ftz\.[fd]|div\.(approx(\.ftz)?\.f|full(\.ftz)?)|rsqrt\.approx\.(ftz\.f|f|d)"
+    r"|(ex2|lg2|sin|cos)\.approx\.(ftz\.)?f"
 )
 
 # NVVM intrinsics with a generic LLVM equivalent of the same signature

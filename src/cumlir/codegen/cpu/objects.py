@@ -117,10 +117,34 @@ def host_code(device_ir: str, checks: bool = False) -> str:
             f"declare i32 @{runner}(ptr, ptr, i32, i32)",
             _string_global("__sim.sites", json.dumps(sites.described)),
             _string_global("__sim.parameters", _parameter_kinds(header)),
+            f'@"__sim.max_threads" = constant i32 {_max_threads(device_ir)}',
+            f'@"__sim.local_bytes" = constant i64 {_local_bytes(lines[first + 1 : last])}',
             '@"__sim.checked" = constant i32 1' if checks else "",
             '@"__sim.grid_sync" = constant i32 1' if intrinsics.GRID_SYNC_CALL in text else "",
         ]
     )
+
+
+def _max_threads(device_ir: str) -> int:
+    """The kernel's launch bounds (its threads per block at most), or 0 for none."""
+    m = re.search(r'"nvvm\.maxntid"="(\d+)(?:,(\d+))?(?:,(\d+))?"', device_ir)
+    if m is None:
+        return 0
+    return int(m.group(1)) * int(m.group(2) or 1) * int(m.group(3) or 1)
+
+
+_ALLOCA = re.compile(r"= alloca (?P<ty>[^,]+?)(?:, i(?:32|64) (?P<count>\d+))?(?:, align \d+)?(?:, !|$)")
+
+
+def _local_bytes(body: list[str]) -> int:
+    """The bytes of the kernel's own stack arrays and values (what the GPU reports as a
+    thread's local memory), for those of a known size."""
+    total = 0
+    for line in body:
+        if (m := _ALLOCA.search(line)) is not None:
+            size = accesses.type_size(m.group("ty"))
+            total += (size or 0) * int(m.group("count") or 1)
+    return total
 
 
 def _name(header: str) -> str:

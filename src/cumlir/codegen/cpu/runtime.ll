@@ -114,6 +114,42 @@ define linkonce_odr void @__sim.nvvm.membar.sys() alwaysinline { fence seq_cst r
 define linkonce_odr void @__sim.nvvm.fence.sc.cluster() alwaysinline { fence seq_cst ret void }
 define linkonce_odr void @__sim.nvvm.nanosleep(i32 %t) alwaysinline { ret void }
 
+; the approximate forms (fast math) as the host's exact ones (denormals not flushed)
+define linkonce_odr float @__sim.nvvm.rcp.approx.ftz.f(float %x) alwaysinline { %v = fdiv float 1.0, %x ret float %v }
+define linkonce_odr double @__sim.nvvm.rcp.approx.ftz.d(double %x) alwaysinline { %v = fdiv double 1.0, %x ret double %v }
+define linkonce_odr float @__sim.nvvm.div.approx.f(float %a, float %b) alwaysinline { %v = fdiv float %a, %b ret float %v }
+define linkonce_odr float @__sim.nvvm.div.approx.ftz.f(float %a, float %b) alwaysinline { %v = fdiv float %a, %b ret float %v }
+define linkonce_odr float @__sim.nvvm.div.full(float %a, float %b) alwaysinline { %v = fdiv float %a, %b ret float %v }
+define linkonce_odr float @__sim.nvvm.div.full.ftz(float %a, float %b) alwaysinline { %v = fdiv float %a, %b ret float %v }
+define linkonce_odr float @__sim.nvvm.rsqrt.approx.f(float %x) alwaysinline {
+  %r = call float @llvm.sqrt.f32(float %x)
+  %v = fdiv float 1.0, %r
+  ret float %v
+}
+define linkonce_odr float @__sim.nvvm.rsqrt.approx.ftz.f(float %x) alwaysinline {
+  %v = call float @__sim.nvvm.rsqrt.approx.f(float %x)
+  ret float %v
+}
+define linkonce_odr double @__sim.nvvm.rsqrt.approx.d(double %x) alwaysinline {
+  %r = call double @llvm.sqrt.f64(double %x)
+  %v = fdiv double 1.0, %r
+  ret double %v
+}
+define linkonce_odr float @__sim.nvvm.ex2.approx.f(float %x) alwaysinline { %v = call float @llvm.exp2.f32(float %x) ret float %v }
+define linkonce_odr float @__sim.nvvm.ex2.approx.ftz.f(float %x) alwaysinline { %v = call float @llvm.exp2.f32(float %x) ret float %v }
+define linkonce_odr float @__sim.nvvm.lg2.approx.f(float %x) alwaysinline { %v = call float @llvm.log2.f32(float %x) ret float %v }
+define linkonce_odr float @__sim.nvvm.lg2.approx.ftz.f(float %x) alwaysinline { %v = call float @llvm.log2.f32(float %x) ret float %v }
+define linkonce_odr float @__sim.nvvm.sin.approx.f(float %x) alwaysinline { %v = call float @llvm.sin.f32(float %x) ret float %v }
+define linkonce_odr float @__sim.nvvm.sin.approx.ftz.f(float %x) alwaysinline { %v = call float @llvm.sin.f32(float %x) ret float %v }
+define linkonce_odr float @__sim.nvvm.cos.approx.f(float %x) alwaysinline { %v = call float @llvm.cos.f32(float %x) ret float %v }
+define linkonce_odr float @__sim.nvvm.cos.approx.ftz.f(float %x) alwaysinline { %v = call float @llvm.cos.f32(float %x) ret float %v }
+declare float @llvm.sqrt.f32(float)
+declare double @llvm.sqrt.f64(double)
+declare float @llvm.exp2.f32(float)
+declare float @llvm.log2.f32(float)
+declare float @llvm.sin.f32(float)
+declare float @llvm.cos.f32(float)
+
 ; the protocol of a thread (simulation.py): frames, waiting, results, the end
 define linkonce_odr ptr @__sim.frame_alloc(i64 %n) { %p = call ptr @malloc(i64 %n) ret ptr %p }
 define linkonce_odr void @__sim.frame_free(ptr %p) { call void @free(ptr %p) ret void }

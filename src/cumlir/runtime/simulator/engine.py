@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from ... import simulation as sim
+from ...codegen.cpu.host_ir import DYNAMIC_SHARED_BYTES
 from ...codegen.cpu.ir_text import NotSimulated
 from ...lazy import lazy
 from . import driver_memory, math_library, printing, scheduling
@@ -90,7 +91,7 @@ class HostFunction:
         self.module = module
         self.name = name
         # what the code says of itself; cuFuncGetAttribute keeps what is set and the defaults
-        self.attributes = {"SHARED_SIZE_BYTES": module.static_shared}
+        self.attributes = dict(module.resources)
 
     def set_attribute(self, name: str, value: int) -> None:
         self.attributes[name] = value
@@ -101,10 +102,10 @@ class HostFunction:
         blocks = grid[0] * grid[1] * grid[2]
         if block[0] * block[1] * block[2] == 0 or blocks == 0:
             return
-        if shared > self.module.dynamic_shared:
+        if shared > DYNAMIC_SHARED_BYTES:
             raise SimulatorError(
                 f"kernel {self.name}: {shared} bytes of dynamic shared memory asked; the simulator gives at most "
-                f"{self.module.dynamic_shared}"
+                f"{DYNAMIC_SHARED_BYTES}"
             )
         self._check_pointers(params)
         if self.module.grid_sync:
@@ -333,6 +334,7 @@ class HostModule:
         self.pointer_parameters = [i for i, kind in enumerate(first.string("__sim.parameters")) if kind == "p"]
         self.kernels = {f.name for f in module.functions if not f.is_declaration and not f.name.startswith("__sim.")}
         self.static_shared = sum(size for name, (_, size) in first.shared_variables.items() if name != DYNAMIC)
+        self.resources = _resources(first, module, self.static_shared)
         self.dynamic_shared = first.sizes.get(DYNAMIC, 0)
         self.checked = "__sim.checked" in first.sizes
         self.grid_sync = "__sim.grid_sync" in first.sizes  # its launches keep every block under way
@@ -380,6 +382,18 @@ class HostModule:
 
     def global_address(self, name: str) -> tuple[int, int]:
         return self._copies[0].global_address(name)  # type: ignore[union-attr]
+
+
+def _resources(first: LoadedCopy, module: Any, static_shared: int) -> dict[str, int]:
+    """What the code says of itself, as cuFuncGetAttribute names it: its static shared and
+    constant memory, its threads' stack, its launch bounds (where it has them)."""
+    constant = sum(first.sizes.get(g.name, 0) for g in module.global_variables if "addrspace(4)" in str(g.type))
+    found = {"SHARED_SIZE_BYTES": static_shared, "CONST_SIZE_BYTES": constant}
+    if "__sim.local_bytes" in first.sizes:
+        found["LOCAL_SIZE_BYTES"] = ctypes.c_int64.from_address(first.address("__sim.local_bytes")).value
+    if "__sim.max_threads" in first.sizes and (most := first.word("__sim.max_threads").value):
+        found["MAX_THREADS_PER_BLOCK"] = most
+    return found
 
 
 def _check_resolved(binding: Any, module: Any) -> None:

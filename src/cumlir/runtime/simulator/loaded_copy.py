@@ -63,7 +63,7 @@ class LoadedCopy:
         """(address, size) of the shared variables and of the first *dynamic* bytes of the
         dynamic shared memory."""
         ranges = [(address, size) for name, (address, size) in self.shared_variables.items() if name != DYNAMIC]
-        if dynamic:
+        if dynamic and DYNAMIC in self.sizes:  # a kernel that never reads it has none
             ranges.append((self.address(DYNAMIC), dynamic))
         return [r for r in ranges if r[1]]
 
