@@ -58,6 +58,8 @@ def setup(xp, rng, quick=False):
     inputs = {"src": src, "dst": dst}
     if xp is not np:
         inputs["src4"], inputs["dst4"] = Float4View(src), Float4View(dst)
+    else:  # host arrays (the simulator) view themselves as float4
+        inputs["src4"], inputs["dst4"] = src.view(FLOAT4), dst.view(FLOAT4)
     return inputs
 
 
