@@ -154,6 +154,36 @@ def test_mutual_recursion_entered_with_other_argument_types():
     support.ptxas(ptx)
 
 
+def test_mutual_recursion_with_an_eager_signature():
+    # is_even's signature is typed when is_odd is not defined yet: it is typed at first use
+    @cuda.jit("boolean(int64)", device=True)
+    def is_even(n):
+        return True if n == 0 else is_odd(n - 1)
+
+    @cuda.jit(device=True)
+    def is_odd(n):
+        return False if n == 0 else is_even(n - 1)
+
+    def k(out):
+        out[0] = is_even(out[1])
+
+    ptx, _ = cuda.compile_ptx(k, "void(int64[:])", cc=(9, 0))
+    support.ptxas(ptx)
+    assert [str(t) for t in is_even.device_dispatcher._device_functions] == ["(int64,)"]
+
+
+def test_an_undefined_name_in_an_eager_device_signature_is_reported_at_first_use():
+    @cuda.jit("boolean(int64)", device=True)
+    def misspelt(n):
+        return no_such_function(n)  # noqa: F821
+
+    def k(out):
+        out[0] = misspelt(out[1])
+
+    with pytest.raises(TypingError, match="NameError: name 'no_such_function' is not defined"):
+        cuda.compile_ptx(k, "void(int64[:])", cc=(9, 0))
+
+
 def test_runaway_recursion_is_a_typing_error():
     @cuda.jit(device=True)
     def runaway(x):

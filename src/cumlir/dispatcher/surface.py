@@ -67,6 +67,11 @@ class _made_once(Generic[_V]):
         return value
 
 
+def _undefined_name(error: BaseException) -> bool:
+    """Whether typing failed on a global name the function's module does not define (yet)."""
+    return type(error).__name__ == "TypingError" and "NameError: name '" in str(error)
+
+
 class Dispatcher:
     __name__: str  # the function's, as its other attributes (functools.update_wrapper)
 
@@ -97,10 +102,23 @@ class Dispatcher:
         self._specializations: dict[tuple[tuple[int, int], tuple[types.Type, ...]], Dispatcher] = {}
         self._launchers: dict[Any, ConfiguredKernel] = {}  # launch configuration -> ConfiguredKernel (see __getitem__)
         self._launches: Launches | None = None  # launching.Launches, made at the first launch configuration
+        # a device function's signatures that name functions not defined yet (see _compile_given)
+        self._deferred: list[SignatureLike] = []
         if sigs:
             self._table.eager = True  # compiled signatures only: no compiling at launch
         for sig in sigs or ():
+            self._compile_given(sig)
+
+    def _compile_given(self, sig: SignatureLike) -> None:
+        """Compiles a signature given to the decorator. A device function may call one defined
+        after it (mutual recursion): a signature whose typing meets a name not defined yet is
+        typed at the function's first use instead, when its module has run to the end."""
+        try:
             self.compile(sig)
+        except Exception as e:
+            if not (self.device and _undefined_name(e)):
+                raise
+            self._deferred.append(sig)
 
     def __reduce__(self) -> tuple[Callable[..., Dispatcher], tuple[Any, ...]]:
         # what the user wrote: the function, the options, the signatures compiled (with the
@@ -110,6 +128,7 @@ class Dispatcher:
         if self.device:
             made = self._device_dispatcher
             signatures = [(argtypes, None) for argtypes in made._device_functions] if made else []
+            signatures += [(self._table.parse_signature(sig)[0], None) for sig in self._deferred]
         elif "_table" in self.__dict__:  # a table was made: signatures may be compiled
             table = self._table
             signatures = [(argtypes, o.return_type) for argtypes, o in table.overloads.items()]
@@ -519,6 +538,11 @@ class Dispatcher:
             with self._lock:
                 if self._device_dispatcher is None:
                     self._device_dispatcher = DeviceDispatcher(self.py_func, self.options)
+        if self._deferred:
+            with self._lock:
+                pending, self._deferred = self._deferred, []
+            for sig in pending:  # its errors are the first use's
+                self._device_dispatcher.compile_device(self._table.parse_signature(sig)[0])
         return self._device_dispatcher
 
     def compile_device(self, argtypes: Iterable[types.Type], return_type: types.Type | None = None) -> DeviceFunction:
@@ -541,7 +565,7 @@ def _rebuild(
     dispatcher = Dispatcher(pyfunc, device=device, options=options)
     for argtypes, return_type in signatures:
         if device:
-            dispatcher.compile_device(argtypes)
+            dispatcher._compile_given(argtypes)
         elif dispatcher._table.compile(argtypes, return_type)[1]:
             dispatcher._forget_routes()
     if eager:
