@@ -235,3 +235,40 @@ module {
     }
   }
 }
+
+// -----
+
+// A loop with a reduction: spread over the grid, each thread would hold a part of the sum.
+// It is left whole (convert-scf-to-cf runs it in order in each thread, so that every thread
+// has the whole sum), with the loops inside it.
+module {
+  gpu.module @reduction_left_to_each_thread {
+    // CHECK-LABEL: gpu.func @total(
+    gpu.func @total(%x: memref<?x?xf32>, %out: memref<?xf32>) kernel {
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
+      %zero = arith.constant 0.0 : f32
+      %n = memref.dim %x, %c0 : memref<?x?xf32>
+      %m = memref.dim %x, %c1 : memref<?x?xf32>
+      // CHECK-NOT: nvvm.read.ptx.sreg
+      // CHECK: [[SUM:%[0-9]+]] = scf.parallel ({{%arg[0-9]+}}) = (%c0) to (%dim) step (%c1) init (%cst) -> f32 {
+      %sum = scf.parallel (%i) = (%c0) to (%n) step (%c1) init (%zero) -> f32 {
+        // CHECK: scf.parallel ({{%arg[0-9]+}}) = (%c0) to (%dim_0) step (%c1) {
+        scf.parallel (%j) = (%c0) to (%m) step (%c1) {
+          %w = memref.load %x[%i, %j] : memref<?x?xf32>
+          memref.store %w, %out[%j] : memref<?xf32>
+          scf.reduce
+        }
+        %v = memref.load %x[%i, %c0] : memref<?x?xf32>
+        scf.reduce(%v : f32) {
+        ^bb0(%a: f32, %b: f32):
+          %s = arith.addf %a, %b : f32
+          scf.reduce.return %s : f32
+        }
+      }
+      // CHECK: memref.store [[SUM]], %arg1[%c0]
+      memref.store %sum, %out[%c0] : memref<?xf32>
+      gpu.return
+    }
+  }
+}

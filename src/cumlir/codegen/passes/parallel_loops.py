@@ -8,7 +8,10 @@ inside a ``gpu.func`` kernel launched by the runtime, so each ``scf.parallel`` b
 grid-stride loop instead: thread ``t`` of ``T`` runs the iterations ``t, t + T, ...`` of the
 flattened iteration space, each one's position recovered axis by axis (the last axis
 fastest, so neighbouring threads touch neighbouring elements of C-ordered arrays). Any
-grid size computes every iteration once.
+grid size computes every iteration once. A loop with reductions (``scf.parallel`` with
+results) would need the partial results of every thread of the grid combined and handed
+back to each: it is left to ``convert-scf-to-cf``, which runs it whole, in order, in each
+thread, so that every thread has the loop's result.
 
 An elementwise loop (its body loads, computes and ends in one store) first runs
 ``ELEMENTS_PER_THREAD`` iterations ``t, t + T, ...`` at a time with the loads of all of them issued
@@ -39,7 +42,8 @@ def distribute(gpu_module: ir.Operation) -> None:
 
     def collect(op: ir.Operation) -> ir.WalkResult:
         if op.name == "scf.parallel":
-            loops.append(op)
+            if not op.results:  # one with reductions is left whole to each thread (below)
+                loops.append(op)
             return ir.WalkResult.SKIP  # nested loops run inside their thread's iteration
         return ir.WalkResult.ADVANCE
 
