@@ -375,3 +375,33 @@ module attributes {gpu.container_module} {
     }
   }
 }
+
+// -----
+
+// A grid-stride copy whose store is inline assembly (`cuda.stcs`, a store with a cache
+// hint): it writes global memory as a plain store would, so it is left alone as well.
+module attributes {gpu.container_module} {
+  gpu.module @grid_stride_writing_through_inline_assembly {
+    llvm.func @copy(%x: !llvm.ptr<1>, %out: !llvm.ptr<1>, %n: i64, %first: i64) {
+      %ntid = nvvm.read.ptx.sreg.ntid.x : i32
+      %width = llvm.zext %ntid : i32 to i64
+      %nctaid = nvvm.read.ptx.sreg.nctaid.x : i32
+      %blocks = llvm.zext %nctaid : i32 to i64
+      %stride = llvm.mul %width, %blocks : i64
+      llvm.br ^loop(%first : i64)
+    // CHECK: ^bb1([[I:%[0-9]+]]: i64):
+    ^loop(%i: i64):
+      %p = llvm.getelementptr %x[%i] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, f32
+      %v = llvm.load %p : !llvm.ptr<1> -> f32
+      %q = llvm.getelementptr %out[%i] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, f32
+      llvm.inline_asm has_side_effects "st.global.cs.f32 [$0], $1;", "l,f" %q, %v : (!llvm.ptr<1>, f32) -> ()
+      // CHECK: [[NEXT:%[0-9]+]] = llvm.add [[I]], {{%[0-9]+}} : i64
+      %next = llvm.add %i, %stride : i64
+      %more = llvm.icmp "slt" %next, %n : i64
+      // CHECK: llvm.cond_br {{%[0-9]+}}, ^bb1([[NEXT]] : i64), ^bb2{{$}}
+      llvm.cond_br %more, ^loop(%next : i64), ^done
+    ^done:
+      llvm.return
+    }
+  }
+}

@@ -29,7 +29,8 @@ reads (a sum, a maximum) or writes only shared or local memory (a histogram in s
 memory): LLVM knows those address spaces apart from global memory once it has inferred
 them. A write's address space is followed back from its pointer through address
 arithmetic, casts and the array descriptors the loop carries; a write whose origin is
-not found counts as global.
+not found counts as global, as does inline assembly with side effects other than a load
+(stores with cache hints).
 """
 
 from __future__ import annotations
@@ -162,10 +163,21 @@ def _counter_increment(block: ir.Block, cfg: Cfg) -> ir.Operation | None:
 
 def _writes_global(operations: Iterable[ir.OpView], cfg: Cfg) -> bool:
     for op in operations:
-        at = _WRITES.get(op.operation.name)
+        name = op.operation.name
+        at = _WRITES.get(name)
         if at is not None and _address_space(op.operation.operands[at], (), cfg) not in _APART:
             return True
+        if name == "llvm.inline_asm" and _assembly_may_write(op.operation):
+            return True  # a store with a cache hint (cuda.stcs...), a user's asm: where to, unknown
     return False
+
+
+def _assembly_may_write(asm: ir.Operation) -> bool:
+    """Whether inline assembly may write memory: it has side effects and is not a load."""
+    if "has_side_effects" not in asm.attributes:
+        return False
+    text = ir.StringAttr(asm.attributes["asm_string"]).value.lstrip()
+    return not text.startswith("ld.")
 
 
 def _reads_grid_size(value: ir.Value, seen: set[ir.Value], cfg: Cfg) -> bool:
