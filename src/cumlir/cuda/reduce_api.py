@@ -10,6 +10,7 @@ As in Numba-CUDA, ``init`` is always combined (so its default 0 takes part in a 
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -84,9 +85,10 @@ class Reduce:
         self._functor = functor
         self._op = cuda.jit(device=True)(python_function(functor, "cuda.reduce"))
         self._kernels: dict[np.dtype, Dispatcher] = {}
-        self._buffers: dict[tuple[np.dtype, int, int], DeviceNDArray] = {}  # (dtype, stream, context) -> partials
-        # id(partials) -> (its first element, a host array of one element)
-        self._results: dict[int, tuple[DeviceNDArray, np.ndarray]] = {}
+        self._lock = threading.Lock()  # a kernel is compiled once, whichever threads call
+        # each thread's buffers (_Buffers): two threads reducing on one stream would otherwise
+        # read each other's partial results, and their result through one host array
+        self._threads = threading.local()
         self.__name__ = getattr(functor, "__name__", "reduce")
         self.__doc__ = getattr(functor, "__doc__", None)
 
@@ -97,9 +99,12 @@ class Reduce:
     def _kernel(self, dtype):
         kernel = self._kernels.get(dtype)
         if kernel is None:
-            from numba.np import numpy_support
+            with self._lock:
+                kernel = self._kernels.get(dtype)
+                if kernel is None:
+                    from numba.np import numpy_support
 
-            kernel = self._kernels[dtype] = _reduction_kernel(self._op, numpy_support.from_dtype(dtype))
+                    kernel = self._kernels[dtype] = _reduction_kernel(self._op, numpy_support.from_dtype(dtype))
         return kernel
 
     def kernel_for(self, sig: Any) -> tuple[Callable[..., Any], list[Any]]:
@@ -173,7 +178,7 @@ class Reduce:
 
     def _first(self, partials, stream):
         """Element 0 of the device array *partials* (one of ``_partials``), as a NumPy scalar."""
-        first, host = self._results[id(partials)]
+        first, host = self._mine().results[id(partials)]
         first.copy_to_host(host, stream=stream)  # into pageable memory: done when it returns
         return host[0]
 
@@ -196,12 +201,28 @@ class Reduce:
         from ..runtime.streams import stream_handle
 
         key = (dtype, stream_handle(stream), int(drv.current_context().handle))
-        kept = self._buffers.get(key)
+        mine = self._mine()
+        kept = mine.partials.get(key)
         if kept is None:
-            kept = self._buffers[key] = device_array(MAX_BLOCKS, dtype, stream=stream)
+            kept = mine.partials[key] = device_array(MAX_BLOCKS, dtype, stream=stream)
             # where the result is read from, and copied to: made once, not at every call
-            self._results[id(kept)] = (kept[:1], np.empty(1, dtype))
+            mine.results[id(kept)] = (kept[:1], np.empty(1, dtype))
         return kept
+
+    def _mine(self) -> _Buffers:
+        buffers = getattr(self._threads, "buffers", None)
+        if buffers is None:
+            buffers = self._threads.buffers = _Buffers()
+        return buffers
+
+
+class _Buffers:
+    """One thread's buffers of a Reduce: its partial results' device arrays by (dtype,
+    stream, context), and, by id() of each, its first element and a host array of one."""
+
+    def __init__(self) -> None:
+        self.partials: dict[tuple[np.dtype, int, int], DeviceNDArray] = {}
+        self.results: dict[int, tuple[DeviceNDArray, np.ndarray]] = {}
 
 
 reduce = Reduce

@@ -3,6 +3,7 @@ calling kernels made by ``ufunc_kernels`` (see docs/ufuncs.md)."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, overload
 
@@ -130,6 +131,9 @@ class _GPUUfunc:
         self.options = options
         self._loops: dict[tuple[np.dtype, ...], tuple[Any, ...]] = {}
         self._kernels: dict[Any, Dispatcher] = {}  # the kernels' dispatchers, by signature (and loop rank)
+        # calls from many threads: a loop or a kernel is made once, under the lock; a call
+        # finding it made reads the dictionaries only
+        self._lock = threading.RLock()
 
     @property
     def nargs(self) -> int:
@@ -152,9 +156,13 @@ class _GPUUfunc:
         ``scalar``): NumPy's choice under safe casting, or a new loop where compiled on demand."""
         from .. import ufunc_kernels as uk
 
-        chosen = uk.choose_signature(list(self._loops), [(op.dtype, op.scalar) for op in operands])
+        described = [(op.dtype, op.scalar) for op in operands]
+        chosen = uk.choose_signature(list(self._loops), described)
         if chosen is None and self._dynamic:
-            chosen = self._add(tuple(uk.from_dtype(op.dtype) for op in operands))
+            with self._lock:  # another thread may have added it meanwhile
+                chosen = uk.choose_signature(list(self._loops), described)
+                if chosen is None:
+                    chosen = self._add(tuple(uk.from_dtype(op.dtype) for op in operands))
         if chosen is None:
             got = ", ".join(str(op.dtype) for op in operands)
             raise TypeError(
@@ -228,11 +236,14 @@ class UFunc(_GPUUfunc):
         (arrays of any layout and element type, or scalars) and the output array."""
         dispatcher = self._kernels.get(input_dtypes)
         if dispatcher is None:
-            from ..ufunc_kernels import elementwise_kernel
+            with self._lock:
+                dispatcher = self._kernels.get(input_dtypes)
+                if dispatcher is None:
+                    from ..ufunc_kernels import elementwise_kernel
 
-            _, argtypes, result, core = self._loops[input_dtypes]
-            pyfunc = elementwise_kernel(self.py_func, core, argtypes, result)
-            dispatcher = self._kernels[input_dtypes] = _compile_kernel(pyfunc, self.options)
+                    _, argtypes, result, core = self._loops[input_dtypes]
+                    pyfunc = elementwise_kernel(self.py_func, core, argtypes, result)
+                    dispatcher = self._kernels[input_dtypes] = _compile_kernel(pyfunc, self.options)
         return dispatcher
 
     def kernel_for(self, sig: SignatureLike) -> tuple[Callable[..., Any], list[types.Array]]:
@@ -244,8 +255,9 @@ class UFunc(_GPUUfunc):
 
         argtypes, _ = uk.parse_signature(sig)
         dtypes = tuple(uk.to_dtype(t) for t in argtypes)
-        if dtypes not in self._loops:
-            self._add(sig)
+        with self._lock:
+            if dtypes not in self._loops:
+                self._add(sig)
         result = self._loops[dtypes][2]
         arrays = [types.Array(t, 1, "C") for t in (*argtypes, result)]
         return self.kernel(dtypes).py_func, arrays
@@ -285,8 +297,9 @@ class UFunc(_GPUUfunc):
         if array.shape[0] == 0:
             raise TypeError("Reduction on an empty array.")
         self._resolve([array, array])  # a signature must take two of its elements
-        if self._reducer is None:
-            self._reducer = Reduce(self.py_func)
+        with self._lock:
+            if self._reducer is None:
+                self._reducer = Reduce(self.py_func)
         zero = array.dtype.type(0)
         partials = self._reducer._reduce(ua.on_device(array, stream), array.shape[0], zero, stream, use_init=False)
         return self._reducer._first(partials, stream)
@@ -415,11 +428,14 @@ class GUFunc(_GPUUfunc):
         key = (input_dtypes, nloop)
         dispatcher = self._kernels.get(key)
         if dispatcher is None:
-            from ..ufunc_kernels import gufunc_kernel
+            with self._lock:
+                dispatcher = self._kernels.get(key)
+                if dispatcher is None:
+                    from ..ufunc_kernels import gufunc_kernel
 
-            core = self._loops[input_dtypes][2]
-            pyfunc = gufunc_kernel(self.py_func, core, self.nargs, nloop)
-            dispatcher = self._kernels[key] = _compile_kernel(pyfunc, self.options)
+                    core = self._loops[input_dtypes][2]
+                    pyfunc = gufunc_kernel(self.py_func, core, self.nargs, nloop)
+                    dispatcher = self._kernels[key] = _compile_kernel(pyfunc, self.options)
         return dispatcher
 
     def kernel_for(self, sig: SignatureLike) -> tuple[Callable[..., Any], list[types.Array]]:
