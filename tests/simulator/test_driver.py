@@ -578,3 +578,43 @@ def test_the_real_modules_names():
     assert sim.CUlaunchConfig is real.CUlaunchConfig and sim.CU_STREAM_LEGACY == 1
     assert sim.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_WARP_SIZE is real.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_WARP_SIZE
     assert sim.cuuint64_t is real.cuuint64_t  # a type, not a driver function
+
+
+def test_what_a_reset_freed_is_not_freed_again(simulated, monkeypatch):
+    """close() resets the primary context, freeing all that was made in it: an array, an
+    event, a stream, pinned memory or a module from before must not be freed again when
+    garbage-collected later (an address may by then name an allocation of the new context,
+    a handle a freed structure)."""
+    import gc
+
+    import numpy as np
+
+    from cumlir import cuda
+
+    freed = []
+    for name in ("cuMemFree", "cuMemFreeHost", "cuEventDestroy", "cuStreamDestroy", "cuModuleUnload"):
+        original = getattr(simulated, name)
+
+        def recording(handle, original=original, name=name):
+            freed.append((name, int(handle)))
+            return original(handle)
+
+        monkeypatch.setattr(simulated, name, recording)
+
+    @cuda.jit
+    def inc(a):
+        a[cuda.grid(1)] += 1
+
+    old = [cuda.to_device(np.zeros(8)), cuda.event(), cuda.stream(), cuda.pinned_array(8)]
+    inc[1, 8](old[0])
+    cuda.close()
+    kept = cuda.to_device(np.arange(8.0))  # in the new context
+    del old
+    inc = None  # the kernel and its module
+    gc.collect()
+    assert freed == [], f"freed again after the reset: {freed}"
+    after = cuda.to_device(np.zeros(4))
+    del after
+    gc.collect()
+    assert [name for name, _ in freed] == ["cuMemFree"]  # what the new context made is freed
+    np.testing.assert_array_equal(kept.copy_to_host(), np.arange(8.0))

@@ -15,9 +15,16 @@ _depth = 0
 _pending: list[tuple[str, object]] = []  # (driver function name, handle) freed when the outermost block ends
 
 
-def release(function: str, handle: object) -> None:
-    """Call the driver's *function* (a name, e.g. "cuMemFree") on *handle*, now or deferred.
-    Errors are ignored: this runs from finalizers, also at interpreter shutdown."""
+def release(function: str, handle: object, made_in: tuple[int, int] | None = None) -> None:
+    """Call the driver's *function* (a name, e.g. "cuMemFree") on *handle*, now or deferred,
+    unless the context it was made in (*made_in*, ``driver.lifetime()``) was reset since:
+    the reset freed it. Errors are ignored: this runs from finalizers, also at interpreter
+    shutdown."""
+    try:
+        if made_in is not None and not drv.alive(made_in):
+            return
+    except TypeError:  # interpreter shutdown
+        return
     if _depth:
         with _lock:
             if _depth:

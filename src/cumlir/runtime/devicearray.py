@@ -44,14 +44,15 @@ class DeviceMemory:
     """A cuMemAlloc allocation, freed when garbage-collected."""
 
     def __init__(self, nbytes: int) -> None:
-        self.ordinal = drv.current_context().ordinal  # the device it is on
+        self.made_in = drv.lifetime()
+        self.ordinal = self.made_in[0]  # the device it is on
         self.nbytes = nbytes
         self.pointer = int(drv.check("cuMemAlloc", drv.driver().cuMemAlloc(nbytes))) if nbytes else 0
 
     def __del__(self) -> None:
         pointer, self.pointer = getattr(self, "pointer", 0), 0
         if pointer:
-            release("cuMemFree", pointer)
+            release("cuMemFree", pointer, self.made_in)
 
 
 # ---- copies --------------------------------------------------------------------------------

@@ -138,6 +138,8 @@ class Device:
 
     def reset(self) -> None:
         """Release and reset the primary context: all its memory, modules and streams are gone."""
+        with _lock:
+            _resets[self.id] = _resets.get(self.id, 0) + 1
         forget_context(self.id)
         check("cuDevicePrimaryCtxReset", driver().cuDevicePrimaryCtxReset(self.handle))
 
@@ -211,6 +213,22 @@ class Context:
 _devices: dict[int, Device] = {}  # ordinal -> Device
 _contexts: dict[int, Context] = {}  # device ordinal -> its primary Context
 _by_handle: dict[int, Context] = {}  # int(CUcontext) -> Context
+# how many times each device's primary context was reset (close()): what was made in it
+# before went with it, and is not freed again (its handle or address may name something new)
+_resets: dict[int, int] = {}
+
+
+def lifetime(ordinal: int | None = None) -> tuple[int, int]:
+    """Which context the primary context of device *ordinal* (else the current context) is:
+    the device, and how many resets it has had."""
+    if ordinal is None:
+        ordinal = current_context().ordinal
+    return ordinal, _resets.get(ordinal, 0)
+
+
+def alive(made_in: tuple[int, int]) -> bool:
+    """Whether the context of *made_in* (a ``lifetime()``) has not been reset since."""
+    return _resets.get(made_in[0], 0) == made_in[1]
 
 
 def device_count() -> int:

@@ -11,7 +11,7 @@ class Event:
     """A CUDA event; with *timing*, it records when it occurred, for ``elapsed_time``."""
 
     def __init__(self, timing: bool = True) -> None:
-        drv.current_context()
+        self.made_in = drv.lifetime()
         cu = drv.driver()
         flags = 0 if timing else int(cu.CUevent_flags.CU_EVENT_DISABLE_TIMING)
         self.handle = drv.check("cuEventCreate", cu.cuEventCreate(flags))
@@ -49,7 +49,7 @@ class Event:
     def __del__(self) -> None:
         handle = getattr(self, "handle", None)
         if handle is not None:
-            release("cuEventDestroy", handle)
+            release("cuEventDestroy", handle, getattr(self, "made_in", None))
 
 
 def elapsed_time(start: Event, end: Event) -> float:

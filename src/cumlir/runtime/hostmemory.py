@@ -34,7 +34,7 @@ class HostAllocation:
     free_call = "cuMemFreeHost"
 
     def __init__(self, nbytes: int, mapped: bool = False, portable: bool = False, wc: bool = False) -> None:
-        drv.current_context()
+        self.made_in = drv.lifetime()  # a reset of the context frees it
         cu = drv.driver()
         flags = 0
         if mapped:
@@ -59,7 +59,7 @@ class HostAllocation:
     def __del__(self) -> None:
         pointer, self.pointer = getattr(self, "pointer", 0), 0
         if pointer:
-            release(self.free_call, pointer)
+            release(self.free_call, pointer, getattr(self, "made_in", None))
 
 
 def _host_array(
@@ -154,7 +154,7 @@ class ManagedAllocation(HostAllocation):
     free_call = "cuMemFree"
 
     def __init__(self, nbytes: int, attach_global: bool = True) -> None:
-        drv.current_context()
+        self.made_in = drv.lifetime()
         cu = drv.driver()
         flag = cu.CUmemAttach_flags.CU_MEM_ATTACH_GLOBAL if attach_global else cu.CUmemAttach_flags.CU_MEM_ATTACH_HOST
         self.nbytes = nbytes

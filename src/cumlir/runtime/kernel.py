@@ -108,7 +108,8 @@ class LoadedKernel:
         self.record = LaunchRecord(self._function, context, self._shared, self._raise_sites, self._packer)
         # the module is unloaded when the last holder of its function goes: launchers keep
         # this kernel or its record (a long-lived process compiles and drops many kernels)
-        weakref.finalize(self.record, cleanup.release, "cuModuleUnload", self._module)
+        made_in = drv.lifetime(context.ordinal)
+        weakref.finalize(self.record, cleanup.release, "cuModuleUnload", self._module, made_in)
         self.cooperative = compiled.cooperative  # it synchronizes the grid
         # (threads per block, dynamic shared bytes) -> blocks resident at once
         self._resident: dict[tuple[int, int], int] = {}

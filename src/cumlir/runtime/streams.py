@@ -13,6 +13,7 @@ class Stream:
     def __init__(self, handle: SupportsInt, owned: bool = False) -> None:
         self.handle = int(handle)
         self._owned = owned
+        self._made_in = drv.lifetime() if owned else None  # a reset of its context destroys it
 
     def synchronize(self) -> None:
         drv.current_context()
@@ -30,6 +31,8 @@ class Stream:
     def __del__(self) -> None:
         if self._owned and drv._driver is not None:
             try:
+                if not drv.alive(self._made_in):
+                    return
                 drv._driver.cuStreamDestroy(self.handle)
             except Exception:  # interpreter shutdown
                 pass
