@@ -23,10 +23,10 @@ def test_a_dropped_kernel_unloads_its_module(monkeypatch):
     unloaded = []
     release = cleanup.release
 
-    def noting(function, handle):
+    def noting(function, handle, made_in=None):
         if function == "cuModuleUnload":
             unloaded.append(handle)
-        release(function, handle)
+        release(function, handle, made_in)
 
     monkeypatch.setattr(cleanup, "release", noting)
     a = cuda.to_device(np.ones(64, np.float32))
