@@ -31,7 +31,7 @@ class Stream:
     def __del__(self) -> None:
         if self._owned and drv._driver is not None:
             try:
-                if not drv.alive(self._made_in):
+                if self._made_in is None or not drv.alive(self._made_in):
                     return
                 drv._driver.cuStreamDestroy(self.handle)
             except Exception:  # interpreter shutdown
