@@ -1,6 +1,7 @@
 """Tuples and namedtuples in kernels (operations/python/tuples.py): indexing by a constant
 (negatives counting from the end) and by a run-time integer (signed indices wrapping,
-unsigned ones not), ``len``, ``in``, namedtuple construction, fields and indexing, and
+unsigned ones not), ``len``, ``in``, comparisons (==, !=, <, <=, >, >=, Python's
+lexicographic rules), namedtuple construction, fields and indexing, and
 tuples of arrays and complex numbers (members an LLVM struct cannot hold). The generated
 code runs on the host (tests/nrt_harness.py) against Python's own tuples, on random values
 of several dtypes; typing errors for what numba refuses; the PTX on both code generators."""
@@ -32,6 +33,35 @@ def _indexing(out, fixed, found, a, indices, items):
     fixed[3] = t[-5]
     for k in range(items.size):
         found[k] = items[k] in t
+
+
+def _compared(out, a, b):
+    # pairs and a triple against a pair, each compared by all six operators
+    k = 0
+    for i in range(a.size - 2):
+        t, u = (a[i], a[i + 1]), (b[i], b[i + 1])
+        longer = (a[i], a[i + 1], a[i + 2])
+        out[k + 0] = t == u
+        out[k + 1] = t != u
+        out[k + 2] = t < u
+        out[k + 3] = t <= u
+        out[k + 4] = t > u
+        out[k + 5] = t >= u
+        out[k + 6] = longer == u
+        out[k + 7] = longer < u
+        out[k + 8] = longer >= u
+        out[k + 9] = (a[i], 2) <= (b[i], 1.5)  # members of other types
+        k += 10
+
+
+def _compared_in_python(a, b):
+    out = []
+    for i in range(a.size - 2):
+        t, u = (a[i], a[i + 1]), (b[i], b[i + 1])
+        longer = (a[i], a[i + 1], a[i + 2])
+        out += [t == u, t != u, t < u, t <= u, t > u, t >= u, longer == u, longer < u, longer >= u]
+        out.append((a[i], 2) <= (b[i], 1.5))
+    return out
 
 
 def _lengths(out, a):
@@ -105,6 +135,21 @@ def test_members_picked_by_constant_and_run_time_indices_are_pythons(dtype, rng)
         np.testing.assert_array_equal(fixed, [t[0], t[3], t[-1], t[-5]])
         # Python's `in` compares with == (distinct NaN objects are not equal)
         np.testing.assert_array_equal(found, [item.item() in tuple(a.tolist()) for item in items])
+
+
+@pytest.mark.parametrize("dtype", ["int64", "uint8", "float32", "float64"])
+def test_tuples_compare_as_pythons(dtype, rng):
+    n = 40
+    a = support.random_values(dtype, n, rng)
+    b = a.copy()
+    change = rng.random(n) < 0.4  # many equal first members, so the second decides
+    b[change] = support.random_values(dtype, int(change.sum()), rng)
+    if a.dtype.kind == "f":
+        a[5], b[9] = np.nan, np.nan  # a NaN member differs from everything, itself included
+    out = support.poisoned(10 * (n - 2), "bool")
+    nrt_harness.Kernel(_compared, (typeof(out), typeof(a), typeof(b)))(out, a, b).check_balanced()
+    # Python's comparisons of the same values (NumPy scalars, as the kernel's members are)
+    np.testing.assert_array_equal(out, _compared_in_python(a, b))
 
 
 def test_len_counts_the_members():
@@ -217,4 +262,8 @@ def test_tuple_operations_assemble(backend):
     support.ptxas(ptx)
     argtypes = (types.float64[::1], types.float64[::1], types.float64[::1], types.complex128[::1], types.int64)
     ptx, _ = cuda.compile_ptx(_tuples_of_arrays, argtypes, cc=(9, 0), backend=backend)
+    support.ptxas(ptx)
+    ptx, _ = cuda.compile_ptx(
+        _compared, (types.boolean[::1], types.int32[::1], types.int32[::1]), cc=(9, 0), backend=backend
+    )
     support.ptxas(ptx)

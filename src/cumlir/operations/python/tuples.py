@@ -59,3 +59,32 @@ def make_namedtuple(lower, sig, args):
 @attribute("BaseNamedTuple").lower
 def namedtuple_field(lower, ty, value, attr):
     return lower.extract(value, ty, ty.fields.index(attr))
+
+
+def _members_compared(lower, op, sig, args):
+    """Python's comparison of two tuples: at the first index whose members differ (by ==),
+    the members compared by *op*; where none does, the lengths compared by *op*."""
+    left_type, right_type = sig.args
+    i1 = ir.IntegerType.get_signless(1)
+    result = arith.constant(i1, int(op(len(left_type), len(right_type))))
+    decided = arith.constant(i1, 0)
+    for index in range(min(len(left_type), len(right_type))):
+        a, b = lower.extract(args[0], left_type, index), lower.extract(args[1], right_type, index)
+        pair = (left_type.types[index], right_type.types[index])
+        equal, equal_type = lower.call_function(operator.eq, pair, [a, b])
+        differ = arith.xori(lower.cast(equal, equal_type, types.boolean), arith.constant(i1, 1))
+        if op in (operator.eq, operator.ne):
+            here = arith.constant(i1, int(op is operator.ne))  # a difference decides: unequal
+        else:
+            ordered, ordered_type = lower.call_function(op, pair, [a, b])
+            here = lower.cast(ordered, ordered_type, types.boolean)
+        first = arith.andi(differ, arith.xori(decided, arith.constant(i1, 1)))
+        result = arith.select(first, here, result)
+        decided = arith.ori(decided, differ)
+    return result
+
+
+for _op in (operator.eq, operator.ne, operator.lt, operator.le, operator.gt, operator.ge):
+    declare(_op).lower("BaseTuple", "BaseTuple")(
+        lambda lower, sig, args, op=_op: _members_compared(lower, op, sig, args)
+    )
