@@ -32,7 +32,9 @@ NARROW = ("bool", "int8", "uint8", "int16", "uint16")
 
 # the ufuncs NumPy and numba take on complex numbers and cumlir refuses by name
 COMPLEX_REFUSED = [u for u, (_, of_complex) in npyfuncs._EQUIVALENTS.items() if of_complex is None]
-COMPLEX_REFUSED = [u for u in COMPLEX_REFUSED if u not in npyfuncs._COMPLEX_PYTHON]
+COMPLEX_REFUSED = [
+    u for u in COMPLEX_REFUSED if u not in npyfuncs._COMPLEX_PYTHON and u not in npyfuncs._COMPLEX_UNARY_PYTHON
+]
 
 
 def _numpy_result(ufunc, dtype):

@@ -490,6 +490,22 @@ def test_is_none_and_omitted_arguments():
     np.testing.assert_array_equal(out, [a + 2, 3 * a + 2, 3 * a - 1, np.full(a.size, 3)])
 
 
+def _boolean_identities(out, a):
+    for i in range(a.size - 1):
+        x, y = a[i] > 0, a[i + 1] > 0
+        out[0, i] = x is y
+        out[1, i] = x is not y
+        out[2, i] = (x is True) + 2 * (y is not False)
+
+
+def test_is_between_booleans_compares_their_values():
+    a = np.array([3, -1, -2, 5, 7, 0, -4, 1], np.int64)
+    out = np.full((3, a.size - 1), 0x5A, np.int64)
+    nrt_harness.Kernel(_boolean_identities, (types.int64[:, ::1], types.int64[::1]))(out, a)
+    x, y = a[:-1] > 0, a[1:] > 0
+    np.testing.assert_array_equal(out, [x == y, x != y, x + 2 * y])
+
+
 def test_is_between_values_other_than_none_is_refused():
     def kernel(out, a):
         out[0] = a[0] is a[1]

@@ -171,6 +171,24 @@ _COMPLEX_PYTHON = {
     np.fmin: complex_fmin,
 }
 
+
+# the complex forms NumPy has and Python's cmath does not (NumPy's own formulas)
+def complex_log2(z):
+    w = cmath.log(z)
+    return complex(w.real * 1.4426950408889634, w.imag * 1.4426950408889634)  # log2(e)
+
+
+def complex_log1p(z):
+    return complex(math.log(math.hypot(z.real + 1.0, z.imag)), math.atan2(z.imag, z.real + 1.0))
+
+
+def complex_expm1(z):
+    half = math.sin(z.imag / 2.0)
+    return complex(math.expm1(z.real) * math.cos(z.imag) - 2.0 * half * half, math.exp(z.real) * math.sin(z.imag))
+
+
+_COMPLEX_UNARY_PYTHON = {np.log2: complex_log2, np.log1p: complex_log1p, np.expm1: complex_expm1}
+
 _PYTHON = {
     np.maximum: np_maximum,
     np.minimum: np_minimum,
@@ -294,6 +312,12 @@ def _register():
             is_complex = any(isinstance(t, types.Complex) for t in sig.args)
             if is_complex and complex_ is None and ufunc in _COMPLEX_PYTHON:
                 return _complex_rule(lower, ufunc, sig, args)
+            if is_complex and ufunc in _COMPLEX_UNARY_PYTHON:
+                (argument,) = sig.args
+                value = lower.call_python(
+                    _COMPLEX_UNARY_PYTHON[ufunc], templates.signature(argument, argument), list(args)
+                )
+                return lower.cast(value, argument, sig.return_type)
             fn = complex_ if is_complex else real
             if fn is None:
                 raise TypeError(f"np.{ufunc.__name__} on complex numbers is not supported")

@@ -438,10 +438,14 @@ def make_exception(lower, sig, args):
 
 
 def _identity(negate):
-    """``x is None`` and friends: decided by the types, as only None has an identity here."""
+    """``x is None`` and friends: decided by the types, as only None has an identity here;
+    booleans are the two singletons True and False, the same where their values are."""
 
     def rule(lower, sig, args):
         left, right = sig.args
+        if isinstance(left, types.Boolean) and isinstance(right, types.Boolean):
+            predicate = arith.CmpIPredicate.ne if negate else arith.CmpIPredicate.eq
+            return arith.cmpi(predicate, args[0], args[1])
         if not (isinstance(left, types.NoneType) or isinstance(right, types.NoneType)):
             raise NotImplementedError(f"'is' between values of types {left} and {right} is not supported")
         same = isinstance(left, types.NoneType) and isinstance(right, types.NoneType)
