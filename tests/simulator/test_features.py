@@ -165,3 +165,37 @@ def test_streams_events_and_host_memory():
         kernel[1, 32](a)
         cuda.synchronize()
         np.testing.assert_array_equal(a, value + 1, err_msg=make.__name__)
+
+
+def _written_with(name, namespace):
+    """A kernel written with *name* (``ncuda`` or ``numba.cuda``) for its CUDA namespace."""
+    source = (
+        "def kernel(out, a):\n"
+        "    i = NS.grid(1)\n"
+        "    tile = NS.shared.array(32, np.float64)\n"
+        "    tile[NS.threadIdx.x] = a[i]\n"
+        "    NS.syncthreads()\n"
+        "    out[i] = tile[31 - NS.threadIdx.x] + NS.blockIdx.x\n"
+    ).replace("NS", name)
+    exec(source, namespace)
+    return namespace["kernel"]
+
+
+def test_numba_cudas_namespace_in_a_kernel_is_cumlirs(rng):
+    """``from numba import cuda``, or ``numba.cuda.grid`` through ``import numba``, in a kernel
+    cumlir compiles means cumlir's own namespace."""
+    import importlib.util
+
+    if importlib.util.find_spec("numba_cuda") is None:
+        pytest.skip("numba-cuda is not installed")
+    import numba
+
+    from ..support import import_numba_cuda
+
+    ncuda = import_numba_cuda()
+    a = rng.random(128)
+    expected = (a.reshape(4, 32)[:, ::-1] + np.arange(4)[:, None]).ravel()
+    for name, namespace in (("ncuda", {"np": np, "ncuda": ncuda}), ("numba.cuda", {"np": np, "numba": numba})):
+        out = np.full(128, np.nan)
+        cuda.jit(_written_with(name, namespace))[4, 32](out, a)
+        np.testing.assert_array_equal(out, expected, err_msg=name)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import operator
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from types import BuiltinFunctionType, ModuleType
 from typing import TYPE_CHECKING, Any
@@ -51,6 +52,10 @@ _PURE_OPERATORS = frozenset(
 _INDEXING = frozenset([operator.getitem, operator.setitem])
 
 
+# the CUDA namespaces of other Numba-style compilers, read as cumlir's in kernels
+_FOREIGN_CUDA = frozenset(["numba.cuda", "numba_cuda.numba.cuda"])
+
+
 class CUDATypingContext(BaseContext):
     # How a numba CPU dispatcher (an @njit function) called from device code becomes a device
     # function: set by typing.frontend, which holds the device dispatchers and builds on this module
@@ -88,6 +93,10 @@ class CUDATypingContext(BaseContext):
         return ours
 
     def resolve_value_type(self, val: Any) -> types.Type | None:
+        if isinstance(val, ModuleType) and val.__name__ in _FOREIGN_CUDA:
+            # numba-cuda's namespace (``numba.cuda.grid(1)``, ``from numba import cuda``) in a
+            # kernel cumlir compiles is cumlir's, imported by then (it is what compiles)
+            val = sys.modules.get("cumlir.cuda", val)
         if type(val) is int and not -(1 << 63) <= val < 1 << 64:
             return cumlir_types.WideIntegerConstant(val)  # numba refuses it: see the type
         if isinstance(val, CPUDispatcher) and self.device_dispatcher_of is not None:
