@@ -22,12 +22,14 @@ simulator failed or computed a wrong result.
 """
 
 import argparse
+import ast
 import json
 import os
 import statistics
 import subprocess
 import sys
 import tempfile
+from pathlib import Path
 
 import numpy as np
 from anchors import write_json
@@ -39,34 +41,18 @@ TILE = 16
 QUICK_SAXPY_N = 1 << 14
 QUICK_MATMUL_BLOCKS = 4  # of 16 a side: the 64x64 corner of the product
 
-# the kernels, bound to whichever ``cuda`` the child imported (the same source for both)
-SOURCE = f"""
-TILE = {TILE}
 
-def saxpy(a, x, y, out):
-    i = cuda.grid(1)
-    if i < out.shape[0]:
-        out[i] = a * x[i] + y[i]
+def _suite_kernel(name):
+    """The source of the kernel *name* of the kernel suite (benchmarks/kernels/<name>.py),
+    read without importing it: the child binds its ``cuda`` (cumlir's or numba-cuda's)."""
+    text = (Path(__file__).parent / "kernels" / f"{name}.py").read_text()
+    found = next(n for n in ast.parse(text).body if isinstance(n, ast.FunctionDef) and n.name == name)
+    return ast.get_source_segment(text, found)
 
-def matmul(a, b, c):
-    ta = cuda.shared.array((TILE, TILE), np.float32)
-    tb = cuda.shared.array((TILE, TILE), np.float32)
-    tx = cuda.threadIdx.x
-    ty = cuda.threadIdx.y
-    row = cuda.blockIdx.y * TILE + ty
-    col = cuda.blockIdx.x * TILE + tx
-    n = a.shape[0]
-    acc = np.float32(0)
-    for start in range(0, n, TILE):
-        ta[ty, tx] = a[row, start + tx] if row < n and start + tx < n else np.float32(0)
-        tb[ty, tx] = b[start + ty, col] if start + ty < n and col < n else np.float32(0)
-        cuda.syncthreads()
-        for k in range(TILE):
-            acc += ta[ty, k] * tb[k, tx]
-        cuda.syncthreads()
-    if row < n and col < n:
-        c[row, col] = acc
-"""
+
+# the kernels, bound to whichever ``cuda`` the child imported (the same source for both): the
+# suite's, with 16x16 tiles
+SOURCE = f"TILE = {TILE}\n\n{_suite_kernel('saxpy')}\n\n{_suite_kernel('matmul')}\n"
 
 CUMLIR_ON, CUMLIR_OFF, NUMBA_SIM = "cumlir checks on", "cumlir checks off", "numba-cuda sim"
 CONFIGS = {  # column -> (the child's module, the environment it adds; the others' switches go)
