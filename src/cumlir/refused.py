@@ -11,11 +11,6 @@ from typing import NoReturn
 
 _INTERNAL = "an internal module of Numba-CUDA that its namespace exposes by accident, not part of its API"
 _STDLIB = "a module Numba-CUDA's namespace exposes only because its code imports it, not part of its API"
-_EMM = (
-    "Numba-CUDA's External Memory Management plugin interface; cumlir allocates device memory "
-    "with cuMemAlloc (freed when the array is collected) and has no plugin interface. To share "
-    "another library's pool, allocate there and wrap the memory with cuda.as_cuda_array"
-)
 
 
 def _internal(instead: str) -> str:
@@ -105,17 +100,6 @@ NAMESPACE = {
     "warnings": _stdlib("warnings"),
     # left over from code that builds the namespace
     "alias": "a loop variable Numba-CUDA's namespace keeps by accident (the last vector type alias it made), not part of its API",
-    # Numba-CUDA's memory manager plugin interface and its memory objects
-    "BaseCUDAMemoryManager": _EMM,
-    "HostOnlyCUDAMemoryManager": _EMM,
-    "GetIpcHandleMixin": _EMM,
-    "set_memory_manager": _EMM,
-    "MemoryPointer": (
-        "Numba-CUDA's device memory object; a cumlir device array's memory is its gpu_data, and its "
-        "address device_ctypes_pointer / __cuda_array_interface__['data']"
-    ),
-    "MappedMemory": "Numba-CUDA's mapped host memory object; use cuda.mapped_array or the cuda.mapped(...) context manager",
-    "PinnedMemory": "Numba-CUDA's pinned host memory object; use cuda.pinned_array or the cuda.pinned(...) context manager",
     # types of values cumlir types differently
     "Dim3": (
         "Numba-CUDA's numba type of threadIdx, blockIdx, blockDim and gridDim used as values; cumlir types "

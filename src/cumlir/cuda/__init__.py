@@ -144,6 +144,13 @@ _FUNCTIONS = [
     "Out",
     "InOut",
     "MemoryInfo",
+    "set_memory_manager",
+    "BaseCUDAMemoryManager",
+    "HostOnlyCUDAMemoryManager",
+    "GetIpcHandleMixin",
+    "MemoryPointer",
+    "MappedMemory",
+    "PinnedMemory",
     "CudaSupportError",
     "KernelRuntimeError",
     "HAS_NUMBA",
@@ -219,6 +226,11 @@ def _narrow_float(name: str) -> _typing.Any:
     return _importlib.import_module("cumlir.types").narrow_floats[name]
 
 
+def _memory_name(name: str) -> _typing.Any:
+    managers = _importlib.import_module("cumlir.runtime.memory_managers")
+    return getattr(managers, name, None) or getattr(_importlib.import_module("cumlir.runtime.memory_pointers"), name)
+
+
 # names loaded on first use: the runtime's device arrays import the driver bindings
 _LAZY: dict[str, _typing.Callable[[], _typing.Any]] = {
     "devicearray": _devicearray_module,
@@ -237,6 +249,19 @@ _LAZY: dict[str, _typing.Callable[[], _typing.Any]] = {
     "InOut": lambda: _importlib.import_module("cumlir.runtime.arg_hints").InOut,
     "IpcHandle": lambda: _devicearray_module().IpcHandle,
     "MemoryInfo": lambda: _importlib.import_module("cumlir.runtime.driver").MemoryInfo,
+    # Numba-CUDA's External Memory Management plugin interface (runtime/memory_managers.py)
+    **{
+        name: _functools.partial(_memory_name, name)
+        for name in (
+            "set_memory_manager",
+            "BaseCUDAMemoryManager",
+            "HostOnlyCUDAMemoryManager",
+            "GetIpcHandleMixin",
+            "MemoryPointer",
+            "MappedMemory",
+            "PinnedMemory",
+        )
+    },
     "CudaSupportError": lambda: _importlib.import_module("cumlir.runtime.driver").CudaSupportError,
     "KernelRuntimeError": lambda: _importlib.import_module("cumlir.runtime.kernel").KernelRuntimeError,
     # numba-cuda-mlir's names for cuda.local.array and cuda.shared.array

@@ -160,8 +160,9 @@ def from_cuda_array_interface(desc: dict[str, Any], owner: object = None, sync: 
 
 def defer_cleanup() -> contextlib.AbstractContextManager[None]:
     """``with cuda.defer_cleanup():`` holds back frees of device and host memory until the
-    block ends (frees can synchronize the device)."""
-    from ..runtime.cleanup import defer_cleanup as defer
+    block ends (frees can synchronize the device); where a memory manager plugin is set,
+    its own ``defer_cleanup()`` is held as well."""
+    from ..runtime.memory_managers import defer_cleanup as defer
 
     return defer()
 

@@ -121,6 +121,7 @@ def current_context(devnum: int | None = None) -> Context:
     """The context kernels run in (the current device's primary context): ``device``,
     ``get_memory_info()``, ``synchronize()``, ``compute_capability``. With *devnum*, device
     *devnum*'s context, made current first."""
+    from ..runtime import memory_managers  # noqa: F401  (the context's memory manager methods call it)
     from ..runtime.driver import current_context as context
 
     if devnum is not None:

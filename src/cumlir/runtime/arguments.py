@@ -36,7 +36,7 @@ from ..typerecords._packing import SCALAR_FORMATS as _SCALAR_FORMATS
 from ..typerecords._packing import SLOT, complex_value
 from ..typerecords._packing import ScalarParameter as _ScalarParameter
 from . import driver as drv
-from . import placement, readers, tensor_maps
+from . import memory_managers, placement, readers, tensor_maps
 from .arg_hints import ArgHint
 from .devicearray import DeviceNDArray, import_dlpack
 from .hostmemory import mapped_pointer
@@ -542,6 +542,8 @@ class HostArrayStaging:
         self.ordinal = ordinal  # the launch's device, which array arguments must be on
         # (array, its contiguous copy, device pointer, whether to copy back)
         self._staged: list[tuple[np.ndarray, np.ndarray, int, bool]] = []
+        # the memory objects of the copies a memory manager made, dropped (freed) after the launch
+        self._plugin_memory: list[object] = []
         self._waited: list[int] = []
 
     def stage_host_array(
@@ -550,11 +552,29 @@ class HostArrayStaging:
         cu = drv.driver()
         source = np.ascontiguousarray(array) if not (array.flags.c_contiguous or array.flags.f_contiguous) else array
         nbytes = source.nbytes
-        pointer = drv.check("cuMemAlloc", cu.cuMemAlloc(nbytes)) if nbytes else 0
+        pointer = self._allocate(nbytes) if nbytes else 0
         if nbytes and copy_in:
             drv.check("cuMemcpyHtoD", cu.cuMemcpyHtoD(pointer, source.ctypes.data, nbytes))
         self._staged.append((array, source, pointer, copy_out))
         return int(pointer), source.shape, source.strides, source.itemsize
+
+    def _allocate(self, nbytes: int) -> int:
+        context = drv.current_context()
+        if memory_managers.external(context) is None:
+            return int(drv.check("cuMemAlloc", drv.driver().cuMemAlloc(nbytes)))
+        pointer, memory = memory_managers.device_allocation(context, nbytes)
+        self._plugin_memory.append(memory)
+        return pointer
+
+    def _free_copies(self) -> None:
+        cu = drv.driver()
+        if self._plugin_memory:  # a memory manager made them: dropping its objects frees them
+            self._plugin_memory = []
+        else:
+            for _, _, pointer, _ in self._staged:
+                if pointer:
+                    cu.cuMemFree(pointer)
+        self._staged = []
 
     def wait_for_producer(self, stream: int | None) -> None:
         """CUDA Array Interface v3: work queued on the producer's stream must finish first
@@ -579,15 +599,8 @@ class HostArrayStaging:
                     if source is not array:
                         array[...] = source
         finally:
-            for _, _, pointer, _ in self._staged:
-                if pointer:
-                    cu.cuMemFree(pointer)
-            self._staged = []
+            self._free_copies()
 
     def abandon(self) -> None:
         """Free device copies after a failed launch."""
-        cu = drv.driver()
-        for _, _, pointer, _ in self._staged:
-            if pointer:
-                cu.cuMemFree(pointer)
-        self._staged = []
+        self._free_copies()

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from . import dlpack, ipc
+from . import dlpack, ipc, memory_managers
 from . import driver as drv
 from .cleanup import release
 from .device_of import device_of
@@ -41,18 +41,28 @@ if TYPE_CHECKING:
 
 
 class DeviceMemory:
-    """A cuMemAlloc allocation, freed when garbage-collected."""
+    """Device memory of the current context, freed when garbage-collected: a cuMemAlloc
+    allocation, or the memory object of the context's memory manager (``plugin_memory``,
+    which gives the memory back when it is dropped)."""
 
     def __init__(self, nbytes: int) -> None:
-        self.made_in = drv.lifetime()
-        self.ordinal = self.made_in[0]  # the device it is on
+        context = drv.current_context()
+        self.made_in = drv.lifetime(context.ordinal)
+        self.ordinal = context.ordinal  # the device it is on
         self.nbytes = nbytes
-        self.pointer = int(drv.check("cuMemAlloc", drv.driver().cuMemAlloc(nbytes))) if nbytes else 0
+        self.plugin_memory: object = None
+        if not nbytes:
+            self.pointer = 0
+        elif memory_managers.external(context) is None:
+            self.pointer = int(drv.check("cuMemAlloc", drv.driver().cuMemAlloc(nbytes)))
+        else:
+            self.pointer, self.plugin_memory = memory_managers.device_allocation(context, nbytes)
 
     def __del__(self) -> None:
         pointer, self.pointer = getattr(self, "pointer", 0), 0
-        if pointer:
+        if pointer and getattr(self, "plugin_memory", None) is None:
             release("cuMemFree", pointer, self.made_in)
+        self.plugin_memory = None
 
 
 # ---- copies --------------------------------------------------------------------------------

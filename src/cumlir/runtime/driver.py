@@ -15,6 +15,17 @@ driver_bindings = lazy("cuda.bindings.driver")  # loaded by the first call that 
 
 _lock = threading.RLock()  # current_context() initialises the driver while holding it
 _driver: Any = None
+# the EMM plugin class contexts made from now on allocate with (None: cumlir's own
+# allocations, or the one NUMBA_CUDA_MEMORY_MANAGER names), and the module that makes and
+# resets their instances (runtime/memory_managers.py, which sets it when it loads)
+memory_plugin: Any = None
+memory_hooks: Any = None
+
+
+def set_memory_plugin(plugin: Any) -> None:
+    """The EMM plugin class of contexts made from now on (memory_managers.set_memory_manager)."""
+    global memory_plugin
+    memory_plugin = plugin
 
 
 class CudaDriverError(RuntimeError):
@@ -138,6 +149,9 @@ class Device:
 
     def reset(self) -> None:
         """Release and reset the primary context: all its memory, modules and streams are gone."""
+        context = _contexts.get(self.id)
+        if context is not None and memory_hooks is not None:
+            memory_hooks.reset(context)  # its memory manager's allocations go with it
         with _lock:
             _resets[self.id] = _resets.get(self.id, 0) + 1
         forget_context(self.id)
@@ -185,6 +199,8 @@ class Context:
         self.max_threads_per_block = self.device.MAX_THREADS_PER_BLOCK
         self.max_block_dims = tuple(getattr(self.device, f"MAX_BLOCK_DIM_{a}") for a in "XYZ")
         self.max_grid_dims = tuple(getattr(self.device, f"MAX_GRID_DIM_{a}") for a in "XYZ")
+        self.memory_plugin = memory_plugin  # bound for the context's life, as Numba-CUDA's
+        self.memory_manager_instance: Any = None  # made on first use (memory_managers.manager)
 
     def __repr__(self) -> str:
         return f"<cumlir context of CUDA device {self.ordinal} '{self.name}'>"
@@ -193,9 +209,43 @@ class Context:
         return self.device.attribute(attr)
 
     def get_memory_info(self) -> MemoryInfo:
-        """(free, total) bytes of the device's memory, a MemoryInfo."""
+        """(free, total) bytes of the device's memory, a MemoryInfo (the memory manager's
+        answer where a plugin is set)."""
         self.push()
+        plugin = memory_hooks.external(self) if memory_hooks is not None else None
+        if plugin is not None:
+            return plugin.get_memory_info()
         return MemoryInfo(*check("cuMemGetInfo", driver().cuMemGetInfo()))
+
+    # Numba-CUDA's allocation methods of a context, served by its memory manager
+    @property
+    def memory_manager(self) -> Any:
+        """The EMM plugin instance that allocates this context's memory."""
+        self.push()
+        return memory_hooks.manager(self)
+
+    @property
+    def deallocations(self) -> Any:
+        """The frees held back by ``defer_cleanup()``: ``len()``, ``clear()``, ``disable()``."""
+        return self.memory_manager.deallocations
+
+    def memalloc(self, size: int) -> Any:
+        return self.memory_manager.memalloc(size)
+
+    def memhostalloc(self, size: int, mapped: bool = False, portable: bool = False, wc: bool = False) -> Any:
+        return self.memory_manager.memhostalloc(size, mapped, portable, wc)
+
+    def mempin(self, owner: object, pointer: int, size: int, mapped: bool = False) -> Any:
+        return self.memory_manager.mempin(owner, pointer, size, mapped)
+
+    def memallocmanaged(self, size: int, attach_global: bool = True) -> Any:
+        return self.memory_manager.memallocmanaged(size, attach_global)
+
+    def get_ipc_handle(self, memory: Any) -> Any:
+        return self.memory_manager.get_ipc_handle(memory)
+
+    def defer_cleanup(self) -> Any:
+        return self.memory_manager.defer_cleanup()
 
     def synchronize(self) -> None:
         """Wait for all work queued in this context to finish."""

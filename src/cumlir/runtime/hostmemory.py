@@ -13,9 +13,11 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import numpy as np
 
 from . import driver as drv
+from . import memory_managers
 from .cleanup import release
 from .devicearray import DeviceNDArray
 from .layout import allocation_strides, byte_extent, checked_dtype, normalize_shape
+from .memory_pointers import device_address
 
 if TYPE_CHECKING:
     from numpy.typing import DTypeLike
@@ -35,6 +37,14 @@ class HostAllocation:
 
     def __init__(self, nbytes: int, mapped: bool = False, portable: bool = False, wc: bool = False) -> None:
         self.made_in = drv.lifetime()  # a reset of the context frees it
+        self.nbytes = nbytes
+        self.plugin_memory: object = None
+        plugin = memory_managers.external(drv.current_context())
+        if plugin is not None:  # the context's memory manager page-locks it, and frees it when dropped
+            self.pointer, self.device_pointer, self.plugin_memory = memory_managers.host_allocation(
+                plugin, max(nbytes, 1), mapped, portable, wc
+            )
+            return
         cu = drv.driver()
         flags = 0
         if mapped:
@@ -43,7 +53,6 @@ class HostAllocation:
             flags |= cu.CU_MEMHOSTALLOC_PORTABLE
         if wc:
             flags |= cu.CU_MEMHOSTALLOC_WRITECOMBINED
-        self.nbytes = nbytes
         # a zero-byte request still gets a valid, unique address
         self.pointer = int(drv.check("cuMemHostAlloc", cu.cuMemHostAlloc(max(nbytes, 1), flags)))
         self.device_pointer = None
@@ -58,8 +67,9 @@ class HostAllocation:
 
     def __del__(self) -> None:
         pointer, self.pointer = getattr(self, "pointer", 0), 0
-        if pointer:
+        if pointer and getattr(self, "plugin_memory", None) is None:
             release(self.free_call, pointer, getattr(self, "made_in", None))
+        self.plugin_memory = None
 
 
 def _host_array(
@@ -155,9 +165,15 @@ class ManagedAllocation(HostAllocation):
 
     def __init__(self, nbytes: int, attach_global: bool = True) -> None:
         self.made_in = drv.lifetime()
+        self.nbytes = nbytes
+        self.plugin_memory = None
+        plugin = memory_managers.external(drv.current_context())
+        if plugin is not None and hasattr(plugin, "memallocmanaged"):  # not in the plugin interface itself
+            self.plugin_memory = plugin.memallocmanaged(max(nbytes, 1), attach_global)
+            self.pointer = self.device_pointer = device_address(self.plugin_memory)
+            return
         cu = drv.driver()
         flag = cu.CUmemAttach_flags.CU_MEM_ATTACH_GLOBAL if attach_global else cu.CUmemAttach_flags.CU_MEM_ATTACH_HOST
-        self.nbytes = nbytes
         self.pointer = int(drv.check("cuMemAllocManaged", cu.cuMemAllocManaged(max(nbytes, 1), int(flag))))
         self.device_pointer = self.pointer
 
@@ -195,8 +211,15 @@ class _Registration:
         self.offset = -low  # of element [0, ..., 0] from the start of the range
         self.pointer = None
         self.device_pointer = None
+        self.pinning: object = None  # a memory manager's object for the pinned range
         if high == low:  # nothing to lock
             self.device_pointer = 0
+            return
+        plugin = memory_managers.external(drv.current_context())
+        if plugin is not None:  # the context's memory manager pins it; dropping its object unpins it
+            self.pinning = plugin.mempin(array, self.start, high - low, mapped)
+            if mapped:
+                self.device_pointer = device_address(self.pinning) + self.offset
             return
         flags = cu.CU_MEMHOSTREGISTER_DEVICEMAP if mapped else 0
         result = cu.cuMemHostRegister(self.start, high - low, flags)
@@ -210,6 +233,7 @@ class _Registration:
             self.device_pointer = int(start) + self.offset
 
     def release(self) -> None:
+        self.pinning = None
         pointer, self.pointer = self.pointer, None
         if pointer is not None:
             drv.check("cuMemHostUnregister", drv.driver().cuMemHostUnregister(pointer))
