@@ -4,6 +4,7 @@ Kernels are compiled to cubins for sm_90 with nvJitLink; loading them needs a GP
 (test_gpu_cache.py)."""
 
 import importlib.util
+import pathlib
 import json
 import logging
 import multiprocessing
@@ -47,6 +48,8 @@ def _module(path, source, name="kernels"):
     """The module of *source*, written to *path* and executed (a fresh module each time)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(textwrap.dedent(source))
+    # a source of the same size rewritten within the second would run the stale bytecode
+    pathlib.Path(importlib.util.cache_from_source(str(path))).unlink(missing_ok=True)
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -576,7 +579,8 @@ fake.slots = ArgumentPacker(plain_types(launches[0])).slots
 for args in launches:
     mixed[2, 32](*args)
 numba = "numba" in sys.modules
-from cumlir.runtime.arguments import HostArrayStaging, argument_type
+from cumlir.runtime.arguments import argument_type
+from cumlir.runtime.staging import HostArrayStaging
 
 expected = []
 for args in launches:  # what numba's types of the same arguments pack

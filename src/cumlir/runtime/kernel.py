@@ -10,8 +10,9 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from . import cleanup, nrt_stats
 from . import driver as drv
-from .arguments import ArgumentPacker, HostArrayStaging
+from .arguments import ArgumentPacker
 from .launch import PORTABLE_CLUSTER_BLOCKS
+from .staging import HostArrayStaging
 
 if TYPE_CHECKING:
     from numba.core import types
