@@ -4,11 +4,11 @@ Kernels are compiled to cubins for sm_90 with nvJitLink; loading them needs a GP
 (test_gpu_cache.py)."""
 
 import importlib.util
-import pathlib
 import json
 import logging
 import multiprocessing
 import os
+import pathlib
 import subprocess
 import sys
 import textwrap
