@@ -151,3 +151,53 @@ def test_on_the_gpu(backend):
     o1 = 1.0 + 1 + 2.5
     o2 = 4.0 + 0 + 10 * 2
     np.testing.assert_allclose(out.copy_to_host(), [o0, o1, o2, o0 * 2 + o1 * 3 + (o2 * 2 + 5)], rtol=1e-6)
+
+
+@cuda.jit(device=True)
+def _to_uint64(value):
+    return np.uint64(value)
+
+
+@cuda.jit(device=True)
+def _as_is(value):
+    return value
+
+
+@cuda.jit(device=True)
+def _shared_histogram(ary, op2, ary_dtype, ary_shape, binop_func, y_cast_func, wrap):
+    # a shape, a dtype, an atomic and a cast all arrive as arguments; with wrap the index's
+    # second member is uint64 % int64, which numba types float64 (an index all the same)
+    tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
+    sm = cuda.shared.array(ary_shape, ary_dtype)
+    sm[tx, ty] = ary[tx, ty]
+    cuda.syncthreads()
+    index = (tx, y_cast_func(ty))
+    if wrap:
+        index = (index[0] % ary_shape[0], index[1] % ary_shape[1])
+    binop_func(sm, index, op2)
+    cuda.syncthreads()
+    ary[tx, ty] = sm[tx, ty]
+
+
+def shared_through_device_functions(ary):
+    _shared_histogram(ary, 3, np.uint32, (4, 8), cuda.atomic.add, _to_uint64, False)
+
+
+def shared_through_device_functions_wrapped(ary):
+    _shared_histogram(ary, 5, np.uint32, (4, 8), cuda.atomic.max, _as_is, True)
+
+
+@pytest.mark.parametrize("kernel", [shared_through_device_functions, shared_through_device_functions_wrapped])
+def test_shared_arrays_of_shapes_and_dtypes_given_through_device_functions(kernel, backend):
+    _ptx(kernel, "void(uint32[:, ::1])", backend=backend)
+
+
+@pytest.mark.gpu
+def test_shared_arrays_through_device_functions_compute(backend, rng):
+    start = rng.integers(0, 10, size=(4, 8)).astype(np.uint32)
+    out = cuda.to_device(start)
+    cuda.jit(backend=backend)(shared_through_device_functions)[1, (4, 8)](out)
+    np.testing.assert_array_equal(out.copy_to_host(), start + 3)
+    out = cuda.to_device(start)
+    cuda.jit(backend=backend)(shared_through_device_functions_wrapped)[1, (4, 8)](out)
+    np.testing.assert_array_equal(out.copy_to_host(), np.maximum(start, 5))

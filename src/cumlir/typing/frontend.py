@@ -293,13 +293,10 @@ class DeviceDispatcher:
             _, literal = self.fold_argument_types(*given, literal=True)
             if literal == args:
                 raise
-            try:
-                self.compile_device(literal)
-            except errors.TypingError:
-                pass
-            else:
-                return literal
-            raise
+        # typed for the constants, as Numba-CUDA types every call: its error is the one to
+        # show (the first may only say that a shape or a count is not a constant)
+        self.compile_device(literal)
+        return literal
 
     def _compile_declared(self) -> None:
         for sig in self._declared:

@@ -189,6 +189,10 @@ def _kernel_float_index(a):
     cuda.atomic.sub(a, 1.5, 1)
 
 
+def _kernel_complex_index(a):
+    cuda.atomic.sub(a, 1j, 1)
+
+
 def _kernel_array_value(a):
     cuda.atomic.exch(a, 0, a)
 
@@ -217,7 +221,7 @@ def _kernel_read_only():
             r"cuda\.atomic\.add on the 2-D array .* needs a tuple of 2 integers",
         ),
         (_kernel_1d_pair_index, (types.int32[:],), r"cuda\.atomic\.max on the 1-D array .* needs an integer"),
-        (_kernel_float_index, (types.float32[:],), r"cuda\.atomic\.sub .* as its index, got float64"),
+        (_kernel_complex_index, (types.float32[:],), r"cuda\.atomic\.sub .* as its index, got complex128"),
         (_kernel_array_value, (types.int32[:],), r"cuda\.atomic\.exch: val must be a number"),
         (_kernel_cas_2d, (types.int32[:, :],), r"cuda\.atomic\.compare_and_swap needs a 1-D array"),
         (_kernel_not_an_array, (types.int32,), r"cuda\.atomic\.and_ needs an array"),
@@ -235,3 +239,15 @@ def test_host_call_and_namespace():
     assert all(callable(getattr(cuda.atomic, n)) for n in names | {"compare_and_swap"})
     with pytest.raises(RuntimeError, match="cuda.atomic.add"):
         cuda.atomic.add(np.zeros(1), 0, 1)
+
+
+def test_a_float_index_is_converted_to_an_integer_as_numba_cuda_does():
+    ptx, _ = cuda.compile_ptx(_kernel_float_index, (types.float32[:],), cc=(9, 0))
+    ptxas(ptx)
+
+
+@pytest.mark.gpu
+def test_a_float_index_truncates():
+    a = np.zeros(3, np.float32)
+    cuda.jit(_kernel_float_index)[1, 4](a)
+    np.testing.assert_array_equal(a, [0, -4, 0])  # a[int(1.5)] -= 1, by each of 4 threads

@@ -194,11 +194,15 @@ def _check_array(name, ary, accepted):
 
 
 def _check_index(name, ary, idx):
-    """The index's type: an integer for a 1-D array, or a tuple of one integer per axis."""
+    """The index's type: an integer for a 1-D array, or a tuple of one integer per axis. A
+    float member is converted to intp (truncated), as Numba-CUDA does: an index computed
+    with numba's mixed-sign arithmetic (``uint64 % int64`` is a float64) still works."""
     members = idx.types if isinstance(idx, types.BaseTuple) else (idx,)
-    if not all(isinstance(m, types.Integer) for m in members) or len(members) != ary.ndim:
+    if not all(isinstance(m, (types.Integer, types.Float)) for m in members) or len(members) != ary.ndim:
         want = "an integer or a tuple of 1 integer" if ary.ndim == 1 else f"a tuple of {ary.ndim} integers"
         raise errors.TypingError(f"{name} on the {ary.ndim}-D array {ary} needs {want} as its index, got {idx}")
+    if any(isinstance(m, types.Float) for m in members):
+        return types.UniTuple(types.intp, ary.ndim) if isinstance(idx, types.BaseTuple) else types.intp
     return types.unliteral(idx)
 
 
