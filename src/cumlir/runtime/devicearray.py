@@ -65,6 +65,14 @@ class DeviceMemory:
         self.plugin_memory = None
 
 
+class ForeignMemory:
+    """Device memory an array was made over without an object that owns it
+    (``from_cuda_array_interface`` with no *owner*): whoever made it keeps it alive."""
+
+    def __init__(self, pointer: int) -> None:
+        self.pointer = pointer
+
+
 # ---- copies --------------------------------------------------------------------------------
 
 
@@ -72,6 +80,7 @@ def _copy(kind: str, destination: int, source: int, nbytes: int, stream: int) ->
     """cuMemcpy{kind}: synchronous on stream 0, else queued on *stream*."""
     if not nbytes:
         return
+    drv.current_context()  # a thread that has not used CUDA yet has no context current
     cu = drv.driver()
     if stream:
         name = f"cuMemcpy{kind}Async"
@@ -129,6 +138,8 @@ class DeviceNDArray:
         self.ndim = len(self.shape)
         self.size = int(np.prod(self.shape, dtype=np.int64))
         self.stream = stream
+        if gpu_data is None and pointer is not None:  # memory someone else owns (no owner given)
+            gpu_data = ForeignMemory(pointer)
         if gpu_data is None:
             low, high = byte_extent(self.shape, self.strides, itemsize)
             if low < 0:

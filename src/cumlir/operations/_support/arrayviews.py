@@ -157,7 +157,9 @@ def itemsize(dtype):
 
 def view_as(lower, array_type, array, result_type):
     """``arr.view(dtype)``: the same bytes read as another dtype. With another item size the
-    last axis (contiguous, as numba requires) changes length, and the other strides scale."""
+    contiguous axis changes length and the other strides scale, as numba does: the last axis
+    of a C array, the first of an F array, and for layout A whichever has unit stride at run
+    time (the last where both do)."""
     if isinstance(array_type.dtype, types.Record) or isinstance(result_type.dtype, types.Record):
         raise errors.UnsupportedError(f"viewing {array_type} as {result_type.dtype} (records) is not supported yet")
     old, new = itemsize(array_type.dtype), itemsize(result_type.dtype)
@@ -168,9 +170,17 @@ def view_as(lower, array_type, array, result_type):
             return value
         return arith.divsi(arith.muli(value, arith.constant(_i64(), old)), arith.constant(_i64(), new))
 
-    if array_type.ndim:
-        sizes = sizes[:-1] + [rescale(sizes[-1])]
-        strides = [rescale(s) for s in strides[:-1]] + [strides[-1]]
+    if array_type.ndim and old != new:
+        last = (sizes[:-1] + [rescale(sizes[-1])], [rescale(s) for s in strides[:-1]] + [strides[-1]])
+        first = ([rescale(sizes[0])] + sizes[1:], [strides[0]] + [rescale(s) for s in strides[1:]])
+        if array_type.ndim == 1 or array_type.layout == "C":
+            sizes, strides = last
+        elif array_type.layout == "F":
+            sizes, strides = first
+        else:
+            unit = arith.cmpi(arith.CmpIPredicate.eq, strides[-1], arith.constant(_i64(), 1))
+            sizes = [arith.select(unit, a, b) for a, b in zip(last[0], first[0])]
+            strides = [arith.select(unit, a, b) for a, b in zip(last[1], first[1])]
     return lower.memref_from_params(result_type, [aligned_pointer(array), rescale(offset), *sizes, *strides])
 
 
