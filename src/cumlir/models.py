@@ -318,6 +318,14 @@ class PairModel(StructModel):
         return [self.fe_type.first_type, self.fe_type.second_type]
 
 
+class OptionalModel(StructModel):
+    """A value that may be None (``Optional(T)``): the value and whether there is one, as numba
+    holds it. Where it is None the value is zero (or undefined, for types without a zero)."""
+
+    def member_types(self) -> list[types.Type]:
+        return [self.fe_type.type, types.boolean]
+
+
 class SliceModel(StructModel):
     """slice(start, stop, step) as three int64 (see lowering/slices.py)."""
 
@@ -494,6 +502,7 @@ for _cls, _model in (
     (types.NPTimedelta, DatetimeModel),
     (types.BaseTuple, TupleModel),
     (types.Pair, PairModel),
+    (types.Optional, OptionalModel),
     (types.RangeType, RangeModel),
     (types.SliceType, SliceModel),
     (types.EllipsisType, OpaqueModel),

@@ -169,8 +169,7 @@ class ExpressionLowering:
         return self.call(key, sig, [*args, self.make_struct(star, members)])
 
     def _getattr(self, expr: nir.Expr, result_type: NumbaType) -> tuple[Value, NumbaType]:
-        ty = self.typemap[expr.value.name]
-        value = self.load_var(expr.value)
+        ty, value = self._present(expr.value)
         if isinstance(result_type, types.BoundFunction):
             return self.cast(value, ty, result_type.this), result_type
         with target_override():  # attributes declared for cumlir (overload_attribute) resolve only here
@@ -184,8 +183,16 @@ class ExpressionLowering:
             raise errors.LoweringError(f"no lowering for the attribute {ty}.{expr.attr}", expr.loc)
         return rule(self, ty, value, expr.attr), attrty  # type: ignore[arg-type]  # self is an MLIRLower
 
+    def _present(self, var: nir.Var) -> tuple[NumbaType, Value]:
+        """(type, value) of *var*; an Optional(T) as its T, checked not None: typing read its
+        attributes and constant indices on the T (numba's, and typing/context.py's)."""
+        ty, value = self.typemap[var.name], self.load_var(var)
+        if isinstance(ty, types.Optional):
+            return ty.type, self.cast(value, ty, ty.type)
+        return ty, value
+
     def _static_getitem(self, expr: nir.Expr, result_type: NumbaType) -> tuple[Value, NumbaType]:
-        ty = self.typemap[expr.value.name]
+        ty, value = self._present(expr.value)
         index = expr.index
         try:
             index_type = types.literal(index)
@@ -194,7 +201,7 @@ class ExpressionLowering:
         rule = registry.find_call("static_getitem", (ty, index_type))
         if rule is not None:
             sig = signature(result_type, ty, index_type)
-            return rule(self, sig, [self.load_var(expr.value), index]), result_type  # type: ignore[arg-type]
+            return rule(self, sig, [value, index]), result_type  # type: ignore[arg-type]
         if expr.index_var is None:
             raise errors.LoweringError(f"no lowering for {ty}[{index!r}]", expr.loc)
         sig = self.calltypes[expr]

@@ -461,6 +461,15 @@ class MLIRLower(BuilderAPI, ExpressionLowering):
                 struct = llvm.insertvalue(struct, value, ir.DenseI64ArrayAttr.get([i]))
         return struct
 
+    def empty_value(self, ty: NumbaType) -> Value:
+        """A value of *ty* holding nothing (what an Optional holds beside None): zero where its
+        MLIR types have one, arrays owning no memory (a decref finds them harmless)."""
+        parts = [
+            refcount.null_memref(t) if isinstance(t, ir.MemRefType) else zero_or_poison(self, t)
+            for t in self.flat_types([ty])
+        ]
+        return self.dmm.lookup(ty).unflatten(parts) if parts else NO_VALUE
+
     def extract(self, struct: Value, ty: NumbaType, index: int) -> Value:
         model = self.dmm.lookup(ty)
         member_type = model.member_types()[index]
