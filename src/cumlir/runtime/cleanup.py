@@ -23,7 +23,7 @@ def release(function: str, handle: object, made_in: tuple[int, int] | None = Non
     try:
         if made_in is not None and not drv.alive(made_in):
             return
-    except TypeError:  # interpreter shutdown
+    except (TypeError, AttributeError):  # interpreter shutdown: the driver module's globals are gone
         return
     if _depth:
         with _lock:
