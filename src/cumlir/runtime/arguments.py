@@ -35,13 +35,13 @@ from ..lazy import lazy
 from ..typerecords._packing import SCALAR_FORMATS as _SCALAR_FORMATS
 from ..typerecords._packing import SLOT, complex_value
 from ..typerecords._packing import ScalarParameter as _ScalarParameter
-from . import driver as drv
-from . import placement, readers, tensor_maps
+from . import placement, tensor_maps
 from .arg_hints import ArgHint
 from .devicearray import DeviceNDArray, import_dlpack
 from .hostmemory import mapped_pointer
 from .layout import array_layout, cai_dtype, contiguous_strides, element_strides
 from .plain_types import PlainArray, PlainNumber, PlainType
+from .staging import HostArrayStaging  # noqa: F401  (launches import it from here, beside the packer)
 
 if TYPE_CHECKING:
     from typing import Protocol
@@ -532,62 +532,3 @@ class ArgumentPacker:
             parameter.pack(value, buffer, offset, launch)
             offset += SLOT * parameter.slots
         return pointers, buffer
-
-
-class HostArrayStaging:
-    """Device copies of NumPy arguments for one launch, copied back and freed after it."""
-
-    def __init__(self, stream_handle: int, ordinal: int | None = None) -> None:
-        self.stream = stream_handle
-        self.ordinal = ordinal  # the launch's device, which array arguments must be on
-        # (array, its contiguous copy, device pointer, whether to copy back)
-        self._staged: list[tuple[np.ndarray, np.ndarray, int, bool]] = []
-        self._waited: list[int] = []
-
-    def stage_host_array(
-        self, array: np.ndarray, copy_in: bool = True, copy_out: bool = True
-    ) -> tuple[int, tuple[int, ...], tuple[int, ...], int]:
-        cu = drv.driver()
-        source = np.ascontiguousarray(array) if not (array.flags.c_contiguous or array.flags.f_contiguous) else array
-        nbytes = source.nbytes
-        pointer = drv.check("cuMemAlloc", cu.cuMemAlloc(nbytes)) if nbytes else 0
-        if nbytes and copy_in:
-            drv.check("cuMemcpyHtoD", cu.cuMemcpyHtoD(pointer, source.ctypes.data, nbytes))
-        self._staged.append((array, source, pointer, copy_out))
-        return int(pointer), source.shape, source.strides, source.itemsize
-
-    def wait_for_producer(self, stream: int | None) -> None:
-        """CUDA Array Interface v3: work queued on the producer's stream must finish first
-        (unless CUMLIR_CUDA_ARRAY_INTERFACE_SYNC or NUMBA_CUDA_ARRAY_INTERFACE_SYNC is 0)."""
-        if not readers.SYNC or stream is None or stream == self.stream or (stream == 1 and self.stream == 0):
-            return
-        if stream in self._waited:  # several arrays of one producer: one wait
-            return
-        drv.check("cuStreamSynchronize", drv.driver().cuStreamSynchronize(stream))
-        self._waited.append(stream)
-
-    def finish(self) -> None:
-        """After the launch: wait for the kernel, copy writeable arrays back, free device memory."""
-        if not self._staged:
-            return
-        cu = drv.driver()
-        try:
-            drv.check("cuStreamSynchronize", cu.cuStreamSynchronize(self.stream))
-            for array, source, pointer, copy_out in self._staged:
-                if pointer and copy_out and array.flags.writeable:
-                    drv.check("cuMemcpyDtoH", cu.cuMemcpyDtoH(source.ctypes.data, pointer, source.nbytes))
-                    if source is not array:
-                        array[...] = source
-        finally:
-            for _, _, pointer, _ in self._staged:
-                if pointer:
-                    cu.cuMemFree(pointer)
-            self._staged = []
-
-    def abandon(self) -> None:
-        """Free device copies after a failed launch."""
-        cu = drv.driver()
-        for _, _, pointer, _ in self._staged:
-            if pointer:
-                cu.cuMemFree(pointer)
-        self._staged = []
