@@ -251,7 +251,7 @@ class MLIRLower(BuilderAPI, ExpressionLowering):
         argtypes = self.typed.args
         with ir.InsertionPoint(self.module.body):
             if self.kind == "kernel":  # typed as returning None (compiler.KernelEntry checks)
-                params = [t for ty in argtypes for t in kernel_abi.param_types(self, ty)]
+                params = kernel_abi.kernel_params(self, argtypes, self.func_ir.arg_names, self.func_ir.loc)
                 fn_type = ir.FunctionType.get(params, [])
                 op = gpu.GPUFuncOp(ir.TypeAttr.get(fn_type), sym_name=self.symbol, kernel=True)
                 kernel_abi.mark_by_value_params(self, op, argtypes)
