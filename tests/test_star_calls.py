@@ -214,3 +214,16 @@ def test_spreads_with_keywords_numba_cannot_fold_are_refused_at_their_line():
     with pytest.raises(errors.UnsupportedError, match=r"\*args with keyword arguments .* at most 15") as raised:
         cuda.compile_ptx(namespace["kernel"], "void(float64[:], float64[:])", cc=(9, 0))
     assert "line 3" in str(raised.value)
+
+
+@cuda.jit(device=True)
+def scaled_sum(first, *rest, scale=1.0):
+    return (first + total(*rest)) * scale
+
+
+def test_a_device_function_with_keyword_only_parameters_is_refused_by_name():
+    # numba binds arguments past *args by position alone: it would misplace them
+    namespace = {"cuda": cuda, "scaled_sum": scaled_sum}
+    exec("def kernel(a, out):\n    out[0] = scaled_sum(a[0], a[1], scale=2.0)\n", namespace)
+    with pytest.raises(errors.TypingError, match=r"scaled_sum takes keyword-only parameters or \*\*kwargs"):
+        cuda.compile_ptx(namespace["kernel"], "void(float64[:], float64[:])", cc=(9, 0))
