@@ -320,7 +320,7 @@ class PairModel(StructModel):
 
 class OptionalModel(StructModel):
     """A value that may be None (``Optional(T)``): the value and whether there is one, as numba
-    holds it. Where it is None the value is zero (or undefined, for types without a zero)."""
+    holds it. Beside a None the value is empty: zeros, arrays owning nothing."""
 
     def member_types(self) -> list[types.Type]:
         return [self.fe_type.type, types.boolean]
@@ -433,8 +433,8 @@ default_manager = DataModelManager()
 
 
 class ForeignScalarModel(PrimitiveModel):
-    """A type numba's PrimitiveModel holds as an integer, float or pointer (numba_models.py):
-    that MLIR type, parsed from its text."""
+    """A type numba's PrimitiveModel holds as an integer or float (numba_models.py): that MLIR
+    type, parsed from its text."""
 
     def __init__(self, dmm: DataModelManager, fe_type: types.Type, text: str) -> None:
         super().__init__(dmm, fe_type, lambda: ir.Type.parse(text))
