@@ -23,6 +23,7 @@ from cumlir.models import StructModel
 from cumlir.models import register_model as register_cumlir_model
 from cumlir.numba_cuda.typing.templates import AbstractTemplate, signature
 
+from . import support
 from .cases import extending_docs
 from .support import checked_ptx, ptxas
 
@@ -334,6 +335,50 @@ def test_a_struct_argument_takes_a_tuple_of_its_members(simulator_or_gpu):
     del unfinished.steps
     with pytest.raises(TypeError, match=r"argument 0: a Interval takes a tuple of its 3 members \(lo, hi, steps\)"):
         kernel[1, 4](unfinished, 5, handle, (2.0, 0.5), out, addresses)
+
+
+_NUMBA_CUDAS_API = """
+import os
+os.environ["CUMLIR_SIMULATOR"] = "1"
+import numpy as np
+from numba.cuda.extending import core_models, register_model, typeof_impl
+from cumlir import cuda, types
+from cumlir.extending import make_attribute_wrapper
+
+class Span:
+    def __init__(self, lo, hi):
+        self.lo, self.hi = lo, hi
+
+class SpanType(types.Type):
+    def __init__(self):
+        super().__init__(name="Span")
+
+@typeof_impl.register(Span)
+def _typeof_span(val, c):
+    return SpanType()
+
+@register_model(SpanType)
+class _SpanModel(core_models.StructModel):
+    def __init__(self, dmm, fe_type):
+        super().__init__(dmm, fe_type, [("lo", types.float64), ("hi", types.float64)])
+
+make_attribute_wrapper(SpanType, "lo", "lo")
+make_attribute_wrapper(SpanType, "hi", "hi")
+
+@cuda.jit
+def width(span, out):
+    out[0] = span.hi - span.lo
+
+out = np.zeros(1)
+width[1, 1](Span(1.5, 4.25), out)
+print(out[0])
+"""
+
+
+def test_numba_cudas_own_registries_declare_types_too():
+    # numba-cuda keeps its own typeof_impl and data models (numba.cuda.extending): read where imported
+    pytest.importorskip("numba_cuda")
+    assert support.python_output(_NUMBA_CUDAS_API) == "2.75"
 
 
 # ---- what cannot be passed ----------------------------------------------------------------------
