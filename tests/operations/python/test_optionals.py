@@ -109,6 +109,25 @@ def test_arguments_that_default_to_none(simulator_or_gpu, rng):
     np.testing.assert_array_equal(out, expected)
 
 
+@cuda.jit
+def running_best(x, out):
+    i = cuda.grid(1)
+    if i < x.shape[0]:
+        best = None  # None until a value qualifies: an Optional carried around the loop
+        for j in range(x.shape[1]):
+            v = x[i, j]
+            if v > 0.5 and (best is None or v > best):
+                best = v
+        out[i] = -1.0 if best is None else best
+
+
+def test_a_value_that_may_be_none_carried_around_a_loop(simulator_or_gpu, rng):
+    x = rng.random((80, 5))
+    out = np.zeros(80)
+    running_best[3, 32](x, out)
+    np.testing.assert_array_equal(out, np.where((x > 0.5).any(axis=1), x.max(axis=1), -1.0))
+
+
 @cuda.jit(device=True)
 def chosen(a, flag):
     if flag:
