@@ -113,3 +113,16 @@ def general(monkeypatch):
 
     monkeypatch.setattr(launching, "loaded_for", counting)
     return calls
+
+
+@pytest.fixture(params=["simulator", pytest.param("gpu", marks=pytest.mark.gpu)])
+def simulator_or_gpu(request, monkeypatch):
+    """Kernels launched in the test run on the CPU simulator (tests/simulator/conftest.py's
+    ``simulating``) in the CPU tier, and on the GPU in the gpu tier: the test runs once each way."""
+    if request.param == "gpu":
+        yield "gpu"
+        return
+    from .simulator.conftest import simulating
+
+    with simulating(monkeypatch):
+        yield "simulator"

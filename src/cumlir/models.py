@@ -16,7 +16,7 @@ from mlir import ir
 from mlir.dialects import arith, llvm
 from numba.core import types
 
-from . import typerecords
+from . import numba_models, typerecords
 from . import types as cumlir_types
 
 # what makes the model of a numba type: a model class, or a function choosing one
@@ -318,6 +318,14 @@ class PairModel(StructModel):
         return [self.fe_type.first_type, self.fe_type.second_type]
 
 
+class OptionalModel(StructModel):
+    """A value that may be None (``Optional(T)``): the value and whether there is one, as numba
+    holds it. Beside a None the value is empty: zeros, arrays owning nothing."""
+
+    def member_types(self) -> list[types.Type]:
+        return [self.fe_type.type, types.boolean]
+
+
 class SliceModel(StructModel):
     """slice(start, stop, step) as three int64 (see lowering/slices.py)."""
 
@@ -395,20 +403,73 @@ class DataModelManager:
             return self._cache[fe_type]
         except KeyError:
             pass
-        for cls in type(fe_type).__mro__:
-            model_class = self._models.get(cls)
+        model = self._made(fe_type)
+        if not isinstance(fe_type, types.Literal):  # one per literal value: kept, they grow without end
+            self._cache[fe_type] = model
+        return model
+
+    def _made(self, fe_type: types.Type) -> DataModel:
+        """The model registered for *fe_type*'s class here, else numba's model of an extension's
+        class (numba_models.py), else the one registered for the nearest base class here."""
+        cls = type(fe_type)
+        if cls not in self._models:
+            foreign = numba_models.described(fe_type)
+            if foreign is not None:
+                return _from_numba(self, fe_type, foreign)
+        for base in cls.__mro__:
+            model_class = self._models.get(base)
             if model_class is not None:
-                model = model_class(self, fe_type)
-                if not isinstance(fe_type, types.Literal):  # one per literal value: kept, they grow without end
-                    self._cache[fe_type] = model
-                return model
-        raise TypeError(f"cumlir has no data model for the type {fe_type}")
+                return model_class(self, fe_type)
+        raise TypeError(
+            f"cumlir has no data model for the type {fe_type}: register one with cumlir.models.register_model "
+            "(or numba's register_model)"
+        )
 
     def value_type(self, fe_type: types.Type) -> ir.Type:
         return self.lookup(fe_type).get_value_type()
 
 
 default_manager = DataModelManager()
+
+
+class ForeignScalarModel(PrimitiveModel):
+    """A type numba's PrimitiveModel holds as an integer or float (numba_models.py): that MLIR
+    type, parsed from its text."""
+
+    def __init__(self, dmm: DataModelManager, fe_type: types.Type, text: str) -> None:
+        super().__init__(dmm, fe_type, lambda: ir.Type.parse(text))
+        self.text = text
+
+
+def _from_numba(dmm: DataModelManager, fe_type: types.Type, foreign: numba_models.Described) -> DataModel:
+    if foreign.kind == "pointer":
+        return PointerModel(dmm, fe_type)
+    if foreign.kind == "struct":
+        return StructModel(dmm, fe_type, foreign.members)
+    return ForeignScalarModel(dmm, fe_type, foreign.mlir_type)
+
+
+# the numba types of the MLIR scalar types a kernel parameter of an extension type may be
+_SCALARS = {"i1": "boolean", "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64"}
+_SCALARS.update({"f16": "float16", "f32": "float32", "f64": "float64"})
+
+
+def parameter_shape(model: DataModel) -> str | types.Type | None:
+    """How a kernel takes an argument of an extension's type held by *model*: "pointer" (one
+    address), "members" (a struct: its members' parameters in order), a numba number type
+    (one scalar of it), or None where it cannot (lowering/kernel_abi.py, runtime/)."""
+    if isinstance(model, PointerModel):
+        return "pointer"
+    if isinstance(model, StructModel) and model._named_members is not None and not isinstance(model, StringModel):
+        return "members"
+    if isinstance(model, PrimitiveModel):
+        made = model._mlir_type
+        text = model.text if isinstance(model, ForeignScalarModel) else None if callable(made) else str(made)
+        if text == "!llvm.ptr":
+            return "pointer"
+        name = _SCALARS.get(text or "")
+        return getattr(types, name) if name else None
+    return None
 
 
 def register_model(type_class: type) -> Callable[[_M], _M]:
@@ -494,6 +555,7 @@ for _cls, _model in (
     (types.NPTimedelta, DatetimeModel),
     (types.BaseTuple, TupleModel),
     (types.Pair, PairModel),
+    (types.Optional, OptionalModel),
     (types.RangeType, RangeModel),
     (types.SliceType, SliceModel),
     (types.EllipsisType, OpaqueModel),

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from mlir import ir
 from mlir.dialects import arith, llvm
@@ -22,6 +22,15 @@ if TYPE_CHECKING:
     from ..operations._support.builder import MLIRType, NumbaType, Value
 
 NO_VALUE = None  # the value of a variable whose type has no runtime representation
+
+
+class StarMember(NamedTuple):
+    """Member *position* of the tuple a call spreads with ``f(*t)``: numba's IR keeps the tuple
+    (``Expr.call``'s ``vararg``) and types the call with its members as further positional
+    arguments, so each member stands where a variable would."""
+
+    tuple_var: nir.Var
+    position: int
 
 
 class ExpressionLowering:
@@ -74,15 +83,27 @@ class ExpressionLowering:
         parts = [zero_or_poison(self, t) for t in self.flat_types([result_type])]
         return self.dmm.lookup(result_type).unflatten(parts), result_type
 
-    def _call_with_vars(self, key: Any, sig: Signature, argvars: Iterable[nir.Var | None]) -> Value | None:
+    def _call_with_vars(self, key: Any, sig: Signature, argvars: Iterable[nir.Var | StarMember | None]) -> Value | None:
         return self.call(key, sig, self._cast_arguments(argvars, sig.args))
 
-    def _cast_arguments(self, argvars: Iterable[nir.Var | None], argtypes: Iterable[NumbaType]) -> list[Value]:
+    def _cast_arguments(
+        self, argvars: Iterable[nir.Var | StarMember | None], argtypes: Iterable[NumbaType]
+    ) -> list[Value]:
         """The values of *argvars* as *argtypes*; None (a parameter left to its default) stays None."""
-        return [
-            None if v is None else self.cast(self.load_var(v), self.typemap[v.name], t)
-            for v, t in zip(argvars, argtypes)
-        ]
+        return [None if v is None else self.cast(*self.operand(v), t) for v, t in zip(argvars, argtypes)]
+
+    def operand_type(self, item: nir.Var | StarMember | None) -> NumbaType | None:
+        if isinstance(item, StarMember):
+            return self.typemap[item.tuple_var.name].types[item.position]  # type: ignore[attr-defined]  # a BaseTuple
+        return None if item is None else self.typemap[item.name]
+
+    def operand(self, item: nir.Var | StarMember) -> tuple[Value, NumbaType]:
+        """(value, Numba type) of a call's argument: a variable, or a member of a spread tuple."""
+        if isinstance(item, StarMember):
+            tuple_type = self.typemap[item.tuple_var.name]
+            member = self.extract(self.load_var(item.tuple_var), tuple_type, item.position)
+            return member, tuple_type.types[item.position]  # type: ignore[attr-defined]  # a BaseTuple
+        return self.load_var(item), self.typemap[item.name]
 
     def _impl_key(self, fn: Any, sig: Signature) -> Any:
         fnty = self.typing_context.resolve_value_type(fn)
@@ -107,11 +128,9 @@ class ExpressionLowering:
         return self._call_with_vars(self._impl_key(expr.fn, sig), sig, (expr.value,)), sig.return_type
 
     def _call(self, expr: nir.Expr, result_type: NumbaType) -> tuple[Value, NumbaType]:
-        if expr.vararg is not None:
-            raise errors.UnsupportedError("calls with *args are not supported yet", expr.loc)
         fnty = self.typemap[expr.func.name]
         sig = self.calltypes[expr]
-        argvars = list(expr.args)
+        argvars: list[Any] = [*expr.args, *self.spread(expr.vararg, expr.loc)]
         if expr.kws:
             argvars = _fold_keywords(fnty, sig, argvars, dict(expr.kws), expr.loc)
         if isinstance(fnty, types.BoundFunction):
@@ -125,22 +144,32 @@ class ExpressionLowering:
             key = fnty.dispatcher_type.dispatcher.get_overload(sig.args, sig.return_type)
         else:
             key = fnty.get_impl_key(sig) if isinstance(fnty, types.Callable) else fnty
-        if sig.args and isinstance(sig.args[-1], (types.StarArgTuple, types.StarArgUniTuple)):
+        if _takes_star_args(sig, [self.operand_type(v) for v in argvars]):
             return self._call_with_star_args(key, sig, argvars), sig.return_type
         return self._call_with_vars(key, sig, argvars), sig.return_type
 
-    def _call_with_star_args(self, key: Any, sig: Signature, argvars: Sequence[nir.Var]) -> Value | None:
+    def spread(self, vararg: nir.Var | None, loc: nir.Loc) -> list[StarMember]:
+        """The members of the tuple ``f(a, *t)`` spreads (*vararg*, ``t``), each an argument
+        after the named ones: typing gave the call one parameter per member. ``f(**d)`` never
+        reaches lowering: numba's bytecode reading refuses what it cannot fold into keywords."""
+        if vararg is None:
+            return []
+        spread = self.typemap[vararg.name]
+        if not isinstance(spread, types.BaseTuple):  # typing accepts nothing else
+            raise errors.UnsupportedError(f"*args in a call must be a tuple, got {spread}", loc)
+        return [StarMember(vararg, k) for k in range(len(spread))]
+
+    def _call_with_star_args(self, key: Any, sig: Signature, argvars: Sequence[Any]) -> Value | None:
         """A call of a function taking ``*args``: the arguments past its named ones are
         packed into the tuple the function was typed for."""
         *named, star = sig.args
         args = self._cast_arguments(argvars, named)
         rest = argvars[len(named) :]
-        members = [self.cast(self.load_var(v), self.typemap[v.name], t) for v, t in zip(rest, star.types)]
+        members = [self.cast(*self.operand(v), t) for v, t in zip(rest, star.types)]
         return self.call(key, sig, [*args, self.make_struct(star, members)])
 
     def _getattr(self, expr: nir.Expr, result_type: NumbaType) -> tuple[Value, NumbaType]:
-        ty = self.typemap[expr.value.name]
-        value = self.load_var(expr.value)
+        ty, value = self._present(expr.value)
         if isinstance(result_type, types.BoundFunction):
             return self.cast(value, ty, result_type.this), result_type
         with target_override():  # attributes declared for cumlir (overload_attribute) resolve only here
@@ -154,8 +183,16 @@ class ExpressionLowering:
             raise errors.LoweringError(f"no lowering for the attribute {ty}.{expr.attr}", expr.loc)
         return rule(self, ty, value, expr.attr), attrty  # type: ignore[arg-type]  # self is an MLIRLower
 
+    def _present(self, var: nir.Var) -> tuple[NumbaType, Value]:
+        """(type, value) of *var*; an Optional(T) as its T, checked not None: typing read its
+        attributes and constant indices on the T (numba's, and typing/context.py's)."""
+        ty, value = self.typemap[var.name], self.load_var(var)
+        if isinstance(ty, types.Optional):
+            return ty.type, self.cast(value, ty, ty.type)
+        return ty, value
+
     def _static_getitem(self, expr: nir.Expr, result_type: NumbaType) -> tuple[Value, NumbaType]:
-        ty = self.typemap[expr.value.name]
+        ty, value = self._present(expr.value)
         index = expr.index
         try:
             index_type = types.literal(index)
@@ -164,7 +201,7 @@ class ExpressionLowering:
         rule = registry.find_call("static_getitem", (ty, index_type))
         if rule is not None:
             sig = signature(result_type, ty, index_type)
-            return rule(self, sig, [self.load_var(expr.value), index]), result_type  # type: ignore[arg-type]
+            return rule(self, sig, [value, index]), result_type  # type: ignore[arg-type]
         if expr.index_var is None:
             raise errors.LoweringError(f"no lowering for {ty}[{index!r}]", expr.loc)
         sig = self.calltypes[expr]
@@ -225,9 +262,20 @@ def setitem_key() -> Callable[[Any, Any, Any], None]:
     return operator.setitem
 
 
+def _takes_star_args(sig: Signature, given: Sequence[NumbaType | None]) -> bool:
+    """Whether the callee declares ``*args``, so that the arguments past its named ones are
+    packed into the tuple its last parameter is typed as. A star tuple may also be passed on
+    whole, to a parameter of its own (``literal_unroll(args)``, ``g(args)``)."""
+    if not sig.args or not isinstance(sig.args[-1], (types.StarArgTuple, types.StarArgUniTuple)):
+        return False
+    if sig.pysig is not None:
+        return any(p.kind is p.VAR_POSITIONAL for p in sig.pysig.parameters.values())
+    return not (len(given) == len(sig.args) and given[-1] == sig.args[-1])
+
+
 def _fold_keywords(
-    fnty: NumbaType, sig: Signature, argvars: Sequence[nir.Var], kws: dict[str, nir.Var], loc: nir.Loc
-) -> list[nir.Var | None]:
+    fnty: NumbaType, sig: Signature, argvars: Sequence[Any], kws: dict[str, nir.Var], loc: nir.Loc
+) -> list[Any]:
     pysig = sig.pysig
     if pysig is None:
         raise errors.UnsupportedError(f"{fnty} does not take keyword arguments here", loc)

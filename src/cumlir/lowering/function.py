@@ -251,7 +251,7 @@ class MLIRLower(BuilderAPI, ExpressionLowering):
         argtypes = self.typed.args
         with ir.InsertionPoint(self.module.body):
             if self.kind == "kernel":  # typed as returning None (compiler.KernelEntry checks)
-                params = [t for ty in argtypes for t in kernel_abi.param_types(self, ty)]
+                params = kernel_abi.kernel_params(self, argtypes, self.func_ir.arg_names, self.func_ir.loc)
                 fn_type = ir.FunctionType.get(params, [])
                 op = gpu.GPUFuncOp(ir.TypeAttr.get(fn_type), sym_name=self.symbol, kernel=True)
                 kernel_abi.mark_by_value_params(self, op, argtypes)
@@ -460,6 +460,15 @@ class MLIRLower(BuilderAPI, ExpressionLowering):
             if self.has_value(member_type):
                 struct = llvm.insertvalue(struct, value, ir.DenseI64ArrayAttr.get([i]))
         return struct
+
+    def empty_value(self, ty: NumbaType) -> Value:
+        """A value of *ty* holding nothing (what an Optional holds beside None): zero where its
+        MLIR types have one, arrays owning no memory (a decref finds them harmless)."""
+        parts = [
+            refcount.null_memref(t) if isinstance(t, ir.MemRefType) else zero_or_poison(self, t)
+            for t in self.flat_types([ty])
+        ]
+        return self.dmm.lookup(ty).unflatten(parts) if parts else NO_VALUE
 
     def extract(self, struct: Value, ty: NumbaType, index: int) -> Value:
         model = self.dmm.lookup(ty)

@@ -26,11 +26,14 @@ from numba.core import errors, types
 
 from .. import typerecords
 from ..marks import BY_VALUE_PARAMS
+from ..models import parameter_shape
 from ..operations._support.ptx_asm import require
 from ..types import TensorMap
 from .refcount import memref_from_descriptor
 
 if TYPE_CHECKING:
+    from numba.core import ir as nir
+
     from ..operations._support.builder import Lower, MLIRType, NumbaType, Value
 
     class _Builder(Lower, Protocol):
@@ -46,10 +49,25 @@ if TYPE_CHECKING:
 
 
 _POINTERS = (types.Record, types.CPointer, types.RawPointer)
+# types whose parameter is their in-memory value (the rest are extensions' types, by their models)
+_KNOWN = (*_POINTERS, TensorMap, types.Number, types.Boolean, types.NPDatetime, types.NPTimedelta, types.EnumMember)
 
 
 def _i64() -> ir.IntegerType:
     return ir.IntegerType.get_signless(64)
+
+
+def kernel_params(lower: _Builder, argtypes: Sequence[types.Type], names: Sequence[str], loc: nir.Loc) -> list[ir.Type]:
+    """The parameters of a kernel taking *argtypes*; a type it cannot take is an error naming
+    the argument, at the kernel's definition."""
+    params = []
+    for name, ty in zip(names, argtypes):
+        try:
+            params += param_types(lower, ty)
+        except (errors.UnsupportedError, TypeError) as e:
+            text = str(e).split("\n")[0]
+            raise errors.UnsupportedError(f"the kernel's argument {name!r} (of type {ty}): {text}", loc) from None
+    return params
 
 
 def param_types(lower: _Builder, ty: types.Type) -> list[ir.Type]:
@@ -73,7 +91,25 @@ def param_types(lower: _Builder, ty: types.Type) -> list[ir.Type]:
         return [t for member in ty.types for t in param_types(lower, member)]  # type: ignore[attr-defined]  # numba's stubs
     if not lower.has_value(ty):
         return []
-    raise errors.UnsupportedError(f"kernel arguments of type {ty} are not supported yet")
+    shape = _extension_shape(lower, ty)
+    if shape == "pointer":
+        return [llvm.PointerType.get()]
+    if shape == "members":
+        return [t for member in lower.dmm.lookup(ty).member_types() for t in param_types(lower, member)]
+    return param_types(lower, shape)  # type: ignore[arg-type]  # a number type
+
+
+def _extension_shape(lower: _Builder, ty: types.Type) -> str | types.Type:
+    """How a kernel takes an argument of a type an extension declared: from its data model
+    (models.parameter_shape), as numba passes it: a pointer or opaque handle as one pointer,
+    a struct as its members, a scalar as itself."""
+    shape = parameter_shape(lower.dmm.lookup(ty))
+    if shape is None:
+        raise errors.UnsupportedError(
+            f"kernel arguments of type {ty} are not supported: its data model ({type(lower.dmm.lookup(ty)).__name__}) "
+            "is neither a pointer, a struct of named members nor an integer or float"
+        )
+    return shape
 
 
 def mark_by_value_params(lower: _Builder, op: ir.OpView, argtypes: Iterable[types.Type]) -> None:
@@ -118,12 +154,25 @@ def value_from_params(lower: _Builder, ty: types.Type, params: Sequence[ir.Value
         return lower.make_struct(ty, params)
     if isinstance(ty, types.Complex) or (record is not None and record.parameters == "parts"):
         return mlir_complex.CreateOp(lower.get_mlir_type(ty), params[0], params[1]).result
-    return lower.dmm.lookup(ty).from_data(params[0])
+    if isinstance(ty, _KNOWN) or record is not None:
+        return lower.dmm.lookup(ty).from_data(params[0])
+    shape = _extension_shape(lower, ty)
+    if shape == "members":
+        return _members_from_params(lower, ty, lower.dmm.lookup(ty).member_types(), params)
+    if shape == "pointer":
+        return params[0]
+    return lower.dmm.lookup(shape).from_data(params[0])  # the scalar's i1 from its byte, say
 
 
 def _tuple_from_params(lower: _Builder, ty: types.BaseTuple, params: Sequence[ir.Value]) -> Value:
+    return _members_from_params(lower, ty, ty.types, params)  # type: ignore[attr-defined]  # numba's stubs
+
+
+def _members_from_params(
+    lower: _Builder, ty: types.Type, member_types: Sequence[types.Type], params: Sequence[ir.Value]
+) -> Value:
     members = []
-    for member in ty.types:  # type: ignore[attr-defined]
+    for member in member_types:
         n = len(param_types(lower, member))
         members.append(value_from_params(lower, member, params[:n]))
         params = params[n:]

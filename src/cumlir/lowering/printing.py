@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from numba.core.typing.templates import Signature
 
     from ..operations._support.builder import Lower, NumbaType, Value
+    from .expressions import StarMember
 
     class _Printer(Lower, Protocol):
         """What printing uses of the MLIRLower it is given (function.py, which imports this
@@ -34,6 +35,10 @@ if TYPE_CHECKING:
         calltypes: dict[nir.Inst, Signature]
 
         def load_var(self, var: str | nir.Var) -> Value: ...
+
+        def spread(self, vararg: nir.Var | None, loc: nir.Loc) -> list[StarMember]: ...
+
+        def operand(self, item: nir.Var | StarMember) -> tuple[Value, NumbaType]: ...
 
         def has_value(self, numba_type: NumbaType) -> bool: ...
 
@@ -81,11 +86,13 @@ def lower_print(lower: _Printer, stmt: nir.Print) -> None:
     formats: list[str]
     values: list[ir.Value]
     formats, values = [], []
-    for index, (var, ty) in enumerate(zip(stmt.args, sig.args)):
+    # print(a, *t): the members of t follow the named items, as typing counted them
+    items = [*stmt.args, *lower.spread(stmt.vararg, stmt.loc)]
+    for index, (item, ty) in enumerate(zip(items, sig.args)):
         constant = stmt.consts.get(index)
         if not isinstance(constant, str):
             constant = None  # numbers print through their %-format, as values do
-        value = lower.load_var(var) if constant is None and lower.has_value(ty) else None
+        value = lower.operand(item)[0] if constant is None and lower.has_value(ty) else None
         text, item_values = _format_item(lower, ty, value, constant)
         formats.append(text)
         values += item_values

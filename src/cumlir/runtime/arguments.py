@@ -28,14 +28,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .. import typerecords
+from .. import numba_models, typerecords
 from ..lazy import lazy
 
 # a parameter's slot in the buffer, and numba's numbers, as the families' packers share them
 from ..typerecords._packing import SCALAR_FORMATS as _SCALAR_FORMATS
 from ..typerecords._packing import SLOT, complex_value
 from ..typerecords._packing import ScalarParameter as _ScalarParameter
-from . import placement, tensor_maps
+from . import extension_arguments, placement, tensor_maps
 from .arg_hints import ArgHint
 from .devicearray import DeviceNDArray, import_dlpack
 from .hostmemory import mapped_pointer
@@ -193,6 +193,9 @@ def argument_type(value: Any, index: int | str) -> types.Type:
         return _host_array_type(value, index)
     if isinstance(value, ArgHint):  # after the common kinds, which keep their cost
         return argument_type(value.value, index)
+    declared = numba_models.argument_type(value)  # a class an extension typed (numba's typeof_impl) first
+    if declared is not None:
+        return declared
     cai = cuda_array_interface(value)
     if cai is not None:
         dtype = cai_dtype(cai)
@@ -508,7 +511,27 @@ def _parameter(ty: types.Type | PlainType, index: int | str) -> Parameter:
 
     if isinstance(ty, TensorMap):
         return _TensorMapParameter(ty, index)
-    raise TypeError(f"argument {index}: kernel parameters of type {ty} are not supported yet")
+    return extension_arguments.parameter(ty, index, _parameter, _AddressParameter)  # type: ignore[arg-type]  # a numba type
+
+
+class _AddressParameter(_PointerParameter):
+    """A pointer or opaque handle of a type an extension declared: an address, as a raw
+    pointer takes it (its pointee is the extension's to check)."""
+
+    def __init__(self, ty: types.Type, index: int | str) -> None:
+        self.index = index
+        self.type = ty  # type: ignore[assignment]  # an extension's type, where raw pointers have theirs
+        self._dtype = None
+
+    def _address(self, value: Any, launch: Staging) -> int:
+        try:
+            return super()._address(value, launch)
+        except TypeError:
+            raise TypeError(
+                f"argument {self.index}: a {self.type} takes a device address (an int, a ctypes.c_void_p, an "
+                f"object with __index__) or a device array, got {type(value).__name__}; an argument handler "
+                "(cuda.jit(extensions=[...])) may give the address of other objects"
+            ) from None
 
 
 class ArgumentPacker:
@@ -518,6 +541,16 @@ class ArgumentPacker:
         self.parameters = [_parameter(ty, i) for i, ty in enumerate(argtypes)]
         self.slots = sum(p.slots for p in self.parameters)
         self.offsets = parameter_offsets(self.parameters)
+
+    def passes_as(self, index: int, given: types.Type) -> bool:
+        """Whether an argument handler may give argument *index* as a value of type *given*
+        other than the compiled one: an address (numba-cuda's examples pass a pointer as a
+        uint64) for a pointer parameter, which takes ints."""
+        if not isinstance(self.parameters[index], _PointerParameter):
+            return False
+        return isinstance(given, (types.CPointer, types.RawPointer)) or (
+            isinstance(given, types.Integer) and given.bitwidth == 64  # type: ignore[attr-defined]  # numba's stubs
+        )
 
     def pack(
         self, args: Sequence[Any], launch: Staging

@@ -247,10 +247,11 @@ class LoadedKernel:
             given = ty
             for handler in reversed(self.extensions):
                 given, value = handler.prepare_args(given, value, stream=stream, retr=writebacks)
-            if given != ty:
+            if given != ty and not self._packer.passes_as(index, given):
                 raise TypeError(
                     f"kernel {self.name}: the extension {handler!r} passes argument {index} as {given}, "
-                    f"but the kernel was compiled for {ty}; a handler may change the value, not its type"
+                    f"but the kernel was compiled for {ty}; a handler may change the value, not its type "
+                    "(but for a pointer's address, given as a 64-bit integer)"
                 )
             handled.append(value)
         return tuple(handled)

@@ -139,6 +139,40 @@ class CUDATypingContext(BaseContext):
         self, func: object, args: Sequence[types.Type], kws: Mapping[str, types.Type]
     ) -> Signature | None:
         try:
+            found = self._resolve_with_numpy_families(func, args, kws)
+        except TypingError:
+            if not _has_optional(args, kws):
+                raise
+            found = self._resolve_values_of_optionals(func, args, kws)
+            if found is None:
+                raise
+            return found
+        if found is None and _has_optional(args, kws):
+            return self._resolve_values_of_optionals(func, args, kws)
+        return found
+
+    def _resolve_values_of_optionals(
+        self, func: object, args: Sequence[types.Type], kws: Mapping[str, types.Type]
+    ) -> Signature | None:
+        """A call given Optional(T) arguments that no typing takes, typed for the T's: lowering
+        converts each, checking it is not None (operations/python/optionals.py), members of
+        tuples too (``a[i, r]``). numba's templates retry so only where they return None;
+        typers that raise (an array's index, an atomic's) are retried here too."""
+        values = [_value_of(a) for a in args]
+        named = {k: _value_of(v) for k, v in dict(kws).items()}
+        try:
+            return self._resolve_with_numpy_families(func, values, named)
+        except TypingError:
+            return None
+
+    def resolve_setitem(self, target: types.Type, index: types.Type, value: types.Type) -> Signature | None:
+        # numba types ``a[i] = v`` past resolve_function_type: an Optional index or value the same way
+        return self.resolve_function_type(operator.setitem, (target, index, value), {})
+
+    def _resolve_with_numpy_families(
+        self, func: object, args: Sequence[types.Type], kws: Mapping[str, types.Type]
+    ) -> Signature | None:
+        try:
             return self._resolve_function_type(func, args, kws)
         except TypeError:
             # numba's NumPy templates ask NumPy for a dtype of every argument, and NumPy has
@@ -274,6 +308,21 @@ def _device_value(ty: types.Type) -> bool:
     if isinstance(ty, types.BaseTuple):
         return all(_device_value(member) for member in ty)  # type: ignore[attr-defined]  # numba's stubs
     return isinstance(ty, (types.Number, types.Boolean))
+
+
+def _has_optional(args: Sequence[types.Type], kws: Mapping[str, types.Type]) -> bool:
+    return any(_value_of(a) is not a for a in (*args, *dict(kws).values()))
+
+
+def _value_of(ty: types.Type) -> types.Type:
+    """*ty* with Optional(T) made T, in tuples too; *ty* itself where it holds no Optional."""
+    if isinstance(ty, types.Optional):
+        return ty.type
+    if isinstance(ty, types.BaseTuple) and not isinstance(ty, types.BaseNamedTuple):
+        members = [_value_of(m) for m in ty]  # type: ignore[attr-defined]  # numba's stubs
+        if any(m is not t for m, t in zip(members, ty)):  # type: ignore[call-overload]
+            return types.BaseTuple.from_types(members)
+    return ty
 
 
 def _scalar_operator_key(

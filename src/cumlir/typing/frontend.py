@@ -245,6 +245,13 @@ class DeviceDispatcher:
         """(Python signature, argument types with keywords and defaults folded in), literal
         types kept only where *literal*."""
         pysig = utils.pysignature(self.py_func)
+        kinds = {p.kind for p in pysig.parameters.values()}
+        if kinds & {inspect.Parameter.KEYWORD_ONLY, inspect.Parameter.VAR_KEYWORD}:
+            # numba binds arguments by position alone past *args: it would misplace them
+            raise errors.TypingError(
+                f"the device function {self.py_func.__qualname__} takes keyword-only parameters or **kwargs, "
+                "which device functions do not (as in numba): give them before *args"
+            )
 
         def normal(index: int, param: str, value: types.Type) -> types.Type:
             return value if literal else types.unliteral(value)

@@ -13,7 +13,6 @@ from numba.core import (
     analysis,
     bytecode,
     errors,
-    interpreter,
     ir,
     postproc,
     rewrites,
@@ -23,6 +22,7 @@ from numba.core import (
 from numba.core.ir_utils import fixup_var_define_in_scope
 
 from ..lazy import lazy
+from . import spread_keywords
 
 # numba's closure inliner: imported by the first kernel that defines a function (few do)
 inline_closurecall = lazy("numba.core.inline_closurecall")
@@ -37,9 +37,18 @@ def _bytecode(state: StateDict) -> None:
 
 def _interpret(state: StateDict) -> None:
     try:
-        state.func_ir = interpreter.Interpreter(state.func_id).interpret(state.bc)
-    except errors.UnsupportedBytecodeError as e:
-        if getattr(e, "loc", None) is not None:
+        state.func_ir = spread_keywords.Interpreter(state.func_id).interpret(state.bc)
+    except (errors.UnsupportedBytecodeError, AssertionError) as e:
+        line = _spread_with_keywords(state.bc) if _refuses_spread_with_keywords(e) else None
+        if line is not None:
+            # numba could not fold f(*t, k=v) into a call (its message speaks of **kwargs, which the
+            # code does not use, or it fails an assertion): what spread_keywords.py leaves to it
+            raise errors.UnsupportedError(
+                "a call spreading *args with keyword arguments is supported with at most 15 keywords, each "
+                "value computed before the call (not `a if c else b` inside it): pass some by position",
+                loc=ir.Loc(state.func_id.filename, line),
+            ) from None
+        if not isinstance(e, errors.UnsupportedBytecodeError) or getattr(e, "loc", None) is not None:
             raise
         # numba names no line for some constructs ("with ... as ..."): the function's then
         func = state.func_id
@@ -51,6 +60,19 @@ def _interpret(state: StateDict) -> None:
             f"{state.func_id.func_name}() takes {state.func_ir.arg_count} arguments, "
             f"but the signature gives {len(state.args)}"
         )
+
+
+def _refuses_spread_with_keywords(e: Exception) -> bool:
+    return isinstance(e, AssertionError) or "CALL_FUNCTION_EX with **kwargs" in str(e)
+
+
+def _spread_with_keywords(bc: bytecode.ByteCode) -> int | None:
+    """The line of the first call with both ``*args`` and keywords (CALL_FUNCTION_EX taking a
+    mapping), or None."""
+    for inst in bc.table.values():
+        if inst.opname == "CALL_FUNCTION_EX" and inst.arg & 1:
+            return inst.lineno
+    return None
 
 
 def _check_names(state: StateDict) -> None:

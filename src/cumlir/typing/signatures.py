@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from numba.core import sigutils, types
 from numba.core.typing.templates import Signature
 
+from ..numba_models import owned
 from ..typerecords.vectors import VectorType, matches_record
 from ..types import TensorMap
 from .context import typing_context
@@ -68,7 +69,28 @@ def _accepts_one(declared: types.Type, actual: types.Type) -> bool:
         )
     if isinstance(declared, TensorMap):  # a rank unknown on either side is not checked
         return isinstance(actual, TensorMap) and None in (declared.rank, actual.rank)
-    return False
+    return not owned(type(declared)) and _accepts_extension(declared, actual)
+
+
+def _accepts_extension(declared: types.Type, actual: types.Type) -> bool:
+    """A type an extension declared takes what its data model is passed as: an address for a
+    pointer, a tuple of its members for a struct, a number for a scalar."""
+    from .. import models  # MLIR's bindings, which models name: loaded only for extension types
+
+    try:
+        shape = models.parameter_shape(models.default_manager.lookup(declared))
+    except TypeError:
+        return False
+    if shape == "pointer":
+        return isinstance(actual, (types.Integer, types.RawPointer, types.CPointer, types.Array))
+    if shape == "members":
+        members = models.default_manager.lookup(declared).member_types()  # type: ignore[attr-defined]  # a struct
+        return (
+            isinstance(actual, types.BaseTuple)
+            and len(actual) == len(members)
+            and all(map(_accepts_one, members, actual.types))  # type: ignore[attr-defined]  # numba's stubs
+        )
+    return shape is not None and _accepts_one(shape, actual)  # type: ignore[arg-type]  # a number type
 
 
 def _vector_from_host(declared: types.Type, actual: types.Type) -> bool:

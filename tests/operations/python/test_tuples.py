@@ -1,6 +1,6 @@
 """Tuples and namedtuples in kernels (operations/python/tuples.py): indexing by a constant
 (negatives counting from the end) and by a run-time integer (signed indices wrapping,
-unsigned ones not), ``len``, ``in``, comparisons (==, !=, <, <=, >, >=, Python's
+unsigned ones not), constant slices, ``+`` and ``tuple(t)``, ``len``, ``in``, comparisons (==, !=, <, <=, >, >=, Python's
 lexicographic rules), namedtuple construction, fields and indexing, and
 tuples of arrays and complex numbers (members an LLVM struct cannot hold). The generated
 code runs on the host (tests/nrt_harness.py) against Python's own tuples, on random values
@@ -10,7 +10,7 @@ import collections
 
 import numpy as np
 import pytest
-from numba import typeof
+from numba import literal_unroll, typeof
 from numba.core import types
 from numba.core.errors import TypingError
 
@@ -103,6 +103,15 @@ def _tuples_of_arrays(out, a, b, z, i):
     out[5] = nested[i % 2][1]
 
 
+def _sliced(out, a, n):
+    t = (a[0], n, a[1], a[2] > 0.0)
+    u = t[1:] + tuple(t[:2]) + t[::-1] + t[-1:-3:-1] + t[5:]
+    k = 0
+    for v in literal_unroll(u):
+        out[k] = v
+        k += 1
+
+
 # ---- the generated code run on the host -------------------------------------------------------
 
 DTYPES = ["bool", "int8", "uint16", "int32", "uint64", "float32", "float64", "complex64", "complex128"]
@@ -150,6 +159,16 @@ def test_tuples_compare_as_pythons(dtype, rng):
     nrt_harness.Kernel(_compared, (typeof(out), typeof(a), typeof(b)))(out, a, b).check_balanced()
     # Python's comparisons of the same values (NumPy scalars, as the kernel's members are)
     np.testing.assert_array_equal(out, _compared_in_python(a, b))
+
+
+def test_constant_slices_concatenation_and_tuple_of_a_tuple_are_pythons(rng):
+    a = rng.standard_normal(3)
+    n = int(rng.integers(-100, 100))
+    out = support.poisoned(11, "float64")
+    nrt_harness.Kernel(_sliced, (typeof(out), typeof(a), types.int64))(out, a, n).check_balanced()
+    t = (a[0], n, a[1], a[2] > 0.0)
+    u = t[1:] + tuple(t[:2]) + t[::-1] + t[-1:-3:-1] + t[5:]
+    np.testing.assert_array_equal(out, np.array(u, dtype=np.float64))
 
 
 def test_len_counts_the_members():

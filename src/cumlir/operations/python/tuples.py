@@ -17,6 +17,30 @@ def tuple_static_getitem(lower, sig, args):
     return lower.extract(args[0], tuple_type, index)
 
 
+@declare("static_getitem").lower("BaseTuple", "SliceLiteral")
+def tuple_static_slice(lower, sig, args):
+    """``t[1:]``, ``t[::-1]``: a constant slice picks members at compile time (``f(*t[1:])``
+    spreads the result)."""
+    tuple_type = sig.args[0]
+    picked = range(*args[1].indices(len(tuple_type)))
+    return lower.make_struct(sig.return_type, [lower.extract(args[0], tuple_type, k) for k in picked])
+
+
+@declare(tuple).lower("BaseTuple")
+def tuple_of_tuple(lower, sig, args):
+    # numba reads ``f(a, *t)`` (a list extended, then made a tuple) as tuple(t) added to (a,)
+    return lower.cast(args[0], sig.args[0], sig.return_type)
+
+
+@declare(operator.add).lower("BaseTuple", "BaseTuple")
+def tuple_concatenation(lower, sig, args):
+    left, right = sig.args
+    members = [lower.extract(args[0], left, k) for k in range(len(left))]
+    members += [lower.extract(args[1], right, k) for k in range(len(right))]
+    result = sig.return_type
+    return lower.make_struct(result, [lower.cast(m, t, u) for m, t, u in zip(members, [*left, *right], result)])
+
+
 @declare(operator.getitem).lower("UniTuple", "Integer")
 def unituple_getitem(lower, sig, args):
     """A run-time index picks among the members with a chain of selects (wrapping negatives)."""
