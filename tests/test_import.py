@@ -76,3 +76,11 @@ def test_the_namespace_and_decorating_load_only_these_modules():
     assert namespace == str(NAMESPACE_MODULES)
     assert decorating == str(DECORATING_ADDS)
     assert dependencies == "['numpy']"
+
+
+def test_the_package_reaches_its_namespace_as_an_attribute():
+    # numba-cuda-mlir's and numba's programs write `import pkg` then `pkg.cuda.jit`
+    out = python_output(
+        "import sys, cumlir; before = 'cumlir.cuda' in sys.modules; print(before, cumlir.cuda.jit.__module__)"
+    )
+    assert out == "False cumlir.cuda.decorators"

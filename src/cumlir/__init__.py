@@ -8,6 +8,11 @@ __version__ = "0.1.0"
 
 
 def __getattr__(name: str) -> object:
+    # ``import cumlir`` then ``cumlir.cuda.jit``, as ``import numba`` then ``numba.cuda.jit``
+    if name == "cuda":
+        import importlib
+
+        return importlib.import_module(".cuda", __name__)
     # numba's literal_unroll, without importing numba with cumlir
     if name == "literal_unroll":
         from numba import literal_unroll  # numba: loaded when asked for, not with cumlir
