@@ -625,3 +625,11 @@ def test_the_default_streams(fake, stream, handle):
     nothing[1, 1, stream]()
     nothing[1, 1, stream]()
     assert [launch["stream"] for launch in fake.launches] == [handle, handle]
+
+
+def test_an_integer_of_the_other_signedness_passes_its_bits(fake, general):
+    # a warp mask written 0xFFFFFFFF for an int32 parameter is -1, as Numba-CUDA packs it
+    masked = _launch(fake, eager_scalars[1, 1], (0xFFFFFFFF, 2.0, True, 1j))
+    assert masked["params"] == _general_bytes(eager_scalars, (-1, 2.0, True, 1j))
+    with pytest.raises(OverflowError, match="argument 0: -2147483649 does not fit in int32"):
+        eager_scalars[1, 1](-(2**31) - 1, 2.0, True, 1j)

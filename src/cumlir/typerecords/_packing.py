@@ -45,7 +45,15 @@ class ScalarParameter:
         try:
             struct.pack_into(self.format, buffer, offset, value)
         except (struct.error, OverflowError):
-            raise OverflowError(f"argument {self.index}: {value!r} does not fit in {self.type}") from None
+            # an integer of the same width read with the other signedness (a mask 0xFFFFFFFF
+            # for an int32, -1 for a uint32) passes its bits, as Numba-CUDA's ctypes packing does
+            other = self.format.swapcase() if self.format in "bBhHiIqQ" else None
+            try:
+                if other is None:
+                    raise struct.error
+                struct.pack_into(other, buffer, offset, value)
+            except (struct.error, OverflowError):
+                raise OverflowError(f"argument {self.index}: {value!r} does not fit in {self.type}") from None
 
 
 def complex_value(value: Any, index: Any, ty: Any) -> complex:
