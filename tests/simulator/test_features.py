@@ -199,3 +199,15 @@ def test_numba_cudas_namespace_in_a_kernel_is_cumlirs(rng):
         out = np.full(128, np.nan)
         cuda.jit(_written_with(name, namespace))[4, 32](out, a)
         np.testing.assert_array_equal(out, expected, err_msg=name)
+
+
+def block_ids(out):
+    out[cuda.grid(1)] = cuda.blockIdx.x
+
+
+def test_none_for_the_stream_and_the_dynamic_shared_memory_means_none():
+    out = np.full(128, -1, np.int32)
+    cuda.jit(block_ids)[4, 32, None, None](out)
+    np.testing.assert_array_equal(out, np.repeat(np.arange(4), 32))
+    with pytest.raises(TypeError, match="non-negative int of bytes, got -1"):
+        cuda.jit(block_ids)[4, 32, None, -1](out)

@@ -49,7 +49,7 @@ class LaunchConfiguration:
         self.griddim = _dim3(config[0], "grid (number of blocks)")
         self.blockdim = _dim3(config[1], "block (threads per block)")
         self.stream = stream_handle(config[2]) if len(config) > 2 else 0
-        sharedmem = config[3] if len(config) > 3 else 0
+        sharedmem = config[3] if len(config) > 3 and config[3] is not None else 0  # None: none, as for a stream
         if not isinstance(sharedmem, int) or isinstance(sharedmem, bool) or sharedmem < 0:
             raise TypeError(f"dynamic shared memory must be a non-negative int of bytes, got {sharedmem!r}")
         self.sharedmem = sharedmem
