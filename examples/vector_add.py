@@ -30,11 +30,12 @@ def main():
     rng = np.random.default_rng(0)
     a = rng.standard_normal(n).astype(np.float32)
     b = rng.standard_normal(n).astype(np.float32)
-    c = np.full(n, np.nan, dtype=np.float32)
+    d_a, d_b = cuda.to_device(a), cuda.to_device(b)  # copied once (a NumPy argument is copied at each launch)
+    d_c = cuda.to_device(np.full(n, np.nan, dtype=np.float32))
     threads = 256
     blocks = (n + threads - 1) // threads
-    vector_add[blocks, threads](a, b, c)
-    np.testing.assert_array_equal(c, a + b)
+    vector_add[blocks, threads](d_a, d_b, d_c)
+    np.testing.assert_array_equal(d_c.copy_to_host(), a + b)
     device = cuda.get_current_device()
     print(f"vector_add: ran on {device.name} for {n} elements; the result matches NumPy")
 

@@ -19,6 +19,7 @@ from . import dlpack, ipc, memory_managers
 from . import driver as drv
 from .cleanup import release
 from .device_of import device_of
+from .implicit_copies import warn_of_the_copy
 from .layout import (
     allocation_strides,
     byte_extent,
@@ -418,6 +419,26 @@ def from_host(obj: Any, stream: object = 0, copy: bool = True) -> DeviceNDArray:
     if copy:
         result.copy_to_device(array, stream=stream)
     return result
+
+
+def auto_device(
+    obj: Any, stream: object = 0, copy: bool = True, user_explicit: bool = False
+) -> tuple[DeviceNDArray, bool]:
+    """Numba-CUDA's ``devicearray.auto_device``: (a device array for *obj*, whether it is a new
+    copy). Device arrays and ``__cuda_array_interface__`` objects are used in place; anything
+    else NumPy reads is copied (when *copy*), which must be contiguous (ValueError); a NumPy
+    array copied when not *user_explicit* gets the implicit copy's performance warning."""
+    if isinstance(obj, DeviceNDArray):
+        return obj, False
+    interface = getattr(obj, "__cuda_array_interface__", None)
+    if interface is not None:
+        return from_cuda_array_interface(interface, owner=obj), False
+    array = np.asarray(obj)
+    if not (array.flags.c_contiguous or array.flags.f_contiguous):
+        raise ValueError("auto_device: the array is not contiguous; copy it with np.ascontiguousarray first")
+    if copy and not user_explicit and isinstance(obj, np.ndarray):
+        warn_of_the_copy()
+    return from_host(array, stream=stream, copy=copy), True
 
 
 def is_device_array(obj: object) -> bool:

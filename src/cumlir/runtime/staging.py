@@ -8,6 +8,7 @@ import numpy as np
 
 from . import driver as drv
 from . import memory_managers, readers
+from .implicit_copies import warn_of_the_copy
 
 
 class HostArrayStaging:
@@ -25,6 +26,7 @@ class HostArrayStaging:
     def stage_host_array(
         self, array: np.ndarray, copy_in: bool = True, copy_out: bool = True
     ) -> tuple[int, tuple[int, ...], tuple[int, ...], int]:
+        warn_of_the_copy()
         cu = drv.driver()
         source = np.ascontiguousarray(array) if not (array.flags.c_contiguous or array.flags.f_contiguous) else array
         nbytes = source.nbytes

@@ -1,0 +1,29 @@
+"""Numba-CUDA's performance warning for a host array copied to the device implicitly
+(a NumPy argument of a launch, ``auto_device``)."""
+
+from __future__ import annotations
+
+import os
+import warnings
+
+from ..lazy import lazy, loaded
+
+numba_errors = lazy("numba.core.errors")  # NumbaPerformanceWarning: loaded when one is given
+
+
+def warn_of_the_copy() -> None:
+    """Numba-CUDA's performance warning for a host array copied around a launch, unless
+    NUMBA_CUDA_WARN_ON_IMPLICIT_COPY=0 or NUMBA_DISABLE_PERFORMANCE_WARNINGS=1 (or their
+    CUMLIR_ spellings)."""
+    for name, quiet in (("WARN_ON_IMPLICIT_COPY", "0"), ("DISABLE_PERFORMANCE_WARNINGS", "1")):
+        setting = os.environ.get(
+            f"CUMLIR_{name}", os.environ.get(f"NUMBA_CUDA_{name}", os.environ.get(f"NUMBA_{name}"))
+        )
+        if setting == quiet:
+            return
+    warnings.warn(
+        "Host array used in CUDA kernel will incur copy overhead to/from device: copy it once with "
+        "cuda.to_device, or use a mapped or managed array",
+        loaded(numba_errors).NumbaPerformanceWarning,
+        stacklevel=2,
+    )
