@@ -200,7 +200,9 @@ class Reduce:
         from ..runtime.devicearray import device_array
         from ..runtime.streams import stream_handle
 
-        key = (dtype, stream_handle(stream), int(drv.current_context().handle))
+        # by the context's lifetime, not its handle: a context reset (cuda.close()) freed the
+        # buffers made before it, and the primary context comes back with the same handle
+        key = (dtype, stream_handle(stream), drv.lifetime())
         mine = self._mine()
         kept = mine.partials.get(key)
         if kept is None:
@@ -221,7 +223,7 @@ class _Buffers:
     stream, context), and, by id() of each, its first element and a host array of one."""
 
     def __init__(self) -> None:
-        self.partials: dict[tuple[np.dtype, int, int], DeviceNDArray] = {}
+        self.partials: dict[tuple[np.dtype, int, tuple[int, int]], DeviceNDArray] = {}
         self.results: dict[int, tuple[DeviceNDArray, np.ndarray]] = {}
 
 
