@@ -84,6 +84,20 @@ class LoadedKernel:
     def __init__(self, context: drv.Context, compiled: CompiledKernel) -> None:
         cu = drv.driver()
         self._module = drv.check("cuModuleLoadData", cu.cuModuleLoadData(compiled.cubin))
+        try:
+            self._open(context, compiled)
+        except BaseException:
+            cu.cuModuleUnload(self._module)  # nothing holds it yet: a kernel that failed to open leaks nothing
+            raise
+        # the module is unloaded when the last holder of its function goes: launchers keep
+        # this kernel or its record (a long-lived process compiles and drops many kernels)
+        made_in = drv.lifetime(context.ordinal)
+        weakref.finalize(self.record, cleanup.release, "cuModuleUnload", self._module, made_in)
+        nrt_stats.register(self, context, self._module)
+
+    def _open(self, context: drv.Context, compiled: CompiledKernel) -> None:
+        """The kernel's function, attributes and launch record, from its loaded module."""
+        cu = drv.driver()
         self._function = drv.check(
             "cuModuleGetFunction", cu.cuModuleGetFunction(self._module, compiled.symbol.encode())
         )
@@ -107,15 +121,10 @@ class LoadedKernel:
             drv.check("cuFuncSetAttribute", cu.cuFuncSetAttribute(self._function, attr, carveout))
         self._context = context
         self.record = LaunchRecord(self._function, context, self._shared, self._raise_sites, self._packer)
-        # the module is unloaded when the last holder of its function goes: launchers keep
-        # this kernel or its record (a long-lived process compiles and drops many kernels)
-        made_in = drv.lifetime(context.ordinal)
-        weakref.finalize(self.record, cleanup.release, "cuModuleUnload", self._module, made_in)
         self.cooperative = compiled.cooperative  # it synchronizes the grid
         # (threads per block, dynamic shared bytes) -> blocks resident at once
         self._resident: dict[tuple[int, int], int] = {}
         self._non_portable_clusters = False  # opted in to clusters of more than 8 blocks
-        nrt_stats.register(self, context, self._module)
 
     def __repr__(self) -> str:
         return f"<cumlir loaded kernel {self.name}>"
