@@ -29,9 +29,10 @@ class HostArrayStaging:
         source = np.ascontiguousarray(array) if not (array.flags.c_contiguous or array.flags.f_contiguous) else array
         nbytes = source.nbytes
         pointer = self._allocate(nbytes) if nbytes else 0
+        # kept before the copy: a copy that fails leaves it for abandon() to free
+        self._staged.append((array, source, pointer, copy_out))
         if nbytes and copy_in:
             drv.check("cuMemcpyHtoD", cu.cuMemcpyHtoD(pointer, source.ctypes.data, nbytes))
-        self._staged.append((array, source, pointer, copy_out))
         return int(pointer), source.shape, source.strides, source.itemsize
 
     def _allocate(self, nbytes: int) -> int:
