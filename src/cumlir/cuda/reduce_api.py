@@ -135,6 +135,15 @@ class Reduce:
         """Reduce *arr* (a host or device 1-d array; its first *size* elements if given). With
         *res* (a device array) the result is written to ``res[0]`` and None returned; else the
         result is returned as a NumPy scalar."""
+        from ..runtime.driver import CudaDriverError
+
+        try:
+            return self._call(arr, size, res, init, stream)
+        except CudaDriverError as e:
+            e.doing(f"cuda.reduce {self.__name__}")
+            raise
+
+    def _call(self, arr: Any, size: int | None, res: DeviceNDArray | None, init: Any, stream: object) -> Any:
         from ..runtime import ufunc_args as ua
 
         if res is None and ua.direct_type(type(arr)) and len(arr.shape) == 1 and arr.dtype.kind in "biufc":

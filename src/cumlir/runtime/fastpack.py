@@ -327,7 +327,11 @@ class Route:
             self.launch = _noting_launch(kernel, cu.cuLaunchKernel)
 
     def fail(self, result: tuple[Any, ...]) -> None:
-        drv.check("cuLaunchKernel", result)
+        try:
+            drv.check("cuLaunchKernel", result)
+        except drv.CudaDriverError as e:
+            e.doing(f"launching kernel {self.kernel.name}")
+            raise
 
     def retire(self) -> None:
         """Compiled signatures changed: launches of these kinds must be typed again."""
