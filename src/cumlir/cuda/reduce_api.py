@@ -215,6 +215,8 @@ class Reduce:
         mine = self._mine()
         kept = mine.partials.get(key)
         if kept is None:
+            for stale in [k for k in mine.partials if not drv.alive(k[2])]:  # their memory went with a reset
+                mine.results.pop(id(mine.partials.pop(stale)), None)
             kept = mine.partials[key] = device_array(MAX_BLOCKS, dtype, stream=stream)
             # where the result is read from, and copied to: made once, not at every call
             mine.results[id(kept)] = (kept[:1], np.empty(1, dtype))
