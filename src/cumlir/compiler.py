@@ -363,7 +363,14 @@ class KernelBuild:
         c = self.chips.get(chip)
         if c is None:
             c = self.chips[chip] = self._from_typed(chip)
-        return self._run(c, until)
+        try:
+            return self._run(c, until)
+        except BaseException:
+            # a stage cut short (an error, KeyboardInterrupt) may have changed the MLIR module
+            # in place half way: the next compile starts again from the typed function
+            if self.chips.get(chip) is c:
+                del self.chips[chip]
+            raise
 
     def output(self, output: str, cc: ComputeCapability) -> str | bytes:
         """What a user asked for (a key of OUTPUTS) from a Compilation of its own: a stage

@@ -135,6 +135,15 @@ class Reduce:
         """Reduce *arr* (a host or device 1-d array; its first *size* elements if given). With
         *res* (a device array) the result is written to ``res[0]`` and None returned; else the
         result is returned as a NumPy scalar."""
+        from ..runtime.driver import CudaDriverError
+
+        try:
+            return self._call(arr, size, res, init, stream)
+        except CudaDriverError as e:
+            e.doing(f"cuda.reduce {self.__name__}")
+            raise
+
+    def _call(self, arr: Any, size: int | None, res: DeviceNDArray | None, init: Any, stream: object) -> Any:
         from ..runtime import ufunc_args as ua
 
         if res is None and ua.direct_type(type(arr)) and len(arr.shape) == 1 and arr.dtype.kind in "biufc":
@@ -200,10 +209,14 @@ class Reduce:
         from ..runtime.devicearray import device_array
         from ..runtime.streams import stream_handle
 
-        key = (dtype, stream_handle(stream), int(drv.current_context().handle))
+        # by the context's lifetime, not its handle: a context reset (cuda.close()) freed the
+        # buffers made before it, and the primary context comes back with the same handle
+        key = (dtype, stream_handle(stream), drv.lifetime())
         mine = self._mine()
         kept = mine.partials.get(key)
         if kept is None:
+            for stale in [k for k in mine.partials if not drv.alive(k[2])]:  # their memory went with a reset
+                mine.results.pop(id(mine.partials.pop(stale)), None)
             kept = mine.partials[key] = device_array(MAX_BLOCKS, dtype, stream=stream)
             # where the result is read from, and copied to: made once, not at every call
             mine.results[id(kept)] = (kept[:1], np.empty(1, dtype))
@@ -221,7 +234,7 @@ class _Buffers:
     stream, context), and, by id() of each, its first element and a host array of one."""
 
     def __init__(self) -> None:
-        self.partials: dict[tuple[np.dtype, int, int], DeviceNDArray] = {}
+        self.partials: dict[tuple[np.dtype, int, tuple[int, int]], DeviceNDArray] = {}
         self.results: dict[int, tuple[DeviceNDArray, np.ndarray]] = {}
 
 

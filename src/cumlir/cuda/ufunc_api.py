@@ -180,6 +180,7 @@ class _GPUUfunc:
         return self._loops[self._resolve(operands)][0]
 
     def __call__(self, *args: Any, out: Any = None, stream: object = 0) -> Any:
+        from ..runtime.driver import CudaDriverError
         from ..runtime.placement import launch_device, on_device
         from .ufunc_protocol import container, defer
 
@@ -187,7 +188,11 @@ class _GPUUfunc:
         if owner is not None:  # a Dask array, say: it applies this ufunc to its chunks
             return defer(self, owner, args, out, stream)
         with on_device(launch_device(self.__name__, (*args, out))):  # where the arrays are
-            return self._call(args, out, stream)
+            try:
+                return self._call(args, out, stream)
+            except CudaDriverError as e:
+                e.doing(f"GPU ufunc {self.__name__}")
+                raise
 
 
 class UFunc(_GPUUfunc):

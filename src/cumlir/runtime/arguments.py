@@ -38,6 +38,7 @@ from ..typerecords._packing import ScalarParameter as _ScalarParameter
 from . import extension_arguments, placement, tensor_maps
 from .arg_hints import ArgHint
 from .devicearray import DeviceNDArray, import_dlpack
+from .driver import CudaDriverError
 from .hostmemory import mapped_pointer
 from .layout import array_layout, cai_dtype, contiguous_strides, element_strides
 from .plain_types import PlainArray, PlainNumber, PlainType
@@ -560,7 +561,11 @@ class ArgumentPacker:
         base = ctypes.addressof(buffer)
         pointers = (ctypes.c_void_p * max(len(self.offsets), 1))(*[base + o for o in self.offsets])
         offset = 0
-        for parameter, value in zip(self.parameters, args):
-            parameter.pack(value, buffer, offset, launch)
+        for index, (parameter, value) in enumerate(zip(self.parameters, args)):
+            try:
+                parameter.pack(value, buffer, offset, launch)
+            except CudaDriverError as e:  # staging a host array: which one
+                e.doing(f"argument {index}")
+                raise
             offset += SLOT * parameter.slots
         return pointers, buffer

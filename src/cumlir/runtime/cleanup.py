@@ -25,7 +25,7 @@ def release(function: str | Callable[[object], object], handle: object, made_in:
     try:
         if made_in is not None and not drv.alive(made_in):
             return
-    except (TypeError, AttributeError):  # interpreter shutdown: the driver module's globals are gone
+    except (TypeError, AttributeError):  # interpreter shutdown: module globals may be None already
         return
     if _depth:
         with _lock:

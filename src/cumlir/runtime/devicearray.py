@@ -55,7 +55,11 @@ class DeviceMemory:
         if not nbytes:
             self.pointer = 0
         elif memory_managers.external(context) is None:
-            self.pointer = int(drv.check("cuMemAlloc", drv.driver().cuMemAlloc(nbytes)))
+            try:
+                self.pointer = int(drv.check("cuMemAlloc", drv.driver().cuMemAlloc(nbytes)))
+            except drv.CudaDriverError as e:
+                e.doing(f"allocating {nbytes} bytes of device memory on CUDA device {context.ordinal}")
+                raise
         else:
             self.pointer, self.plugin_memory = memory_managers.device_allocation(context, nbytes)
 

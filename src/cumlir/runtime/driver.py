@@ -29,11 +29,17 @@ def set_memory_plugin(plugin: Any) -> None:
 
 
 class CudaDriverError(RuntimeError):
-    """A CUDA driver call failed; ``code`` is the CUresult."""
+    """A CUDA driver call failed; ``code`` is the CUresult, ``call`` the driver function."""
 
     def __init__(self, call: str, code: int, message: str) -> None:
         self.code = code
+        self.call = call
         super().__init__(f"{call} failed: {message} ({code})")
+
+    def doing(self, what: str) -> None:
+        """Put what cumlir was doing (*what*: "launching kernel f") before the message; the
+        callers it passes through each add theirs, the outermost first."""
+        self.args = (f"{what}: {self.args[0]}",)
 
 
 class CudaSupportError(RuntimeError):
@@ -78,6 +84,11 @@ def _describe(cu: Any, err: Any) -> str:
 # comes next, so functions here may add what is known of the kernels that ran (error_hints)
 KERNEL_FAULTS = frozenset((700, 710, 715, 719))  # illegal address, assert, illegal instruction, launch failed
 error_hints: list[Callable[[int], str | None]] = []  # functions of a CUresult code giving a sentence, or None
+# such an error is sticky: every later call in the context fails with it until it is reset
+_STICKY = (
+    "the context cannot run more work (the error is sticky): cuda.close() resets the device, "
+    "losing its device arrays and loaded kernels, and work can go on"
+)
 
 
 def check(call: str, result: tuple[Any, ...]) -> Any:
@@ -88,6 +99,7 @@ def check(call: str, result: tuple[Any, ...]) -> Any:
         message = _describe(cu, err)
         if int(err) in KERNEL_FAULTS:
             message += "".join(f"; {hint}" for hint in (h(int(err)) for h in error_hints) if hint)
+            message += f"; {_STICKY}"
         raise CudaDriverError(call, int(err), message)
     if len(result) == 1:
         return None

@@ -252,7 +252,9 @@ class _Builder:
         head = f"def launch({''.join(f'a{i}=_absent, ' for i in range(nargs))}*more):"
         kinds = "".join(f" or type(a{i}) is not _k{i}" for i in range(nargs))
         tail = [
-            "    if not _current()[1] == _context:",
+            # read at each launch: a context released (cuda.close()) has None, and the primary
+            # context made after it may have the same handle, in which this kernel is not loaded
+            "    if not _current()[1] == _context.launch_handle:",
             "        return False",
             *_waiting(waits, arguments + ("," if nargs == 1 else "")),
             "    _result = _launch(_function, _g0, _g1, _g2, _g3, _g4, _g5, _shared, _custream, _params, 0)",
@@ -325,7 +327,11 @@ class Route:
             self.launch = _noting_launch(kernel, cu.cuLaunchKernel)
 
     def fail(self, result: tuple[Any, ...]) -> None:
-        drv.check("cuLaunchKernel", result)
+        try:
+            drv.check("cuLaunchKernel", result)
+        except drv.CudaDriverError as e:
+            e.doing(f"launching kernel {self.kernel.name}")
+            raise
 
     def retire(self) -> None:
         """Compiled signatures changed: launches of these kinds must be typed again."""
@@ -345,7 +351,7 @@ class Route:
             _function=self.function,
             _launch=self.launch,
             _current=self.current,
-            _context=self.context.launch_handle,
+            _context=self.context,
             _fail=self.fail,
             _wait=self.wait,
             _acquire=self.lock.acquire,

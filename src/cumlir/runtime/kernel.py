@@ -83,7 +83,28 @@ class LoadedKernel:
 
     def __init__(self, context: drv.Context, compiled: CompiledKernel) -> None:
         cu = drv.driver()
-        self._module = drv.check("cuModuleLoadData", cu.cuModuleLoadData(compiled.cubin))
+        loading = f"loading kernel {compiled.symbol} on CUDA device {context.ordinal}"
+        try:
+            self._module = drv.check("cuModuleLoadData", cu.cuModuleLoadData(compiled.cubin))
+        except drv.CudaDriverError as e:
+            e.doing(loading)
+            raise
+        try:
+            self._open(context, compiled)
+        except BaseException as e:
+            cu.cuModuleUnload(self._module)  # nothing holds it yet: a kernel that failed to open leaks nothing
+            if isinstance(e, drv.CudaDriverError):
+                e.doing(loading)
+            raise
+        # the module is unloaded when the last holder of its function goes: launchers keep
+        # this kernel or its record (a long-lived process compiles and drops many kernels)
+        made_in = drv.lifetime(context.ordinal)
+        weakref.finalize(self.record, cleanup.release, "cuModuleUnload", self._module, made_in)
+        nrt_stats.register(self, context, self._module)
+
+    def _open(self, context: drv.Context, compiled: CompiledKernel) -> None:
+        """The kernel's function, attributes and launch record, from its loaded module."""
+        cu = drv.driver()
         self._function = drv.check(
             "cuModuleGetFunction", cu.cuModuleGetFunction(self._module, compiled.symbol.encode())
         )
@@ -107,15 +128,10 @@ class LoadedKernel:
             drv.check("cuFuncSetAttribute", cu.cuFuncSetAttribute(self._function, attr, carveout))
         self._context = context
         self.record = LaunchRecord(self._function, context, self._shared, self._raise_sites, self._packer)
-        # the module is unloaded when the last holder of its function goes: launchers keep
-        # this kernel or its record (a long-lived process compiles and drops many kernels)
-        made_in = drv.lifetime(context.ordinal)
-        weakref.finalize(self.record, cleanup.release, "cuModuleUnload", self._module, made_in)
         self.cooperative = compiled.cooperative  # it synchronizes the grid
         # (threads per block, dynamic shared bytes) -> blocks resident at once
         self._resident: dict[tuple[int, int], int] = {}
         self._non_portable_clusters = False  # opted in to clusters of more than 8 blocks
-        nrt_stats.register(self, context, self._module)
 
     def __repr__(self) -> str:
         return f"<cumlir loaded kernel {self.name}>"
@@ -206,14 +222,20 @@ class LoadedKernel:
                         self._function, *griddim, *blockdim, sharedmem, stream, ctypes.addressof(pointers), 0
                     ),
                 )
-        except BaseException:
+        except BaseException as e:
             staging.abandon()
+            if isinstance(e, drv.CudaDriverError):
+                e.doing(f"launching kernel {self.name}")
             raise
-        staging.finish()
-        for writeback in writebacks:
-            writeback()
-        if self._raise_sites:
-            self._report_device_exception(stream)
+        try:
+            staging.finish()
+            for writeback in writebacks:
+                writeback()
+            if self._raise_sites:
+                self._report_device_exception(stream)
+        except drv.CudaDriverError as e:
+            e.doing(f"kernel {self.name}, after its launch")
+            raise
 
     def _check_large_cluster(self, launch: Any, cluster: tuple[int, ...]) -> None:
         """Clusters of more than 8 blocks: the kernel opts in once, and the device must run

@@ -30,10 +30,17 @@ class HostArrayStaging:
         cu = drv.driver()
         source = np.ascontiguousarray(array) if not (array.flags.c_contiguous or array.flags.f_contiguous) else array
         nbytes = source.nbytes
-        pointer = self._allocate(nbytes) if nbytes else 0
-        if nbytes and copy_in:
-            drv.check("cuMemcpyHtoD", cu.cuMemcpyHtoD(pointer, source.ctypes.data, nbytes))
-        self._staged.append((array, source, pointer, copy_out))
+        try:
+            pointer = self._allocate(nbytes) if nbytes else 0
+            # kept before the copy: a copy that fails leaves it for abandon() to free
+            self._staged.append((array, source, pointer, copy_out))
+            if nbytes and copy_in:
+                drv.check("cuMemcpyHtoD", cu.cuMemcpyHtoD(pointer, source.ctypes.data, nbytes))
+        except drv.CudaDriverError as e:
+            e.doing(
+                f"copying a NumPy array of shape {array.shape} and dtype {array.dtype} ({nbytes} bytes) to the device"
+            )
+            raise
         return int(pointer), source.shape, source.strides, source.itemsize
 
     def _allocate(self, nbytes: int) -> int:
@@ -76,6 +83,9 @@ class HostArrayStaging:
                     drv.check("cuMemcpyDtoH", cu.cuMemcpyDtoH(source.ctypes.data, pointer, source.nbytes))
                     if source is not array:
                         array[...] = source
+        except drv.CudaDriverError as e:
+            e.doing("copying NumPy arguments back")
+            raise
         finally:
             self._free_copies()
 

@@ -79,8 +79,8 @@ def host_code(device_ir: str, checks: bool = False) -> str:
     points and checked accesses (JSON); *checks*: its shared memory accesses checked."""
     names = set(re.findall(r"^define ptx_kernel [^@]*@([\w.$-]+)\(", device_ir, re.M))
     text = _inlined(prepare(device_ir))
-    if not names:  # a library (the device runtime): its functions as they are
-        return text
+    if not names:  # a library (the device runtime): its functions as they are, but for traps
+        return threads.library_traps(text)
     lines = text.splitlines()
     kernels = [(first, last) for first, last in threads.functions(lines) if _name(lines[first]) in names]
     if len(kernels) != 1:

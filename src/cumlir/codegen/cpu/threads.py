@@ -26,6 +26,10 @@ _CALL = re.compile(
 _LABEL = re.compile(r"^([\w.$-]+):")
 _DBG = re.compile(r"!dbg (![0-9]+)")
 _TRAP = re.compile(r"^\s*call void @llvm\.trap\(\)")
+# the device runtime's allocation (nrt.cuh): where the heap is exhausted its host form records
+# a trap and returns null (library_traps), and the thread ends there, as the GPU's does
+_ALLOCATION = re.compile(r"^\s*(?P<dest>%[\w.$-]+) = (?:tail |notail )?call ptr @NRT_MemInfo_alloc_aligned\(")
+_DEFINE_TYPE = re.compile(r"^define (?:[\w]+ )*?(?P<ty>void|ptr|i\d+|half|float|double) @")
 
 
 @dataclass
@@ -153,6 +157,16 @@ class _Kernel:
         out.append(self.final)
         self._continue_in(self.fresh("dead"), out)
 
+    def leave_if_null(self, pointer: str, out: list[str]) -> None:
+        """The thread ends here, trapped, where *pointer* is null (an allocation that failed)."""
+        null, trapped, made = self.fresh("null"), self.fresh("trapped"), self.fresh("made")
+        out.append(f"  {null} = icmp eq ptr {pointer}, null")
+        out.append(f"  br i1 {null}, label {trapped}, label {made}")
+        out.append(f"{trapped[1:]}:")
+        out.append("  call void @__sim.trap()")
+        out.append(self.final)
+        self._continue_in(made, out)
+
 
 _PROLOGUE = """\
   %__sim.id = call token @llvm.coro.id(i32 0, ptr null, ptr null, ptr null)
@@ -234,6 +248,10 @@ def as_coroutine(body: list[str], describe: dict[str, str], sites: Sites) -> lis
         if _TRAP.match(line):
             k.leave(out, trap=True)
             continue
+        if allocation := _ALLOCATION.match(line):
+            out.append(line)
+            k.leave_if_null(allocation.group("dest"), out)
+            continue
         if line.strip().startswith("ret void"):
             out.append("  br label %__sim.final")  # a terminator already: no block follows
             continue
@@ -274,9 +292,32 @@ def in_turn(body: list[str]) -> list[str]:
             k.leave(out)
         elif _TRAP.match(line):
             k.leave(out, trap=True)
+        elif allocation := _ALLOCATION.match(line):
+            out.append(line)
+            k.leave_if_null(allocation.group("dest"), out)
         else:
             out.append(line)
     return _renamed_phis(out, k.renamed)
+
+
+def library_traps(text: str) -> str:
+    """A library's LLVM IR (the device runtime's) whose traps record the trap and return a
+    zero value, as a kernel's traps end its thread: on the host ``llvm.trap`` would end the
+    process. The kernel ends the thread where the value says so (``leave_if_null``)."""
+    lines = text.splitlines()
+    returned = None
+    changed = False
+    for i, line in enumerate(lines):
+        if line.startswith("define "):
+            m = _DEFINE_TYPE.match(line)
+            returned = m.group("ty") if m else None
+        elif returned is not None and _TRAP.match(line) and lines[i + 1].strip() == "unreachable":
+            lines[i] = "  call void @__sim.trap()"
+            lines[i + 1] = "  ret void" if returned == "void" else f"  ret {returned} zeroinitializer"
+            changed = True
+    if changed:
+        lines.append("declare void @__sim.trap()")
+    return "\n".join(lines)
 
 
 def refuse_waits_outside(name: str, body: list[str]) -> None:

@@ -25,6 +25,7 @@ from ... import simulation as sim
 from ...codegen.cpu.host_ir import DYNAMIC_SHARED_BYTES
 from ...codegen.cpu.ir_text import NotSimulated
 from ...lazy import lazy
+from ...nrt import STATS_GLOBAL
 from . import driver_memory, math_library, printing, scheduling
 from .errors import DeadlockError, SimulatorError
 from .loaded_copy import DYNAMIC, LoadedCopy
@@ -313,7 +314,13 @@ def _problem(
         return copy.finding_error(name, _state.finding, function.module.sites, block, grid)
     if _state.error is not None:
         return type(_state.error)(f"kernel {name}, block {where}: {_state.error}")
-    return SimulatorError(f"kernel {name}, block {where} trapped (an assertion or a trap instruction failed)")
+    heap = ""
+    if function.module.allocates:  # the device runtime traps where the heap has no room left
+        heap = (
+            "; it allocates in device code: where it printed 'cumlir NRT: the device heap is exhausted', an "
+            "allocation found no room (the simulator's device heap is the host's memory)"
+        )
+    return SimulatorError(f"kernel {name}, block {where} trapped (an assertion or a trap instruction failed){heap}")
 
 
 class HostModule:
@@ -338,6 +345,7 @@ class HostModule:
         self.dynamic_shared = first.sizes.get(DYNAMIC, 0)
         self.checked = "__sim.checked" in first.sizes
         self.grid_sync = "__sim.grid_sync" in first.sizes  # its launches keep every block under way
+        self.allocates = STATS_GLOBAL in first.sizes  # it links the device runtime (nrt.md)
         self.parallelism = max(1, min(os.cpu_count() or 1, 8))
 
     def copy(self, k: int) -> LoadedCopy | None:
