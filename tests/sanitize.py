@@ -586,7 +586,7 @@ class Finding:
     location: str | None = None  # file:line, where the kernel has line information
     pc: str | None = None  # the offset in the kernel, without line information
     detail: str = ""
-    origin: str = ""  # the test or program it came from
+    origin: str = ""  # the test or program running when it was reported (the last one named before it)
     codegen: str = ""
     lines: list[str] = dataclasses.field(default_factory=list)
 
@@ -1103,7 +1103,11 @@ class Runner:
             self.stop(f"compute-sanitizer cannot check this machine's GPU: {trouble}")
 
     def command(self, shard: Shard) -> list[str]:
-        command = sanitizer_command(self.sanitizer, shard.tool, shard.kind, self.flags)
+        # the sanitizer's lines and the test's or program's are read in the order they were
+        # written (which test was running when a finding was reported): the sanitizer writes
+        # each line at once, not when its buffer fills, where stdbuf is there to ask it to
+        line_buffered = ["stdbuf", "-oL", "-eL"] if shutil.which("stdbuf") else []
+        command = line_buffered + sanitizer_command(self.sanitizer, shard.tool, shard.kind, self.flags)
         if shard.kind == "program":
             return command + [self.python, str(ROOT / "tests" / "sanitize_workloads.py"), *shard.items]
         timeout = []
