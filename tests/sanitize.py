@@ -1296,13 +1296,23 @@ def parse_args(argv: Sequence[str] | None = None, environ: Mapping[str, str] | N
     parser.add_argument("--tools", default=",".join(TOOLS), help=f"comma-separated, of {', '.join(TOOLS)}")
     parser.add_argument("--codegens", default=",".join(CODEGENS), help=f"comma-separated, of {', '.join(CODEGENS)}")
     parser.add_argument("--groups", default=",".join(GROUPS), help=f"comma-separated, of {', '.join(GROUPS)}")
-    parser.add_argument("--sample", type=int, default=520, help="gpu-tier tests under memcheck and synccheck")
-    parser.add_argument("--slow-sample", type=int, default=120, help="gpu-tier tests under racecheck and initcheck")
-    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 4, help="sanitized processes at once")
+    parser.add_argument(
+        "--sample", type=int, default=520, help="gpu-tier tests under memcheck and synccheck (default 520)"
+    )
+    parser.add_argument(
+        "--slow-sample", type=int, default=120, help="gpu-tier tests under racecheck and initcheck (default 120)"
+    )
+    parser.add_argument(
+        "--jobs", type=int, default=os.cpu_count() or 4, help="sanitized processes at once (default: the CPUs)"
+    )
     parser.add_argument("--budget", type=float, default=480.0, help="seconds for the whole run (default 480)")
     parser.add_argument("--shard-timeout", type=float, default=240.0, help="seconds for one shard (default 240)")
     parser.add_argument("--sanitizer", help="the compute-sanitizer to run (else found: see find_sanitizer)")
-    parser.add_argument("--out", default=environ.get("OUT") or "sanitize-report", help="the report's folder")
+    parser.add_argument(
+        "--out",
+        default=environ.get("OUT") or "sanitize-report",
+        help="the report's folder (default: $OUT, else ./sanitize-report)",
+    )
     parser.add_argument("--collected", help="a file of gpu-tier node ids to sample (instead of collecting)")
     parser.add_argument("--plan", action="store_true", help="print the shards and their estimates; run nothing")
     args = parser.parse_args(argv)
