@@ -3,8 +3,8 @@
     python3 tests/sanitize_workloads.py NAME [NAME ...]      (names: see ``expand``)
 
 - ``canary:TOOL``: a kernel with a bug planted for TOOL (memcheck: a write past the end of an
-  array, and a leaked allocation; racecheck: a shared-memory race; synccheck: a barrier only
-  some threads of a warp reach; initcheck: a read of memory nobody wrote);
+  array, and a leaked allocation; racecheck: a shared-memory race; synccheck: a syncwarp
+  whose mask leaves out a thread that calls it; initcheck: a read of memory nobody wrote);
 - ``bench:NAME``: a kernel of benchmarks/kernels at its quick size, checked by its module;
 - ``example:NAME``: an example of examples/ at a small size, with its own check;
 - ``nrt:K/N``: the K-th of N parts of tests/cases/nrt_kernels.py's allocation patterns,
@@ -76,11 +76,14 @@ def planted_race(x, out):
         out[i] = s[i - 1]  # no syncthreads between the writes and this read
 
 
-def planted_divergent_barrier(out):
+def planted_bad_syncwarp(out):
+    # the example of compute-sanitizer's guide for synccheck: thread 32 is in the branch, and
+    # its warp's mask (no thread of that warp is below 32) leaves it out
     i = cuda.threadIdx.x
-    if i % 2 == 0:
-        cuda.syncthreads()  # reached by half of each warp
-    out[i] = i
+    mask = cuda.ballot_sync(0xFFFFFFFF, i < 32)
+    if i <= 32:
+        out[i] = i
+        cuda.syncwarp(mask)
 
 
 def planted_uninitialized_read(x, out):
@@ -101,7 +104,7 @@ def canary(tool: str) -> None:
         x = np.arange(1, 65, dtype=np.float32)
         cuda.jit("void(float32[::1], float32[::1])")(planted_race)[1, 64](x, np.zeros(64, np.float32))
     elif tool == "synccheck":
-        kernel = cuda.jit("void(int32[::1])")(planted_divergent_barrier)
+        kernel = cuda.jit("void(int32[::1])")(planted_bad_syncwarp)
         with contextlib.suppress(Exception):
             kernel[1, 64](np.zeros(64, np.int32))
             cuda.synchronize()

@@ -425,8 +425,13 @@ def test_racecheck_reports_in_both_forms_name_the_kernel_and_both_accesses():
 
 SYNCCHECK_INITCHECK = """\
 @@sanitize workload canary:synccheck
+========= Barrier error detected. Invalid arguments
+=========     at planted_bad_syncwarp+0x1f0
+=========     by thread (32,0,0) in block (0,0,0)
+=========
+@@sanitize workload bench:softmax
 ========= Barrier error detected. Divergent thread(s) in warp.
-=========     at planted_divergent_barrier+0xb0
+=========     at tile_reduce+0xb0
 =========     by thread (1,0,0) in block (0,0,0)
 =========
 @@sanitize workload example:reductions
@@ -442,12 +447,18 @@ SYNCCHECK_INITCHECK = """\
 
 
 def test_synccheck_and_initcheck_records():
-    barrier, read, host = s.parse_log(SYNCCHECK_INITCHECK, "synccheck").findings
+    mask, barrier, read, host = s.parse_log(SYNCCHECK_INITCHECK, "synccheck").findings
+    assert (mask.kind, mask.kernel, mask.pc, mask.origin) == (
+        "Barrier error detected. Invalid arguments",
+        "planted_bad_syncwarp",
+        "0x1f0",
+        "canary:synccheck",
+    )
     assert (barrier.kind, barrier.kernel, barrier.pc, barrier.origin) == (
         "Barrier error detected. Divergent thread(s) in warp",
-        "planted_divergent_barrier",
+        "tile_reduce",
         "0xb0",
-        "canary:synccheck",
+        "bench:softmax",
     )
     assert (read.kind, read.kernel, read.location, read.origin) == (
         "Uninitialized __global__ memory read of size 4 bytes",
