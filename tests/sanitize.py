@@ -850,6 +850,29 @@ ALLOWED: tuple[Allowance, ...] = (
         "the order threads run in, and the test checks only what every order leaves)",
     ),
     Allowance(
+        tool="memcheck",
+        kind=r"^Leaked device memory",
+        origin=r"^ufuncs:teardown$",
+        reason="the partial-result buffers live cuda.reduce objects keep for their next call (the workload's "
+        "reducers are module globals, alive at the teardown's cuda.close(), whose context reset frees them; "
+        "memcheck counts memory a reset frees as leaked)",
+    ),
+    Allowance(
+        tool="memcheck",
+        kind=r"^Invalid __global__ read",
+        origin=r"test_managed_array_is_shared_by_host_and_kernels",
+        reason="the test's kernel reads managed memory allocated with attach_global=False (CU_MEM_ATTACH_HOST), "
+        "which CUDA allows on devices with concurrent managed access, as the H200 has; memcheck tracks such "
+        "memory as host-attached and reports the access",
+    ),
+    Allowance(
+        tool="racecheck",
+        kind=r"^Internal Sanitizer Error: Detected a failure to track a kernel launch",
+        origin=r"test_threads",
+        reason="racecheck's own failure to follow launches made from several host threads at once, on their "
+        "own streams (its message, no hazard in a kernel)",
+    ),
+    Allowance(
         kind=r"^CUDA API error CUDA_ERROR_NOT_READY",
         reason="cuEventQuery/cuStreamQuery answer NOT_READY while work is queued: a state, not an error "
         "(runtime/events.py asks on purpose)",

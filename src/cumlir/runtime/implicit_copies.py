@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import os
+import sys
 import warnings
 
 from ..lazy import lazy, loaded
@@ -25,5 +26,16 @@ def warn_of_the_copy() -> None:
         "Host array used in CUDA kernel will incur copy overhead to/from device: copy it once with "
         "cuda.to_device, or use a mapped or managed array",
         loaded(numba_errors).NumbaPerformanceWarning,
-        stacklevel=2,
+        stacklevel=_callers_level(),
     )
+
+
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # cumlir's folder
+
+
+def _callers_level() -> int:
+    """The stack level of the first frame outside cumlir: the line that launched."""
+    frame, level = sys._getframe(2), 2
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+        frame, level = frame.f_back, level + 1
+    return level

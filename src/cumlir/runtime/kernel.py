@@ -100,7 +100,7 @@ class LoadedKernel:
         # this kernel or its record (a long-lived process compiles and drops many kernels)
         made_in = drv.lifetime(context.ordinal)
         weakref.finalize(self.record, cleanup.release, "cuModuleUnload", self._module, made_in)
-        nrt_stats.register(self, context, self._module)
+        nrt_stats.register(self, context, self._module, compiled.cubin)
 
     def _open(self, context: drv.Context, compiled: CompiledKernel) -> None:
         """The kernel's function, attributes and launch record, from its loaded module."""

@@ -38,11 +38,16 @@ _modules: weakref.WeakKeyDictionary[_Kernel, tuple[drv.Context, object]] = weakr
 _last_launched: list[str] = []  # the name of the last kernel launched that links the runtime
 
 
-def register(kernel: _Kernel, context: drv.Context, module: Any) -> None:
+def register(kernel: _Kernel, context: drv.Context, module: Any, image: bytes) -> None:
     """Remember *kernel*'s counters if its module links the runtime; its launches then go
-    through note_launch."""
+    through note_launch. A module whose *image* does not name the counters is not asked for
+    them: the failed lookup would be a driver error (compute-sanitizer reports each)."""
+    name = STATS_GLOBAL.encode()
+    kernel.uses_runtime = False
+    if name not in image:
+        return
     cu = drv.driver()
-    result, pointer, _ = cu.cuModuleGetGlobal(module, STATS_GLOBAL.encode())
+    result, pointer, _ = cu.cuModuleGetGlobal(module, name)
     kernel.uses_runtime = result == cu.CUresult.CUDA_SUCCESS
     if kernel.uses_runtime:
         _modules[kernel] = (context, pointer)
