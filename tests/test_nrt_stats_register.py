@@ -2,11 +2,13 @@
 kernel's image names them: a lookup that fails is a driver error, which compute-sanitizer
 reports for every kernel that does not link the runtime."""
 
-import types
-
 from cumlir.nrt import STATS_GLOBAL
 from cumlir.runtime import driver as drv
 from cumlir.runtime import nrt_stats
+
+
+class _Kernel:
+    """What register sets on a loaded kernel (weakly referenced, as kernels are)."""
 
 
 class _Driver:
@@ -24,7 +26,7 @@ class _Driver:
 def test_only_images_naming_the_counters_are_asked(monkeypatch):
     fake = _Driver()
     monkeypatch.setattr(drv, "driver", lambda: fake)
-    plain, linked = types.SimpleNamespace(), types.SimpleNamespace()
+    plain, linked = _Kernel(), _Kernel()
     nrt_stats.register(plain, None, "module", b"\x7fELF ... vadd ...")
     assert plain.uses_runtime is False and fake.asked == []
     nrt_stats.register(linked, None, "module", b"\x7fELF ... " + STATS_GLOBAL.encode() + b" ...")

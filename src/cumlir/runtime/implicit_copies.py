@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import sys
+import types
 import warnings
 
 from ..lazy import lazy, loaded
@@ -35,7 +36,8 @@ _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # cumlir
 
 def _callers_level() -> int:
     """The stack level of the first frame outside cumlir: the line that launched."""
-    frame, level = sys._getframe(2), 2
+    frame: types.FrameType | None = sys._getframe(2)
+    level = 2
     while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
         frame, level = frame.f_back, level + 1
     return level
