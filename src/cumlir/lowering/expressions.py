@@ -13,6 +13,7 @@ from numba.core import errors, types
 from numba.core.typing.templates import signature
 
 from ..typing.target import target_override
+from . import places
 from .registry import registry
 
 if TYPE_CHECKING:
@@ -31,6 +32,7 @@ class ExpressionLowering:
         refcounting: bool
         typing_context: Any
         dmm: Any
+        places: dict[str, Any]
         typemap: dict[str, NumbaType]
         calltypes: dict[nir.Inst, Signature]
 
@@ -140,6 +142,10 @@ class ExpressionLowering:
 
     def _getattr(self, expr: nir.Expr, result_type: NumbaType) -> tuple[Value, NumbaType]:
         ty = self.typemap[expr.value.name]
+        if expr.value.name in self.places:  # a[i].x of a C struct: the bytes of x alone
+            field = places.read_field(self, expr)  # type: ignore[arg-type]  # self is an MLIRLower
+            if field is not None:
+                return field, result_type
         value = self.load_var(expr.value)
         if isinstance(result_type, types.BoundFunction):
             return self.cast(value, ty, result_type.this), result_type

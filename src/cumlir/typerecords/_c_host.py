@@ -319,7 +319,7 @@ def struct(fields: Any, name: str | None = None) -> StructClass:
     ``(name, type)`` or ``(name, type, bits)`` for a bit field (``(None, type, bits)``: bits
     of padding); *name* names the type (None: one is made up). ``struct(name, fields)`` is
     accepted too."""
-    if isinstance(fields, str) and not isinstance(name, str):
+    if isinstance(fields, str) and isinstance(name, (list, tuple)):
         fields, name = name, fields
     return StructClass(declare("struct", fields, name, field_type))
 
@@ -327,6 +327,6 @@ def struct(fields: Any, name: str | None = None) -> StructClass:
 def union(fields: Any, name: str | None = None) -> StructClass:
     """numba-cuda-mlir's ``cuda.experimental.union``: a C union of *fields*, each ``(name, type)``,
     all at offset 0. ``union(name, fields)`` is accepted too."""
-    if isinstance(fields, str) and not isinstance(name, str):
+    if isinstance(fields, str) and isinstance(name, (list, tuple)):
         fields, name = name, fields
     return StructClass(declare("union", fields, name, field_type))

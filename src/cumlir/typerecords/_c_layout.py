@@ -20,6 +20,7 @@ size, T's alignment) and other structs and unions. Bit fields are of integer or 
 
 from __future__ import annotations
 
+import functools
 import keyword
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -69,6 +70,37 @@ class Layout:
     def names(self) -> tuple[str, ...]:
         return tuple(field.name for field in self.fields)
 
+    @functools.cached_property
+    def data_bytes(self) -> frozenset[int]:
+        """The offsets of the bytes some field holds (bit fields: the bytes their bits touch);
+        the others are padding."""
+        found: set[int] = set()
+        for field in self.fields:
+            if field.is_bit_field:
+                found.update(range(field.bit // 8, (field.bit + field.width - 1) // 8 + 1))  # type: ignore[operator]
+            else:
+                found.update(field.offset + k for k in _data_bytes(field.type))
+        return frozenset(found)
+
+    @functools.cached_property
+    def chunks(self) -> tuple[tuple[int, int], ...]:
+        """(offset, size) of the aligned pieces of 1, 2, 4 or 8 bytes (at most a word) that
+        cover the bytes fields hold and no padding: how a value is loaded and stored in memory."""
+        pieces: list[tuple[int, int]] = []
+        position = 0
+        while position < self.size:
+            if position not in self.data_bytes:
+                position += 1
+                continue
+            size = next(
+                c
+                for c in (8, 4, 2, 1)
+                if c <= self.word and position % c == 0 and all(position + k in self.data_bytes for k in range(c))
+            )
+            pieces.append((position, size))
+            position += size
+        return tuple(pieces)
+
 
 @dataclass(frozen=True)
 class FieldSpec:
@@ -101,6 +133,18 @@ def size_and_alignment(ty: Any) -> tuple[int, int]:
         f"{ty} has no C layout: a field is a bool, an integer, a float (float16 to float64, bfloat16), a "
         "complex number, a CUDA vector type, a UniTuple(T, n) of one of these (a C array) or a struct or union"
     )
+
+
+def _data_bytes(ty: Any) -> set[int]:
+    """The offsets of the bytes a value of *ty* holds data in (a struct's or union's: no padding)."""
+    layout = getattr(ty, "layout", None)
+    if isinstance(layout, Layout):
+        return set(layout.data_bytes)
+    if isinstance(ty, types.UniTuple):
+        size = size_and_alignment(ty.dtype)[0]
+        inner = _data_bytes(ty.dtype)
+        return {k * size + b for k in range(ty.count) for b in inner}
+    return set(range(size_and_alignment(ty)[0]))
 
 
 def _align_up(value: int, alignment: int) -> int:
