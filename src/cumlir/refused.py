@@ -177,10 +177,6 @@ NUMBA_CUDA_MLIR: dict[str, dict[str, str]] = {
         ),
     },
     "cuda.experimental": {
-        "current_target_options": (
-            "cumlir's consteval runs without the kernel's options; they are the keywords given to cuda.jit "
-            "(kernel.options)"
-        ),
         "tcgen05_descriptors": f"tcgen05 (tensor memory) descriptors: {_BLACKWELL}",
     },
     "cuda.intrin": {

@@ -98,7 +98,7 @@ class KernelOverload:
         self.needs = LaunchNeeds()  # what its code asked of its launches (launch_needs.py)
         if typed:  # typing errors surface here: at decoration for eager signatures
             with recording(self.needs):
-                self.build().type()
+                self.build().type_eagerly()
 
     def __repr__(self) -> str:
         return f"<cumlir kernel {self.dispatcher.__name__}{self.argtypes}>"
@@ -129,7 +129,7 @@ class KernelOverload:
             with self.table.lock, recording(self.needs):
                 if self._narrow_build is None:
                     options = build.options.replace(index_bits=32)
-                    self._narrow_build = KernelBuild(build.entry, options, build.type(), timings=self._stats)
+                    self._narrow_build = KernelBuild(build.entry, options, build.type_eagerly(), timings=self._stats)
         return self._narrow_build
 
     @property
