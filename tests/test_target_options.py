@@ -45,6 +45,11 @@ def test_the_chip_is_the_one_compiled_for(cc, stored):
     )
 
 
+def test_the_family_target_is_in_the_chip():
+    ptx, _ = cuda.compile_ptx(chip_number, SIG, cc="sm_100f")
+    assert _stored(ptx) == [100, 7, -1]
+
+
 def test_the_options_given_are_read():
     def options_read(a):
         with consteval():

@@ -28,7 +28,8 @@ from . import backends, launch_needs
 from .codegen import backend_for, get_backend
 from .codegen.cpu.objects import host_image
 from .codegen.passes import pipeline
-from .codegen.targets import CODE_FORMATS, arch_specific, parse_cc
+from .codegen.targets import CODE_FORMATS, parse_cc
+from .codegen.targets import suffix as target_suffix
 from .compile_stats import FIGURE_OF_STAGE
 from .dumps import after_run, after_stage
 from .frontend_lock import FRONTEND_LOCK
@@ -252,7 +253,7 @@ def _cubin(c: Compilation) -> None:
     # only when asked)
     ptxas = ("-g",) if c.options.debug else ("-lineinfo",) if c.options.lineinfo else ()
     chip = _made(c.cc, "chip")
-    c.cubin = link_cubin([code, *c.link], chip, (*ptxas, *c.options.ptxas_options), arch_specific(chip, c.options))
+    c.cubin = link_cubin([code, *c.link], chip, (*ptxas, *c.options.ptxas_options), target_suffix(chip, c.options))
 
 
 _RUN: dict[str, Callable[[Compilation], None]] = {

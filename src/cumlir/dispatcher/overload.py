@@ -15,7 +15,8 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .. import compile_stats
-from ..codegen.targets import arch_specific, parse_cc
+from ..codegen.targets import parse_cc
+from ..codegen.targets import suffix as target_suffix
 from ..launch_needs import LaunchNeeds, recording
 from ..linkable import LTOIR
 from ..linking import link_ptx
@@ -249,7 +250,7 @@ class KernelOverload:
             "codegen",
         )
         # run up to codegen: its code and chip are set (Compilation types them optional)
-        return link_ptx([LTOIR(c.code, name=f"{c.symbol}.ltoir"), *c.link], c.cc, arch_specific(c.cc, c.options))  # type: ignore[arg-type]
+        return link_ptx([LTOIR(c.code, name=f"{c.symbol}.ltoir"), *c.link], c.cc, target_suffix(c.cc, c.options))  # type: ignore[arg-type]
 
     def resource(self, name: str) -> int:
         """A resource the kernel loaded on the current device uses: ``regs_per_thread``,

@@ -114,7 +114,7 @@ def current_target_options() -> dict[str, Any]:
 
 
 def _as_dict(options: Options, chip: tuple[int, int] | None) -> dict[str, Any]:
-    suffix = "a" if options.arch_specific and chip == options.chip else ""  # sm_90a
+    suffix = options.target_suffix if chip == options.chip else ""  # sm_90a, sm_100f
     fastmath: Any = True if options.fastmath == {"fast"} else set(options.fastmath) or False
     return {
         "chip": None if chip is None else f"sm_{chip[0]}{chip[1]}{suffix}",
