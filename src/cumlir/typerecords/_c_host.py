@@ -231,6 +231,10 @@ class StructValue:
         fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._type.layout.names)
         return f"{self._type.c_name}({fields})"
 
+    def cache_key(self) -> str:
+        """How the on-disk cache describes a value a kernel reads as a global: its type and bytes."""
+        return f"{self._type.cache_name}:{bytes(self).hex()}"
+
 
 class StructClass:
     """What ``cuda.experimental.struct(fields, name)`` and ``union`` return: called, it makes a
@@ -290,6 +294,10 @@ class StructClass:
     def _numba_type_(self) -> CAggregateClass:  # numba's typeof: called in a kernel, it makes a value
         return CAggregateClass(self._type)
 
+    def cache_key(self) -> str:
+        """How the on-disk cache describes it where a kernel names it: every field declared."""
+        return self._type.cache_name
+
     def __repr__(self) -> str:
         return f"<{self._type!r} of {self.size} bytes>"
 
@@ -302,6 +310,8 @@ def field_type(given: Any) -> Any:
         return given._type
     if isinstance(given, CAggregateClass):
         return given.instance_type
+    if isinstance(given, types.UniTuple) and not isinstance(given.dtype, types.Type):  # UniTuple(Point, 3)
+        return types.UniTuple(field_type(given.dtype), given.count)
     if isinstance(given, types.Type):
         return given
     if isinstance(given, np.dtype) or (isinstance(given, type) and issubclass(given, np.generic)):

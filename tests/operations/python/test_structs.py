@@ -447,3 +447,29 @@ def test_device_functions_take_and_return_copies(simulated):
     out = np.zeros((50, 5))
     K.through_functions[2, 32](values, out)
     np.testing.assert_array_equal(out, K.through_functions_reference(values))
+
+
+ORIGIN = K.Inner(2.5, -7)
+LEVELS = K.Flags(level=-5, count=77)
+
+
+def test_values_read_as_globals_are_constants(simulated):
+    @cuda.jit
+    def read_globals(out):
+        p = ORIGIN
+        p.y += 1
+        out[0] = p.x
+        out[1] = p.y
+        out[2] = LEVELS.level
+        out[3] = LEVELS.count
+
+    out = np.zeros(4)
+    read_globals[1, 1](out)
+    np.testing.assert_array_equal(out, [2.5, -6, -5, 77])
+
+
+def test_the_disk_cache_tells_declarations_apart():
+    first = struct([("a", types.int8)], "Same")
+    second = struct([("a", types.int16)], "Same")
+    assert first.cache_key() != second.cache_key() and first._type.cache_name != second._type.cache_name
+    assert first(a=1).cache_key() != first(a=2).cache_key()

@@ -43,6 +43,16 @@ def zero(lower, ty):
     return llvm.mlir_zero(lower.get_mlir_type(ty))
 
 
+def constant(lower, ty, data):
+    """The value of *ty* whose bytes are *data*."""
+    size = ty.layout.word
+    value = zero(lower, ty)
+    for k in range(ty.size // size):
+        word = int.from_bytes(data[k * size : (k + 1) * size], "little")
+        value = llvm.insertvalue(value, _constant(8 * size, word), _at(k))
+    return value
+
+
 def read_bits(words, ty, bit, width):
     """The *width* bits (8, 16, 32 or 64) from bit *bit* of the value *words* of *ty*, as an integer."""
     index, shift = _position(ty, bit)

@@ -21,7 +21,7 @@ its fields hold (never its padding), and ``a[i].x`` reads and ``a[i].x = v`` wri
 of x alone, as C does.
 """
 
-from .._support.api import attribute, declare, named_type
+from .._support.api import attribute, constant, declare, named_type
 from .._support.elements import ELEMENT_ACCESS, FIELD_ACCESS
 from .._support.modules import errors
 from . import _c_words as words
@@ -67,6 +67,12 @@ def make(lower, sig, args):
         if arg is not None:
             value = write_field(lower, ty, value, field.name, arg)
     return value
+
+
+@constant("CAggregate")
+def global_value(lower, ty, pyval):
+    """A value made on the host and read as a global: its bytes, a constant."""
+    return words.constant(lower, ty, bytes(pyval))
 
 
 @attribute("CAggregate").lower
