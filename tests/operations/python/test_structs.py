@@ -4,6 +4,7 @@ get, PTX for every kernel of tests/cases/struct_kernels.py assembled by ptxas, a
 run by the simulator on random inputs against their host references, bit for bit."""
 
 import ctypes
+import pathlib
 import random
 import re
 import shutil
@@ -20,6 +21,8 @@ from cumlir.typerecords.c_structs import AggregateParameter
 from ... import support
 from ...cases import struct_kernels as K
 from ...simulator.conftest import simulating
+
+ROOT = pathlib.Path(__file__).resolve().parents[3]
 
 
 @pytest.fixture
@@ -447,6 +450,11 @@ def test_device_functions_take_and_return_copies(simulated):
     out = np.zeros((50, 5))
     K.through_functions[2, 32](values, out)
     np.testing.assert_array_equal(out, K.through_functions_reference(values))
+
+
+def test_the_example_of_structs_md_runs(simulated):
+    code = re.search(r"```python\n(.*?)```", (ROOT / "docs" / "structs.md").read_text(), re.S).group(1)
+    exec(compile(code, "docs/structs.md", "exec"), {})  # the page's own example, asserting what it computes
 
 
 ORIGIN = K.Inner(2.5, -7)
