@@ -341,7 +341,6 @@ class MLIRLower(BuilderAPI, ExpressionLowering):
         mlir_block = self._blocks[label]
         arguments, start = list(mlir_block.arguments), 0
         self._values = {}
-        self.places = {}
         for name in self._live_in[label]:
             model = self.dmm.lookup(self.typemap[name])
             n = len(model.flat_types())
@@ -381,6 +380,8 @@ class MLIRLower(BuilderAPI, ExpressionLowering):
         elif isinstance(value, nir.Var):
             self._take_reference(self.typemap[value.name], self.load_var(value))
             self.store_var(target, self.load_var(value), self.typemap[value.name])
+            if target.name[0] == "$" and places.written_back(ty):  # a value carried to another block
+                places.remember_copy(self, target.name, value.name)
         elif isinstance(value, nir.Arg):
             self._take_reference(self.typed.args[value.index], self._args[value.index])
             self.store_var(target, self._args[value.index], self.typed.args[value.index])

@@ -10,7 +10,10 @@ no other byte of the element (the element's field access of _support/elements.py
 threads assigning different fields of one element of shared memory do not race. Reading
 ``a[i].x`` (``a[i].inner.x``) loads the bytes of x alone, as C does, not those of fields
 other threads may not have written yet. A variable of the user's keeps a copy, as in C
-(``t = a[i]; t.x = v`` leaves the array as it was).
+(``t = a[i]; t.x = v`` leaves the array as it was). A temporary that copies another value on
+its way to the assignment (``s.x += a if c else b``: numba carries ``s`` into the block after
+the branch as a temporary) assigns that value. Temporaries are numba's, each assigned once,
+so where they came from is kept for the whole function.
 """
 
 from __future__ import annotations
@@ -52,11 +55,16 @@ PLACE_EXPRESSIONS = frozenset(["getattr", "getitem", "static_getitem"])
 @dataclass(frozen=True)
 class _Place:
     base: str  # the variable read from
-    base_type: NumbaType
+    base_type: NumbaType | None
     base_value: Value  # its value when read (a temporary may be deleted by then, with NRT on)
     attr: str | None  # a field's name, or None for an element
     index: Value  # an element's index
     index_type: NumbaType | None
+    copy: bool = False  # a copy of the variable *base* (its value is the variable's own)
+
+
+# a temporary copying one value on one path into a block and another on another
+_CHOSEN = _Place("", None, None, None, None, None, copy=True)
 
 
 def written_back(ty: NumbaType) -> bool:
@@ -81,6 +89,16 @@ def remember(lower: MLIRLower, target: str, expr: nir.Expr) -> None:
     lower.places[target] = place
 
 
+def remember_copy(lower: MLIRLower, target: str, source: str) -> None:
+    """Note that the temporary *target* copies the variable *source* (numba carrying a value
+    from block to block); copies of different variables on different paths are noted as such."""
+    known = lower.places.get(target)
+    if known is not None and known.base != source:
+        lower.places[target] = _CHOSEN
+        return
+    lower.places[target] = _Place(source, lower.typemap[source], None, None, None, None, copy=True)
+
+
 def assign_field(lower: MLIRLower, var: nir.Var, attr: str, field_value: Value, new_value: Value) -> None:
     """``var.attr = field_value``, of which *new_value* is *var*'s new value."""
     _assign(lower, var.name, new_value, [attr], field_value)
@@ -92,6 +110,14 @@ def _assign(lower: MLIRLower, name: str, new_value: Value, path: list[str], fiel
     lower.store_var(name, new_value)
     place = lower.places.get(name)
     if place is None:
+        return
+    if place is _CHOSEN:
+        raise errors.UnsupportedError(
+            "a field of a value chosen at run time cannot be assigned ((s if c else t).x = v): assign each one's",
+            lower.loc,
+        )
+    if place.copy:  # the variable copied gets the new value too
+        _assign(lower, place.base, new_value, path, field_value)
         return
     base_value = lower.current_value(place.base, place.base_value)
     if place.attr is not None:
@@ -129,10 +155,11 @@ def read_field(lower: MLIRLower, expr: nir.Expr) -> Value | None:
     the value read from is a temporary taken from an array's element; else None."""
     path, name = [expr.attr], expr.value.name
     place = lower.places.get(name)
-    while place is not None and place.attr is not None:
-        path.insert(0, place.attr)
+    while place is not None and (place.attr is not None or place.copy) and place is not _CHOSEN:
+        if place.attr is not None:
+            path.insert(0, place.attr)
         place = lower.places.get(place.base)
-    if place is None:
+    if place is None or place is _CHOSEN:
         return None
     access = _field_access(place)
     if access is None:

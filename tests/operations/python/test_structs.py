@@ -481,3 +481,36 @@ def test_the_disk_cache_tells_declarations_apart():
     second = struct([("a", types.int16)], "Same")
     assert first.cache_key() != second.cache_key() and first._type.cache_name != second._type.cache_name
     assert first(a=1).cache_key() != first(a=2).cache_key()
+
+
+def test_fields_assigned_across_a_branch(simulated):
+    """``a[i].x += (b if c else d)``: numba carries a[i] (and s) past the branch in temporaries;
+    the assignment still reaches the element (and s)."""
+
+    @cuda.jit
+    def across(values, out):
+        i = cuda.grid(1)
+        a = cuda.local.array(4, K.Inner)
+        for j in range(4):
+            a[j] = K.Inner(values[i], j)
+        a[i % 4].x += 1.0 if values[i] > 0 else -1.0
+        s = K.Inner()
+        s.x += 2.0 if values[i] > 0 else 3.0
+        out[i, 0] = a[i % 4].x
+        out[i, 1] = s.x
+
+    values = np.array([1.5, -2.5, 3.0, -0.5], np.float32)
+    out = np.zeros((4, 2))
+    across[1, 4](values, out)
+    np.testing.assert_array_equal(out, [[2.5, 2], [-3.5, 3], [4, 2], [-1.5, 3]])
+
+
+def test_a_field_of_a_value_chosen_at_run_time_is_refused():
+    def chosen(a, b):
+        s = K.Inner()
+        t = K.Inner()
+        (s if a[0] > 0 else t).x = 1.0
+        a[1] = s.x + t.x
+
+    with pytest.raises(errors.UnsupportedError, match=r"a field of a value chosen at run time cannot be assigned"):
+        cuda.compile_ptx(chosen, "void(float32[:], float32[:])", cc=(9, 0))
