@@ -514,3 +514,24 @@ def test_a_field_of_a_value_chosen_at_run_time_is_refused():
 
     with pytest.raises(errors.UnsupportedError, match=r"a field of a value chosen at run time cannot be assigned"):
         cuda.compile_ptx(chosen, "void(float32[:], float32[:])", cc=(9, 0))
+
+
+def test_arrays_of_structs_take_an_alignment_of_at_least_theirs(simulated):
+    @cuda.jit
+    def aligned(out):
+        t = cuda.threadIdx.x
+        s = cuda.shared.array((2, 16), K.Every, alignment=32)
+        s[t % 2, t] = K.Every()  # a bit field's store reads the byte holding it: written first
+        s[t % 2, t].small = t - 8
+        s[t % 2, t].inner.y = t
+        cuda.syncthreads()
+        out[t] = s[t % 2, t].small * 1000 + s[t % 2, t].inner.y
+
+    out = np.zeros(16, np.int64)
+    aligned[1, 16](out)
+    small = (np.arange(16) - 8 + 4) % 8 - 4  # 3 signed bits
+    np.testing.assert_array_equal(out, small * 1000 + np.arange(16))
+    with pytest.raises(errors.TypingError, match=r"alignment 8 is less than struct Every's \(16 bytes\)"):
+        support.compiling(
+            "s = cuda.local.array(4, Every, alignment=8)", "void(float32[:], float32[:])", Every=K.Every
+        )()

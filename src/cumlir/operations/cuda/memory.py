@@ -77,7 +77,8 @@ def _dtype(name, dtype):
 
 
 def alignment_of(name, alignment, dtype):
-    """The requested alignment in bytes, or None; a power of two at least the item size."""
+    """The requested alignment in bytes, or None; a power of two at least the item size (a C
+    struct's: its alignment)."""
     if alignment is None or isinstance(alignment, (types.NoneType, types.Omitted)):
         return None
     if not isinstance(alignment, types.IntegerLiteral):
@@ -85,7 +86,10 @@ def alignment_of(name, alignment, dtype):
     value = alignment.literal_value
     if value <= 0 or value & (value - 1):
         raise errors.TypingError(f"{name}: alignment must be a power of 2, got {value}")
-    if value < itemsize(dtype):
+    if isinstance(dtype, types.CAggregate):
+        if value < dtype.alignment:
+            raise errors.TypingError(f"{name}: alignment {value} is less than {dtype!r}'s ({dtype.alignment} bytes)")
+    elif value < itemsize(dtype):
         raise errors.TypingError(
             f"{name}: alignment {value} is less than the item size of {dtype} ({itemsize(dtype)} bytes)"
         )
