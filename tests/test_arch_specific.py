@@ -1,7 +1,8 @@
 """Architecture-specific targets (sm_90a, docs/hopper.md): chip="sm_90a", cc=(9, 0, "a") and
 cc="sm_90a" compile for them on both code generators (PTX's .target, libNVVM's -arch,
 nvJitLink's -arch, the options' cache key); the rule of the target a launch compiles for;
-an operation that needs one refused elsewhere by name; the spellings refused."""
+an operation that needs one refused elsewhere by name; family targets (sm_100f) compiled the
+same way; the spellings refused."""
 
 import re
 
@@ -36,6 +37,40 @@ def test_sm_90a_reaches_the_ptx(backend, how):
     support.ptxas(ptx, "sm_90a")
     if backend == "nvptx":  # sm_90a came with PTX 8.0
         assert re.search(r"^\.version 8\.\d", ptx, re.M)
+
+
+@pytest.mark.parametrize("how", ["chip", "cc tuple", "cc string"])
+@pytest.mark.parametrize("family", ["sm_100f", "sm_103f", "sm_120f", "sm_121f"])
+def test_family_targets_reach_the_ptx(backend, how, family):
+    major, minor = int(family[3:-2]), int(family[-2])
+    spelled = {"chip": {"chip": family}, "cc tuple": {"cc": (major, minor, "f")}, "cc string": {"cc": family}}[how]
+    ptx, _ = cuda.compile_ptx(_store, SIG, backend=backend, **spelled)
+    assert _target(ptx) == family
+    support.ptxas(ptx, family)
+    if backend == "nvptx":  # family targets came with PTX 8.8
+        assert re.search(r"^\.version (8\.[89]|9\.\d)", ptx, re.M)
+
+
+def test_family_target_options_and_links(backend, monkeypatch):
+    family, plain = Options(chip="sm_100f"), Options(chip="sm_100")
+    assert family.chip == (10, 0) and family.family_specific and not family.arch_specific
+    assert family.target_suffix == "f" and Options(chip="sm_100a").target_suffix == "a"
+    assert family.cache_key() != plain.cache_key() != Options(chip="sm_100a").cache_key()
+    assert targets.suffix((10, 0), family) == "f" and targets.suffix((12, 0), family) == ""
+    assert "-arch=compute_100f" in nvvm_options((10, 0), family, "ptx")
+    from cuda.bindings import nvjitlink
+
+    seen = []
+    create = nvjitlink.create
+
+    def recording(count, options):
+        seen.append(list(options))
+        return create(count, options)
+
+    monkeypatch.setattr(nvjitlink, "create", recording)
+    cubin = cuda.compile_cubin(_store, SIG, chip="sm_100f", backend=backend)
+    ltoir, _ = cuda.compile(_store, SIG, cc="sm_100f", device=False, abi="numba", output="ltoir", backend=backend)
+    assert seen[0][0] == "-arch=sm_100f" and cubin and ltoir
 
 
 def test_the_plain_chip_stays_plain(backend):
@@ -112,8 +147,10 @@ def test_an_operation_needing_sm_90a_compiles_for_it():
     "keywords, error, words",
     [
         ({"chip": "sm_80a"}, ValueError, "sm_80 has no architecture-specific target (sm_80a); known: sm_90a"),
-        ({"chip": "sm_100f"}, ValueError, "not for the family target 'f'"),
-        ({"cc": (9, 0, "f")}, ValueError, "a compute capability is a (major, minor) pair"),
+        ({"chip": "sm_90f"}, ValueError, "sm_90 has no family target (sm_90f); known: sm_100f, sm_103f"),
+        ({"cc": (9, 0, "f")}, ValueError, "sm_90 has no family target (sm_90f)"),
+        ({"chip": "sm_100x"}, ValueError, "not 'x'; use chip='sm_100'"),
+        ({"cc": (9, 0, "x")}, ValueError, "a compute capability is a (major, minor) pair"),
         ({"arch_specific": True}, TypeError, "unknown keyword argument 'arch_specific'"),
     ],
 )

@@ -55,6 +55,26 @@ def test_an_if_on_a_constant_keeps_the_branch_taken():
     _ptx(K.constant_if, "void(float64[::1])")  # the other branch names nothing that exists
 
 
+def test_a_name_assigned_once_from_consteval_is_a_constant_after():
+    def held(a):
+        n = consteval(3 * 4)
+        if consteval(n > 10):  # n is 12 while compiling
+            a[0] = consteval(n * 2)
+        else:
+            a[0] = undefined_name  # noqa: F821 - pruned: never typed
+
+    assert _holds(_ptx(held, "void(float64[::1])"), 24.0)
+
+    def reassigned(a, k):
+        n = consteval(3)
+        for _ in range(k):
+            n += 1  # assigned again: not a constant of the consteval forms after it
+        a[0] = consteval(n * 2)
+
+    with pytest.raises(Exception, match=r"consteval could not evaluate 'n \* 2' at compile time: NameError"):
+        cuda.compile_ptx(reassigned, "void(float64[::1], int64)", cc=(9, 0))
+
+
 def test_an_expression_that_fails_names_it_and_its_line():
     with pytest.raises(Exception, match=r"consteval could not evaluate '1 / 0' at compile time: ZeroDivisionError"):
         cuda.compile_ptx(K.failing, "void(float64[::1])", cc=(9, 0))

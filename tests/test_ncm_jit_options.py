@@ -104,7 +104,7 @@ def test_chip_is_the_target_when_none_is_given():
         ({"chip": "sm_95"}, "known: 7.5, 8.0"),
         ({"chip": "sm_80a"}, "sm_80 has no architecture-specific target"),
         ({"chip": "sm_90a", "features": "+ptx78"}, "older than sm_90a allows: it needs +ptx80"),
-        ({"chip": "sm_100f"}, "use chip='sm_100'"),
+        ({"chip": "sm_100x"}, "use chip='sm_100'"),
         ({"cc": (9, 0), "chip": "sm_80"}, "different compute capabilities"),
         ({"features": "ptx80"}, "'+ptx80'"),
         ({"features": "+ptx60", "chip": "sm_90"}, "needs +ptx78"),

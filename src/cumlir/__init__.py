@@ -4,15 +4,15 @@
 loads neither numba, MLIR nor the CUDA driver; each is loaded when first needed.
 """
 
+import importlib as _importlib
+
 __version__ = "0.1.0"
 
 
 def __getattr__(name: str) -> object:
     # ``import cumlir`` then ``cumlir.cuda.jit``, as ``import numba`` then ``numba.cuda.jit``
-    if name == "cuda":
-        import importlib
-
-        return importlib.import_module(".cuda", __name__)
+    if name == "cuda":  # the public namespace, loaded as `from cumlir import cuda` loads it
+        return _importlib.import_module(f"{__name__}.cuda")
     # numba's literal_unroll, without importing numba with cumlir
     if name == "literal_unroll":
         from numba import literal_unroll  # numba: loaded when asked for, not with cumlir

@@ -7,7 +7,8 @@ from collections.abc import Sequence
 from typing import TypeAlias
 
 # a compute capability as users give it: (9, 0), "9.0", "90", "sm_90" or "compute_90"; with an
-# architecture-specific target, "sm_90a" or (9, 0, "a") (Numba-CUDA's spelling)
+# architecture-specific target, "sm_90a" or (9, 0, "a") (Numba-CUDA's spelling); with a family
+# target, "sm_100f" or (10, 0, "f")
 ComputeCapability: TypeAlias = "str | Sequence[int]"
 
 # compute capability -> the lowest PTX ISA version that supports it (LLVM feature "+ptxNN")
@@ -37,39 +38,68 @@ ARCH_SPECIFIC_MIN_PTX = {
 }
 
 
-def min_ptx(cc: tuple[int, int], arch_specific: bool = False) -> int:
-    """The lowest PTX ISA version (80 for 8.0) of the target *cc*, or of its ``a`` variant."""
-    return ARCH_SPECIFIC_MIN_PTX[cc] if arch_specific else MIN_PTX[cc]
+# compute capability -> the lowest PTX ISA version of its family target (sm_100f ...: the
+# instructions the chips of its family share, in code that runs on every chip of the family)
+FAMILY_MIN_PTX = {
+    (10, 0): 88,
+    (10, 3): 88,
+    (12, 0): 88,
+    (12, 1): 88,
+}
+
+# a target's suffix -> (what it is called, the lowest PTX ISA version of each chip that has it)
+TARGET_KINDS = {
+    "": ("", MIN_PTX),
+    "a": ("architecture-specific", ARCH_SPECIFIC_MIN_PTX),
+    "f": ("family", FAMILY_MIN_PTX),
+}
+
+
+def target_suffix(arch_specific: bool | str) -> str:
+    """The suffix of a target's name: "a" for True (architecture-specific), the suffix given
+    ("a", "f" for a family target), or "" for the chip's plain target."""
+    return "a" if arch_specific is True else arch_specific or ""
+
+
+def min_ptx(cc: tuple[int, int], arch_specific: bool | str = False) -> int:
+    """The lowest PTX ISA version (80 for 8.0) of the target *cc*, or of its ``a`` (True or
+    "a") or ``f`` ("f") variant."""
+    return TARGET_KINDS[target_suffix(arch_specific)][1][cc]
 
 
 def arch_suffix(cc: object) -> str:
-    """ "a" where *cc* names an architecture-specific target ("sm_90a", (9, 0, "a")), else ""."""
+    """ "a" where *cc* names an architecture-specific target ("sm_90a", (9, 0, "a")), "f" where
+    it names a family target ("sm_100f", (10, 0, "f")), else ""."""
     if isinstance(cc, str):
         text = cc.strip().lower()
-        return "a" if text.endswith("a") and text[:-1].rstrip("0123456789") in ("sm_", "compute_", "") else ""
-    if isinstance(cc, Sequence) and len(cc) == 3 and cc[2] == "a":
-        return "a"
+        suffix = text[-1:]
+        return suffix if suffix in ("a", "f") and text[:-1].rstrip("0123456789") in ("sm_", "compute_", "") else ""
+    if isinstance(cc, Sequence) and len(cc) == 3 and cc[2] in ("a", "f"):
+        return str(cc[2])
     return ""
 
 
-def parse_target(cc: ComputeCapability) -> tuple[tuple[int, int], bool]:
-    """((major, minor), whether the target is architecture-specific) from any spelling of
-    parse_cc's, or "sm_90a" / (9, 0, "a"), whose chip must have such a target."""
-    if not arch_suffix(cc):
-        return parse_cc(cc), False
+def parse_target(cc: ComputeCapability) -> tuple[tuple[int, int], str]:
+    """((major, minor), the target's suffix: "", "a" or "f") from any spelling of parse_cc's,
+    or "sm_90a" / (9, 0, "a") and "sm_100f" / (10, 0, "f"), whose chip must have such a target."""
+    suffix = arch_suffix(cc)
+    if not suffix:
+        return parse_cc(cc), ""
     major, minor = parse_cc(cc.strip()[:-1] if isinstance(cc, str) else tuple(cc)[:2])
-    if (major, minor) not in ARCH_SPECIFIC_MIN_PTX:
-        known = ", ".join(f"sm_{a}{b}a" for a, b in ARCH_SPECIFIC_MIN_PTX)
-        raise ValueError(f"sm_{major}{minor} has no architecture-specific target (sm_{major}{minor}a); known: {known}")
-    return (major, minor), True
+    kind, table = TARGET_KINDS[suffix]
+    if (major, minor) not in table:
+        known = ", ".join(f"sm_{a}{b}{suffix}" for a, b in table)
+        raise ValueError(f"sm_{major}{minor} has no {kind} target (sm_{major}{minor}{suffix}); known: {known}")
+    return (major, minor), suffix
 
 
 def parse_cc(cc: ComputeCapability) -> tuple[int, int]:
     """(major, minor) from a tuple, "9.0", "90", "sm_90" or "compute_90"."""
     if arch_suffix(cc):
+        kind = TARGET_KINDS[arch_suffix(cc)][0]
+        article = "an" if kind[0] in "aeiou" else "a"
         raise ValueError(
-            f"{cc!r} names an architecture-specific target: give it as the option chip (chip='sm_90a') "
-            "or as cuda.compile's cc"
+            f"{cc!r} names {article} {kind} target: give it as the option chip (chip='sm_90a') or as cuda.compile's cc"
         )
     if isinstance(cc, str):
         text = cc.strip().lower()

@@ -28,7 +28,8 @@ from . import backends, launch_needs
 from .codegen import backend_for, get_backend
 from .codegen.cpu.objects import host_image
 from .codegen.passes import pipeline
-from .codegen.targets import CODE_FORMATS, arch_specific, parse_cc
+from .codegen.targets import CODE_FORMATS, parse_cc
+from .codegen.targets import suffix as target_suffix
 from .compile_stats import FIGURE_OF_STAGE
 from .dumps import after_run, after_stage
 from .frontend_lock import FRONTEND_LOCK
@@ -41,6 +42,7 @@ from .lowering.refcount import RuntimeNeeded, WideAddressesNeeded
 from .nrt.compiled import runtime as nrt_runtime
 from .options import Options
 from .stages import LIBRARY_OUTPUTS, OUTPUTS, STAGES, check_choice
+from .typing import target_options
 from .typing.context import typing_context
 from .typing.frontend import type_function as frontend_type_function
 from .typing.nesting import room_to_nest
@@ -67,14 +69,14 @@ class KernelEntry:
     name: str | None = None
     return_type: types.Type | None = None  # as declared by a signature, if one was given
 
-    def type(self) -> TypedFunction:
+    def type(self, options: Options, cc: tuple[int, int] | None) -> TypedFunction:
         code = self.pyfunc.__code__
         where = f"kernel {self.pyfunc.__name__} ({code.co_filename}:{code.co_firstlineno})"
         check_kernel_parameters(where, self.pyfunc)
         check_kernel_result(where, self.return_type)
         # typed without a declared void result, so that a kernel returning a value is reported
         # as such (numba would say it cannot convert the value to none)
-        typed = type_function(self.pyfunc, self.argtypes)
+        typed = type_function(self.pyfunc, self.argtypes, options=options, chip=cc or options.chip)
         check_kernel_result(where, typed.return_type)
         return typed
 
@@ -94,7 +96,7 @@ class DeviceEntry:
     symbol: str
     abi: str
 
-    def type(self) -> TypedFunction:
+    def type(self, options: Options, cc: tuple[int, int] | None) -> TypedFunction:
         return self.callee.typed
 
     def lower(self, builder: ModuleBuilder, typed: TypedFunction) -> str:
@@ -107,7 +109,7 @@ class DeviceEntry:
 class Entry(Protocol):
     """What a Compilation compiles: a KernelEntry or a DeviceEntry."""
 
-    def type(self) -> TypedFunction: ...
+    def type(self, options: Options, cc: tuple[int, int] | None) -> TypedFunction: ...
 
     def lower(self, builder: ModuleBuilder, typed: TypedFunction) -> str: ...
 
@@ -178,7 +180,7 @@ class Compilation:
 
 
 def _typed(c: Compilation) -> None:
-    c.typed = _made(c.entry, "entry").type()
+    c.typed = _made(c.entry, "entry").type(c.options, c.cc)
 
 
 def _mlir(c: Compilation) -> None:
@@ -201,7 +203,9 @@ def _mlir(c: Compilation) -> None:
 
 def _lower(c: Compilation, options: Options) -> ModuleBuilder:
     c.builder = builder = ModuleBuilder(typing_context(), options)
-    c.symbol = _made(c.entry, "entry").lower(builder, _made(c.typed, "typed function"))
+    typed = _made(c.typed, "typed function")
+    with target_options.under(typed.target):  # the device functions typed for its options
+        c.symbol = _made(c.entry, "entry").lower(builder, typed)
     return builder
 
 
@@ -249,7 +253,7 @@ def _cubin(c: Compilation) -> None:
     # only when asked)
     ptxas = ("-g",) if c.options.debug else ("-lineinfo",) if c.options.lineinfo else ()
     chip = _made(c.cc, "chip")
-    c.cubin = link_cubin([code, *c.link], chip, (*ptxas, *c.options.ptxas_options), arch_specific(chip, c.options))
+    c.cubin = link_cubin([code, *c.link], chip, (*ptxas, *c.options.ptxas_options), target_suffix(chip, c.options))
 
 
 _RUN: dict[str, Callable[[Compilation], None]] = {
@@ -346,15 +350,36 @@ class KernelBuild:
     options: Options = field(default_factory=Options)
     typed: TypedFunction | None = None  # once typed
     chips: dict[tuple[int, int], Compilation] = field(default_factory=dict)  # chip -> its Compilation
+    # chip -> the function typed for it, where it is typed per chip (see type())
+    _per_chip: dict[tuple[int, int], TypedFunction] = field(default_factory=dict)
     # compile_stats figure -> seconds: the typing and every chip
     timings: dict[str, float] = field(default_factory=dict)
 
-    def type(self) -> TypedFunction:
-        """The typed function: numba's frontend runs on the first call."""
+    def type(self, cc: ComputeCapability | None = None) -> TypedFunction:
+        """The typed function: numba's frontend runs on the first call. A function whose
+        consteval read its options (typing/target_options.py) is typed again for each chip
+        (*cc*, where given) it is compiled for."""
+        chip = parse_cc(cc) if cc is not None else self.options.chip
         if self.typed is None:
-            typed = self._run(compilation(self.entry, None, self.options), "typed").typed
-            self.typed = _made(typed, "typed function")
-        return self.typed
+            self.typed = self._typed_for(chip)
+            return self.typed
+        if not self.typed.target_dependent or chip is None or self.typed.target_chip == chip:
+            return self.typed
+        found = self._per_chip.get(chip)
+        if found is None:
+            found = self._per_chip[chip] = self._typed_for(chip)
+        return found
+
+    def type_eagerly(self) -> TypedFunction | None:
+        """Type now (an eager signature, at decoration), but for a kernel whose consteval
+        reads its chip before one is known and fails: None, it is typed when compiled for one."""
+        try:
+            return self.type()
+        except target_options.ChipNeeded:
+            return None
+
+    def _typed_for(self, chip: tuple[int, int] | None) -> TypedFunction:
+        return _made(self._run(compilation(self.entry, chip, self.options), "typed").typed, "typed function")
 
     def compile(self, cc: ComputeCapability, until: str = "cubin") -> Compilation:
         """The Compilation for chip *cc*, run up to the stage *until* (stages run before are
@@ -380,7 +405,7 @@ class KernelBuild:
 
     def _from_typed(self, cc: ComputeCapability, output: str | None = None) -> Compilation:
         c = compilation(self.entry, cc, self.options, output)
-        c.typed, c.done = self.type(), "typed"
+        c.typed, c.done = self.type(cc), "typed"
         return c
 
     def _run(self, c: Compilation, until: str) -> Compilation:
@@ -395,10 +420,15 @@ class KernelBuild:
 
 
 def type_function(
-    pyfunc: FunctionType, argtypes: Iterable[types.Type], return_type: types.Type | None = None
+    pyfunc: FunctionType,
+    argtypes: Iterable[types.Type],
+    return_type: types.Type | None = None,
+    options: Options | None = None,
+    chip: tuple[int, int] | None = None,
 ) -> TypedFunction:
-    """The typed stage alone: numba's frontend under cumlir's typing context."""
-    return frontend_type_function(pyfunc, argtypes, return_type)
+    """The typed stage alone: numba's frontend under cumlir's typing context (for the
+    compilation's *options* and *chip*, which consteval may read)."""
+    return frontend_type_function(pyfunc, argtypes, return_type, options, chip)
 
 
 def kernel_symbol(pyfunc: FunctionType, options: Options | None) -> str:

@@ -491,7 +491,8 @@ class FamilyModel(DataModel):
     """A family of typerecords/ held as one MLIR value: its record's value type, its data
     type in memory where the record gives one, and the conversions between them. Models
     outlive MLIR contexts (each thread has its own), so the types are parsed from the
-    record's text in each context they are asked for in."""
+    record's text in each context they are asked for in. Arrays of a family whose record
+    says ``element_bytes`` are memrefs of bytes with byte strides (C structs)."""
 
     def __init__(self, dmm: DataModelManager, fe_type: types.Type) -> None:
         super().__init__(dmm, fe_type)
@@ -499,6 +500,7 @@ class FamilyModel(DataModel):
         value = record.value_type  # type: ignore[union-attr]  # a registered family has its record
         self._texts = (value(fe_type) if callable(value) else value, record.data_type)  # type: ignore[union-attr]
         self._as_data, self._from_data = record.as_data, record.from_data  # type: ignore[union-attr]
+        self._element_bytes = record.element_bytes  # type: ignore[union-attr]
         self._parsed: tuple[Any, Any, Any] = (None, None, None)  # (context, value type, data type)
 
     def _types(self) -> tuple[ir.Type, ir.Type]:
@@ -521,6 +523,11 @@ class FamilyModel(DataModel):
 
     def from_data(self, value: ir.Value) -> ir.Value:
         return self._from_data(value) if self._from_data else value
+
+    def memref_element(self) -> tuple[ir.Type, int]:
+        if self._element_bytes:
+            return ir.IntegerType.get_signless(8), self.fe_type.size
+        return super().memref_element()
 
 
 class FamilyStructModel(StructModel):

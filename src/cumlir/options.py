@@ -17,7 +17,7 @@ from dataclasses import dataclass, fields, replace
 from typing import TYPE_CHECKING, Any
 
 from . import backends, simulation
-from .chips import min_ptx, parse_target
+from .chips import min_ptx, parse_target, target_suffix
 from .linkable import as_linkable, load
 
 if TYPE_CHECKING:
@@ -89,6 +89,8 @@ class Options:
     chip: tuple[int, int] | None = None  # the compute capability compiled for when none is given
     # chip="sm_90a": the chip's architecture-specific target (set from chip, not a keyword)
     arch_specific: bool = False
+    # chip="sm_100f": the family target of the chip (set from chip, not a keyword)
+    family_specific: bool = False
     features: str | None = None  # the PTX ISA version, as LLVM's "+ptxNN" (nvptx code generator)
     ptxas_options: tuple[str, ...] = ()  # passed to ptxas by nvJitLink (-Xptxas=)
     # array offsets in 32 bits (every array's byte span below 2**31) or 64; None: a launch
@@ -116,13 +118,17 @@ class Options:
         object.__setattr__(self, "backend", backends.check(backend))
         object.__setattr__(self, "nrt", _nrt(self.nrt))
         object.__setattr__(self, "opt_level", _opt_level(self.opt, self.opt_level))
-        chip, arch_specific = _target(self.chip)
+        chip, suffix = _target(self.chip)
         _check_bool("arch_specific", self.arch_specific)
-        if self.arch_specific and chip is None:
-            raise ValueError("an architecture-specific target needs its chip: give chip='sm_90a'")
+        _check_bool("family_specific", self.family_specific)
+        if (self.arch_specific or self.family_specific) and chip is None:
+            raise ValueError("an architecture-specific or family target needs its chip: give chip='sm_90a'")
+        if self.arch_specific and self.family_specific:
+            raise ValueError("a target is architecture-specific (sm_90a) or a family's (sm_100f), not both")
         object.__setattr__(self, "chip", chip)
-        object.__setattr__(self, "arch_specific", arch_specific or self.arch_specific)
-        object.__setattr__(self, "features", _features(self.features, self.backend, self.chip, self.arch_specific))
+        object.__setattr__(self, "arch_specific", suffix == "a" or self.arch_specific)
+        object.__setattr__(self, "family_specific", suffix == "f" or self.family_specific)
+        object.__setattr__(self, "features", _features(self.features, self.backend, self.chip, self.target_suffix))
         object.__setattr__(self, "ptxas_options", _ptxas_options(self.ptxas_options))
         object.__setattr__(self, "capi", _capi(self.capi))
         object.__setattr__(self, "index_bits", _index_bits(self.index_bits))
@@ -146,7 +152,7 @@ class Options:
     @classmethod
     def from_keywords(cls, where: str, keywords: Mapping[str, Any]) -> Options:
         """Options from user keywords: unknown ones raise TypeError naming the closest known one."""
-        known = {f.name for f in fields(cls)} - {"dumps", "arch_specific", "checks"}
+        known = {f.name for f in fields(cls)} - {"dumps", "arch_specific", "family_specific", "checks"}
         keywords = _translated(where, keywords)
         for name, value in keywords.items():
             if name in _REFUSED and value not in (None, False):
@@ -178,6 +184,11 @@ class Options:
         return replace(self, **changes)
 
     @property
+    def target_suffix(self) -> str:
+        """The suffix of the chip's target: "a" (architecture-specific), "f" (a family's) or ""."""
+        return "a" if self.arch_specific else "f" if self.family_specific else ""
+
+    @property
     def narrow_addresses(self) -> bool:
         """Whether element offsets are computed in 32 bits (index_bits=32)."""
         return self.index_bits == 32
@@ -205,7 +216,7 @@ class Options:
         for f in fields(self):
             if f.name in ("cache", "shared_memory_carveout", "dumps", "extensions"):
                 continue
-            if f.name == "checks" and not self.checks:
+            if f.name in ("checks", "family_specific") and not getattr(self, f.name):
                 continue  # the keys of code compiled without them stay as they were
             value = getattr(self, f.name)
             if f.name == "link":
@@ -381,7 +392,7 @@ def _translated(where: str, keywords: Mapping[str, Any]) -> dict[str, Any]:
         chip = result.get("chip")
         if chip is not None and _chip(chip) != _chip(cc):
             raise ValueError(f"{where}: cc={cc!r} and chip={result['chip']!r} name different compute capabilities")
-        if chip is None or not _target(chip)[1]:  # the architecture-specific spelling of the two wins
+        if chip is None or not _target(chip)[1]:  # the spelling with a target's suffix wins
             result["chip"] = cc
     result.pop("cc", None)
     abi = result.pop("abi", "numba")
@@ -439,22 +450,23 @@ def _chip(value: object) -> tuple[int, int] | None:
     return _target(value)[0]
 
 
-def _target(value: object) -> tuple[tuple[int, int] | None, bool]:
-    """A chip as "sm_90", "sm_90a" (architecture-specific), a (major, minor) pair
-    (numba-cuda-mlir's ``cc``) or (major, minor, "a") (Numba-CUDA's): the compute capability
-    and whether the target is architecture-specific."""
+def _target(value: object) -> tuple[tuple[int, int] | None, str]:
+    """A chip as "sm_90", "sm_90a" (architecture-specific), "sm_100f" (a family's), a (major,
+    minor) pair (numba-cuda-mlir's ``cc``) or (major, minor, "a") (Numba-CUDA's): the compute
+    capability and its target's suffix ("", "a" or "f")."""
     if value is None:
-        return None, False
+        return None, ""
     if isinstance(value, str):
         form = _CHIP.match(value)
         if form is None or len(form.group(1)) < 2:
             raise ValueError(
                 f"the option chip must be 'sm_' and a compute capability, as 'sm_90' or 'sm_100', got {value!r}"
             )
-        if form.group(2) not in ("", "a"):
+        if form.group(2) not in ("", "a", "f"):
             raise ValueError(
-                f"the option chip={value!r}: cumlir compiles for a chip ('sm_90') or its architecture-specific "
-                f"target ('sm_90a'), not for the family target '{form.group(2)}'; use chip='sm_{form.group(1)}'"
+                f"the option chip={value!r}: cumlir compiles for a chip ('sm_90'), its architecture-specific "
+                f"target ('sm_90a') or its family target ('sm_100f'), not '{form.group(2)}'; "
+                f"use chip='sm_{form.group(1)}'"
             )
     elif not isinstance(value, tuple):
         raise TypeError(f"the option chip must be a string such as 'sm_90' or a (major, minor) tuple, got {value!r}")
@@ -464,7 +476,9 @@ def _target(value: object) -> tuple[tuple[int, int] | None, bool]:
         raise ValueError(f"the option chip: {e}") from None
 
 
-def _features(value: object, backend: object, chip: tuple[int, int] | None, arch_specific: bool = False) -> str | None:
+def _features(
+    value: object, backend: object, chip: tuple[int, int] | None, arch_specific: bool | str = False
+) -> str | None:
     """The PTX ISA version LLVM's NVPTX writes, "+ptxNN" (libNVVM chooses its own)."""
     if value is None:
         return None
@@ -480,12 +494,12 @@ def _features(value: object, backend: object, chip: tuple[int, int] | None, arch
     return value
 
 
-def check_ptx_feature(feature: str, cc: tuple[int, int], arch_specific: bool = False) -> None:
-    """A PTX version of ``features`` must be one the chip *cc* (its ``a`` target) exists in."""
+def check_ptx_feature(feature: str, cc: tuple[int, int], arch_specific: bool | str = False) -> None:
+    """A PTX version of ``features`` must be one the chip *cc* (its ``a`` or ``f`` target) exists in."""
     version = int(feature[len("+ptx") :])
     least = min_ptx(cc, arch_specific)
     if version < least:
-        name = f"sm_{cc[0]}{cc[1]}{'a' if arch_specific else ''}"
+        name = f"sm_{cc[0]}{cc[1]}{target_suffix(arch_specific)}"
         raise ValueError(f"the option features={feature!r} is older than {name} allows: it needs +ptx{least} or later")
 
 

@@ -161,18 +161,6 @@ NUMBA_CUDA_MLIR: dict[str, dict[str, str]] = {
         ),
     },
     "cuda.experimental": {
-        "current_target_options": (
-            "cumlir's consteval runs without the kernel's options; they are the keywords given to cuda.jit "
-            "(kernel.options)"
-        ),
-        "struct": (
-            "C structs (with bit fields) as device types are not implemented in cumlir; use NumPy "
-            "structured dtypes (records), in arrays or as kernel arguments"
-        ),
-        "union": (
-            "C unions as device types are not implemented in cumlir; use a record and view the array "
-            "with arr.view(dtype) to read its bytes as another type"
-        ),
         "tcgen05_descriptors": f"tcgen05 (tensor memory) descriptors: {_BLACKWELL}",
     },
     "cuda.intrin": {

@@ -15,7 +15,8 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .. import compile_stats
-from ..codegen.targets import arch_specific, parse_cc
+from ..codegen.targets import parse_cc
+from ..codegen.targets import suffix as target_suffix
 from ..launch_needs import LaunchNeeds, recording
 from ..linkable import LTOIR
 from ..linking import link_ptx
@@ -98,7 +99,7 @@ class KernelOverload:
         self.needs = LaunchNeeds()  # what its code asked of its launches (launch_needs.py)
         if typed:  # typing errors surface here: at decoration for eager signatures
             with recording(self.needs):
-                self.build().type()
+                self.build().type_eagerly()
 
     def __repr__(self) -> str:
         return f"<cumlir kernel {self.dispatcher.__name__}{self.argtypes}>"
@@ -129,7 +130,7 @@ class KernelOverload:
             with self.table.lock, recording(self.needs):
                 if self._narrow_build is None:
                     options = build.options.replace(index_bits=32)
-                    self._narrow_build = KernelBuild(build.entry, options, build.type(), timings=self._stats)
+                    self._narrow_build = KernelBuild(build.entry, options, build.type_eagerly(), timings=self._stats)
         return self._narrow_build
 
     @property
@@ -249,7 +250,7 @@ class KernelOverload:
             "codegen",
         )
         # run up to codegen: its code and chip are set (Compilation types them optional)
-        return link_ptx([LTOIR(c.code, name=f"{c.symbol}.ltoir"), *c.link], c.cc, arch_specific(c.cc, c.options))  # type: ignore[arg-type]
+        return link_ptx([LTOIR(c.code, name=f"{c.symbol}.ltoir"), *c.link], c.cc, target_suffix(c.cc, c.options))  # type: ignore[arg-type]
 
     def resource(self, name: str) -> int:
         """A resource the kernel loaded on the current device uses: ``regs_per_thread``,

@@ -79,11 +79,12 @@ def toolkit_version() -> tuple[int, int]:
 
 
 def link_cubin(
-    items: Iterable[object], cc: tuple[int, int], ptxas_options: Sequence[str] = (), arch_specific: bool = False
+    items: Iterable[object], cc: tuple[int, int], ptxas_options: Sequence[str] = (), arch_specific: bool | str = False
 ) -> bytes:
     """A cubin for compute capability *cc* (its architecture-specific target, sm_90a, with
-    *arch_specific*) linking every item (LinkableCode objects or paths); *ptxas_options* are
-    given to ptxas as it compiles the PTX among them."""
+    *arch_specific* True or "a"; its family target, sm_100f, with "f") linking every item
+    (LinkableCode objects or paths); *ptxas_options* are given to ptxas as it compiles the PTX
+    among them."""
     linked = [load(as_linkable(item)) for item in items]
     if _needs_nvjitlink(linked):
         cubin, info = nvjitlink.link(linked, cc, "cubin", tuple(ptxas_options), arch_specific)
@@ -94,7 +95,7 @@ def link_cubin(
     return cubin
 
 
-def link_ptx(items: Iterable[object], cc: tuple[int, int], arch_specific: bool = False) -> str:
+def link_ptx(items: Iterable[object], cc: tuple[int, int], arch_specific: bool | str = False) -> str:
     """The PTX nvJitLink's link-time optimiser makes for *cc* from the LTO-IR among *items*
     (CUDA C++ compiled to LTO-IR first); items of other kinds are left out."""
     kept = [item for item in (load(as_linkable(item)) for item in items) if isinstance(item, (LTOIR, CUSource))]

@@ -13,6 +13,7 @@ from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .. import optional_libraries
+from ..chips import target_suffix
 from ..lazy import lazy, loaded
 from .common import LinkError, link_input
 
@@ -43,7 +44,7 @@ def version() -> int:
 
 
 def link(
-    items: Sequence[LinkableCode], cc: tuple[int, int], ptxas_options: tuple[str, ...], arch_specific: bool
+    items: Sequence[LinkableCode], cc: tuple[int, int], ptxas_options: tuple[str, ...], arch_specific: bool | str
 ) -> tuple[bytes, str]:
     """(the linked cubin, the info log) of *items* for *cc*, by the driver's linker."""
     cu = _driver()
@@ -99,11 +100,12 @@ def _setting(option: str) -> tuple[str, int]:
     )
 
 
-def _target(cu: Any, cc: tuple[int, int], arch_specific: bool) -> Any:
-    name = f"CU_TARGET_COMPUTE_{cc[0]}{cc[1]}{'A' if arch_specific else ''}"
+def _target(cu: Any, cc: tuple[int, int], arch_specific: bool | str) -> Any:
+    suffix = target_suffix(arch_specific)
+    name = f"CU_TARGET_COMPUTE_{cc[0]}{cc[1]}{suffix.upper()}"
     target = getattr(cu.CUjit_target, name, None)
     if target is None:
-        raise LinkError(f"this CUDA driver cannot compile for sm_{cc[0]}{cc[1]}{'a' if arch_specific else ''}")
+        raise LinkError(f"this CUDA driver cannot compile for sm_{cc[0]}{cc[1]}{suffix}")
     return target
 
 

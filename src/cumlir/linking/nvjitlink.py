@@ -42,7 +42,11 @@ def _nvjitlink() -> Any:
 
 
 def link(
-    items: Sequence[LinkableCode], cc: tuple[int, int], output: str, ptxas_options: tuple[str, ...], arch_specific: bool
+    items: Sequence[LinkableCode],
+    cc: tuple[int, int],
+    output: str,
+    ptxas_options: tuple[str, ...],
+    arch_specific: bool | str,
 ) -> tuple[bytes, str]:
     """(the linked cubin or PTX, as *output* says, and the info log) of *items* for *cc*."""
     nvjitlink = _nvjitlink()

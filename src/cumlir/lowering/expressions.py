@@ -13,6 +13,7 @@ from numba.core import errors, types
 from numba.core.typing.templates import signature
 
 from ..typing.target import target_override
+from . import places
 from .registry import registry
 
 if TYPE_CHECKING:
@@ -40,6 +41,7 @@ class ExpressionLowering:
         refcounting: bool
         typing_context: Any
         dmm: Any
+        places: dict[str, Any]
         typemap: dict[str, NumbaType]
         calltypes: dict[nir.Inst, Signature]
 
@@ -169,6 +171,10 @@ class ExpressionLowering:
         return self.call(key, sig, [*args, self.make_struct(star, members)])
 
     def _getattr(self, expr: nir.Expr, result_type: NumbaType) -> tuple[Value, NumbaType]:
+        if expr.value.name in self.places:  # a[i].x of a C struct: the bytes of x alone
+            field = places.read_field(self, expr)  # type: ignore[arg-type]  # self is an MLIRLower
+            if field is not None:
+                return field, result_type
         ty, value = self._present(expr.value)
         if isinstance(result_type, types.BoundFunction):
             return self.cast(value, ty, result_type.this), result_type

@@ -23,7 +23,7 @@ from numba.core.typing.templates import Signature
 from .. import operations
 from ..models import default_manager
 from ..typing.target import target_override
-from . import debug_variables, kernel_abi, refcount, returned_arrays
+from . import debug_variables, kernel_abi, places, refcount, returned_arrays
 from .builder_api import BuilderAPI
 from .exceptions import end_thread, record_raise
 from .expressions import NO_VALUE, ExpressionLowering, setitem_key, zero_or_poison
@@ -74,6 +74,7 @@ class MLIRLower(BuilderAPI, ExpressionLowering):
         self.dmm = default_manager
         self.typing_context = module.typing_context
         self._values: dict[str, Any] = {}  # variable name -> its value
+        self.places: dict[str, Any] = {}  # temporary -> where it was read from (places.py)
         self._args: list[Value] = []
         self._blocks: dict[int, Any] = {}  # Numba IR block label -> its MLIR block
         self._live_in: dict[int, list[str]] = {}
@@ -113,6 +114,10 @@ class MLIRLower(BuilderAPI, ExpressionLowering):
             if name in self.typemap and not self.has_value(self.typemap[name]):
                 return NO_VALUE  # never materialised, so not carried into later blocks
             raise errors.LoweringError(f"variable '{name}' may be used before it is assigned", self.loc) from None
+
+    def current_value(self, name: str, default: Value) -> Value:
+        """The value *name* holds now, or *default* where it holds none (deleted, with NRT on)."""
+        return self._values.get(name, default)
 
     def load_vars(self, vars: Iterable[str | nir.Var]) -> list[Value]:
         return [self.load_var(v) for v in vars]
@@ -370,9 +375,13 @@ class MLIRLower(BuilderAPI, ExpressionLowering):
             if result is not self._fresh:
                 self._take_reference(result_type, result)
             self.store_var(target, result, result_type)
+            if value.op in places.PLACE_EXPRESSIONS and target.name[0] == "$" and places.written_back(ty):
+                places.remember(self, target.name, value)
         elif isinstance(value, nir.Var):
             self._take_reference(self.typemap[value.name], self.load_var(value))
             self.store_var(target, self.load_var(value), self.typemap[value.name])
+            if target.name[0] == "$" and places.written_back(ty):  # a value carried to another block
+                places.remember_copy(self, target.name, value.name)
         elif isinstance(value, nir.Arg):
             self._take_reference(self.typed.args[value.index], self._args[value.index])
             self.store_var(target, self._args[value.index], self.typed.args[value.index])
@@ -409,7 +418,9 @@ class MLIRLower(BuilderAPI, ExpressionLowering):
         args = [
             self.cast(self.load_var(v), self.typemap[v.name], t) for v, t in zip((stmt.target, stmt.value), sig.args)
         ]
-        rule(self, sig, args, stmt.attr)
+        new_value = rule(self, sig, args, stmt.attr)
+        if new_value is not None:  # a value assigned by value (a C struct): the target's new value
+            places.assign_field(self, stmt.target, stmt.attr, args[1], new_value)
 
     def _branch(self, stmt: nir.Branch) -> None:
         cond = self.cast(self.load_var(stmt.cond), self.typemap[stmt.cond.name], types.boolean)

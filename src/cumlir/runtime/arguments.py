@@ -2,7 +2,8 @@
 
 Types come from the Python values: ints are int64, floats float64, complex numbers
 complex128, NumPy scalars keep their dtype (a structured scalar is a Record), tuples
-and namedtuples are typed member by member, ``ctypes.c_void_p`` is a ``voidptr``;
+and namedtuples are typed member by member, ``ctypes.c_void_p`` is a ``voidptr``, a
+value naming its type (``_numba_type_``) of a family with a packer that type (a C struct);
 NumPy arrays and objects exposing ``__cuda_array_interface__``
 (CuPy, PyTorch, ...) become ``Array(dtype, ndim, layout)``. NumPy arrays live on
 the host: they are copied to the device before the launch and back after it, as
@@ -148,6 +149,9 @@ def _scalar_type(value: Any, index: int | str) -> types.Type:
         from .. import types as cumlir_types  # loads numba: for a tensor map only
 
         return cumlir_types.TensorMap(getattr(value, "rank", None))
+    declared = getattr(value, "_numba_type_", None)  # a value of a family that packs it (a C struct)
+    if declared is not None and getattr(typerecords.record_of(declared), "packer", None) is not None:
+        return declared
     raise TypeError(f"argument {index}: values of type {type(value).__name__} cannot be passed to a kernel")
 
 

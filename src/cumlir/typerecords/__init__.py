@@ -2,10 +2,11 @@
 module per family (docs/architecture.md, "Adding a type").
 
 A family's module (``bfloat16.py``, ``tf32.py``, ``narrow_floats.py``, ``complex32.py``,
-``vectors.py``) defines its numba type classes and instances and one ``TypeRecord`` saying:
+``vectors.py``, ``c_structs.py``) defines its numba type classes and instances and one ``TypeRecord`` saying:
 
 - how a value is held in MLIR (the data model: ``value_type``, ``data_type`` and the
-  conversions between them, or the ``members`` of a struct);
+  conversions between them, or the ``members`` of a struct; whether arrays of it count
+  bytes, and whether its fields are assigned by value);
 - how a kernel takes it as an argument (``parameters``: the kernel ABI, docs/abi.md) and how
   the host packs one (``packer``);
 - how ``print()`` writes it (``prints_as``);
@@ -50,6 +51,13 @@ class TypeRecord:
     from_data: Callable[[Any], Any] | None = None
     # or a struct: (member name, numba type) of a value; arrays of it then count bytes
     members: Callable[[Any], list[tuple[str, Any]]] | None = None
+    # arrays of a type held as one value count bytes too (the type's ``size`` each), its
+    # elements loaded and stored by its operations module (operations/_support/elements.py)
+    element_bytes: bool = False
+    # a value whose fields are assigned in place (C structs): its setattr rules return the
+    # receiver's new value, and ``a[i].f = v`` or ``s.g.f = v`` write the new value back
+    # where the temporary came from (lowering/places.py)
+    assigned_by_value: bool = False
     parameters: str | None = None  # a kernel parameter shape of PARAMETER_SHAPES, or None: not an argument
     packer: Callable[[Any, Any], Any] | None = None  # (numba type, argument index) -> the host's packer
     prints_as: str | None = None  # "float": printf's %f of the value converted to float64

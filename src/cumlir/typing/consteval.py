@@ -3,16 +3,19 @@
 numba-cuda-mlir's ``cuda.experimental.consteval`` in its three forms:
 
 - ``x = consteval(expr)``: *expr* is evaluated once, at compile time, in the function's
-  globals and closure (and the names the blocks below bind), and becomes a constant;
+  globals and closure (and the names the blocks below bind), and becomes a constant; where
+  this is x's only assignment, the consteval expressions after it read x as that value;
 - ``for i in consteval(iterable):``: the loop is unrolled, the body repeated for each value
   with the loop variable a constant (``break`` and ``continue`` are refused there);
 - ``with consteval(): ...``: the block runs at compile time; the names it binds are
   constants in the rest of the function.
 
-An ``if`` whose test has become a constant keeps only the branch taken. The function is
+``current_target_options()`` (typing/target_options.py) read in these gives the options of
+the kernel being compiled. An ``if`` whose test has become a constant keeps only the branch taken. The function is
 rewritten from its source (its syntax tree) before numba reads it, keeping its file and
 line numbers, so errors and line tables point at the user's code. Only functions whose
-code names ``consteval`` are rewritten; the rewritten function is made once per function.
+code names ``consteval`` are rewritten; the rewritten function is made once per function (once
+per compilation's options, for one reading them).
 Values that are not plain Python constants (arrays, dtypes, functions) are given to the
 rewritten function as globals of its own, which numba freezes as it does every global.
 """
@@ -31,7 +34,7 @@ from typing import Any
 from numba.core import errors
 from numba.core import ir as numba_ir
 
-from . import array_from
+from . import array_from, target_options
 
 _NAME = "consteval"
 _REWRITTEN_NAMES = (_NAME, "local_array_from")
@@ -56,15 +59,35 @@ def consteval(value: Any = None) -> Any:
 
 
 def expanded(pyfunc: Any) -> Any:
-    """*pyfunc*, or the function its consteval forms rewrite it into."""
+    """*pyfunc*, or the function its consteval forms rewrite it into: one for every compilation,
+    or, where the rewriting read ``current_target_options()``, one per compilation's options."""
     names = getattr(getattr(pyfunc, "__code__", None), "co_names", ())
     if not any(name in names for name in _REWRITTEN_NAMES):
         return pyfunc
     with _lock:
         found = _expanded.get(pyfunc)
         if found is None:
-            found = _expanded[pyfunc] = _Rewriter(pyfunc).function()
+            found = _expanded[pyfunc] = _rewritten(pyfunc)
+        if isinstance(found, _PerTarget):
+            target_options.consulted()
+            key = target_options.key()
+            if key not in found:
+                found[key] = _Rewriter(pyfunc).function()
+            return found[key]
     return found
+
+
+class _PerTarget(dict[Any, Any]):
+    """The rewritten functions of a function whose consteval reads its compilation's options,
+    by the options (target_options.key())."""
+
+
+def _rewritten(pyfunc: Any) -> Any:
+    with target_options.compiling(None, None) as typing:
+        function = _Rewriter(pyfunc).function()
+    if typing is not None and typing.consulted:
+        return _PerTarget({typing.key(): function})
+    return function
 
 
 class _Rewriter:
@@ -75,7 +98,8 @@ class _Rewriter:
         self.env = dict(pyfunc.__globals__)
         if pyfunc.__closure__:
             self.env.update(zip(code.co_freevars, (cell.cell_contents for cell in pyfunc.__closure__)))
-        self.constants: dict[str, Any] = {}  # names the consteval blocks bound
+        self.constants: dict[str, Any] = {}  # names the consteval blocks and assignments bound
+        self.assigned_once: set[str] = set()  # local names assigned in one place only
         self.injected: dict[str, Any] = {}  # globals of the rewritten function: values with no literal
         self._counter = itertools.count()
 
@@ -98,6 +122,7 @@ class _Rewriter:
                 numba_ir.Loc(self.filename, first),
             )
         definition.decorator_list = []
+        self.assigned_once = _assigned_once(definition)
         definition.body = self.block(definition.body) or [ast.Pass()]
         module = ast.fix_missing_locations(ast.Module(body=[definition], type_ignores=[]))
         namespace = {**self.env, **self.injected}
@@ -128,7 +153,11 @@ class _Rewriter:
             if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
                 bodies[field] = inner
                 setattr(node, field, [])
+        held = _held_name(node, self)  # ``name = consteval(...)``, its name's only assignment
         node = _Substituted(self).visit(node)
+        if held is not None:
+            value = node.value  # type: ignore[attr-defined]  # an Assign
+            self.constants[held] = value.value if isinstance(value, ast.Constant) else self.injected[value.id]
         if isinstance(node, ast.If) and isinstance(node.test, ast.Constant):
             return self.block(bodies.get("body", []) if node.test.value else bodies.get("orelse", []))
         for field, inner in bodies.items():
@@ -223,6 +252,25 @@ class _Substituted(ast.NodeTransformer):
         if isinstance(node.ctx, ast.Load) and node.id in self.rewriter.constants:
             return self.rewriter.constant(self.rewriter.constants[node.id], node)
         return node
+
+
+def _held_name(node: ast.stmt, rewriter: _Rewriter) -> str | None:
+    """The name ``name = consteval(expr)`` binds, where it is the name's only assignment: a
+    constant for the consteval expressions after it (``if consteval(name == 3)``)."""
+    if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)):
+        return None
+    name = node.targets[0].id
+    return name if name in rewriter.assigned_once and rewriter._is_call(node.value, 1) else None
+
+
+def _assigned_once(definition: ast.FunctionDef) -> set[str]:
+    """The local names the function assigns (or deletes) in exactly one place, parameters aside."""
+    counts: dict[str, int] = {}
+    for node in ast.walk(definition):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            counts[node.id] = counts.get(node.id, 0) + 1
+    parameters = {a.arg for a in ast.walk(definition.args) if isinstance(a, ast.arg)}
+    return {name for name, count in counts.items() if count == 1 and name not in parameters}
 
 
 def _literal(value: Any) -> bool:

@@ -37,7 +37,7 @@ from numba.core.typing.templates import Signature, fold_arguments, signature
 
 from ..frontend_lock import FRONTEND_LOCK
 from ..options import Options
-from . import consteval, first_lines
+from . import consteval, first_lines, target_options
 from .context import CUDATypingContext, typing_context
 from .frontend_passes import STAGES
 from .nesting import nested_typing
@@ -58,6 +58,11 @@ class TypedFunction:
     typemap: dict[str, types.Type]
     calltypes: dict[numba_ir.Inst, Signature]
     name: str = field(default="")
+    # whether consteval read current_target_options() (typing/target_options.py), and the
+    # chip it was typed for: a function typed for another chip's options is typed again
+    target_dependent: bool = False
+    target_chip: tuple[int, int] | None = None
+    target: Any = None  # what it was typed under (target_options._Typing), for its lowering
 
     @property
     def signature(self) -> Signature:
@@ -86,11 +91,25 @@ def _flags() -> compiler.Flags:
 
 
 def type_function(
-    pyfunc: Callable[..., Any], argtypes: Iterable[types.Type], return_type: types.Type | None = None
+    pyfunc: Callable[..., Any],
+    argtypes: Iterable[types.Type],
+    return_type: types.Type | None = None,
+    options: Options | None = None,
+    chip: tuple[int, int] | None = None,
 ) -> TypedFunction:
-    """Run numba's frontend on *pyfunc* for *argtypes*; raise numba's TypingError on failure."""
-    with FRONTEND_LOCK:
-        return _type_function(pyfunc, argtypes, return_type)
+    """Run numba's frontend on *pyfunc* for *argtypes*; raise numba's TypingError on failure.
+    *options* and *chip* are the compilation's, which consteval may read; None: those of the
+    typing under way (a device function's are its kernel's)."""
+    with FRONTEND_LOCK, target_options.compiling(options, chip) as typing:
+        try:
+            typed = _type_function(pyfunc, argtypes, return_type)
+        except errors.TypingError as e:
+            if typing is not None and typing.consulted and typing.chip is None and typing.parent is None:
+                raise target_options.ChipNeeded(f"{e}\n(typed before its chip was known)") from e
+            raise
+        if typing is not None:
+            typed.target_dependent, typed.target_chip, typed.target = typing.consulted, typing.chip, typing
+        return typed
 
 
 def _type_function(
@@ -151,6 +170,7 @@ class DeviceFunction:
         self.dispatcher = dispatcher
         self.typed = typed
         self.symbol_hint = dispatcher.py_func.__name__
+        self.typing = target_options.current()  # the compilation it was typed in
 
     @property
     def signature(self) -> Signature:
@@ -193,6 +213,9 @@ class DeviceDispatcher:
         # (argument types, declared result type) -> DeviceFunction
         self._with_result: dict[tuple[tuple[types.Type, ...], types.Type | None], DeviceFunction] = {}
         self._typing: set[tuple[types.Type, ...]] = set()  # argument types being typed now (to detect recursion)
+        # (argument types, result type, compilation's options) -> DeviceFunction, for a function
+        # whose consteval reads them (typing/target_options.py)
+        self._per_target: dict[tuple[Any, ...], DeviceFunction] = {}
 
     def compile_device(self, argtypes: Iterable[types.Type], return_type: types.Type | None = None) -> DeviceFunction:
         """The DeviceFunction for *argtypes* (typed now unless it was before)."""
@@ -201,7 +224,7 @@ class DeviceDispatcher:
             compiled = self._device_functions.get(argtypes)
         else:
             compiled = self._with_result.get((argtypes, return_type))
-        if compiled is not None:  # typed before: no lock taken
+        if compiled is not None and not compiled.typed.target_dependent:  # typed before: no lock taken
             return compiled
         with FRONTEND_LOCK:
             return self._compile_device(argtypes, return_type)
@@ -212,10 +235,10 @@ class DeviceDispatcher:
             if compiled is None:
                 compiled = DeviceFunction(self, self._type(argtypes, return_type))
                 self._with_result[argtypes, return_type] = compiled
-            return compiled
+            return self._for_target(compiled, argtypes, return_type)
         compiled = self._device_functions.get(argtypes)
         if compiled is not None:
-            return compiled
+            return self._for_target(compiled, argtypes, None)
         if argtypes in self._typing:
             # numba types self-recursion through the call stack (types.RecursiveCall);
             # getting here means a recursion it cannot resolve
@@ -224,6 +247,22 @@ class DeviceDispatcher:
         compiled = DeviceFunction(self, typed)
         self._device_functions[argtypes] = compiled
         return compiled
+
+    def _for_target(
+        self, compiled: DeviceFunction, argtypes: tuple[types.Type, ...], return_type: types.Type | None
+    ) -> DeviceFunction:
+        """*compiled*, or where its consteval read its compilation's options (typing/target_options.py),
+        the function typed for the options of the compilation under way."""
+        if not compiled.typed.target_dependent:
+            return compiled
+        target_options.consulted()  # the caller depends on them through it
+        key = (argtypes, return_type, target_options.key())
+        if compiled.typing is not None and compiled.typing.key() == key[2]:
+            return compiled
+        found = self._per_target.get(key)
+        if found is None:
+            found = self._per_target[key] = DeviceFunction(self, self._type(argtypes, return_type))
+        return found
 
     def _type(self, argtypes: tuple[types.Type, ...], return_type: types.Type | None = None) -> TypedFunction:
         self._typing.add(argtypes)
@@ -318,6 +357,11 @@ class DeviceDispatcher:
             compiled = self._with_result.get((tuple(argtypes), return_type), compiled)
         if compiled is None:
             raise errors.TypingError(f"{self.py_func.__name__}{tuple(argtypes)} was not typed")
+        if compiled.typed.target_dependent:  # the one typed for the compilation under way
+            key = target_options.key()
+            declared = return_type if (tuple(argtypes), return_type) in self._with_result else None
+            if compiled.typing is None or compiled.typing.key() != key:
+                compiled = self._per_target.get((tuple(argtypes), declared, key), compiled)
         return compiled
 
     @property

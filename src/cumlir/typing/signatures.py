@@ -22,9 +22,12 @@ if TYPE_CHECKING:
 
 
 def parse_signature(sig: SignatureLike) -> tuple[tuple[types.Type, ...], types.Type | None]:
-    """(argument types, return type or None) from "void(float32[:], int64)", a Signature or types."""
-    if isinstance(sig, (list, tuple)) and all(isinstance(t, types.Type) for t in sig):
-        return tuple(sig), None
+    """(argument types, return type or None) from "void(float32[:], int64)", a Signature or types
+    (a C struct's class standing for its type: ``(Point, float32[:])``)."""
+    if isinstance(sig, (list, tuple)):
+        declared = [_declared_type(t) for t in sig]
+        if all(isinstance(t, types.Type) for t in declared):
+            return tuple(declared), None  # type: ignore[arg-type]  # types, checked
     if isinstance(sig, types.Type):
         return (sig,), None
     if not isinstance(sig, (str, Signature)):
@@ -36,6 +39,15 @@ def parse_signature(sig: SignatureLike) -> tuple[tuple[types.Type, ...], types.T
     except (NameError, SyntaxError, TypeError, AttributeError) as e:
         raise TypeError(f"cannot read the signature {sig!r}: {e}") from None
     return tuple(argtypes), return_type
+
+
+def _declared_type(given: object) -> object:
+    """*given*, or the type of the values an object made to make them declares (what
+    ``cuda.experimental.struct`` returns: its ``_numba_type_`` is the class whose dtype it is)."""
+    if isinstance(given, types.Type):
+        return given
+    declared = getattr(given, "_numba_type_", None)
+    return declared.dtype if isinstance(declared, types.DTypeSpec) else given
 
 
 def _accepts_one(declared: types.Type, actual: types.Type) -> bool:

@@ -14,7 +14,7 @@ from ...lazy import lazy
 from ...linkable import HostCode
 from . import accesses, intrinsics, libdevice_host, narrow_fma, soft_float, threads
 from .host_ir import prepare
-from .ir_text import NotSimulated
+from .ir_text import NotSimulated, parameter_type
 
 llvm = lazy("llvmlite.binding")  # numba's LLVM: loaded by the first kernel compiled for the CPU
 
@@ -160,7 +160,7 @@ def _entry(header: str) -> str:
     params = threads.split_args(m.group("params"))
     body, passed = [], []
     for i, param in enumerate(params):
-        ty = param.split()[0]
+        ty = parameter_type(param)
         body.append(f"  %slot{i} = getelementptr ptr, ptr %params, i64 {i}")
         body.append(f"  %at{i} = load ptr, ptr %slot{i}, align 8")
         body.append(f"  %arg{i} = load {ty}, ptr %at{i}, align 1")
@@ -174,7 +174,7 @@ def _parameter_kinds(header: str) -> str:
     for a value."""
     m = _PARAMS.match(header)
     assert m is not None
-    return "".join("p" if param.split()[0] == "ptr" else "v" for param in threads.split_args(m.group("params")))
+    return "".join("p" if parameter_type(param) == "ptr" else "v" for param in threads.split_args(m.group("params")))
 
 
 def _string_global(name: str, value: str) -> str:

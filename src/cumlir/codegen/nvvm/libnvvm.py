@@ -49,7 +49,7 @@ def _libdevice() -> bytes:
 def nvvm_options(cc: ComputeCapability, options: Options | None, output: str) -> list[str]:
     """libNVVM's command-line options for a compute capability, Options and output kind."""
     major, minor = targets.parse_cc(cc)
-    suffix = "a" if targets.arch_specific(cc, options) else ""
+    suffix = targets.suffix(cc, options)  # compute_90a, compute_100f
     result = [f"-arch=compute_{major}{minor}{suffix}", f"-opt={3 if options is None else options.opt_level}"]
     if options is not None and options.fast:
         result += ["-ftz=1", "-prec-div=0", "-prec-sqrt=0", "-fma=1"]

@@ -90,18 +90,19 @@ def set_target(module: ir.Module, cc: ComputeCapability, options: Options) -> No
     gpu_module = gpu_module_of(module)
     flags = ", flags = {ftz}" if options.fast else ""
     arch_specific = targets.arch_specific(cc, options)
+    suffix = targets.suffix(cc, options)  # "a" (sm_90a), "f" (sm_100f) or ""
     if CHIP_PATHS in gpu_module.attributes:  # first: a path kept may need a newer PTX ISA
         # the simulator's CPU runs no chip's instructions: it takes the paths written for every chip
         chip = (0, 0) if options.backend == backends.SIMULATOR else targets.parse_cc(cc)
         _settle_chip_conditions(gpu_module, chip)
     needed_ptx = check_needs(gpu_module, targets.parse_cc(cc), options.features, arch_specific)
-    features = options.features or targets.ptx_feature(cc, debug=options.debug, arch_specific=arch_specific)
+    features = options.features or targets.ptx_feature(cc, debug=options.debug, arch_specific=suffix)
     if options.features:
-        check_ptx_feature(options.features, targets.parse_cc(cc), arch_specific)
+        check_ptx_feature(options.features, targets.parse_cc(cc), suffix)
     elif needed_ptx > int(features[len("+ptx") :]):
         features = f"+ptx{needed_ptx}"
     target = ir.Attribute.parse(
-        f'#nvvm.target<O = {options.opt_level}, chip = "{targets.chip(cc, arch_specific)}", features = "{features}"{flags}>'
+        f'#nvvm.target<O = {options.opt_level}, chip = "{targets.chip(cc, suffix)}", features = "{features}"{flags}>'
     )
     gpu_module.attributes["targets"] = ir.ArrayAttr.get([target])
     # the NVPTX layout must be known when the module is translated to LLVM IR: loads and

@@ -168,7 +168,8 @@ class Attribute:
     ``@attr.typer`` with ``fn(receiver type) -> type`` (``fn(receiver type, name)`` for
     any attribute; None: not this one). Lowering: ``@attr.lower`` with
     ``rule(lower, typ, value, name) -> value``, ``@attr.lower_set`` with
-    ``rule(lower, sig, args, name)`` (sig is (receiver, value) -> none)."""
+    ``rule(lower, sig, args, name)`` (sig is (receiver, value) -> none), which returns None,
+    or for a value assigned by value (a C struct) the receiver's new value."""
 
     def __init__(self, receiver: Pattern, name: str | None = None) -> None:
         self.receiver = receiver

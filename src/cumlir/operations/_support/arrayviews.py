@@ -152,6 +152,8 @@ def itemsize(dtype):
         return 8
     if isinstance(dtype, types.Number):
         return max(1, dtype.bitwidth // 8)
+    if isinstance(dtype, types.CAggregate):  # a C struct or union: NumPy has no dtype of it
+        return dtype.size
     return types.as_dtype(dtype).itemsize
 
 

@@ -122,7 +122,8 @@ class Lower(Protocol):
 # the shapes of the rules the records of _api.py hold
 CallRule = Callable[[Lower, Signature, Sequence[Value]], "Value | None"]
 AttributeRule = Callable[[Lower, NumbaType, Value, str], Value]
-SetAttributeRule = Callable[[Lower, Signature, Sequence[Value], str], None]
+# a setattr rule of a value assigned by value (a C struct) returns the receiver's new value
+SetAttributeRule = Callable[[Lower, Signature, Sequence[Value], str], "Value | None"]
 CastRule = Callable[[Lower, NumbaType, NumbaType, Value], Value]
 ConstantRule = Callable[[Lower, NumbaType, Any], Value]
 InstanceRule = Callable[[Lower, Any, Signature, Sequence[Value]], "Value | None"]

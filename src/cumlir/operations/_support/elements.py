@@ -123,7 +123,7 @@ def element_pointer(lower, array_type, array, index_type, index):
     offset = element_offset(lower, arith.index_cast(i64(), offset), positions, strides)
     address = arith.index_cast(i64(), memref.extract_aligned_pointer_as_index(base))
     pointer = llvm.inttoptr(llvm.PointerType.get(), address)
-    element = lower.dmm.lookup(array_type.dtype).get_data_type()
+    element, _ = lower.dmm.lookup(array_type.dtype).memref_element()  # bytes, for arrays counting bytes
     return llvm.getelementptr(llvm.PointerType.get(), pointer, [offset], [_GEP_DYNAMIC], element, 0)
 
 
@@ -133,11 +133,28 @@ def element_pointer(lower, array_type, array, index_type, index):
 ELEMENT_ACCESS: dict[str, tuple[Callable[..., object], Callable[..., None]]] = {}
 
 
-def _element_access(dtype):
+# element types assigned by value (C structs) whose fields are read and written alone in an
+# element: the name of a type class in cumlir.types -> (load, store) with load(lower, dtype,
+# pointer, path) giving, and store(lower, dtype, pointer, path, value) storing, the field reached
+# through the field names *path* of the element at *pointer* (lowering/places.py: ``a[i].x``
+# and ``a[i].x = v`` read and write the bytes of x, and no other byte of a[i])
+FIELD_ACCESS: dict[str, tuple[Callable[..., object], Callable[..., None]]] = {}
+
+
+def _by_class(table, dtype):
     for cls in type(dtype).__mro__:
-        if cls.__name__ in ELEMENT_ACCESS and getattr(types, cls.__name__, None) is cls:
-            return ELEMENT_ACCESS[cls.__name__]
+        if cls.__name__ in table and getattr(types, cls.__name__, None) is cls:
+            return table[cls.__name__]
     return None
+
+
+def _element_access(dtype):
+    return _by_class(ELEMENT_ACCESS, dtype)
+
+
+def field_access(dtype):
+    """The (load, store) of FIELD_ACCESS for elements of *dtype*, or None."""
+    return _by_class(FIELD_ACCESS, dtype)
 
 
 def load_element(lower, dtype, target, indices):

@@ -68,15 +68,17 @@ def _dtype(name, dtype):
         nb_dtype = npydecl.parse_dtype(dtype)
     except errors.TypingError as e:
         raise errors.TypingError(f"{name}: {e}") from None
-    if not isinstance(nb_dtype, (types.Number, types.Boolean, types.NPDatetime, types.NPTimedelta)):
+    if not isinstance(nb_dtype, (types.Number, types.Boolean, types.NPDatetime, types.NPTimedelta, types.CAggregate)):
         raise errors.TypingError(
-            f"{name}: the dtype must be a numeric, boolean, datetime64 or timedelta64 type such as float32, got {dtype}"
+            f"{name}: the dtype must be a numeric, boolean, datetime64 or timedelta64 type such as float32, "
+            f"or a C struct or union, got {dtype}"
         )
     return nb_dtype
 
 
 def alignment_of(name, alignment, dtype):
-    """The requested alignment in bytes, or None; a power of two at least the item size."""
+    """The requested alignment in bytes, or None; a power of two at least the item size (a C
+    struct's: its alignment)."""
     if alignment is None or isinstance(alignment, (types.NoneType, types.Omitted)):
         return None
     if not isinstance(alignment, types.IntegerLiteral):
@@ -84,7 +86,10 @@ def alignment_of(name, alignment, dtype):
     value = alignment.literal_value
     if value <= 0 or value & (value - 1):
         raise errors.TypingError(f"{name}: alignment must be a power of 2, got {value}")
-    if value < itemsize(dtype):
+    if isinstance(dtype, types.CAggregate):
+        if value < dtype.alignment:
+            raise errors.TypingError(f"{name}: alignment {value} is less than {dtype!r}'s ({dtype.alignment} bytes)")
+    elif value < itemsize(dtype):
         raise errors.TypingError(
             f"{name}: alignment {value} is less than the item size of {dtype} ({itemsize(dtype)} bytes)"
         )
@@ -132,9 +137,31 @@ def _i64_attr(value):
 
 
 def _spec(lower, name, sig):
+    """(extents, MLIR element type, alignment or None, item size, whether the elements are the
+    items' bytes) of an allocation: arrays of C structs count bytes, as their models say."""
     shape, dtype, *alignment = sig.args
     extents, nb_dtype, align = array_spec(name, shape, dtype, alignment[0] if alignment else None)
-    return extents, lower.dmm.lookup(nb_dtype).get_data_type(), align, itemsize(nb_dtype)
+    element, unit = lower.dmm.lookup(nb_dtype).memref_element()
+    if unit == 1:
+        return extents, lower.dmm.lookup(nb_dtype).get_data_type(), align, itemsize(nb_dtype), False
+    return extents, element, max(align or 1, nb_dtype.alignment), itemsize(nb_dtype), True
+
+
+def _buffer_shape(extents, size, of_bytes):
+    """The shape of a buffer holding *extents* items: their bytes, for items of bytes."""
+    return [math.prod(extents) * size] if of_bytes else list(extents)
+
+
+def _items(value, extents, size, of_bytes, space):
+    """A buffer of bytes viewed as *extents* items of *size* bytes each (strides in bytes), or
+    *value* itself for items that are not bytes."""
+    if not of_bytes:
+        return value
+    strides = [math.prod(extents[k + 1 :]) * size for k in range(len(extents))]
+    layout = ir.StridedLayoutAttr.get(0, strides)
+    element = ir.MemRefType(value.type).element_type
+    result = ir.MemRefType.get(list(extents), element, layout, memory_space=space)
+    return memref.reinterpret_cast(result, value, [], [], [], [0], list(extents), strides)
 
 
 def _as_array(lower, array_type, value, space_type):
@@ -155,10 +182,11 @@ def _count_static_shared(lower, nbytes):
     per_function[lower.symbol] = total
 
 
-def _static_shared_array(lower, sig, extents, element, alignment, nbytes):
+def _static_shared_array(lower, sig, extents, element, alignment, size, of_bytes):
+    nbytes = math.prod(extents) * size
     _count_static_shared(lower, nbytes)
     space = _i64_attr(SHARED_MEMORY)
-    global_type = ir.MemRefType.get(list(extents), element, memory_space=space)
+    global_type = ir.MemRefType.get(_buffer_shape(extents, size, of_bytes), element, memory_space=space)
     symbol = lower.module._unique("cumlir_shared")
     with ir.Location.unknown(), ir.InsertionPoint.at_block_begin(lower.module.body):
         memref.GlobalOp(
@@ -168,8 +196,8 @@ def _static_shared_array(lower, sig, extents, element, alignment, nbytes):
             initial_value=ir.UnitAttr.get(),  # uninitialized, as __shared__ data is
             alignment=_i64_attr(alignment or DEFAULT_SHARED_ALIGNMENT),
         )
-    value = memref.get_global(global_type, symbol)
-    return _as_array(lower, sig.return_type, value, ir.MemRefType.get(list(extents), element))
+    value = _items(memref.get_global(global_type, symbol), extents, size, of_bytes, space)
+    return _as_array(lower, sig.return_type, value, _generic(value.type))
 
 
 def _dynamic_shared_buffer(lower, alignment):
@@ -198,7 +226,7 @@ def _raise_alignment(module, alignment):
             return
 
 
-def _dynamic_shared_array(lower, sig, element, alignment, size):
+def _dynamic_shared_array(lower, sig, element, alignment, size, of_bytes):
     rounded = bool(alignment) and alignment > DEFAULT_SHARED_ALIGNMENT
     # an alignment past 16 bytes is not declared on the buffer: LLVM would take it as given
     # and drop the rounding up that makes it so
@@ -215,8 +243,21 @@ def _dynamic_shared_array(lower, sig, element, alignment, size):
         start, nbytes = _aligned_start(lower, buffer, alignment, nbytes)
     length = arith.divui(nbytes, arith.constant(index, size))
     dynamic = [ir.ShapedType.get_dynamic_size()]
-    view = memref.view(ir.MemRefType.get(dynamic, element, memory_space=space), i8_buffer, start, [length])
-    return _as_array(lower, sig.return_type, view, ir.MemRefType.get(dynamic, element))
+    view_type = ir.MemRefType.get(dynamic, element, memory_space=space)
+    if of_bytes:  # the items' bytes, then the items
+        whole = memref.view(view_type, i8_buffer, start, [arith.muli(length, arith.constant(index, size))])
+        layout = ir.StridedLayoutAttr.get(0, [size])
+        view_type = ir.MemRefType.get(dynamic, element, layout, memory_space=space)
+        view = memref.reinterpret_cast(view_type, whole, [], [length], [], [0], dynamic, [size])
+    else:
+        view = memref.view(view_type, i8_buffer, start, [length])
+    return _as_array(lower, sig.return_type, view, _generic(view.type))
+
+
+def _generic(memref_type):
+    """*memref_type* in the generic address space."""
+    memref_type = ir.MemRefType(memref_type)
+    return ir.MemRefType.get(memref_type.shape, memref_type.element_type, memref_type.layout)
 
 
 def _aligned_start(lower, buffer, alignment, nbytes):
@@ -238,19 +279,19 @@ def _aligned_start(lower, buffer, alignment, nbytes):
 
 @shared_array.lower
 def _shared_array(lower, sig, args):
-    extents, element, alignment, size = _spec(lower, "cuda.shared.array", sig)
+    extents, element, alignment, size, of_bytes = _spec(lower, "cuda.shared.array", sig)
     if extents == (0,):
-        return _dynamic_shared_array(lower, sig, element, alignment, size)
-    return _static_shared_array(lower, sig, extents, element, alignment, math.prod(extents) * size)
+        return _dynamic_shared_array(lower, sig, element, alignment, size, of_bytes)
+    return _static_shared_array(lower, sig, extents, element, alignment, size, of_bytes)
 
 
 @local_array.lower
 def _local_array(lower, sig, args):
-    extents, element, alignment, _ = _spec(lower, "cuda.local.array", sig)
-    alloca_type = ir.MemRefType.get(list(extents), element)
+    extents, element, alignment, size, of_bytes = _spec(lower, "cuda.local.array", sig)
+    alloca_type = ir.MemRefType.get(_buffer_shape(extents, size, of_bytes), element)
     align = _i64_attr(alignment) if alignment else None
     with lower.alloca_insertion_point():
-        buffer = memref.alloca(alloca_type, [], [], alignment=align)
+        buffer = _items(memref.alloca(alloca_type, [], [], alignment=align), extents, size, of_bytes, None)
     return memref.cast(lower.get_mlir_type(sig.return_type), buffer)
 
 
