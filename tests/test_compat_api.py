@@ -410,3 +410,13 @@ def test_namespaces_list_only_their_names(module):
     assert names, module
     # the modules they use are theirs, not names of the namespace a user reads
     assert not names & {"importlib", "typing", "refused"}, names
+
+
+def test_numba_cuda_mlir_short_type_names_by_bit_width():
+    from cumlir import types
+
+    assert (types.i16, types.i32, types.i64) == (types.int16, types.int32, types.int64)
+    assert (types.u16, types.u32, types.u64) == (types.uint16, types.uint32, types.uint64)
+    assert (types.f16, types.f32, types.f64) == (types.float16, types.float32, types.float64)
+    assert types.bf16 is types.bfloat16
+    assert (types.i8, types.u8) == (types.int64, types.uint64)  # numba's byte codes keep their meaning

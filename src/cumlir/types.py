@@ -26,6 +26,13 @@ from . import typerecords as _typerecords  # noqa: E402
 for _record in _typerecords.records():
     globals().update(_record.exports)
 
+# numba-cuda-mlir's short names, by width in bits (numba's own i8 and u8 are NumPy's byte
+# codes, int64 and uint64, and keep that meaning here)
+i16, i32, i64 = _types.int16, _types.int32, _types.int64
+u16, u32, u64 = _types.uint16, _types.uint32, _types.uint64
+f16, f32, f64 = _types.float16, _types.float32, _types.float64
+bf16 = globals()["bfloat16"]
+
 
 class WideIntegerConstant(_types.Dummy):
     """An integer constant beyond every integer type (below -2**63 or from 2**64 on: numba
