@@ -84,8 +84,8 @@ class PrimitiveModel(DataModel):
 
 
 class PointerModel(PrimitiveModel):
-    """A raw pointer (``CPointer(T)``, ``voidptr``): an ``!llvm.ptr`` in the generic address
-    space, as a C ``T*`` parameter (operations/python/pointers.py)."""
+    """A raw pointer (``CPointer(T)``, ``voidptr``, an array's ``ctypes``): an ``!llvm.ptr`` in
+    the generic address space, as a C ``T*`` parameter (operations/python/pointers.py)."""
 
     def __init__(self, dmm: DataModelManager, fe_type: types.Type) -> None:
         super().__init__(dmm, fe_type, llvm.PointerType.get)
@@ -568,6 +568,7 @@ for _cls, _model in (
     (types.Record, RecordModel),
     (types.CPointer, PointerModel),
     (types.RawPointer, PointerModel),
+    (types.ArrayCTypes, PointerModel),  # a.ctypes: the address of the array's data (numpy/array_ctypes.py)
     (cumlir_types.TensorMap, PointerModel),
     (types.NoneType, OpaqueModel),
     (types.Omitted, OpaqueModel),

@@ -145,14 +145,33 @@ def reshape(lower, array_type, array, shape, result_type):
 def itemsize(dtype):
     """Bytes per element as arrays hold them: booleans one, datetimes eight, and the types
     NumPy has no dtype for (bfloat16, the narrow floats, complex32) their ml_dtypes size, the
-    4- and 6-bit floats a byte each."""
+    4- and 6-bit floats a byte each, CUDA's vector types their CUDA size."""
     if isinstance(dtype, types.Boolean):
         return 1
     if isinstance(dtype, (types.NPDatetime, types.NPTimedelta)):
         return 8
     if isinstance(dtype, types.Number):
         return max(1, dtype.bitwidth // 8)
+    if isinstance(dtype, types.VectorType):
+        return dtype.size
     return types.as_dtype(dtype).itemsize
+
+
+def unit_bytes(lower, dtype):
+    """Bytes per unit of the offset and strides of an array of *dtype*'s memref: 1 where the
+    memref counts bytes (records, vectors: models' memref_element gives i8 and the item size),
+    else the item size."""
+    _, unit = lower.dmm.lookup(dtype).memref_element()
+    return 1 if unit != 1 else itemsize(dtype)
+
+
+def data_pointer(lower, array_type, array):
+    """The address of the array's first element (its base pointer moved by its offset), an
+    !llvm.ptr."""
+    _, offset, _, _ = parts(array, array_type.ndim)
+    start = arith.muli(offset, arith.constant(_i64(), unit_bytes(lower, array_type.dtype)))
+    i8 = ir.IntegerType.get_signless(8)
+    return llvm.getelementptr(llvm.PointerType.get(), aligned_pointer(array), [start], [-(2**31)], i8, 0)
 
 
 def view_as(lower, array_type, array, result_type):

@@ -107,15 +107,10 @@ def array_shape(lower, ty, array, attr):
     return lower.make_struct(shape_type, [dim(array, axis) for axis in range(ty.ndim)])
 
 
-def stride_unit(ty):
-    """Bytes per unit of the memref's strides: the item size (record arrays count bytes)."""
-    return 1 if isinstance(ty.dtype, types.Record) else arrayviews.itemsize(ty.dtype)
-
-
 @attribute("Array", "strides").lower
 def array_strides(lower, ty, array, attr):
     _, _, _, strides = arrayviews.parts(array, ty.ndim)
-    unit = arith.constant(i64(), stride_unit(ty))
+    unit = arith.constant(i64(), arrayviews.unit_bytes(lower, ty.dtype))
     return lower.make_struct(types.UniTuple(types.intp, ty.ndim), [arith.muli(s, unit) for s in strides])
 
 
