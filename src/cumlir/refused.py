@@ -136,10 +136,6 @@ DISPATCHER = {
         "Numba's rendered control-flow graph of the disassembly is not supported; use "
         "kernel.inspect_sass_cfg() (Graphviz DOT) or kernel.inspect_sass()"
     ),
-    "get_metadata": (
-        "the metadata of Numba's compilation pipeline does not exist in cumlir; inspect a kernel with its "
-        "inspect_* methods and its resources with get_regs_per_thread() and the other get_* methods"
-    ),
     "stats": (
         "Numba's cache statistics object does not exist in cumlir; kernel.compile_stats gives, per signature, "
         "the time of each stage and whether the on-disk cache hit"
