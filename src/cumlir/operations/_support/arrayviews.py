@@ -120,12 +120,57 @@ def c_strides(sizes, unit=1):
     return strides
 
 
-def reshape(lower, array_type, array, shape, result_type):
-    """Contiguous arrays only (numba's typing refuses others); one extent may be -1."""
-    if array_type.layout == "F" and (array_type.ndim > 1 or len(shape) > 1):
+def strides_in_order(sizes, fortran, unit=1):
+    """Strides of a contiguous array of *sizes* in C order, or in Fortran order where
+    *fortran* is True; *fortran* may be an i1 known only at run time, which picks each."""
+    c = c_strides(sizes, unit)
+    f = c_strides(sizes[::-1], unit)[::-1]
+    if isinstance(fortran, bool):
+        return f if fortran else c
+    return [arith.select(fortran, f_stride, c_stride) for f_stride, c_stride in zip(f, c)]
+
+
+def _contiguous_in(sizes, strides, unit, axes):
+    """Whether strides are those of a contiguous array with *axes* from the fastest varying
+    (NumPy's flags: an axis of extent 1 may have any stride; an empty array is both)."""
+    i1 = ir.IntegerType.get_signless(1)
+    zero, one = arith.constant(_i64(), 0), arith.constant(_i64(), 1)
+    holds, empty, expected = arith.constant(i1, 1), arith.constant(i1, 0), arith.constant(_i64(), unit)
+    for axis in axes:
+        single = arith.cmpi(arith.CmpIPredicate.eq, sizes[axis], one)
+        matches = arith.cmpi(arith.CmpIPredicate.eq, strides[axis], expected)
+        holds = arith.andi(holds, arith.ori(single, matches))
+        empty = arith.ori(empty, arith.cmpi(arith.CmpIPredicate.eq, sizes[axis], zero))
+        expected = arith.muli(expected, sizes[axis])
+    return arith.ori(holds, empty)
+
+
+def fortran_order_first(lower, array_type, array):
+    """NumPy's order 'A' for *array*: whether it is Fortran-contiguous and not C-contiguous,
+    from its type where that tells, else (layout A) from its strides at run time: True, False
+    or an i1."""
+    if array_type.ndim < 2 or array_type.layout == "C":
+        return False
+    if array_type.layout == "F":
+        return True
+    _, _, sizes, strides = parts(array, array_type.ndim)
+    unit = lower.dmm.lookup(array_type.dtype).memref_element()[1]
+    axes = list(range(array_type.ndim))
+    fortran = _contiguous_in(sizes, strides, unit, axes)
+    c = _contiguous_in(sizes, strides, unit, axes[::-1])
+    return arith.andi(fortran, arith.xori(c, arith.constant(ir.IntegerType.get_signless(1), 1)))
+
+
+def reshape(lower, array_type, array, shape, result_type, order="C"):
+    """Contiguous arrays only (numba's typing refuses others); one extent may be -1. The
+    elements are read and placed in *order* ("C" or "F"), which must be the array's own
+    memory order: another is a copy in NumPy, refused here."""
+    if array_type.ndim > 1 and array_type.layout != order:  # a 1-d contiguous array is in both orders
+        ordered = {"C": "C order", "F": "Fortran order"}
         raise errors.UnsupportedError(
-            "reshape() reads elements in C order, which a Fortran-ordered array cannot give without "
-            "a copy (numba raises at run time); reshape the transposed array instead"
+            f"reshape() in {ordered[order]} of an array in {ordered[array_type.layout]} needs a copy (numba "
+            "raises at run time); reshape the transposed array, or pass the array's own order (order='A')",
+            lower.loc,
         )
     base, offset, sizes, _ = parts(array, array_type.ndim)
     total = arith.constant(_i64(), 1)
@@ -139,7 +184,7 @@ def reshape(lower, array_type, array, shape, result_type):
     minus_one = arith.constant(_i64(), -1)
     shape = [arith.select(arith.cmpi(arith.CmpIPredicate.eq, s, minus_one), missing, s) for s in shape]
     unit = lower.dmm.lookup(array_type.dtype).memref_element()[1]
-    return make_view(lower, result_type, base, offset, shape, c_strides(shape, unit))
+    return make_view(lower, result_type, base, offset, shape, strides_in_order(shape, order == "F", unit))
 
 
 def itemsize(dtype):
