@@ -21,9 +21,9 @@ from typing import Any
 import numpy as np
 
 from .._support import arrayviews as arrayviews
+from .._support import fill
 from .._support.api import declare, method
 from .._support.modules import arith, errors, ir, memref, npydecl, templates, types
-from . import _fill as fill
 from . import _order
 
 # ---- typing ---------------------------------------------------------------------------------

@@ -15,9 +15,9 @@ import inspect
 import numpy as np
 
 from .._support import arrayviews as arrayviews
+from .._support import fill
 from .._support.api import declare, method
 from .._support.modules import arith, errors, npydecl, templates, types
-from . import _fill as fill
 from . import _order
 from .arraycreation import allocate
 

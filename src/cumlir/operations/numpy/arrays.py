@@ -12,10 +12,10 @@ import operator
 import numpy as np
 
 from .._support import arrayviews as arrayviews
+from .._support import fill
 from .._support.api import attribute, cast, constant, declare, method
 from .._support.elements import dim, element_offset, i64, load_element, store_element, wrap_index
 from .._support.modules import arith, errors, ir, memref, templates, types
-from . import _fill as fill
 from . import _order
 from ._captured import captured_array
 
