@@ -40,6 +40,10 @@ class VectorConstructor(Stub):
         self.count = n
         self.aliases = c_names(base, n)
 
+    def names_type(self):
+        """The vector type this constructor names where a dtype is taken (``a.view(cuda.float32x2)``)."""
+        return types.vector_type(self.base, self.count)
+
 
 constructors = {}
 for _base in BASE_TYPES:

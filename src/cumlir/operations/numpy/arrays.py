@@ -15,7 +15,7 @@ from .._support import arrayviews as arrayviews
 from .._support import fill
 from .._support.api import attribute, cast, constant, declare, method
 from .._support.elements import dim, element_offset, i64, load_element, store_element, wrap_index
-from .._support.modules import arith, errors, ir, memref, templates, types
+from .._support.modules import arith, errors, ir, memref, npydecl, templates, types
 from . import _order
 from ._captured import captured_array
 
@@ -203,7 +203,35 @@ def array_reshape(lower, sig, args):
     return arrayviews.reshape(lower, array_type, args[0], shape, sig.return_type, sig.return_type.layout)
 
 
-@declare("array.view").lower("Array", "Any")
+# ---- a.view(dtype) ---------------------------------------------------------------------------
+
+array_view_method = method("Array", "view")
+
+
+def _viewed_as(dtype):
+    """The element type a view's argument names: what numba's parse_dtype reads (a NumPy
+    type, an np.dtype, a constant string), or a stub naming a type (``cuda.float32x2``:
+    VectorConstructor.names_type)."""
+    element = npydecl.parse_dtype(dtype)
+    if element is None and isinstance(dtype, types.Function):
+        names_type = getattr(dtype.typing_key, "names_type", None)
+        element = names_type() if names_type is not None else None
+    return element
+
+
+@array_view_method.typer
+def _view_typing(receiver, *args, **kws):
+    if kws or len(args) != 1:
+        raise errors.TypingError(f"array.view() takes one dtype, got {len(args)} arguments and {sorted(kws)}")
+    element = _viewed_as(args[0])
+    if element is None:
+        raise errors.TypingError(
+            f"array.view(): {args[0]} names no dtype (give a NumPy type, an np.dtype or cuda.float32x2 ...)"
+        )
+    return templates.signature(receiver.copy(dtype=element), *args, recvr=receiver)
+
+
+@array_view_method.lower("Array", "Any")
 def array_view(lower, sig, args):
     return arrayviews.view_as(lower, sig.args[0], args[0], sig.return_type)
 
