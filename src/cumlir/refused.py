@@ -149,13 +149,7 @@ _BLACKWELL = "needs a Blackwell GPU to test (tcgen05, sm_100); not implemented i
 # tests/test_ncm_namespace.py checks them against tests/numba_cuda_mlir_names.json
 
 NUMBA_CUDA_MLIR: dict[str, dict[str, str]] = {
-    "cuda": {
-        "vector": (
-            "numba-cuda-mlir's loads and stores of MLIR vectors of any shape; cumlir has no such type: "
-            "use CUDA's vector types (cuda.float32x4, ...), whose array elements are loaded and stored "
-            "whole (ld.v4.f32), see vector_types.md"
-        ),
-    },
+    "cuda": {},
     "cuda.experimental": {
         "current_target_options": (
             "cumlir's consteval runs without the kernel's options; they are the keywords given to cuda.jit "
