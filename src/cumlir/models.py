@@ -373,6 +373,21 @@ class RecordModel(DataModel):
         return ir.IntegerType.get_signless(8), self.fe_type.size
 
 
+class CharSeqModel(DataModel):
+    """NumPy's fixed-width strings, bytes (``"S4"``: numba's CharSeq) and unicode (``"U4"``:
+    UnicodeCharSeq), held by value as a vector of their code units (i8, or i32 code points),
+    NUL-padded as NumPy stores them (operations/numpy/charseqs.py). Arrays of them are memrefs
+    of bytes with byte strides, as arrays of records (a memref holds no vectors of any length)."""
+
+    def get_value_type(self) -> ir.Type:
+        width = 8 if isinstance(self.fe_type, types.CharSeq) else 32
+        return ir.VectorType.get([self.fe_type.count], ir.IntegerType.get_signless(width))
+
+    def memref_element(self) -> tuple[ir.Type, int]:
+        unit = 1 if isinstance(self.fe_type, types.CharSeq) else 4
+        return ir.IntegerType.get_signless(8), self.fe_type.count * unit
+
+
 class StringModel(StructModel):
     """A string in device code (operations/python/strings.py): its UTF-8 bytes, their count and
     the count of code points."""
@@ -566,6 +581,9 @@ for _cls, _model in (
     (types.ArrayIterator, SequenceIteratorModel),
     (types.Array, ArrayModel),
     (types.Record, RecordModel),
+    (types.CharSeq, CharSeqModel),
+    (types.UnicodeCharSeq, CharSeqModel),
+    (types.Bytes, ArrayModel),  # a bytes constant: a 1-d array of its bytes (operations/numpy/charseqs.py)
     (types.CPointer, PointerModel),
     (types.RawPointer, PointerModel),
     (types.ArrayCTypes, PointerModel),  # a.ctypes: the address of the array's data (numpy/array_ctypes.py)

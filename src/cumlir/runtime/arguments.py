@@ -276,7 +276,7 @@ class _ArrayParameter:
         self.slots = 2 + 2 * ty.ndim
         self._format = "Qq" + "q" * (2 * ty.ndim)
         numbers = isinstance(ty, PlainArray)  # of NumPy numbers: nothing to ask numba
-        # arrays of records and of vectors count offset and strides in bytes (docs/abi.md)
+        # arrays of records, fixed-width strings and vectors count offset and strides in bytes (docs/abi.md)
         self._byte_strides = not numbers and (_is_record(ty.dtype) or _is_vector(ty.dtype))
         # the kernel loads vectors with their alignment: every element must have it
         self._alignment = ty.dtype.alignment if not numbers and _is_vector(ty.dtype) else 1
@@ -382,7 +382,9 @@ class _TupleParameter:
 
 
 def _is_record(ty: object) -> bool:
-    return isinstance(ty, types.Record)
+    """Whether arrays of *ty* are byte-strided as arrays of records are: records, and NumPy's
+    fixed-width strings ("S4", "U4": models.CharSeqModel)."""
+    return isinstance(ty, (types.Record, types.CharSeq, types.UnicodeCharSeq))
 
 
 def _is_vector(ty: object) -> bool:

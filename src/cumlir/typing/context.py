@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from numba.core import types
 from numba.core.dispatcher import Dispatcher as CPUDispatcher
 from numba.core.errors import TypingError
+from numba.core.typeconv import Conversion
 from numba.core.typing import enumdecl, npydecl
 from numba.core.typing.context import BaseContext
 from numba.core.typing.templates import signature
@@ -248,6 +249,10 @@ class CUDATypingContext(BaseContext):
         # would be typed as an int64 sum and fail in lowering
         if isinstance(fromty, types.RawPointer) and isinstance(toty, types.Number | types.Boolean):
             return None
+        # a bytes string stored into one of another width (NUL-padded or cut, as NumPy stores
+        # it): numba converts only between unicode ones
+        if isinstance(fromty, types.CharSeq) and isinstance(toty, types.CharSeq):
+            return Conversion.safe
         return super().can_convert(fromty, toty)
 
     def insert_function(self, ft: Any) -> None:

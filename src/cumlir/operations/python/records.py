@@ -124,7 +124,13 @@ def _layout_alignment(record):
 
 
 def _natural(ty):
-    return 1 if isinstance(ty, types.Boolean) else ty.bitwidth // 8
+    """The alignment a field of *ty* needs: booleans one byte, fixed-width strings their code
+    unit (bytes 1, unicode 4), numbers their size."""
+    if isinstance(ty, (types.Boolean, types.CharSeq)):
+        return 1
+    if isinstance(ty, types.UnicodeCharSeq):
+        return 4
+    return ty.bitwidth // 8
 
 
 def _load_scalar(lower, ty, pointer, align):
