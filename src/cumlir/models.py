@@ -373,21 +373,6 @@ class RecordModel(DataModel):
         return ir.IntegerType.get_signless(8), self.fe_type.size
 
 
-class CharSeqModel(DataModel):
-    """NumPy's fixed-width strings, bytes (``"S4"``: numba's CharSeq) and unicode (``"U4"``:
-    UnicodeCharSeq), held by value as a vector of their code units (i8, or i32 code points),
-    NUL-padded as NumPy stores them (operations/numpy/charseqs.py). Arrays of them are memrefs
-    of bytes with byte strides, as arrays of records (a memref holds no vectors of any length)."""
-
-    def get_value_type(self) -> ir.Type:
-        width = 8 if isinstance(self.fe_type, types.CharSeq) else 32
-        return ir.VectorType.get([self.fe_type.count], ir.IntegerType.get_signless(width))
-
-    def memref_element(self) -> tuple[ir.Type, int]:
-        unit = 1 if isinstance(self.fe_type, types.CharSeq) else 4
-        return ir.IntegerType.get_signless(8), self.fe_type.count * unit
-
-
 class StringModel(StructModel):
     """A string in device code (operations/python/strings.py): its UTF-8 bytes, their count and
     the count of code points."""
@@ -514,6 +499,7 @@ class FamilyModel(DataModel):
         value = record.value_type  # type: ignore[union-attr]  # a registered family has its record
         self._texts = (value(fe_type) if callable(value) else value, record.data_type)  # type: ignore[union-attr]
         self._as_data, self._from_data = record.as_data, record.from_data  # type: ignore[union-attr]
+        self._element_bytes = record.element_bytes  # type: ignore[union-attr]
         self._parsed: tuple[Any, Any, Any] = (None, None, None)  # (context, value type, data type)
 
     def _types(self) -> tuple[ir.Type, ir.Type]:
@@ -536,6 +522,11 @@ class FamilyModel(DataModel):
 
     def from_data(self, value: ir.Value) -> ir.Value:
         return self._from_data(value) if self._from_data else value
+
+    def memref_element(self) -> tuple[ir.Type, int]:
+        if self._element_bytes:  # arrays count bytes (fixed-width strings)
+            return ir.IntegerType.get_signless(8), self._element_bytes(self.fe_type)
+        return super().memref_element()
 
 
 class FamilyStructModel(StructModel):
@@ -581,9 +572,7 @@ for _cls, _model in (
     (types.ArrayIterator, SequenceIteratorModel),
     (types.Array, ArrayModel),
     (types.Record, RecordModel),
-    (types.CharSeq, CharSeqModel),
-    (types.UnicodeCharSeq, CharSeqModel),
-    (types.Bytes, ArrayModel),  # a bytes constant: a 1-d array of its bytes (operations/numpy/charseqs.py)
+    (types.Bytes, ArrayModel),  # a bytes constant: an array of its bytes (operations/numpy/charseqs.py)
     (types.CPointer, PointerModel),
     (types.RawPointer, PointerModel),
     (types.ArrayCTypes, PointerModel),  # a.ctypes: the address of the array's data (numpy/array_ctypes.py)

@@ -2,7 +2,8 @@
 module per family (docs/architecture.md, "Adding a type").
 
 A family's module (``bfloat16.py``, ``tf32.py``, ``narrow_floats.py``, ``complex32.py``,
-``vectors.py``) defines its numba type classes and instances and one ``TypeRecord`` saying:
+``vectors.py``; ``charseqs.py`` gives numba's fixed-width strings their model) defines its
+numba type classes and instances and one ``TypeRecord`` saying:
 
 - how a value is held in MLIR (the data model: ``value_type``, ``data_type`` and the
   conversions between them, or the ``members`` of a struct);
@@ -50,6 +51,8 @@ class TypeRecord:
     from_data: Callable[[Any], Any] | None = None
     # or a struct: (member name, numba type) of a value; arrays of it then count bytes
     members: Callable[[Any], list[tuple[str, Any]]] | None = None
+    # arrays of a value_type family that count bytes: the item size of a value (fixed-width strings)
+    element_bytes: Callable[[Any], int] | None = None
     parameters: str | None = None  # a kernel parameter shape of PARAMETER_SHAPES, or None: not an argument
     packer: Callable[[Any, Any], Any] | None = None  # (numba type, argument index) -> the host's packer
     prints_as: str | None = None  # "float": printf's %f of the value converted to float64

@@ -2,7 +2,7 @@
 ``CharSeq``: bytes) and of ``"U4"`` arrays (``UnicodeCharSeq``: code points), and record
 fields of those dtypes, as Numba-CUDA handles them.
 
-A value is a vector of its code units, NUL-padded (models.CharSeqModel); an element is loaded
+A value is a vector of its code units, NUL-padded (typerecords/charseqs.py); an element is loaded
 and stored whole. What kernels do with them:
 
 * assignment, between arrays and record fields of any widths (a shorter value is padded with
