@@ -382,6 +382,19 @@ def test_resource_queries():
     assert isinstance(every, dict) and list(every.values()) == [1024] * len(every)
 
 
+def test_metadata_holds_the_resources_and_the_code():
+    sig = "void(float32[::1])"
+    overload = _shared_kernel.compile(sig)
+    metadata = _shared_kernel.get_metadata(sig)
+    assert metadata is overload.metadata
+    assert metadata["shared_mem_per_block"] == 1024
+    assert metadata["regs_per_thread"] == _shared_kernel.get_regs_per_thread(sig)
+    assert metadata["local_mem_per_thread"] >= 128 * 4
+    assert metadata["func_name"] == "_shared_kernel"
+    assert metadata["cubin"]
+    assert list(_shared_kernel.get_metadata().values())[0] is metadata
+
+
 @pytest.mark.not_simulated("register counts are the GPU's")
 def test_resource_queries_follow_the_compile_options():
     def body(a):

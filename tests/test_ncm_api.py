@@ -162,3 +162,38 @@ def test_kernels_call_them_through_the_modules(backend):
     ptx, _ = cuda.compile_ptx(kernel, "void(int64[:])", cc=(9, 0), backend=backend)
     assert "bar.sync" in ptx and "mov.u32 %r" in ptx
     support.ptxas(ptx, "sm_90")
+
+
+# ---- a compiled kernel's metadata ----------------------------------------------------------
+
+
+def test_kernel_metadata_without_a_gpu():
+    @cuda.jit("void(float32[::1], int64)", chip="sm_90", lineinfo=True)
+    def scaled(a, n):
+        i = cuda.grid(1)
+        if i < n:
+            a[i] *= 2
+
+    metadata = scaled.get_metadata("void(float32[::1], int64)")
+    assert metadata is scaled.overloads[(types.float32[::1], types.int64)].metadata
+    assert metadata["func_name"] == "scaled"
+    assert metadata["gpu_target"] == "sm_90"
+    assert ".entry scaled" in metadata["ptx"] and metadata["ltoir"] is None
+    support.ptxas(metadata["ptx"], "sm_90")
+    assert metadata["cubin"][:4] == b"\x7fELF"
+    assert "gpu.func @scaled" in metadata["mlir_module_str"] or "scaled" in metadata["mlir_module_str"]
+    assert metadata["targetoptions"]["lineinfo"] is True and metadata["targetoptions"]["chip"] == (9, 0)
+    assert metadata["needs_nrt"] is False and metadata["use_cooperative"] is False
+    assert metadata["launch_config_sensitive"] is False
+    assert set(metadata) >= {"func_name", "ptx", "cubin", "targetoptions", "regs_per_thread"}
+    with pytest.raises(KeyError):
+        metadata["transformed_source"]
+
+
+def test_kernel_metadata_says_when_the_code_needs_the_runtime():
+    @cuda.jit("void(float64[::1])", chip="sm_90")
+    def allocates(a):
+        b = np.zeros(a.size)
+        a[0] = b.size
+
+    assert allocates.get_metadata("void(float64[::1])")["needs_nrt"] is True

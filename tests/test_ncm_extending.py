@@ -270,6 +270,62 @@ def test_type_conversions_round_trip():
             type_conversions.to_mlir_type("text")
 
 
+def test_to_numba_type_of_numpy_scalar_types_and_ctypes():
+    import ctypes
+    import inspect
+
+    to_numba_type = type_conversions.to_numba_type
+    for scalar in (np.int8, np.uint16, np.int32, np.int64, np.float16, np.float32, np.float64, np.complex128):
+        assert to_numba_type(scalar) == types.from_dtype(np.dtype(scalar))
+    assert to_numba_type(np.bool_) == types.boolean and to_numba_type(np.dtype("u4")) == types.uint32
+    expected = {
+        ctypes.c_int: types.int32,
+        ctypes.c_uint8: types.uint8,
+        ctypes.c_int64: types.int64,
+        ctypes.c_size_t: types.uint64,
+        ctypes.c_float: types.float32,
+        ctypes.c_double: types.float64,
+        ctypes.c_bool: types.boolean,
+        ctypes.c_void_p: types.voidptr,
+        ctypes.POINTER(ctypes.c_float): types.CPointer(types.float32),
+    }
+    for ctype, numba_type in expected.items():
+        assert to_numba_type(ctype) == numba_type, ctype
+    assert to_numba_type(types.float32[:]) == types.float32[:]
+    with pytest.raises(TypeError, match="the ctypes type c_char has no Numba type"):
+        to_numba_type(ctypes.c_char)
+    with pytest.raises(TypeError, match="no Numba type for the class int"):
+        to_numba_type(int)
+    with pytest.raises(TypeError, match="no Numba type for the class str_"):
+        to_numba_type(np.str_)
+
+    def annotated(a: types.float32[::1], n: np.int64, p: ctypes.c_void_p): ...
+
+    def result(x: np.float32) -> np.float64: ...
+
+    def partly(a: types.float32[::1], n): ...
+
+    assert to_numba_type(inspect.signature(annotated)) == signature(
+        types.none, types.float32[::1], types.int64, types.voidptr
+    )
+    assert to_numba_type(inspect.signature(result)) == signature(types.float64, types.float32)
+    with pytest.raises(TypeError, match="the parameter 'n' has no type annotation"):
+        to_numba_type(inspect.signature(partly))
+
+
+def test_to_numba_type_of_mlir_function_types_and_cumlir_s_floats():
+    to_numba_type = type_conversions.to_numba_type
+    with ir.Context():
+        assert to_numba_type(ir.Type.parse("bf16")) == types.bfloat16
+        assert to_numba_type(ir.Type.parse("tf32")) == types.tf32
+        assert to_numba_type(ir.Type.parse("f8E4M3FN")) == types.f8E4M3FN
+        assert to_numba_type(ir.TypeAttr.get(ir.Type.parse("i16"))) == types.int16
+        assert to_numba_type(ir.Type.parse("(i32, f32) -> f64")) == signature(types.float64, types.int32, types.float32)
+        pair = to_numba_type(ir.Type.parse("(i64) -> (f32, f32)"))
+        assert pair == signature(types.UniTuple(types.float32, 2), types.int64)
+        assert to_numba_type(ir.Type.parse("() -> ()")) == signature(types.none)
+
+
 def test_targetconfig_is_numbas():
     from numba.core import targetconfig
 

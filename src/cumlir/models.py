@@ -84,8 +84,8 @@ class PrimitiveModel(DataModel):
 
 
 class PointerModel(PrimitiveModel):
-    """A raw pointer (``CPointer(T)``, ``voidptr``): an ``!llvm.ptr`` in the generic address
-    space, as a C ``T*`` parameter (operations/python/pointers.py)."""
+    """A raw pointer (``CPointer(T)``, ``voidptr``, an array's ``ctypes``): an ``!llvm.ptr`` in
+    the generic address space, as a C ``T*`` parameter (operations/python/pointers.py)."""
 
     def __init__(self, dmm: DataModelManager, fe_type: types.Type) -> None:
         super().__init__(dmm, fe_type, llvm.PointerType.get)
@@ -525,8 +525,8 @@ class FamilyModel(DataModel):
         return self._from_data(value) if self._from_data else value
 
     def memref_element(self) -> tuple[ir.Type, int]:
-        if self._element_bytes:
-            return ir.IntegerType.get_signless(8), self.fe_type.size
+        if self._element_bytes:  # arrays count bytes (fixed-width strings)
+            return ir.IntegerType.get_signless(8), self._element_bytes(self.fe_type)
         return super().memref_element()
 
 
@@ -573,8 +573,10 @@ for _cls, _model in (
     (types.ArrayIterator, SequenceIteratorModel),
     (types.Array, ArrayModel),
     (types.Record, RecordModel),
+    (types.Bytes, ArrayModel),  # a bytes constant: an array of its bytes (operations/numpy/charseqs.py)
     (types.CPointer, PointerModel),
     (types.RawPointer, PointerModel),
+    (types.ArrayCTypes, PointerModel),  # a.ctypes: the address of the array's data (numpy/array_ctypes.py)
     (cumlir_types.TensorMap, PointerModel),
     (types.NoneType, OpaqueModel),
     (types.Omitted, OpaqueModel),

@@ -136,10 +136,6 @@ DISPATCHER = {
         "Numba's rendered control-flow graph of the disassembly is not supported; use "
         "kernel.inspect_sass_cfg() (Graphviz DOT) or kernel.inspect_sass()"
     ),
-    "get_metadata": (
-        "the metadata of Numba's compilation pipeline does not exist in cumlir; inspect a kernel with its "
-        "inspect_* methods and its resources with get_regs_per_thread() and the other get_* methods"
-    ),
     "stats": (
         "Numba's cache statistics object does not exist in cumlir; kernel.compile_stats gives, per signature, "
         "the time of each stage and whether the on-disk cache hit"
@@ -153,13 +149,7 @@ _BLACKWELL = "needs a Blackwell GPU to test (tcgen05, sm_100); not implemented i
 # tests/test_ncm_namespace.py checks them against tests/numba_cuda_mlir_names.json
 
 NUMBA_CUDA_MLIR: dict[str, dict[str, str]] = {
-    "cuda": {
-        "vector": (
-            "numba-cuda-mlir's loads and stores of MLIR vectors of any shape; cumlir has no such type: "
-            "use CUDA's vector types (cuda.float32x4, ...), whose array elements are loaded and stored "
-            "whole (ld.v4.f32), see vector_types.md"
-        ),
-    },
+    "cuda": {},
     "cuda.experimental": {
         "tcgen05_descriptors": f"tcgen05 (tensor memory) descriptors: {_BLACKWELL}",
     },

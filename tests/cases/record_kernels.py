@@ -120,6 +120,26 @@ def sub_arrays(a, out):
         r.m[0, 1] = i
 
 
+def whole_sub_arrays(a, b, rows, grid, s):
+    """Sub-array fields assigned whole: from another record's field, from a row of an array
+    (of another dtype: converted), from a 2-d array, broadcast from a 1-element row, and a
+    scalar into every element, by attribute and by name."""
+    i = cuda.grid(1)
+    if i < a.shape[0]:
+        if i % 4 == 0:
+            a[i].v = b[i].v
+            a[i]["m"] = b[i].m
+        elif i % 4 == 1:
+            a[i]["v"] = rows[i]
+            a[i].m = grid[i]
+        elif i % 4 == 2:
+            a[i].v = rows[i, :1]
+            a[i]["m"] = rows[i, 1:3]
+        else:
+            a[i]["v"] = s
+            a[i].m = i
+
+
 def record_argument(r, out):
     """A record scalar argument: read, and written back to the host's record."""
     out[0] = r.x + r.z

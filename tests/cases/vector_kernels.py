@@ -239,3 +239,50 @@ extern "C" __global__ void call_scale_xyz(float4* p, float k) { p[0] = scale_xyz
 
 
 __all__ = ["BASE_TYPES", "TYPE_NAMES"]
+
+
+# ---- scalar arrays viewed as vectors ------------------------------------------------------
+# ``viewed_kernel(name)(a, out, doubled)``: a holds scalars of the base type, a 1-d or 2-d
+# (C) array whose last axis a whole number of vectors fills; the kernel views it as vectors,
+# writes each vector's lanes to out (a flat copy of a) and stores each vector, lanes in
+# reverse order, into a view of doubled, whose strides and item size it also reports.
+
+
+def viewed_kernel(name):
+    vty = vector_types[name]
+    make = constructor(str(vty.base_type), vty.count)
+    put = (None, None, put2, put3, put4)[vty.count]
+    count = vty.count
+
+    @cuda.jit
+    def kernel(a, out, reversed_, shape):
+        v = a.view(make)
+        w = reversed_.view(make)
+        flat = v.reshape(v.size)
+        flat_w = w.reshape(w.size)
+        for i in range(flat.size):
+            x = flat[i]
+            if count == 1:
+                out[i] = x.x
+                flat_w[i] = make(x.x)
+            elif count == 2:
+                put(out, 2 * i, x)
+                flat_w[i] = make(x.y, x.x)
+            elif count == 3:
+                put(out, 3 * i, x)
+                flat_w[i] = make(x.z, x.y, x.x)
+            else:
+                put(out, 4 * i, x)
+                flat_w[i] = make(x.w, x.z, x.y, x.x)
+        shape[0] = v.shape[v.ndim - 1]
+        shape[1] = v.strides[v.ndim - 1]
+        shape[2] = v.itemsize
+        shape[3] = v.strides[0]
+
+    return kernel
+
+
+def viewed_reference(a, count):
+    """(out, reversed_) the kernel makes of a: its values, and each vector's lanes reversed."""
+    groups = a.reshape(-1, count)
+    return a.ravel().copy(), groups[:, ::-1].reshape(a.shape).copy()

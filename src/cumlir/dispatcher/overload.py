@@ -22,6 +22,7 @@ from ..linkable import LTOIR
 from ..linking import link_ptx
 from ..runtime.driver import current_compute_capability, current_context
 from ..runtime.kernel import LoadedKernel
+from .metadata import KernelMetadata
 
 if TYPE_CHECKING:
     import threading
@@ -97,6 +98,7 @@ class KernelOverload:
         self._loaded: dict[Context, LoadedKernel] = {}  # context -> runtime.kernel.LoadedKernel
         self._narrow_loaded: dict[Context, LoadedKernel] = {}  # context -> the LoadedKernel of the narrow class
         self.needs = LaunchNeeds()  # what its code asked of its launches (launch_needs.py)
+        self._metadata: KernelMetadata | None = None
         if typed:  # typing errors surface here: at decoration for eager signatures
             with recording(self.needs):
                 self.build().type_eagerly()
@@ -148,6 +150,15 @@ class KernelOverload:
         ``lowering``, ``passes``, ``codegen``, ``link``, ``cache_read``, ``cache_write``,
         ``load`` (those that ran), and ``cache``: "hit", "miss", "not cacheable" or "off"."""
         return dict(self._stats)
+
+    @property
+    def metadata(self) -> KernelMetadata:
+        """numba-cuda-mlir's compile-result metadata of this kernel (``func_name``, ``ptx``,
+        ``cubin``, ``targetoptions``, ``regs_per_thread`` ...: dispatcher/metadata.py), each
+        value computed when first read."""
+        if self._metadata is None:
+            self._metadata = KernelMetadata(self)
+        return self._metadata
 
     def compilation(self, cc: ComputeCapability, until: str = "cubin", narrow: bool | None = None) -> Compilation:
         """The Compilation for compute capability *cc* (of the narrow class, or of the wide;

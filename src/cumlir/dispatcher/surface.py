@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from ..typing.frontend import DeviceDispatcher, DeviceFunction
     from ..typing.signatures import SignatureLike
     from .launching import ConfiguredKernel, ForAll, Launches
+    from .metadata import KernelMetadata
     from .overload import KernelOverload
     from .table import OverloadTable
 
@@ -377,6 +378,15 @@ class Dispatcher:
         if self._specialized:
             return next(iter(self._table.overloads.values())).resource(name)
         return {argtypes: overload.resource(name) for argtypes, overload in self._table.overloads.items()}
+
+    def get_metadata(
+        self, signature: SignatureLike | None = None
+    ) -> KernelMetadata | dict[tuple[types.Type, ...], KernelMetadata]:
+        """The metadata of the kernel compiled for *signature* (``KernelOverload.metadata``:
+        its symbol, code, options, resources), else a dict of it over the compiled signatures."""
+        if signature is not None:
+            return self._table.overload_of(signature).metadata
+        return {argtypes: overload.metadata for argtypes, overload in self._table.overloads.items()}
 
     # ---- Numba's dispatcher interface -------------------------------------------------------
 

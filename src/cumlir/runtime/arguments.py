@@ -280,8 +280,8 @@ class _ArrayParameter:
         self.slots = 2 + 2 * ty.ndim
         self._format = "Qq" + "q" * (2 * ty.ndim)
         numbers = isinstance(ty, PlainArray)  # of NumPy numbers: nothing to ask numba
-        # arrays of records and of vectors count offset and strides in bytes (docs/abi.md)
-        self._byte_strides = not numbers and (_is_record(ty.dtype) or _is_vector(ty.dtype))
+        # arrays of records, fixed-width strings and vectors count offset and strides in bytes (docs/abi.md)
+        self._byte_strides = not numbers and (_is_record(ty.dtype) or _counts_bytes(ty.dtype))
         # the kernel loads vectors with their alignment: every element must have it
         self._alignment = ty.dtype.alignment if not numbers and _is_vector(ty.dtype) else 1
 
@@ -387,6 +387,13 @@ class _TupleParameter:
 
 def _is_record(ty: object) -> bool:
     return isinstance(ty, types.Record)
+
+
+def _counts_bytes(ty: object) -> bool:
+    """Whether arrays of *ty*, a family of typerecords/, count bytes: a struct's (vectors) or
+    one whose record says so (fixed-width strings)."""
+    record = typerecords.record_of(ty)
+    return record is not None and (record.members is not None or record.element_bytes is not None)
 
 
 def _is_vector(ty: object) -> bool:

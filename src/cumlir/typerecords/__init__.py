@@ -2,7 +2,8 @@
 module per family (docs/architecture.md, "Adding a type").
 
 A family's module (``bfloat16.py``, ``tf32.py``, ``narrow_floats.py``, ``complex32.py``,
-``vectors.py``, ``c_structs.py``) defines its numba type classes and instances and one ``TypeRecord`` saying:
+``vectors.py``, ``c_structs.py``; ``charseqs.py`` gives numba's fixed-width strings their
+model) defines its numba type classes and instances and one ``TypeRecord`` saying:
 
 - how a value is held in MLIR (the data model: ``value_type``, ``data_type`` and the
   conversions between them, or the ``members`` of a struct; whether arrays of it count
@@ -51,9 +52,10 @@ class TypeRecord:
     from_data: Callable[[Any], Any] | None = None
     # or a struct: (member name, numba type) of a value; arrays of it then count bytes
     members: Callable[[Any], list[tuple[str, Any]]] | None = None
-    # arrays of a type held as one value count bytes too (the type's ``size`` each), its
-    # elements loaded and stored by its operations module (operations/_support/elements.py)
-    element_bytes: bool = False
+    # arrays of a type held as one value that count bytes: the item size of a value (C
+    # structs' ``size``, fixed-width strings'), its elements loaded and stored by its
+    # operations module (operations/_support/elements.py)
+    element_bytes: Callable[[Any], int] | None = None
     # a value whose fields are assigned in place (C structs): its setattr rules return the
     # receiver's new value, and ``a[i].f = v`` or ``s.g.f = v`` write the new value back
     # where the temporary came from (lowering/places.py)

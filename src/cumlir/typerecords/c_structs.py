@@ -177,7 +177,7 @@ RECORD = TypeRecord(
         "CAggregateClass": CAggregateClass,
     },
     value_type=_value_type,
-    element_bytes=True,
+    element_bytes=lambda ty: ty.size,
     assigned_by_value=True,
     parameters="value",
     packer=AggregateParameter,

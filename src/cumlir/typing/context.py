@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from numba.core import types
 from numba.core.dispatcher import Dispatcher as CPUDispatcher
 from numba.core.errors import TypingError
+from numba.core.typeconv import Conversion
 from numba.core.typing import enumdecl, npydecl
 from numba.core.typing.context import BaseContext
 from numba.core.typing.templates import signature
@@ -21,6 +22,7 @@ from .. import typerecords
 from .. import types as cumlir_types
 from ..frontend_lock import FRONTEND_LOCK
 from ..operations import Implementation, Stub
+from ..operations._support import subarrays
 from . import captured_arrays, operations, plain_messages
 from .operations import stub_type
 from .registry import exclusive, registry
@@ -73,6 +75,17 @@ class CUDATypingContext(BaseContext):
         found = super().resolve_getattr(typ, attr)
         if found is None:
             self.missed_attribute = (typ, attr)
+        return found
+
+    def resolve_setattr(self, target: types.Type, attr: str, value: types.Type) -> Signature | None:
+        found = super().resolve_setattr(target, attr, value)
+        if found is not None and isinstance(found.args[1], types.NestedArray):
+            # a record's sub-array field assigned whole: the value keeps its type (an array
+            # broadcast to the field, or a number), which numba would convert to the field's
+            refused = subarrays.refusal(self, found.args[1], value)
+            if refused is not None:
+                raise TypingError(f"cannot assign {refused} (the field '{attr}')")
+            return signature(types.void, target, value)
         return found
 
     def _lookup_global(self, gv: object) -> types.Type | None:
@@ -236,6 +249,10 @@ class CUDATypingContext(BaseContext):
         # would be typed as an int64 sum and fail in lowering
         if isinstance(fromty, types.RawPointer) and isinstance(toty, types.Number | types.Boolean):
             return None
+        # a bytes string stored into one of another width (NUL-padded or cut, as NumPy stores
+        # it): numba converts only between unicode ones
+        if isinstance(fromty, types.CharSeq) and isinstance(toty, types.CharSeq):
+            return Conversion.safe
         return super().can_convert(fromty, toty)
 
     def insert_function(self, ft: Any) -> None:

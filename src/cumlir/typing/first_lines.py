@@ -2,8 +2,9 @@
 
 numba reports a call no typing accepted as "No implementation of function ... found for
 signature", with the reason (an index that is a float, a shape that is not a constant) a dozen
-lines further down, under the template that raised it; and an unknown attribute without the
-name that was meant. ``clarify`` puts one line in front of such a message: the reason, or the
+lines further down, under the template that raised it; a method refusing both its literal and
+its plain arguments under "Resolution failure for literal arguments"; and an unknown
+attribute without the name that was meant. ``clarify`` puts one line in front of such a message: the reason, or the
 nearest known name. numba's message follows unchanged, with the source line it names.
 """
 
@@ -27,6 +28,10 @@ _OWN_SOURCE = str(Path(__file__).resolve().parent.parent)  # cumlir's package: i
 _UNKNOWN_ATTRIBUTE = re.compile(r"Unknown attribute '(?P<attr>[^']+)' of type (?P<type>.+)")
 # specific errors that only say another typing failed: the reason is further in
 _WRAPPERS = ("Failed in ", "No implementation of function", "Cannot determine Numba type")
+_WITH_ARGUMENTS = re.compile(r"With argument\(s\): '(?P<args>.*)':")
+_RESOLUTION = re.compile(
+    r"- Resolution failure for literal arguments:\n(?P<reason>[^\n]+)\n- Resolution failure for non"
+)
 _FLOAT_INDEX = re.compile(r"\b(float(16|32|64)|bfloat16|complex(64|128))\b")
 
 
@@ -34,7 +39,7 @@ def clarify(error: Exception, context: Any) -> None:
     """Put a first line naming the problem in front of numba's message of *error* (a typing
     error raised with *context*), where one can be told; else leave it as it is."""
     text = str(error)
-    line = _unknown_attribute(text, context) or _no_implementation(text)
+    line = _unknown_attribute(text, context) or _no_implementation(text) or _literal_failure(text)
     if line and not text.startswith(line):
         error.args = (f"{line}\n\n{text}", *error.args[1:])
 
@@ -49,16 +54,37 @@ def _no_implementation(text: str) -> str | None:
         if line:
             return line
     found_reasons = [
-        (m.group("message").strip(), m.group("origin") or "")
+        (m.group("message").strip(), m.group("origin") or "", _arguments_before(text, m.start()))
         for m in _SPECIFIC.finditer(text)
         if not m.group("message").startswith(_WRAPPERS) and m.group("kind") != "NumbaNotImplementedError"
     ]
+    call = f"({called.group('args')})" if called else None
     # one reason, or where numba's templates for other types gave theirs too (sets' "All
-    # arguments must be Sets" for any a - b), the one cumlir's declarations gave
-    for reasons in ({r for r, _ in found_reasons}, {r for r, o in found_reasons if o.startswith(_OWN_SOURCE)}):
+    # arguments must be Sets" for any a - b), the one cumlir's declarations gave; a template
+    # typed with the call's literal arguments and again without them gave one for each: the
+    # one for the arguments as called (they name the constants)
+    for reasons in (
+        {r for r, _, _ in found_reasons},
+        {r for r, o, _ in found_reasons if o.startswith(_OWN_SOURCE)},
+        {r for r, o, given in found_reasons if o.startswith(_OWN_SOURCE) and given == call},
+    ):
         if len(reasons) == 1:
             return reasons.pop()
     return None
+
+
+def _arguments_before(text: str, end: int) -> str | None:
+    """The argument types of the last "With argument(s)" line before *end*: those the reason
+    after it was given for."""
+    found = list(_WITH_ARGUMENTS.finditer(text, 0, end))
+    return found[-1].group("args") if found else None
+
+
+def _literal_failure(text: str) -> str | None:
+    """A method typed with and without its literal arguments that refused both (``a.copy(order="Q")``):
+    the reason given for the literal ones, which name the constant."""
+    found = _RESOLUTION.match(text)
+    return found.group("reason") if found else None
 
 
 def _index_type(call: str, args: str) -> str | None:

@@ -325,3 +325,36 @@ def test_the_operation_module_names_the_same_base_types():
     from cumlir.types import BASE_TYPES
 
     assert vectors.BASE_TYPES == BASE_TYPES
+
+
+# ---- scalar arrays viewed as vectors ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["float32x4", "float32x2", "int16x4", "float64x2", "uint8x3"])
+@pytest.mark.parametrize("array", [types.float32[::1], types.float32[:, ::1]], ids=str)
+def test_views_as_vectors_assemble(name, array, backend):
+    base = vector_types[name].base_type
+    array = array.copy(dtype=base)
+    argtypes = (array, base[::1], array, types.int64[::1])
+    support.checked_ptx(K.viewed_kernel(name).py_func, argtypes, backend, (9, 0))
+
+
+def _float4_sums(a, out):
+    v = a.view(cuda.float4)
+    i = cuda.grid(1)
+    if i < v.size:
+        out[i] = v[i].x + v[i].y + v[i].z + v[i].w
+
+
+def test_a_float32_array_viewed_as_float4_is_loaded_whole(backend):
+    ptx = support.checked_ptx(_float4_sums, (types.float32[::1], types.float32[::1]), backend, (9, 0))
+    assert re.search(r"ld\.global(\.nc)?\.v4\.(f32|b32)", ptx), ptx
+
+
+def test_a_view_of_something_that_is_no_dtype_is_a_typing_error():
+    def kernel(a, out):
+        out[0] = a.view(cuda.syncthreads)[0]
+
+    with pytest.raises(errors.TypingError, match="array.view\\(\\): .* names no dtype") as info:
+        cuda.compile_ptx(kernel, (types.float32[::1], types.float32[::1]), cc=(9, 0))
+    assert "out[0] = a.view(cuda.syncthreads)[0]" in str(info.value)

@@ -146,3 +146,84 @@ def test_vector_arguments(rng):
     kernel = cuda.jit("void(float4, int2, float4[::1])")(K.vector_argument)
     kernel[(n + THREADS - 1) // THREADS, THREADS](v, w, out)
     _assert_same_bytes(out, K.vector_argument_reference(v, w, n))
+
+
+# ---- scalar arrays viewed as vectors ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["float32x2", "float32x4", "int16x4", "float64x2", "uint8x3", "int64x1", "float16x2"])
+@pytest.mark.parametrize("ndim", [1, 2])
+def test_scalar_arrays_viewed_as_vectors(name, ndim, rng):
+    vty = vector_types[name]
+    base = str(vty.base_type)
+    shape = (vty.count * 6,) if ndim == 1 else (3, vty.count * 4)
+    a = _random(base, int(np.prod(shape)), rng).reshape(shape)
+    out = support.poisoned(a.size, base)
+    reversed_ = support.poisoned(a.size, base).reshape(shape)
+    facts = np.zeros(4, np.int64)
+    K.viewed_kernel(name)[1, 1](a, out, reversed_, facts)
+    expected, expected_reversed = K.viewed_reference(a, vty.count)
+    np.testing.assert_array_equal(out.view(np.uint8), expected.view(np.uint8))
+    np.testing.assert_array_equal(reversed_.view(np.uint8), expected_reversed.view(np.uint8))
+    numpy_view = a.view(vty.numpy_dtype())  # NumPy's view of the same bytes as records of the lanes
+    assert tuple(facts) == (numpy_view.shape[-1], numpy_view.strides[-1], vty.size, numpy_view.strides[0])
+
+
+@cuda.jit
+def _quarters(a, out):
+    v = a.view(cuda.float32x4)
+    i = cuda.grid(1)
+    if i < v.size:
+        out[i] = v[i].x + v[i].y + v[i].z + v[i].w
+
+
+def test_device_array_viewed_as_float4(rng):
+    a = rng.standard_normal(4 * 64).astype(np.float32)
+    out = cuda.device_array(64, np.float32)
+    _quarters[2, 32](cuda.to_device(a), out)
+    groups = a.reshape(64, 4)
+    expected = ((groups[:, 0] + groups[:, 1]) + groups[:, 2]) + groups[:, 3]
+    np.testing.assert_array_equal(out.copy_to_host(), expected)
+
+
+@cuda.jit(debug=True, opt=False)
+def _misaligned(a, out):
+    v = a[1:].view(cuda.float32x4)  # 4 bytes past an aligned start: not aligned to 16
+    out[0] = v[0].x
+
+
+def test_misaligned_view_as_a_vector_type_raises_with_debug():
+    a = np.zeros(17, np.float32)
+    out = np.zeros(1, np.float32)
+    with pytest.raises(ValueError, match="cannot view .* as float32x4: 16 does not divide its data's address"):
+        _misaligned[1, 1](a, out)
+
+
+@cuda.jit(debug=True, opt=False)
+def _strided_view(a, out):
+    v = a.view(cuda.float32x2)
+    out[0] = v[0, 0].x
+
+
+def test_view_changing_a_strided_axis_raises_with_debug():
+    a = cuda.to_device(np.zeros((4, 8), np.float32))  # a device array's views are passed as they are
+    out = np.zeros(1, np.float32)
+    _strided_view[1, 1](a[:, :4], out)  # rows of 4 floats, a layout-A view: fine
+    with pytest.raises(ValueError, match="the axis it changes is not contiguous"):
+        _strided_view[1, 1](a[:, ::2], out)
+
+
+@cuda.jit
+def _fortran_pairs(a, out):
+    v = a.view(np.float64)  # an F array: its first axis halves, as Numba-CUDA's view
+    for i in range(v.shape[0]):
+        for j in range(v.shape[1]):
+            out[i, j] = v[i, j]
+
+
+def test_fortran_array_view_changes_its_first_axis(rng):
+    a = np.asfortranarray(rng.standard_normal((6, 3)).astype(np.float32))
+    out = np.zeros((3, 3), np.float64)
+    _fortran_pairs[1, 1](a, out)
+    expected = a.T.copy().view(np.float64).T  # the same bytes, paired down each column
+    np.testing.assert_array_equal(out, expected)

@@ -434,7 +434,8 @@ def test_arange_of_unsigned_bounds_is_typed_as_numpys(bound):
         ("a = np.empty(1.5)", "shape must be an integer or a tuple of integers"),
         ("a = np.zeros_like(n)", "needs an array"),
         ("a = np.arange(1j)", "integer or float bounds"),
-        ("a = np.empty(n, np.float64, 3)", "np.empty: too many positional arguments"),
+        ("a = np.empty(n, np.float64, 'C', 3)", "np.empty: too many positional arguments"),
+        ("a = np.empty(n, np.float64, 3)", "np.empty: order must be a constant string"),
     ],
 )
 def test_bad_constructor_arguments_are_typing_errors(source, match):
@@ -453,7 +454,8 @@ def test_bad_constructor_arguments_are_typing_errors(source, match):
     "source, argtypes, match",
     [
         ("np.full(a0)", (types.int64,), "np.full: missing a required argument: 'fill_value'"),
-        ("np.empty(a0, order='F')", (types.int64,), "np.empty: got an unexpected keyword argument 'order'"),
+        ("np.empty(a0, order='K')", (types.int64,), "np.empty: order must be one of 'C', 'F', got 'K'"),
+        ("np.empty(a0, like=a0)", (types.int64,), "np.empty: got an unexpected keyword argument 'like'"),
         ("np.empty((a0, 1.5))", (types.int64,), r"np.empty: the shape must be .* got Tuple\(int64, float64\)"),
         ("np.ones(a0, np.datetime64)", (types.int64,), "np.ones: the dtype must be a number or bool type"),
         ("np.full_like(a0, 1, 'U3')", (types.float64[:],), "np.full_like: the dtype must be a number or bool"),

@@ -298,7 +298,8 @@ def test_result_shapes_and_layouts():
         ("np.array((1j, 2), dtype=np.float64)", (), "np.array: complex values into dtype float64"),
         ("np.asarray(a0, dtype=np.int8)", (types.complex64[:],), "np.asarray: complex values into dtype int8"),
         ("a0.astype(np.int32, copy=False)", (types.float64[:],), "array.astype\\(\\) does not take the arguments"),
-        ("a0.ravel('F')", (types.float64[:, :],), "array.ravel\\(\\) does not take the arguments"),
+        ("a0.ravel('K')", (types.float64[:, :],), "array.ravel: order='K' of array\\(float64, 2d, A\\)"),
+        ("a0.ravel('C', 1)", (types.float64[:, :],), "array.ravel: too many positional arguments"),
         ("np.array(())", (), "np.array in device code takes an array, a number or a non-empty tuple"),
     ],
 )

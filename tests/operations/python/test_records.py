@@ -46,6 +46,20 @@ ENTRIES = [
     (R.nested, (_array(R.OUTER_PACKED), F8)),
     (R.nested_copy, (_array(R.OUTER), _array(R.OUTER))),
     (R.sub_arrays, (_array(R.WITH_ARRAY), F8)),
+    (
+        R.whole_sub_arrays,
+        (_array(R.WITH_ARRAY), _array(R.WITH_ARRAY), types.int64[:, :], types.float64[:, :, ::1], types.float64),
+    ),
+    (
+        R.whole_sub_arrays,
+        (
+            _array(R.WITH_ARRAY_PACKED),
+            _array(R.WITH_ARRAY_PACKED),
+            types.int64[:, :],
+            types.float64[:, :, :],
+            types.int32,
+        ),
+    ),
     (R.record_argument, (_record(R.POINT_PACKED), F8)),
     (R.record_argument, (_record(R.POINT_ALIGNED), F8)),
     (R.through_device_function, (_array(R.POINT_ALIGNED), F8)),
@@ -177,6 +191,32 @@ def _record_into_field(a):
 def test_incompatible_field_value(fn):
     with pytest.raises(errors.LoweringError, match="cannot convert .* to float32") as info:
         _compile(fn, (_array(R.POINT_PACKED),))
+    assert f"line {fn.__code__.co_firstlineno + 1}" in str(info.value)
+
+
+def _matrix_into_vector_field(a, m):
+    a[0].v = m
+
+
+def _complex_into_float_field(a, m):
+    a[0]["v"] = m[0, 0]
+
+
+def _tuple_into_sub_array(a, m):
+    a[0].v = (1.0, 2.0, 3.0)
+
+
+@pytest.mark.parametrize(
+    "fn, dtype, match",
+    [
+        (_matrix_into_vector_field, types.float64, "cannot assign a 2-d array into the 1-d sub-array field"),
+        (_complex_into_float_field, types.complex128, "complex128 does not convert to float32 \\(the field 'v'\\)"),
+        (_tuple_into_sub_array, types.float64, "give an array or a number"),
+    ],
+)
+def test_values_a_sub_array_field_cannot_take(fn, dtype, match):
+    with pytest.raises(errors.TypingError, match=match) as info:
+        _compile(fn, (_array(R.WITH_ARRAY), dtype[:, :]))
     assert f"line {fn.__code__.co_firstlineno + 1}" in str(info.value)
 
 

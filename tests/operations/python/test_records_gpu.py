@@ -148,6 +148,29 @@ def test_nested_records(dtype, rng):
 
 
 @pytest.mark.parametrize("dtype", [R.WITH_ARRAY, R.WITH_ARRAY_PACKED], ids=["aligned", "packed"])
+def test_sub_array_fields_assigned_whole(dtype, rng):
+    n = 150
+    a = _random_records(dtype, n, rng)
+    b = _random_records(dtype, n, rng)
+    before = a.copy()
+    rows = rng.integers(-1000, 1000, (n, 3))  # int64, converted into the float32 field
+    grid = rng.standard_normal((n, 2, 2)) * 1e3  # float64, truncated into the int64 field
+    s = 2.5
+    _launch(R.whole_sub_arrays, n, a, b, rows, grid, s)
+    expected = before.copy()
+    for i in range(n):  # NumPy's assignments, one record after another
+        if i % 4 == 0:
+            expected[i]["v"], expected[i]["m"] = b[i]["v"], b[i]["m"]
+        elif i % 4 == 1:
+            expected[i]["v"], expected[i]["m"] = rows[i], grid[i]
+        elif i % 4 == 2:
+            expected[i]["v"], expected[i]["m"] = rows[i, :1], rows[i, 1:3]
+        else:
+            expected[i]["v"], expected[i]["m"] = s, i
+    _assert_fields_equal(a, expected)
+
+
+@pytest.mark.parametrize("dtype", [R.WITH_ARRAY, R.WITH_ARRAY_PACKED], ids=["aligned", "packed"])
 def test_sub_array_fields(dtype, rng):
     n = 150
     a = _random_records(dtype, n, rng)

@@ -40,6 +40,10 @@ class VectorConstructor(Stub):
         self.count = n
         self.aliases = c_names(base, n)
 
+    def names_type(self):
+        """The vector type this constructor names where a dtype is taken (``a.view(cuda.float32x2)``)."""
+        return types.vector_type(self.base, self.count)
+
 
 constructors = {}
 for _base in BASE_TYPES:
@@ -110,18 +114,23 @@ def vector_lane_store(lower, sig, args, attr):
     raise errors.UnsupportedError(f"the lanes of {sig.args[0]} cannot be assigned (build a new vector)", lower.loc)
 
 
-def _chunks(lower, vty):
-    """(lanes per access, MLIR type of one access): the widest access the alignment allows."""
-    per_access = vty.alignment // vty.base_size
+def _chunks(lower, vty, alignment):
+    """(lanes per access, MLIR type of one access): the widest access *alignment* allows, a
+    power of two lanes dividing the vector's."""
+    per_access = 1
+    while per_access * 2 <= min(alignment // vty.base_size, vty.count) and vty.count % (per_access * 2) == 0:
+        per_access *= 2
     base = lower.get_mlir_type(vty.base_type)
     return per_access, (base if per_access == 1 else ir.VectorType.get([per_access], base))
 
 
-def load_vector(lower, vty, pointer):
-    per_access, access_type = _chunks(lower, vty)
+def load_vector(lower, vty, pointer, alignment=None):
+    """The vector at *pointer*, aligned to *alignment* bytes (the type's own by default)."""
+    alignment = alignment or vty.alignment
+    per_access, access_type = _chunks(lower, vty, alignment)
     lanes = []
     for first in range(0, vty.count, per_access):
-        chunk = llvm.load(access_type, advance(pointer, first * vty.base_size), alignment=vty.alignment)
+        chunk = llvm.load(access_type, advance(pointer, first * vty.base_size), alignment=alignment)
         if per_access == 1:
             lanes.append(chunk)
             continue
@@ -131,8 +140,10 @@ def load_vector(lower, vty, pointer):
     return lower.make_struct(vty, lanes)
 
 
-def store_vector(lower, vty, value, pointer):
-    per_access, access_type = _chunks(lower, vty)
+def store_vector(lower, vty, value, pointer, alignment=None):
+    """Store the vector *value* at *pointer*, aligned to *alignment* bytes (the type's own by default)."""
+    alignment = alignment or vty.alignment
+    per_access, access_type = _chunks(lower, vty, alignment)
     lanes = [lower.extract(value, vty, k) for k in range(vty.count)]
     for first in range(0, vty.count, per_access):
         if per_access == 1:
@@ -142,7 +153,7 @@ def store_vector(lower, vty, value, pointer):
             for k in range(per_access):
                 position = arith.constant(ir.IntegerType.get_signless(32), k)
                 chunk = llvm.insertelement(chunk, lanes[first + k], position)
-        llvm.store(chunk, advance(pointer, first * vty.base_size), alignment=vty.alignment)
+        llvm.store(chunk, advance(pointer, first * vty.base_size), alignment=alignment)
 
 
 def _load_element(lower, vty, target, indices):

@@ -3,8 +3,8 @@ compile time (address, shape, strides), as constants. Rebinding the global later
 kernel compiled before; the typed code holds the array object, so its memory lives as long
 as the kernel does (as Numba-CUDA keeps it)."""
 
-from .._support.arrayviews import itemsize
-from .._support.modules import arith, ir, llvm, types
+from .._support.arrayviews import itemsize, unit_bytes
+from .._support.modules import arith, ir, llvm
 
 
 def captured_array(lower, ty, interface):
@@ -16,7 +16,7 @@ def captured_array(lower, ty, interface):
         strides, step = [0] * len(shape), size
         for axis in reversed(range(len(shape))):
             strides[axis], step = step, step * max(shape[axis], 1)
-    unit = 1 if isinstance(ty.dtype, types.Record) else size  # records count bytes (docs/abi.md)
+    unit = unit_bytes(lower, ty.dtype)  # records, vectors and fixed-width strings count bytes (docs/abi.md)
     for stride in strides:
         if stride % unit:
             raise TypeError(f"a global device array's byte stride {stride} is not a multiple of its item size {unit}")

@@ -3,7 +3,9 @@
 
 Typing: as NumPy (and numba) type them: C-contiguous arrays, float64 unless a dtype is
 given; typed whether or not NRT is on, and by these declarations alone (numba's CPU
-overloads of the constructors must not accept what cannot be lowered).
+overloads of the constructors must not accept what cannot be lowered). ``order=`` is
+NumPy's (_order.py): "C" or "F" for the constructors, any of "CFAK" for the ``*_like``
+forms and ``copy``.
 
 Lowering: the memory is one heap block holding the runtime's MemInfo and then the data;
 the memref's allocated pointer is the MemInfo, its aligned pointer the data
@@ -19,19 +21,20 @@ from typing import Any
 import numpy as np
 
 from .._support import arrayviews as arrayviews
-from .._support.api import declare
+from .._support import fill
+from .._support.api import declare, method
 from .._support.modules import arith, errors, ir, memref, npydecl, templates, types
-from . import _fill as fill
+from . import _order
 
 # ---- typing ---------------------------------------------------------------------------------
 
 _PYTHON_DTYPES = {float: "float64", int: "int64", complex: "complex128", bool: "boolean"}
 
 
-def _empty(shape, dtype=float): ...
-def _full(shape, fill_value, dtype=None): ...
-def _like(a, dtype=None): ...
-def _full_like(a, fill_value, dtype=None): ...
+def _empty(shape, dtype=float, order="C"): ...
+def _full(shape, fill_value, dtype=None, order="C"): ...
+def _like(a, dtype=None, order="K"): ...
+def _full_like(a, fill_value, dtype=None, order="K"): ...
 def _arange(start, stop=None, step=None, dtype=None): ...
 
 
@@ -54,11 +57,19 @@ def _shape_ndim(name, shape):
     return ndim
 
 
-def _like_type(name, a, dtype):
+def _like_type(name, a, dtype, order):
+    """Without order=, numba's layout: F after an F array, else C. With it, NumPy's
+    (_order.py): "A" and "K" after a layout-A array choose at run time."""
     if not isinstance(a, types.Array):
         raise errors.TypingError(f"np.{name} needs an array as its first argument, got {a}")
     element = element_type(name, dtype, a.dtype)
-    return types.Array(element, a.ndim, "F" if a.layout == "F" else "C")
+    if order is None:
+        return types.Array(element, a.ndim, "F" if a.layout == "F" else "C")
+    return types.Array(element, a.ndim, _order.layout_of(_order.order_of(f"np.{name}", order, "CFAK", "K"), a))
+
+
+def _new_layout(name, order):
+    return _order.order_of(f"np.{name}", order, "CF", "C")
 
 
 def _arange_type(start, stop, step, dtype):
@@ -74,15 +85,12 @@ def _arange_type(start, stop, step, dtype):
 
 def _result(name, bound):
     args = bound.arguments
-    if name in ("empty", "zeros", "ones"):
-        return types.Array(element_type(name, args.get("dtype"), types.float64), _shape_ndim(name, args["shape"]), "C")
-    if name == "full":
-        value = types.unliteral(args["fill_value"])
-        return types.Array(element_type(name, args.get("dtype"), value), _shape_ndim(name, args["shape"]), "C")
-    if name in ("empty_like", "zeros_like", "ones_like"):
-        return _like_type(name, args["a"], args.get("dtype"))
-    if name == "full_like":
-        return _like_type(name, args["a"], args.get("dtype"))
+    if name in ("empty", "zeros", "ones", "full"):
+        default = types.unliteral(args["fill_value"]) if name == "full" else types.float64
+        element = element_type(name, args.get("dtype"), default)
+        return types.Array(element, _shape_ndim(name, args["shape"]), _new_layout(name, args.get("order")))
+    if name in ("empty_like", "zeros_like", "ones_like", "full_like"):
+        return _like_type(name, args["a"], args.get("dtype"), args.get("order"))
     return _arange_type(args["start"], args.get("stop"), args.get("step"), args.get("dtype"))
 
 
@@ -133,12 +141,15 @@ def _i64():
 STACK_BYTES = 16 * 1024
 
 
-def allocate(lower_, array_type, sizes, what, static_sizes=None):
-    """A new array of *array_type* (C or F layout) with i64 *sizes*, owning one reference.
+def allocate(lower_, array_type, sizes, what, static_sizes=None, fortran=None):
+    """A new array of *array_type* with i64 *sizes*, owning one reference: contiguous in its
+    layout's order, or for layout A in Fortran order where the i1 *fortran* holds, else C.
     Where its extents are known at compile time (*static_sizes*), it is at most STACK_BYTES
     and the kernel makes it at most once per launch, it lives in a stack slot: no runtime,
     nothing to free, as a cuda.local.array (docs/nrt.md)."""
-    if static_sizes is not None and _fits_stack(lower_, array_type, static_sizes):
+    if fortran is None:
+        fortran = array_type.layout == "F"
+    if static_sizes is not None and array_type.layout != "A" and _fits_stack(lower_, array_type, static_sizes):
         return _stack_array(lower_, array_type, static_sizes)
     lower_.require_nrt(what)
     itemsize = types.as_dtype(array_type.dtype).itemsize
@@ -152,7 +163,7 @@ def allocate(lower_, array_type, sizes, what, static_sizes=None):
     nbytes = arith.select(negative, arith.constant(i64, -1), arith.muli(count, arith.constant(i64, itemsize)))
     align = arith.constant(ir.IntegerType.get_signless(32), max(itemsize, 16))
     meminfo = lower_.nrt_allocate(nbytes, align)
-    return lower_.meminfo_array(array_type, meminfo, sizes, _contiguous_strides(sizes, array_type.layout == "F"))
+    return lower_.meminfo_array(array_type, meminfo, sizes, arrayviews.strides_in_order(sizes, fortran))
 
 
 def _fits_stack(lower_, array_type, static_sizes):
@@ -165,16 +176,17 @@ def _fits_stack(lower_, array_type, static_sizes):
 
 def _stack_array(lower_, array_type, static_sizes):
     element = lower_.dmm.lookup(array_type.dtype).get_data_type()
-    layout = None
-    if array_type.layout == "F" and len(static_sizes) > 1:
-        strides = [1]
-        for size in static_sizes[:-1]:
-            strides.append(strides[-1] * size)
-        layout = ir.StridedLayoutAttr.get(0, strides)
-    alloca_type = ir.MemRefType.get(list(static_sizes), element, layout)
+    alloca_type = ir.MemRefType.get(list(static_sizes), element)
     alignment = ir.IntegerAttr.get(_i64(), max(types.as_dtype(array_type.dtype).itemsize, 16))
     with lower_.alloca_insertion_point():
         buffer = memref.alloca(alloca_type, [], [], alignment=alignment)
+    if array_type.layout == "F" and len(static_sizes) > 1:
+        # the same slot seen in Fortran order (an alloca itself takes only the identity layout)
+        strides = [1]
+        for size in static_sizes[:-1]:
+            strides.append(strides[-1] * size)
+        fortran = ir.MemRefType.get(list(static_sizes), element, ir.StridedLayoutAttr.get(0, strides))
+        buffer = memref.reinterpret_cast(fortran, buffer, [], [], [], [0], list(static_sizes), strides)
     return lower_.mark_fresh(memref.cast(lower_.get_mlir_type(array_type), buffer))
 
 
@@ -184,18 +196,6 @@ def _static_sizes(shape_type):
     if all(isinstance(m, types.IntegerLiteral) for m in members):
         return [m.literal_value for m in members]
     return None
-
-
-def _contiguous_strides(sizes, fortran):
-    order = list(range(len(sizes)))
-    if not fortran:
-        order.reverse()
-    strides = [None] * len(sizes)
-    stride = arith.constant(_i64(), 1)
-    for axis in order:
-        strides[axis] = stride
-        stride = arith.muli(stride, sizes[axis])
-    return strides
 
 
 def _shape_sizes(lower_, shape_type, shape):
@@ -222,6 +222,9 @@ def _new(lower_, sig, args, name):
     else:
         array, array_type = given["a"]
         sizes = arrayviews.parts(array, array_type.ndim)[2]
+        if sig.return_type.layout == "A":  # order "A" or "K" of a layout-A array: its strides tell
+            fortran = arrayviews.fortran_order_first(lower_, array_type, array)
+            return allocate(lower_, sig.return_type, sizes, f"np.{name}", fortran=fortran), given
     return allocate(lower_, sig.return_type, sizes, f"np.{name}", static), given
 
 
@@ -257,11 +260,35 @@ def np_full(lower_, sig, args):
     return _filled(lower_, sig, array, value_type, value)
 
 
-@declare("array.copy").lower("Array")
+# ---- a.copy(order="C") -----------------------------------------------------------------------
+
+
+def _copy(order="C"): ...
+
+
+array_copy_method = method("Array", "copy")
+
+
+@array_copy_method.typer
+def _copy_typing(receiver, *args, **kws):
+    pysig = inspect.signature(_copy)
+    try:
+        given = pysig.bind(*args, **kws).arguments
+    except TypeError as e:
+        raise errors.TypingError(f"array.copy: {e}") from None
+    order = _order.order_of("array.copy", given.get("order"), "CFAK", "C")
+    result = receiver.copy(layout=_order.layout_of(order, receiver), readonly=False)
+    sig = templates.signature(result, *given.values(), recvr=receiver)
+    return sig.replace(pysig=inspect.Signature([pysig.parameters[p] for p in given]))
+
+
+@array_copy_method.lower("Array", "*Any")
 def array_copy(lower_, sig, args):
-    (source_type,) = sig.args
+    source_type = sig.args[0]
+    order = _order.order_of("array.copy", sig.args[1] if len(sig.args) > 1 else None, "CFAK", "C")
     sizes = arrayviews.parts(args[0], source_type.ndim)[2]
-    array = allocate(lower_, sig.return_type, sizes, "arr.copy()")
+    fortran = _order.fortran(lower_, order, source_type, args[0])
+    array = allocate(lower_, sig.return_type, sizes, "arr.copy()", fortran=fortran)
     return _filled(lower_, sig, array, source_type, args[0])
 
 

@@ -14,10 +14,10 @@ import operator
 
 import numpy as np
 
+from .._support import fill
 from .._support.api import declare, method
 from .._support.elements import dim
 from .._support.modules import arith, errors, ir, nvvm, scf, templates, types
-from . import _fill as fill
 from .arraycreation import allocate
 from .npyfuncs import broadcast_sizes
 

@@ -15,10 +15,10 @@ import inspect
 import numpy as np
 
 from .._support import arrayviews as arrayviews
+from .._support import fill
 from .._support.api import declare
 from .._support.elements import store_element
 from .._support.modules import arith, errors, ir, templates, types
-from . import _fill as fill
 from .arraycreation import allocate, element_type
 
 

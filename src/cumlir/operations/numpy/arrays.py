@@ -6,15 +6,17 @@ than axes) makes a view (arrayviews.py), and assigning to such an index fills th
 view (fill.py).
 """
 
+import inspect
 import operator
 
 import numpy as np
 
 from .._support import arrayviews as arrayviews
-from .._support.api import attribute, cast, constant, declare
+from .._support import fill
+from .._support.api import attribute, cast, constant, declare, method
 from .._support.elements import dim, element_offset, i64, load_element, store_element, wrap_index
-from .._support.modules import arith, errors, ir, memref, types
-from . import _fill as fill
+from .._support.modules import arith, errors, ir, memref, npydecl, templates, types
+from . import _order
 from ._captured import captured_array
 
 
@@ -107,15 +109,10 @@ def array_shape(lower, ty, array, attr):
     return lower.make_struct(shape_type, [dim(array, axis) for axis in range(ty.ndim)])
 
 
-def stride_unit(ty):
-    """Bytes per unit of the memref's strides: the item size (record arrays count bytes)."""
-    return 1 if isinstance(ty.dtype, types.Record) else arrayviews.itemsize(ty.dtype)
-
-
 @attribute("Array", "strides").lower
 def array_strides(lower, ty, array, attr):
     _, _, _, strides = arrayviews.parts(array, ty.ndim)
-    unit = arith.constant(i64(), stride_unit(ty))
+    unit = arith.constant(i64(), arrayviews.unit_bytes(lower, ty.dtype))
     return lower.make_struct(types.UniTuple(types.intp, ty.ndim), [arith.muli(s, unit) for s in strides])
 
 
@@ -153,18 +150,88 @@ def array_transpose(lower, sig, args):
     return arrayviews.transpose(lower, sig.args[0], args[0], sig.return_type)
 
 
-@declare("array.reshape").lower("Array", "*Any")
+# ---- a.reshape(shape, order="C") ------------------------------------------------------------
+
+array_reshape_method = method("Array", "reshape")
+
+
+def _shape_count(shape):
+    """How many extents *shape* (the one argument) gives: 1 for an integer, a tuple's length
+    where it holds integers; None otherwise."""
+    if isinstance(shape, types.Integer):
+        return 1
+    if isinstance(shape, types.BaseTuple) and all(isinstance(t, types.Integer) for t in shape):
+        return len(shape)
+    return None
+
+
+@array_reshape_method.typer
+def _reshape_typing(receiver, *shape, **kws):
+    """numba's typing (a shape tuple or integers; C and F arrays only), and NumPy's order=
+    ("C", "F", or "A": the array's own order), placing elements in that order."""
+    order = kws.pop("order", None)
+    if kws:
+        raise errors.TypingError(f"array.reshape() got an unexpected keyword argument {next(iter(kws))!r}")
+    if receiver.layout not in "CF":
+        raise errors.TypingError("reshape() supports contiguous array only")
+    if not shape:
+        raise errors.TypingError("reshape() take at least one arg")
+    if len(shape) == 1:
+        ndim = _shape_count(shape[0])
+    else:
+        ndim = len(shape) if all(isinstance(t, types.Integer) for t in shape) else None
+    if ndim is None:
+        raise errors.TypingError(f"reshape({', '.join(str(t) for t in shape)}) is not supported: give integers")
+    placed = _order.known(_order.order_of("array.reshape", order, "CFA", "C"), receiver)
+    result = templates.signature(receiver.copy(ndim=ndim, layout=placed), *shape, *([order] if order else []))
+    names = [f"shape{k}" for k in range(len(shape))] + (["order"] if order else [])
+    positional = inspect.Parameter.POSITIONAL_OR_KEYWORD
+    return result.replace(recvr=receiver, pysig=inspect.Signature([inspect.Parameter(n, positional) for n in names]))
+
+
+@array_reshape_method.lower("Array", "*Any")
 def array_reshape(lower, sig, args):
     array_type, *shape_types = sig.args
+    values = list(args[1:])
+    if shape_types and isinstance(shape_types[-1], (types.StringLiteral, types.NoneType, types.Omitted)):
+        shape_types, values = shape_types[:-1], values[:-1]
     if len(shape_types) == 1 and isinstance(shape_types[0], types.BaseTuple):
         tuple_type = shape_types[0]
-        shape = [lower.cast(lower.extract(args[1], tuple_type, k), t, types.int64) for k, t in enumerate(tuple_type)]
+        shape = [lower.cast(lower.extract(values[0], tuple_type, k), t, types.int64) for k, t in enumerate(tuple_type)]
     else:
-        shape = [lower.cast(v, t, types.int64) for v, t in zip(args[1:], shape_types)]
-    return arrayviews.reshape(lower, array_type, args[0], shape, sig.return_type)
+        shape = [lower.cast(v, t, types.int64) for v, t in zip(values, shape_types)]
+    return arrayviews.reshape(lower, array_type, args[0], shape, sig.return_type, sig.return_type.layout)
 
 
-@declare("array.view").lower("Array", "Any")
+# ---- a.view(dtype) ---------------------------------------------------------------------------
+
+array_view_method = method("Array", "view")
+
+
+def _viewed_as(dtype):
+    """The element type a view's argument names: what numba's parse_dtype reads (a NumPy
+    type, an np.dtype, a constant string), or a stub naming a type (``cuda.float32x2``:
+    VectorConstructor.names_type)."""
+    element = npydecl.parse_dtype(dtype)
+    if element is None and isinstance(dtype, types.Function):
+        names_type = getattr(dtype.typing_key, "names_type", None)
+        element = names_type() if names_type is not None else None
+    return element
+
+
+@array_view_method.typer
+def _view_typing(receiver, *args, **kws):
+    if kws or len(args) != 1:
+        raise errors.TypingError(f"array.view() takes one dtype, got {len(args)} arguments and {sorted(kws)}")
+    element = _viewed_as(args[0])
+    if element is None:
+        raise errors.TypingError(
+            f"array.view(): {args[0]} names no dtype (give a NumPy type, an np.dtype or cuda.float32x2 ...)"
+        )
+    return templates.signature(receiver.copy(dtype=element), *args, recvr=receiver)
+
+
+@array_view_method.lower("Array", "Any")
 def array_view(lower, sig, args):
     return arrayviews.view_as(lower, sig.args[0], args[0], sig.return_type)
 

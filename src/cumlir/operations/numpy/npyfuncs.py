@@ -14,10 +14,10 @@ import operator
 import numpy as np
 
 from .._support import arrayviews as arrayviews
+from .._support import fill
 from .._support.api import declare
 from .._support.modules import arith, ir, templates, types
 from ..python.math import call_libdevice
-from . import _fill as fill
 from . import arraycreation
 
 # ufunc -> (function for real arguments, function for complex arguments or None)

@@ -17,9 +17,10 @@ the field's offset, so that no access is misaligned.
 
 import operator
 
+from .._support import fill, subarrays
 from .._support.api import attribute, declare
 from .._support.elements import ELEMENT_ACCESS
-from .._support.modules import arith, cx, errors, ir, llvm, memref, types
+from .._support.modules import arith, cx, errors, ir, llvm, memref, templates, types
 
 # ---- typing ---------------------------------------------------------------------------------
 
@@ -41,8 +42,23 @@ def _item_typing(arity):
     def generic(context, args, kws):
         if len(args) == arity and isinstance(args[0], types.Record):
             _check_field(args[0], args[1])
+            if arity == 3:
+                return _subarray_typing(context, *args)
+        return None
 
     return generic
+
+
+def _subarray_typing(context, record, name, value):
+    """``r["v"] = x`` into a sub-array field: the value keeps its type (subarrays.py); other
+    fields are left to numba."""
+    field = record.typeof(name) if isinstance(name, str) else record.typeof(list(record.fields)[name])
+    if not isinstance(field, types.NestedArray):
+        return None
+    refused = subarrays.refusal(context, field, value)
+    if refused is not None:
+        raise errors.TypingError(f"cannot assign {refused} (the field {name!r})")
+    return templates.signature(types.void, record, types.literal(name), value)
 
 
 declare("static_getitem", "record field check").generic(_item_typing(2))
@@ -108,7 +124,13 @@ def _layout_alignment(record):
 
 
 def _natural(ty):
-    return 1 if isinstance(ty, types.Boolean) else ty.bitwidth // 8
+    """The alignment a field of *ty* needs: booleans one byte, fixed-width strings their code
+    unit (bytes 1, unicode 4), numbers their size."""
+    if isinstance(ty, (types.Boolean, types.CharSeq)):
+        return 1
+    if isinstance(ty, types.UnicodeCharSeq):
+        return 4
+    return ty.bitwidth // 8
 
 
 def _load_scalar(lower, ty, pointer, align):
@@ -224,11 +246,14 @@ def _write_nested_record(lower, ty, value, pointer, align):
     copy_record(ty, value, pointer)
 
 
-def _write_nested_array(lower, ty, value, pointer, align):
-    raise errors.UnsupportedError(f"assigning to the sub-array field {ty} as a whole is not supported", lower.loc)
+def _write_nested_array(lower, ty, value, pointer, align, value_type):
+    """The field's elements from an array broadcast to its shape, or a scalar, as NumPy
+    assigns ``r["v"] = x`` (Numba-CUDA copies the field's count of elements from the start of
+    a C array): stored through a view of the field, converted as assignment converts."""
+    fill.assign(lower, ty, _read_nested_array(lower, ty, pointer, align), value_type, value)
 
 
-_WRITERS = {"Record": _write_nested_record, "NestedArray": _write_nested_array}
+_WRITERS = {"Record": _write_nested_record}
 
 
 def _handler(table, ty, default):
@@ -247,6 +272,10 @@ def read_field(lower, record, pointer, name):
 
 def write_field(lower, record, pointer, name, value, value_type):
     ty, offset, align = _field(lower, record, name)
+    if isinstance(ty, types.NestedArray):  # its elements are loaded at their natural alignment
+        align = max(align, _alignment(_layout_alignment(record), offset))
+        _write_nested_array(lower, ty, value, advance(pointer, offset), align, value_type)
+        return
     value = lower.cast(value, value_type, ty)
     _handler(_WRITERS, ty, _store_scalar)(lower, ty, value, advance(pointer, offset), align)
 

@@ -1,12 +1,13 @@
-"""Assignment to a view (``a[1:5] = x``, ``a[:, 0] = b[2]``): one loop nest over the view.
+"""Assignment to a view (``a[1:5] = x``, ``a[:, 0] = b[2]``, a record's sub-array field
+assigned whole): one loop nest over the view.
 
 The value is a scalar, stored into every element, or an array broadcast against
 the view as NumPy does (missing leading axes and axes of extent 1 repeat).
 """
 
-from .._support import arrayviews as arrayviews
-from .._support.elements import load_element, store_element
-from .._support.modules import arith, ir, scf, types
+from . import arrayviews as arrayviews
+from .elements import load_element, store_element
+from .modules import arith, ir, scf, types
 
 
 def _loop_nest(extents, body):
