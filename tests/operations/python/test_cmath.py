@@ -1,9 +1,10 @@
 """The ``cmath`` module (operations/python/cmath.py): every function's Python implementation,
 compiled and run on the host (tests/nrt_harness.py, the real math bound to the C library)
 against CPython's cmath on random values, on signed zeros and the sides of the branch cuts,
-and on the infinite and NaN parts the module follows C99's Annex G for; the typing (complex64
-stays complex64, integers become complex128, phase/polar/predicates) against numba's; typing
-errors; PTX on both code generators. libdevice's results are test_cmath_gpu.py's."""
+and on infinite and NaN parts (C99's Annex G, all of whose cases test_cmath_special.py checks
+on the GPU); the typing (complex64 stays complex64, integers become complex128,
+phase/polar/predicates) against numba's; typing errors; PTX on both code generators.
+libdevice's results are test_cmath_gpu.py's."""
 
 import cmath
 import functools
@@ -229,14 +230,13 @@ def test_exp_sinh_cosh_of_a_real_keep_the_zero_imaginary_part():
         expected = _python(getattr(cmath, name), z)
         _check_parts(out[row], expected, 1, np.finfo(np.float64).eps, name, z)
         _same_signs(out[row], expected, name, z)
-    # an infinite x too, as Annex G's exp(+-inf + 0j) (the sign of cosh's zero is left open)
+    # an infinite x too, as Annex G's exp(+-inf + 0j) and Python's
     z = np.array([complex(x, zero) for x in (math.inf, -math.inf) for zero in (0.0, -0.0)])
     out, _, _ = _run(z)
     for row, name in ((0, "exp"), (7, "sinh"), (8, "cosh")):
         expected = _python(getattr(cmath, name), z)
         np.testing.assert_array_equal(out[row], expected, err_msg=name)
-        if name != "cosh":
-            _same_signs(out[row], expected, name, z)
+        _same_signs(out[row], expected, name, z)
 
 
 def test_exp_of_minus_infinity_with_a_non_finite_angle_is_zero():

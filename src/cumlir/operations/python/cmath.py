@@ -3,8 +3,10 @@
 Typing: complex64 stays complex64, other numbers become complex128 (as Numba-CUDA types
 them). Lowering: written in Python on real math and compiled like user code (numba does
 the same with its compile_internal implementations). The formulas are the textbook ones,
-with CPython's handling of zero parts; results for infinite or NaN parts follow C99's
-Annex G only where noted.
+with CPython's handling of zero parts. Where a part is infinite or NaN the value is Python's
+cmath's (C99's Annex G), from _cmath_special's tables, behind one test of both parts; where
+Python raises ValueError (log(0), exp(1 + inf j)) the kernel gives C99's value instead, as
+Numba-CUDA's device code does.
 """
 
 import cmath
@@ -12,6 +14,7 @@ import math
 
 from .._support.api import declare, implementation
 from .._support.modules import templates, types
+from . import _cmath_special as special
 
 # ---- typing ---------------------------------------------------------------------------------
 
@@ -68,6 +71,31 @@ def _rect_typing(context, args, kws):
 
 
 # ---- lowering -------------------------------------------------------------------------------
+#
+# Each function first asks whether both parts are finite; where one is not, its value is
+# Python's (C99's Annex G), read from _cmath_special's tables on that cold path.
+
+
+def _as_type_of(value, like):
+    """*value* converted to the type of *like*, in compiled code: the tables' complex128
+    values become complex64 on complex64's cold paths, so that the hot path is not widened."""
+    return value
+
+
+@declare(_as_type_of).generic
+def _as_type_of_typing(context, args, kws):
+    if not kws and len(args) == 2:
+        return templates.signature(args[1], *args)
+
+
+@declare(_as_type_of).lower("Any", "Any")
+def _as_type_of_lowering(lower, sig, args):
+    return lower.cast(args[0], sig.args[0], sig.return_type)
+
+
+@implementation
+def _finite(x, y):
+    return math.isfinite(x) and math.isfinite(y)
 
 
 @implementation
@@ -97,26 +125,34 @@ def c_polar(z):
 
 @implementation
 def c_rect(r, phi):
+    if not _finite(r, phi) and not special.turned_infinity(r, phi):
+        return special.value(special.RECT, r, phi)
     if phi == 0.0:
-        # keeps a zero imaginary part's sign and gives r + 0j for infinite r
-        return complex(r, phi * r if math.isfinite(r) else phi)
+        return complex(r, r * phi)  # keeps the zero's sign (times r's)
     return complex(r * math.cos(phi), r * math.sin(phi))
+
+
+# exp, cosh, sinh and tanh of an infinite x and a finite nonzero y (turned_infinity) take the
+# finite path, whose formulas give the infinities or zeros turned by y
 
 
 @implementation
 def c_exp(z):
     x, y = z.real, z.imag
+    if not _finite(x, y) and not special.turned_infinity(x, y):
+        return _as_type_of(special.value(special.EXP, x, y), z)
     if y == 0.0:
         return complex(math.exp(x), y)
-    if math.isinf(x) and x < 0.0 and not math.isfinite(y):
-        return complex(0.0, 0.0)
     r = math.exp(x)
     return complex(r * math.cos(y), r * math.sin(y))
 
 
 @implementation
 def c_log(z):
-    return complex(math.log(math.hypot(z.real, z.imag)), math.atan2(z.imag, z.real))
+    x, y = z.real, z.imag
+    if not _finite(x, y):
+        return _as_type_of(special.value(special.LOG, x, y), z)
+    return complex(math.log(math.hypot(x, y)), math.atan2(y, x))
 
 
 @implementation
@@ -133,16 +169,16 @@ def c_log10(z):
 @implementation
 def c_sqrt(z):
     x, y = z.real, z.imag
+    if not _finite(x, y):
+        return _as_type_of(special.value(special.SQRT, x, y), z)
+    return _sqrt(x, y)
+
+
+@implementation
+def _sqrt(x, y):
+    """sqrt(x + iy) of finite parts."""
     if x == 0.0 and y == 0.0:
         return complex(0.0, y)
-    if math.isinf(y):
-        return complex(math.inf, y)
-    if math.isnan(x):
-        return complex(x, x)
-    if math.isinf(x):
-        if x > 0.0:
-            return complex(x, math.copysign(0.0, y) if math.isfinite(y) else y)
-        return complex(math.fabs(y - y), math.copysign(math.inf, y))
     ax, ay = math.fabs(x), math.fabs(y)
     # scale to avoid overflow in hypot for huge parts
     if ax > 1e300 or ay > 1e300:
@@ -158,6 +194,8 @@ def c_sqrt(z):
 @implementation
 def c_sinh(z):
     x, y = z.real, z.imag
+    if not _finite(x, y) and not special.turned_infinity(x, y):
+        return _as_type_of(special.value(special.SINH, x, y), z)
     if y == 0.0:
         return complex(math.sinh(x), y)
     return complex(math.sinh(x) * math.cos(y), math.cosh(x) * math.sin(y))
@@ -166,14 +204,18 @@ def c_sinh(z):
 @implementation
 def c_cosh(z):
     x, y = z.real, z.imag
+    if not _finite(x, y) and not special.turned_infinity(x, y):
+        return _as_type_of(special.value(special.COSH, x, y), z)
     if y == 0.0:
-        return complex(math.cosh(x), y * math.sinh(x) if math.isfinite(x) else y)
+        return complex(math.cosh(x), y * math.sinh(x))
     return complex(math.cosh(x) * math.cos(y), math.sinh(x) * math.sin(y))
 
 
 @implementation
 def c_tanh(z):
     x, y = z.real, z.imag
+    if not _finite(x, y) and not special.turned_infinity(x, y):
+        return _as_type_of(special.value(special.TANH, x, y), z)
     if math.fabs(x) > 22.0:
         # tanh saturates; the imaginary part underflows to a signed zero
         return complex(math.copysign(1.0, x), math.copysign(0.0, math.sin(2.0 * y)))
@@ -204,24 +246,33 @@ def c_tan(z):
 
 @implementation
 def c_asinh(z):
-    s1 = c_sqrt(complex(1.0 + z.imag, -z.real))
-    s2 = c_sqrt(complex(1.0 - z.imag, z.real))
+    x, y = z.real, z.imag
+    if not _finite(x, y):
+        return _as_type_of(special.value(special.ASINH, x, y), z)
+    s1 = _sqrt(1.0 + y, -x)
+    s2 = _sqrt(1.0 - y, x)
     return complex(
-        math.asinh(s1.real * s2.imag - s2.real * s1.imag), math.atan2(z.imag, s1.real * s2.real - s1.imag * s2.imag)
+        math.asinh(s1.real * s2.imag - s2.real * s1.imag), math.atan2(y, s1.real * s2.real - s1.imag * s2.imag)
     )
 
 
 @implementation
 def c_acosh(z):
-    s1 = c_sqrt(complex(z.real - 1.0, z.imag))
-    s2 = c_sqrt(complex(z.real + 1.0, z.imag))
+    x, y = z.real, z.imag
+    if not _finite(x, y):
+        return _as_type_of(special.value(special.ACOSH, x, y), z)
+    s1 = _sqrt(x - 1.0, y)
+    s2 = _sqrt(x + 1.0, y)
     return complex(math.asinh(s1.real * s2.real + s1.imag * s2.imag), 2.0 * math.atan2(s1.imag, s2.real))
 
 
 @implementation
 def c_acos(z):
-    s1 = c_sqrt(complex(1.0 - z.real, -z.imag))
-    s2 = c_sqrt(complex(1.0 + z.real, z.imag))
+    x, y = z.real, z.imag
+    if not _finite(x, y):
+        return _as_type_of(special.value(special.ACOS, x, y), z)
+    s1 = _sqrt(1.0 - x, -y)
+    s2 = _sqrt(1.0 + x, y)
     return complex(2.0 * math.atan2(s1.real, s2.real), math.asinh(s2.real * s1.imag - s2.imag * s1.real))
 
 
@@ -241,11 +292,14 @@ def _atanh_right_half(x, y):
 
 @implementation
 def c_atanh(z):
+    x, y = z.real, z.imag
+    if not _finite(x, y):
+        return _as_type_of(special.value(special.ATANH, x, y), z)
     # atanh is odd: compute in the right half plane
-    if z.real < 0.0:
-        w = _atanh_right_half(-z.real, -z.imag)
+    if x < 0.0:
+        w = _atanh_right_half(-x, -y)
         return complex(-w.real, -w.imag)
-    return _atanh_right_half(z.real, z.imag)
+    return _atanh_right_half(x, y)
 
 
 @implementation
