@@ -1,10 +1,11 @@
 """cmath at infinite, NaN and signed-zero parts (operations/python/cmath.py and
 _cmath_special.py): every function, complex64 and complex128, on the grid of every pair of
-parts among -inf, -0.0, +0.0, +inf, NaN and ordinary values of both signs, against Python's
-cmath: C99's Annex G values exactly (zeros with Python's sign, NaN of any sign), finite values
-within a few units in the last place. Where Python raises ValueError (C99's "invalid" cases,
-log(0)) the kernel gives C99's value, as Numba-CUDA's device code does. On the GPU (both code
-generators) and, with CUMLIR_SIMULATOR=1, on the simulator; PTX that assembles in the CPU tier."""
+parts among -inf, -0.0, +0.0, +inf, NaN and ordinary values of both signs (near 1, and huge),
+against Python's cmath: C99's Annex G values exactly (zeros with Python's sign, NaN of any
+sign), finite values within a few units in the last place. Where Python raises ValueError
+(C99's "invalid" cases, log(0)) the kernel gives C99's value, as Numba-CUDA's device code does;
+where it raises OverflowError, infinities. On the GPU (both code generators) and, with
+CUMLIR_SIMULATOR=1, on the simulator; PTX that assembles in the CPU tier."""
 
 import cmath
 import itertools
@@ -63,16 +64,18 @@ def log_base(out, z, base):
         out[i] = cmath.log(z[i], base[i])
 
 
-# per type: the bound on finite parts in units of eps of the larger part (libdevice's double
-# routines are within 2 units, its float ones within 4, and the formulas compose a few)
+# per type: the huge part (whose squares overflow), the bound on finite parts in units of eps
+# of |result| (libdevice's double routines are within 2 units, its float ones within 4, and
+# the formulas compose a few)
 _TYPES = {
-    "complex128": (8, np.finfo(np.float64).eps),
-    "complex64": (32, float(np.finfo(np.float32).eps)),
+    "complex128": (1e300, 8, np.finfo(np.float64).eps),
+    "complex64": (1e30, 32, float(np.finfo(np.float32).eps)),
 }
 
 
 def _parts(dtype):
-    finite = [0.5, 1.0, 2.5]
+    huge = _TYPES[dtype][0]
+    finite = [0.5, 1.0, 2.5, huge]
     return [-INF, *(-v for v in reversed(finite)), -0.0, 0.0, *finite, INF, NAN]
 
 
@@ -170,7 +173,7 @@ def _check(name, z, got, ulps, eps):
     for v, g in zip(z.tolist(), got.tolist()):
         found = _expected(name, v)
         if found is None:
-            continue  # Python overflows
+            continue  # Python overflows: test_overflow_gives_infinities
         expected, free = found
         with np.errstate(over="ignore"):
             expected = complex(np.array(expected, np.complex128).astype(dtype))  # complex64 rounds it
@@ -188,7 +191,7 @@ def _check(name, z, got, ulps, eps):
 def test_every_function_on_the_grid_of_special_parts(dtype, backend):
     z = _grid(dtype)
     out, _, _ = _run(z, backend)
-    ulps, eps = _TYPES[dtype]
+    _, ulps, eps = _TYPES[dtype]
     for row, name in enumerate(NAMES):
         _check(name, z, out[row], ulps, eps)
 
@@ -198,7 +201,7 @@ def test_every_function_on_the_grid_of_special_parts(dtype, backend):
 def test_phase_polar_and_the_predicates_on_the_grid(dtype, backend):
     z = _grid(dtype)
     _, parts, flags = _run(z, backend)
-    ulps, eps = _TYPES[dtype]
+    _, ulps, eps = _TYPES[dtype]
     values = z.tolist()
     for got, expected, label in (
         (parts[0], [cmath.phase(v) for v in values], "phase"),
@@ -219,7 +222,7 @@ def test_rect_on_the_grid_of_special_parts(backend):
     r, phi = (np.array(a) for a in zip(*itertools.product(_parts("complex128"), repeat=2)))
     out = support.poisoned(r.size, np.complex128)
     _launch(rect, backend, False, r.size, out, r, phi)
-    ulps, eps = _TYPES["complex128"]
+    _, ulps, eps = _TYPES["complex128"]
     wrong = []
     for a, b, g in zip(r.tolist(), phi.tolist(), out.tolist()):
         try:
@@ -243,7 +246,7 @@ def test_log_with_a_base_on_special_parts(dtype, backend):
     z, base = (np.array(a, dtype) for a in zip(*itertools.product(values, repeat=2)))
     out = support.poisoned(z.size, dtype)
     _launch(log_base, backend, False, z.size, out, z, base)
-    ulps, eps = _TYPES[dtype]
+    _, ulps, eps = _TYPES[dtype]
     wrong = []
     for v, b, g in zip(z.tolist(), base.tolist(), out.tolist()):
         try:
@@ -260,12 +263,37 @@ def test_log_with_a_base_on_special_parts(dtype, backend):
 
 
 @pytest.mark.gpu
+def test_overflow_gives_infinities(backend):
+    # where exp(|x|) overflows, exp, cosh and sinh are infinities signed by cos(y) and sin(y)
+    # (Python raises OverflowError); short of the products overflowing, Python's finite values
+    z = np.array([complex(1000.0, 2.0), complex(-1000.0, 2.0), complex(1e300, -0.5), complex(709.9, 0.75)])
+    out, _, _ = _run(z, backend)
+    cos, sin = math.cos(2.0), math.sin(2.0)
+    expected = {
+        "exp": [complex(-INF, INF), complex(-0.0, 0.0), complex(INF, -INF), cmath.exp(z[3])],
+        "cosh": [complex(-INF, INF), complex(-INF, -INF), complex(INF, -INF), cmath.cosh(z[3])],
+        "sinh": [complex(-INF, INF), complex(INF, INF), complex(INF, -INF), cmath.sinh(z[3])],
+    }
+    assert cos < 0.0 < sin
+    _, ulps, eps = _TYPES["complex128"]
+    for name, values in expected.items():
+        for v, g, e in zip(z.tolist(), out[NAMES.index(name)].tolist(), values):
+            assert not _mismatch(g, e, (False, False), ulps, eps), f"{name}({v!r}) = {g!r}, expected {e!r}"
+    # complex64: exp(89) overflows float32, exp(89) * sin(1e-30) does not
+    z = np.array([complex(89.0, 1e-30)], np.complex64)
+    out, _, _ = _run(z, backend)
+    expected = cmath.exp(complex(z[0]))
+    assert out[NAMES.index("exp"), 0].real == INF
+    assert abs(out[NAMES.index("exp"), 0].imag - expected.imag) <= 8 * np.finfo(np.float32).eps * expected.imag
+
+
+@pytest.mark.gpu
 def test_special_values_hold_under_fastmath_without_nnan_ninf_nsz(backend):
     # fastmath=True has nnan and ninf (no infinities nor NaNs: the compiler may drop the
     # test for them) and nsz (zero signs free); other flags leave the special values as they are
     z = _grid("complex128")
     out, _, _ = _run(z, backend, fastmath={"contract", "arcp", "reassoc"})
-    ulps, eps = _TYPES["complex128"]
+    _, ulps, eps = _TYPES["complex128"]
     for row, name in enumerate(NAMES):
         _check(name, z, out[row], 4 * ulps, eps)
 
