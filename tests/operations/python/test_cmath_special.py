@@ -65,8 +65,8 @@ def log_base(out, z, base):
 
 
 # per type: the huge part (whose squares overflow), the bound on finite parts in units of eps
-# of |result| (libdevice's double routines are within 2 units, its float ones within 4, and
-# the formulas compose a few)
+# of the larger finite part expected (libdevice's double routines are within 2 units, its
+# float ones within 4, and the formulas compose a few)
 _TYPES = {
     "complex128": (1e300, 8, np.finfo(np.float64).eps),
     "complex64": (1e30, 32, float(np.finfo(np.float32).eps)),

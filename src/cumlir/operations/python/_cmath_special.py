@@ -64,7 +64,8 @@ def _of_parts(fn):
     return lambda x, y: fn(complex(x, y))
 
 
-# function -> (Python's, of the two parts; C99's value where Python's raises ValueError)
+# function -> (Python's, of the two parts; C99's value where Python's raises ValueError, for
+# the functions whose Python form raises at some infinite part)
 _SOURCES = {
     "acos": (_of_parts(cmath.acos), None),
     "acosh": (_of_parts(cmath.acosh), None),
@@ -82,8 +83,7 @@ _SOURCES = {
 
 def _table(name):
     """The values of cmath.<name> at one value of each kind of each part, row by row (the
-    real part's kind): 49 entries, read at 7 * kind(x) + kind(y) where a part
-    is not finite."""
+    real part's kind): 49 entries, read at 7 * kind(x) + kind(y) where a part is not finite."""
     fn, invalid = _SOURCES[name]
     values = []
     for x in _ONE_OF_EACH_KIND:
