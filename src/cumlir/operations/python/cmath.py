@@ -2,16 +2,24 @@
 
 Typing: complex64 stays complex64, other numbers become complex128 (as Numba-CUDA types
 them). Lowering: written in Python on real math and compiled like user code (numba does
-the same with its compile_internal implementations). The formulas are the textbook ones,
-with CPython's handling of zero parts; results for infinite or NaN parts follow C99's
-Annex G only where noted.
+the same with its compile_internal implementations). The formulas are CPython's (cmathmodule.c's
+algorithms): they keep the sign of zero parts, scale parts whose squares would overflow or be
+subnormal, and do not cancel near tan's poles or log's unit circle. Where a part is infinite
+or NaN the value is Python's cmath's (C99's Annex G), from _cmath_special's tables, behind one
+test of both parts; where Python raises ValueError (log(0), exp(1 + inf j)) the kernel gives
+C99's value instead, and where it raises OverflowError infinities, as Numba-CUDA's device code
+does.
 """
 
 import cmath
 import math
+import sys
+
+import numpy as np
 
 from .._support.api import declare, implementation
 from .._support.modules import templates, types
+from . import _cmath_special as special
 
 # ---- typing ---------------------------------------------------------------------------------
 
@@ -68,6 +76,50 @@ def _rect_typing(context, args, kws):
 
 
 # ---- lowering -------------------------------------------------------------------------------
+#
+# Each function first asks whether both parts are finite; where one is not, its value is
+# Python's (C99's Annex G), read from _cmath_special's tables on that cold path. The finite
+# path is CPython's algorithm. complex64 computes in float32 where the formulas allow, in
+# float64 where their float64 constants widen it; the exact float32 constants _ONE and _HALF
+# keep float32 where it matters (a float32 constant takes the type of the other operand).
+
+_ONE = np.float32(1.0)
+_HALF = np.float32(0.5)
+_LN2 = math.log(2.0)
+_LN10 = math.log(10.0)
+_DBL_MIN = sys.float_info.min
+# past this a part's square, or hypot's sum, overflows: the inverse functions use their
+# asymptotic forms there (CPython's thresholds)
+_LARGE = sys.float_info.max / 4.0
+_SQRT_LARGE = math.sqrt(_LARGE)
+_SQRT_DBL_MIN = math.sqrt(_DBL_MIN)
+# log|z| scales its parts down past this, where float32's hypot of complex64 parts overflows
+# (for float64 the scaling by 2 is exact: the result is log(hypot) within rounding)
+_LOG_LARGE = float(np.finfo(np.float32).max) / 4.0
+# hypot of two subnormals is subnormal too: sqrt and log scale them up by 2**53 first
+_SCALE_UP = 2.0**53
+
+
+def _as_type_of(value, like):
+    """*value* converted to the type of *like*, in compiled code: the tables' complex128
+    values become complex64 on complex64's cold paths, so that the hot path is not widened."""
+    return value
+
+
+@declare(_as_type_of).generic
+def _as_type_of_typing(context, args, kws):
+    if not kws and len(args) == 2:
+        return templates.signature(args[1], *args)
+
+
+@declare(_as_type_of).lower("Any", "Any")
+def _as_type_of_lowering(lower, sig, args):
+    return lower.cast(args[0], sig.args[0], sig.return_type)
+
+
+@implementation
+def _finite(x, y):
+    return math.isfinite(x) and math.isfinite(y)
 
 
 @implementation
@@ -97,26 +149,59 @@ def c_polar(z):
 
 @implementation
 def c_rect(r, phi):
+    if not _finite(r, phi) and not special.turned_infinity(r, phi):
+        return special.value(special.RECT, r, phi)
     if phi == 0.0:
-        # keeps a zero imaginary part's sign and gives r + 0j for infinite r
-        return complex(r, phi * r if math.isfinite(r) else phi)
+        return complex(r, r * phi)  # keeps the zero's sign (times r's)
     return complex(r * math.cos(phi), r * math.sin(phi))
+
+
+# exp, cosh, sinh and tanh of an infinite x and a finite nonzero y (turned_infinity) take
+# the finite path, whose formulas give the infinities or zeros turned by y. Where exp(|x|)
+# overflows (x infinite included) and its products with cos(y) and sin(y) may not, exp,
+# cosh and sinh form exp(|x|) = h * h with h = exp(|x| / 2), each product as (h * c) * h
+# (CPython takes e * exp(|x| - 1), in float64 only).
 
 
 @implementation
 def c_exp(z):
     x, y = z.real, z.imag
+    if not _finite(x, y) and not special.turned_infinity(x, y):
+        return _as_type_of(special.value(special.EXP, x, y), z)
     if y == 0.0:
         return complex(math.exp(x), y)
-    if math.isinf(x) and x < 0.0 and not math.isfinite(y):
-        return complex(0.0, 0.0)
+    c, s = math.cos(y), math.sin(y)
     r = math.exp(x)
-    return complex(r * math.cos(y), r * math.sin(y))
+    if math.isinf(r):
+        h = math.exp(x * _HALF)
+        return complex((h * c) * h, (h * s) * h)
+    return complex(r * c, r * s)
 
 
 @implementation
 def c_log(z):
-    return complex(math.log(math.hypot(z.real, z.imag)), math.atan2(z.imag, z.real))
+    x, y = z.real, z.imag
+    if not _finite(x, y):
+        return _as_type_of(special.value(special.LOG, x, y), z)
+    return complex(_log_abs(x, y), math.atan2(y, x))
+
+
+@implementation
+def _log_abs(x, y):
+    """log(hypot(x, y)) as CPython's log: scaled where hypot overflows or is subnormal,
+    through log1p near |z| = 1 (where the result is small); log(0) is -inf (C99's)."""
+    ax, ay = math.fabs(x), math.fabs(y)
+    if ax > _LOG_LARGE or ay > _LOG_LARGE:
+        return _as_type_of(math.log(math.hypot(ax / 2.0, ay / 2.0)) + _LN2, x)
+    if ax < _DBL_MIN and ay < _DBL_MIN:
+        if ax > 0.0 or ay > 0.0:
+            return _as_type_of(math.log(math.hypot(ax * _SCALE_UP, ay * _SCALE_UP)) - 53.0 * _LN2, x)
+        return _as_type_of(-math.inf, x)
+    h = math.hypot(ax, ay)
+    if 0.71 <= h <= 1.73:
+        am, an = max(ax, ay), min(ax, ay)
+        return math.log1p((am - _ONE) * (am + _ONE) + an * an) * _HALF
+    return math.log(h)
 
 
 @implementation
@@ -127,28 +212,30 @@ def c_log_base(z, base):
 @implementation
 def c_log10(z):
     w = c_log(z)
-    return complex(w.real / math.log(10.0), w.imag / math.log(10.0))
+    return complex(w.real / _LN10, w.imag / _LN10)
 
 
 @implementation
 def c_sqrt(z):
     x, y = z.real, z.imag
+    if not _finite(x, y):
+        return _as_type_of(special.value(special.SQRT, x, y), z)
+    return _sqrt(x, y)
+
+
+@implementation
+def _sqrt(x, y):
+    """sqrt(x + iy) of finite parts (CPython's), in float64."""
     if x == 0.0 and y == 0.0:
         return complex(0.0, y)
-    if math.isinf(y):
-        return complex(math.inf, y)
-    if math.isnan(x):
-        return complex(x, x)
-    if math.isinf(x):
-        if x > 0.0:
-            return complex(x, math.copysign(0.0, y) if math.isfinite(y) else y)
-        return complex(math.fabs(y - y), math.copysign(math.inf, y))
     ax, ay = math.fabs(x), math.fabs(y)
-    # scale to avoid overflow in hypot for huge parts
-    if ax > 1e300 or ay > 1e300:
-        s = 2.0 * math.sqrt(0.125 * ax + 0.125 * math.hypot(ax, ay))
+    if ax < _DBL_MIN and ay < _DBL_MIN:
+        ax *= _SCALE_UP
+        s = math.sqrt(ax + math.hypot(ax, ay * _SCALE_UP)) / 2.0**27
     else:
-        s = math.sqrt(0.5 * (ax + math.hypot(ax, ay)))
+        # sqrt((ax + hypot(ax, ay)) / 2), written not to overflow
+        ax /= 8.0
+        s = 2.0 * math.sqrt(ax + math.hypot(ax, ay / 8.0))
     d = ay / (2.0 * s)
     if x >= 0.0:
         return complex(s, math.copysign(d, y))
@@ -158,27 +245,46 @@ def c_sqrt(z):
 @implementation
 def c_sinh(z):
     x, y = z.real, z.imag
+    if not _finite(x, y) and not special.turned_infinity(x, y):
+        return _as_type_of(special.value(special.SINH, x, y), z)
     if y == 0.0:
         return complex(math.sinh(x), y)
-    return complex(math.sinh(x) * math.cos(y), math.cosh(x) * math.sin(y))
+    c, s = math.cos(y), math.sin(y)
+    ch = math.cosh(x)
+    if math.isinf(ch):
+        h = math.exp(math.fabs(x) * _HALF)
+        return complex((math.copysign(h, x) * _HALF * c) * h, (h * _HALF * s) * h)
+    return complex(math.sinh(x) * c, ch * s)
 
 
 @implementation
 def c_cosh(z):
     x, y = z.real, z.imag
+    if not _finite(x, y) and not special.turned_infinity(x, y):
+        return _as_type_of(special.value(special.COSH, x, y), z)
     if y == 0.0:
-        return complex(math.cosh(x), y * math.sinh(x) if math.isfinite(x) else y)
-    return complex(math.cosh(x) * math.cos(y), math.sinh(x) * math.sin(y))
+        return complex(math.cosh(x), x * y)  # the zero signed as sinh(x) * sin(y)
+    c, s = math.cos(y), math.sin(y)
+    ch = math.cosh(x)
+    if math.isinf(ch):  # cosh(x) = exp(|x|) / 2, sinh(x) = sign(x) cosh(x)
+        h = math.exp(math.fabs(x) * _HALF)
+        return complex((h * _HALF * c) * h, (math.copysign(h, x) * _HALF * s) * h)
+    return complex(ch * c, math.sinh(x) * s)
 
 
 @implementation
 def c_tanh(z):
+    # tanh(x + iy) = (tanh(x) (1 + tan(y)**2) + i tan(y) / cosh(x)**2) / (1 + (tanh(x) tan(y))**2),
+    # which does not cancel near the poles (CPython's); at an infinite x, +-1 + 0i signed by tan(y)
     x, y = z.real, z.imag
-    if math.fabs(x) > 22.0:
-        # tanh saturates; the imaginary part underflows to a signed zero
-        return complex(math.copysign(1.0, x), math.copysign(0.0, math.sin(2.0 * y)))
-    denominator = math.cosh(2.0 * x) + math.cos(2.0 * y)
-    return complex(math.sinh(2.0 * x) / denominator, math.sin(2.0 * y) / denominator)
+    if not _finite(x, y) and not special.turned_infinity(x, y):
+        return _as_type_of(special.value(special.TANH, x, y), z)
+    tx = math.tanh(x)
+    ty = math.tan(y)
+    cx = _ONE / math.cosh(x)
+    txty = tx * ty
+    denominator = _ONE + txty * txty
+    return complex(tx * (_ONE + ty * ty) / denominator, ((ty / denominator) * cx) * cx)
 
 
 @implementation
@@ -198,30 +304,52 @@ def c_tan(z):
     return complex(w.imag, -w.real)
 
 
-# The inverse functions use Kahan's formulas on square roots of shifted arguments,
-# which keep the sign of a zero part, and so the side of a branch cut.
+# The inverse functions use Kahan's formulas on square roots of shifted arguments, which
+# keep the sign of a zero part, and so the side of a branch cut; past _LARGE, asymptotic
+# forms (log(2z) and its kin).
+
+
+@implementation
+def _log_of_twice_abs(x, y):
+    """log(2 |z|), for parts past _LARGE."""
+    return math.log(math.hypot(x / 2.0, y / 2.0)) + 2.0 * _LN2
 
 
 @implementation
 def c_asinh(z):
-    s1 = c_sqrt(complex(1.0 + z.imag, -z.real))
-    s2 = c_sqrt(complex(1.0 - z.imag, z.real))
+    x, y = z.real, z.imag
+    if not _finite(x, y):
+        return _as_type_of(special.value(special.ASINH, x, y), z)
+    if math.fabs(x) > _LARGE or math.fabs(y) > _LARGE:
+        return complex(math.copysign(_log_of_twice_abs(x, y), x), math.atan2(y, math.fabs(x)))
+    s1 = _sqrt(1.0 + y, -x)
+    s2 = _sqrt(1.0 - y, x)
     return complex(
-        math.asinh(s1.real * s2.imag - s2.real * s1.imag), math.atan2(z.imag, s1.real * s2.real - s1.imag * s2.imag)
+        math.asinh(s1.real * s2.imag - s2.real * s1.imag), math.atan2(y, s1.real * s2.real - s1.imag * s2.imag)
     )
 
 
 @implementation
 def c_acosh(z):
-    s1 = c_sqrt(complex(z.real - 1.0, z.imag))
-    s2 = c_sqrt(complex(z.real + 1.0, z.imag))
+    x, y = z.real, z.imag
+    if not _finite(x, y):
+        return _as_type_of(special.value(special.ACOSH, x, y), z)
+    if math.fabs(x) > _LARGE or math.fabs(y) > _LARGE:
+        return complex(_log_of_twice_abs(x, y), math.atan2(y, x))
+    s1 = _sqrt(x - 1.0, y)
+    s2 = _sqrt(x + 1.0, y)
     return complex(math.asinh(s1.real * s2.real + s1.imag * s2.imag), 2.0 * math.atan2(s1.imag, s2.real))
 
 
 @implementation
 def c_acos(z):
-    s1 = c_sqrt(complex(1.0 - z.real, -z.imag))
-    s2 = c_sqrt(complex(1.0 + z.real, z.imag))
+    x, y = z.real, z.imag
+    if not _finite(x, y):
+        return _as_type_of(special.value(special.ACOS, x, y), z)
+    if math.fabs(x) > _LARGE or math.fabs(y) > _LARGE:
+        return complex(math.atan2(math.fabs(y), x), -math.copysign(_log_of_twice_abs(x, y), y))
+    s1 = _sqrt(1.0 - x, -y)
+    s2 = _sqrt(1.0 + x, y)
     return complex(2.0 * math.atan2(s1.real, s2.real), math.asinh(s2.real * s1.imag - s2.imag * s1.real))
 
 
@@ -233,7 +361,18 @@ def c_asin(z):
 
 @implementation
 def _atanh_right_half(x, y):
+    """atanh(x + iy) of finite parts, x >= 0 (CPython's)."""
     ay = math.fabs(y)
+    if x > _SQRT_LARGE or ay > _SQRT_LARGE:
+        # atanh(z) ~ 1/z + i pi/2 sign(y); hypot of the halves does not overflow
+        h = math.hypot(x / 2.0, y / 2.0)
+        return complex(x / 4.0 / h / h, math.copysign(math.pi / 2.0, y))
+    if x == 1.0 and ay < _SQRT_DBL_MIN:
+        # ay * ay underflows: the limits, and C99's atanh(1 +- 0i) = inf +- 0i
+        if ay == 0.0:
+            return complex(math.inf, y)
+        real = -math.log(math.sqrt(ay) / math.sqrt(math.hypot(ay, 2.0)))
+        return complex(real, math.copysign(math.atan2(2.0, -ay) / 2.0, y))
     real = math.log1p(4.0 * x / ((1.0 - x) * (1.0 - x) + ay * ay)) / 4.0
     imag = -math.atan2(-2.0 * y, (1.0 - x) * (1.0 + x) - ay * ay) / 2.0
     return complex(real, imag)
@@ -241,11 +380,14 @@ def _atanh_right_half(x, y):
 
 @implementation
 def c_atanh(z):
+    x, y = z.real, z.imag
+    if not _finite(x, y):
+        return _as_type_of(special.value(special.ATANH, x, y), z)
     # atanh is odd: compute in the right half plane
-    if z.real < 0.0:
-        w = _atanh_right_half(-z.real, -z.imag)
+    if x < 0.0:
+        w = _atanh_right_half(-x, -y)
         return complex(-w.real, -w.imag)
-    return _atanh_right_half(z.real, z.imag)
+    return _atanh_right_half(x, y)
 
 
 @implementation
