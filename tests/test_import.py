@@ -84,3 +84,17 @@ def test_the_package_reaches_its_namespace_as_an_attribute():
         "import sys, cumlir; before = 'cumlir.cuda' in sys.modules; print(before, cumlir.cuda.jit.__module__)"
     )
     assert out == "False cumlir.cuda.decorators"
+
+
+def test_the_implicit_copy_warning_loads_no_numba():
+    # a process whose kernels all come from the disk cache never loads numba; warning of a
+    # NumPy argument's copy must not load it either
+    out = python_output(
+        "import sys, warnings\n"
+        "from cumlir.runtime.implicit_copies import warn_of_the_copy\n"
+        "with warnings.catch_warnings(record=True) as caught:\n"
+        "    warnings.simplefilter('always')\n"
+        "    warn_of_the_copy()\n"
+        "print('numba' in sys.modules, caught[0].category.__name__)"
+    )
+    assert out == "False ImplicitCopyWarning"

@@ -8,9 +8,11 @@ import sys
 import types
 import warnings
 
-from ..lazy import lazy, loaded
 
-numba_errors = lazy("numba.core.errors")  # NumbaPerformanceWarning: loaded when one is given
+class ImplicitCopyWarning(UserWarning):
+    """The implicit copy's warning in a process that has not loaded numba (every kernel it
+    launched came from the disk cache, which needs no numba): warning with numba's class
+    would load it."""
 
 
 def warn_of_the_copy() -> None:
@@ -26,9 +28,14 @@ def warn_of_the_copy() -> None:
     warnings.warn(
         "Host array used in CUDA kernel will incur copy overhead to/from device: copy it once with "
         "cuda.to_device, or use a mapped or managed array",
-        loaded(numba_errors).NumbaPerformanceWarning,
+        _category(),
         stacklevel=_callers_level(),
     )
+
+
+def _category() -> type[Warning]:
+    errors = sys.modules.get("numba.core.errors")  # numba's NumbaPerformanceWarning where numba is loaded
+    return errors.NumbaPerformanceWarning if errors is not None else ImplicitCopyWarning
 
 
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # cumlir's folder
