@@ -335,13 +335,22 @@ class DeviceDispatcher:
         try:
             self.compile_device(args)
             return args
-        except errors.TypingError:
+        except errors.TypingError as e:
             _, literal = self.fold_argument_types(*given, literal=True)
             if literal == args:
                 raise
-        # typed for the constants, as Numba-CUDA types every call: its error is the one to
-        # show (the first may only say that a shape or a count is not a constant)
-        self.compile_device(literal)
+            first = e
+        try:
+            self.compile_device(literal)
+        except errors.TypingError as e:
+            # typed for the constants, as Numba-CUDA types every call: its error leads (the
+            # first may only say that a shape or a count is not a constant), the first's follows
+            reason = str(first).strip().splitlines()[0] if str(first).strip() else type(first).__name__
+            note = f"\n(typed for the types of its arguments alone, without their constant values: {reason})"
+            e.args = (f"{e.args[0] if e.args else e}{note}", *e.args[1:])
+            if hasattr(e, "msg"):
+                e.msg = f"{e.msg}{note}"
+            raise
         return literal
 
     def _compile_declared(self) -> None:

@@ -64,7 +64,11 @@ U3, S3 = _strings("U", 3), _strings("S", 3)
 @pytest.mark.parametrize(
     "body, argtypes, match",
     [
-        ("b[0] = a[0] == b[0]", (U3, S3), r"cannot compare \[unichr x 3\] with \[char x 3\]: bytes compare with bytes"),
+        (
+            "if a[0] < b[0]: b[0] = b[0]",
+            (U3, S3),
+            r"cannot compare \[unichr x 3\] with \[char x 3\]: bytes compare with bytes",
+        ),
         ("b[0] = a[0] < 3", (U3, types.boolean[:]), "cannot compare .* with Literal\\[int\\]\\(3\\)"),
         (
             "b[0] = len(str(a[0]))",
@@ -86,3 +90,17 @@ def _length_of_argument(s, out):
 def test_a_string_scalar_argument_is_refused():
     with pytest.raises(errors.UnsupportedError, match="kernel arguments of type \\[unichr x 3\\] are not supported"):
         cuda.compile_ptx(_length_of_argument, (types.UnicodeCharSeq(3), types.int64[::1]), cc=(9, 0))
+
+
+def _str_with_bytes(a, b, out):
+    out[0] = a[0] == b[0]
+    out[1] = a[0] != b[0]
+    out[2] = b[0] == a[0]
+
+
+@pytest.mark.gpu
+def test_a_str_never_equals_bytes_as_in_python():
+    a, b = np.array(["abc"], "U3"), np.array([b"abc"], "S3")
+    out = np.array([True, False, True])
+    cuda.jit(_str_with_bytes)[1, 1](a, b, out)
+    assert out.tolist() == [a[0] == b[0], a[0] != b[0], b[0] == a[0]] == [False, True, False]

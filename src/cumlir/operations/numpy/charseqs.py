@@ -181,12 +181,17 @@ def _kind(ty):
     return None
 
 
-def _comparison_typing(a, b):
-    if not (_is_fixed(a) or _is_fixed(b)):
-        return None
-    if _kind(a) is None or _kind(a) != _kind(b):
-        raise errors.TypingError(f"cannot compare {a} with {b}: bytes compare with bytes, str with str")
-    return types.boolean
+def _comparison_typing(name):
+    def typer(a, b):
+        if not (_is_fixed(a) or _is_fixed(b)):
+            return None
+        if _kind(a) is not None and _kind(b) is not None and _kind(a) != _kind(b) and name in ("eq", "ne"):
+            return types.boolean  # as in Python (and numba): a str never equals bytes
+        if _kind(a) is None or _kind(a) != _kind(b):
+            raise errors.TypingError(f"cannot compare {a} with {b}: bytes compare with bytes, str with str")
+        return types.boolean
+
+    return typer
 
 
 _COMPARISONS = {
@@ -198,7 +203,7 @@ _COMPARISONS = {
     operator.ge: "ge",
 }
 for _op, _name in _COMPARISONS.items():
-    declare(_op, f"fixed-width string {_name}").typer(_comparison_typing)
+    declare(_op, f"fixed-width string {_name}").typer(_comparison_typing(_name))
 
 
 @declare(len, "fixed-width string len").typer
@@ -353,3 +358,24 @@ for _op, _name in _COMPARISONS.items():
         ("StringLiteral", "UnicodeCharSeq"),
     ):
         _declared.lower(_left, _right)(_comparison_rule(_name))
+
+
+def _never_equal(name):
+    def rule(lower, sig, args):
+        return arith.constant(ir.IntegerType.get_signless(1), int(name == "ne"))
+
+    return rule
+
+
+for _op, _name in ((operator.eq, "eq"), (operator.ne, "ne")):
+    for _left, _right in (
+        ("UnicodeCharSeq", "CharSeq"),
+        ("CharSeq", "UnicodeCharSeq"),
+        ("UnicodeCharSeq", "Bytes"),
+        ("Bytes", "UnicodeCharSeq"),
+        ("CharSeq", "UnicodeType"),
+        ("UnicodeType", "CharSeq"),
+        ("CharSeq", "StringLiteral"),
+        ("StringLiteral", "CharSeq"),
+    ):
+        declare(_op).lower(_left, _right)(_never_equal(_name))
