@@ -82,6 +82,17 @@ HAS_NUMBA = True  # cumlir's frontend is numba
 implementation = "NVIDIA"  # not the simulator
 
 
+# Numba-CUDA's External Memory Management plugin interface and its memory objects
+_MEMORY_MANAGER_NAMES = (
+    "set_memory_manager",
+    "BaseCUDAMemoryManager",
+    "HostOnlyCUDAMemoryManager",
+    "GetIpcHandleMixin",
+    "MemoryPointer",
+    "MappedMemory",
+    "PinnedMemory",
+)
+
 _FUNCTIONS = [
     "jit",
     "vectorize",
@@ -144,13 +155,7 @@ _FUNCTIONS = [
     "Out",
     "InOut",
     "MemoryInfo",
-    "set_memory_manager",
-    "BaseCUDAMemoryManager",
-    "HostOnlyCUDAMemoryManager",
-    "GetIpcHandleMixin",
-    "MemoryPointer",
-    "MappedMemory",
-    "PinnedMemory",
+    *_MEMORY_MANAGER_NAMES,
     "CudaSupportError",
     "KernelRuntimeError",
     "HAS_NUMBA",
@@ -250,18 +255,7 @@ _LAZY: dict[str, _typing.Callable[[], _typing.Any]] = {
     "IpcHandle": lambda: _devicearray_module().IpcHandle,
     "MemoryInfo": lambda: _importlib.import_module("cumlir.runtime.driver").MemoryInfo,
     # Numba-CUDA's External Memory Management plugin interface (runtime/memory_managers.py)
-    **{
-        name: _functools.partial(_memory_name, name)
-        for name in (
-            "set_memory_manager",
-            "BaseCUDAMemoryManager",
-            "HostOnlyCUDAMemoryManager",
-            "GetIpcHandleMixin",
-            "MemoryPointer",
-            "MappedMemory",
-            "PinnedMemory",
-        )
-    },
+    **{name: _functools.partial(_memory_name, name) for name in _MEMORY_MANAGER_NAMES},
     "CudaSupportError": lambda: _importlib.import_module("cumlir.runtime.driver").CudaSupportError,
     "KernelRuntimeError": lambda: _importlib.import_module("cumlir.runtime.kernel").KernelRuntimeError,
     # numba-cuda-mlir's names for cuda.local.array and cuda.shared.array
