@@ -104,6 +104,13 @@ class FakeDriver:
     def cuDevicePrimaryCtxRetain(self, device):
         return 0, CONTEXT + device
 
+    def cuDevicePrimaryCtxRelease(self, device):
+        return (0,)
+
+    def cuDevicePrimaryCtxReset(self, device):
+        self.resets = getattr(self, "resets", 0) + 1
+        return (0,)
+
     def cuCtxGetCurrent(self):
         return 0, self.current
 

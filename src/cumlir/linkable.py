@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import io
 import os
-from typing import TYPE_CHECKING, TypeGuard
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 if TYPE_CHECKING:
     from typing import TypeAlias
@@ -23,14 +24,27 @@ class LinkableCode:
     """Code in some form nvJitLink can link; ``name`` labels it in error messages.
 
     ``nrt=True`` says the code calls cumlir's device runtime (``nrt.cuh``, docs/nrt.md):
-    a kernel linking it gets the runtime linked too (and needs NRT switched on)."""
+    a kernel linking it gets the runtime linked too (and needs NRT switched on).
+    ``setup_callback`` and ``teardown_callback``, as Numba-CUDA's, are called with the
+    module (an object whose ``handle`` is its ``CUmodule``) once after each module linking
+    this code is loaded, and just before it is unloaded: to set its globals, for instance."""
 
     kind: str | None = None  # the nvJitLink InputType name
     suffixes: tuple[str, ...] = ()
 
     def __init__(
-        self, data: bytes | bytearray | str | io.StringIO | io.BytesIO, name: str | None = None, nrt: bool = False
+        self,
+        data: bytes | bytearray | str | io.StringIO | io.BytesIO,
+        name: str | None = None,
+        setup_callback: Callable[[Any], object] | None = None,
+        teardown_callback: Callable[[Any], object] | None = None,
+        nrt: bool = False,
     ) -> None:
+        for what, callback in (("setup_callback", setup_callback), ("teardown_callback", teardown_callback)):
+            if callback is not None and not callable(callback):
+                raise TypeError(f"{type(self).__name__}({what}=...) must be callable, got {callback!r}")
+        self.setup_callback = setup_callback
+        self.teardown_callback = teardown_callback
         if not isinstance(data, (bytes, bytearray, str, io.StringIO, io.BytesIO)):
             raise TypeError(
                 f"{type(self).__name__} holds bytes, text or an io.StringIO/io.BytesIO, not {type(data).__name__}"

@@ -20,6 +20,9 @@ _driver: Any = None
 # resets their instances (runtime/memory_managers.py, which sets it when it loads)
 memory_plugin: Any = None
 memory_hooks: Any = None
+# what must happen before a device's primary context is reset, given the Context: its memory
+# manager told (memory_managers.py), its modules' teardown callbacks called (module_callbacks.py)
+reset_hooks: list[Callable[[Context], None]] = []
 
 
 def set_memory_plugin(plugin: Any) -> None:
@@ -162,8 +165,9 @@ class Device:
     def reset(self) -> None:
         """Release and reset the primary context: all its memory, modules and streams are gone."""
         context = _contexts.get(self.id)
-        if context is not None and memory_hooks is not None:
-            memory_hooks.reset(context)  # its memory manager's allocations go with it
+        if context is not None:
+            for hook in list(reset_hooks):
+                hook(context)
         with _lock:
             _resets[self.id] = _resets.get(self.id, 0) + 1
         forget_context(self.id)

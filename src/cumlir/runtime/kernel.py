@@ -8,8 +8,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-from . import cleanup, nrt_stats
 from . import driver as drv
+from . import module_callbacks, nrt_stats
 from .arguments import ArgumentPacker
 from .launch import PORTABLE_CLUSTER_BLOCKS
 from .staging import HostArrayStaging
@@ -89,8 +89,11 @@ class LoadedKernel:
         except drv.CudaDriverError as e:
             e.doing(loading)
             raise
+        made_in = drv.lifetime(context.ordinal)
         try:
             self._open(context, compiled)
+            setups, teardowns = module_callbacks.callbacks(getattr(compiled, "link", None) or compiled.options.link)
+            unload = module_callbacks.set_up(self._module, made_in, setups, teardowns)
         except BaseException as e:
             cu.cuModuleUnload(self._module)  # nothing holds it yet: a kernel that failed to open leaks nothing
             if isinstance(e, drv.CudaDriverError):
@@ -98,8 +101,7 @@ class LoadedKernel:
             raise
         # the module is unloaded when the last holder of its function goes: launchers keep
         # this kernel or its record (a long-lived process compiles and drops many kernels)
-        made_in = drv.lifetime(context.ordinal)
-        weakref.finalize(self.record, cleanup.release, "cuModuleUnload", self._module, made_in)
+        weakref.finalize(self.record, unload)
         nrt_stats.register(self, context, self._module, compiled.cubin)
 
     def _open(self, context: drv.Context, compiled: CompiledKernel) -> None:

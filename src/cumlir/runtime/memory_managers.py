@@ -292,4 +292,5 @@ def reset(context: drv.Context) -> None:
         found.reset()
 
 
-drv.memory_hooks = sys.modules[__name__]  # what Context.memory_manager and Device.reset call
+drv.memory_hooks = sys.modules[__name__]  # what Context.memory_manager calls
+drv.reset_hooks.append(reset)  # a reset frees what the context's plugin allocated
