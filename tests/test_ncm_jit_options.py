@@ -345,3 +345,10 @@ def _argtypes():
     from numba.core import types
 
     return (types.float32[::1], types.float32)
+
+
+@pytest.mark.parametrize("opt, level", [(0, 0), (1, 1), (2, 2), (3, 3), (True, 3), (False, 0)])
+def test_opt_as_numba_cuda_mlir_spells_it(opt, level):
+    # numba-cuda-mlir's opt=0 to 3 is the optimization level; Numba-CUDA's True/False stay as they were
+    options = cuda.jit(opt=opt)(lambda a: None).options
+    assert (options.opt, options.opt_level) == (level > 0, level)

@@ -178,7 +178,7 @@ def test_shared_memory_carveout_is_checked_and_kept():
         ({"lineinf": True}, TypeError, "did you mean 'lineinfo'?"),
         ({"zzz": 1}, TypeError, "unknown keyword argument 'zzz'"),
         ({"debug": "yes"}, TypeError, "debug must be True or False"),
-        ({"opt": 1}, TypeError, "opt must be True or False"),
+        ({"opt": "yes"}, TypeError, "opt must be True or False"),
         ({"max_registers": 0}, ValueError, "between 1 and 255"),
         ({"max_registers": 256}, ValueError, "between 1 and 255"),
         ({"max_registers": 32.0}, TypeError, "max_registers must be an int"),

@@ -171,6 +171,9 @@ class Options:
             chosen.pop("debug", None)
         if chosen.get("opt") is None:
             chosen.pop("opt", None)
+        elif type(chosen["opt"]) is int and "opt_level" not in chosen:
+            # numba-cuda-mlir's opt=0 to 3 is a level; 0 is opt=False
+            chosen["opt_level"] = chosen.pop("opt")
         if chosen.get("lto") is None:
             chosen.pop("lto", None)
         if chosen.get("nrt") is None:
