@@ -4,6 +4,7 @@ and their primary contexts: the one current on a thread is where kernels run."""
 from __future__ import annotations
 
 import collections
+import os
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -23,6 +24,15 @@ memory_hooks: Any = None
 # what must happen before a device's primary context is reset, given the Context: its memory
 # manager told (memory_managers.py), its modules' teardown callbacks called (module_callbacks.py)
 reset_hooks: list[Callable[[Context], None]] = []
+
+
+MEMORY_MANAGER_VARIABLES = ("CUMLIR_MEMORY_MANAGER", "NUMBA_CUDA_MEMORY_MANAGER")
+
+
+def _named_memory_plugin() -> str | None:
+    """The module the environment names as the memory manager, or None ("default")."""
+    named = next((os.environ[name] for name in MEMORY_MANAGER_VARIABLES if os.environ.get(name)), "default")
+    return None if named == "default" else named
 
 
 def set_memory_plugin(plugin: Any) -> None:
@@ -215,7 +225,9 @@ class Context:
         self.max_threads_per_block = self.device.MAX_THREADS_PER_BLOCK
         self.max_block_dims = tuple(getattr(self.device, f"MAX_BLOCK_DIM_{a}") for a in "XYZ")
         self.max_grid_dims = tuple(getattr(self.device, f"MAX_GRID_DIM_{a}") for a in "XYZ")
-        self.memory_plugin = memory_plugin  # bound for the context's life, as Numba-CUDA's
+        # bound for the context's life, as Numba-CUDA's: the class set_memory_manager gave, or
+        # the module NUMBA_CUDA_MEMORY_MANAGER names (imported by memory_managers), or None
+        self.memory_plugin = memory_plugin if memory_plugin is not None else _named_memory_plugin()
         self.memory_manager_instance: Any = None  # made on first use (memory_managers.manager)
 
     def __repr__(self) -> str:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import abc
 import contextlib
 import importlib
-import os
 import sys
 import threading
 from collections.abc import Iterator
@@ -23,7 +22,7 @@ from .cleanup import deferring, flush, pending, release
 from .memory_pointers import ManagedMemory, MappedMemory, MemoryPointer, PinnedMemory, device_address, host_address
 
 INTERFACE_VERSION = 1  # of the plugin interface this module implements
-ENVIRONMENT = ("CUMLIR_MEMORY_MANAGER", "NUMBA_CUDA_MEMORY_MANAGER")
+ENVIRONMENT = drv.MEMORY_MANAGER_VARIABLES
 
 _lock = threading.Lock()  # making a context's plugin instance
 
@@ -230,9 +229,8 @@ def _from_environment(module_name: str) -> type:
 def _plugin_class(context: drv.Context) -> type:
     plugin = context.memory_plugin
     if plugin is None:
-        named = next((os.environ[name] for name in ENVIRONMENT if os.environ.get(name)), "default")
-        plugin = DriverMemoryManager if named == "default" else _from_environment(named)
-    return plugin
+        return DriverMemoryManager
+    return _from_environment(plugin) if isinstance(plugin, str) else plugin
 
 
 def manager(context: drv.Context) -> Any:
@@ -252,7 +250,7 @@ def manager(context: drv.Context) -> Any:
 def external(context: drv.Context) -> Any:
     """The plugin instance of *context* if a plugin other than cumlir's own allocates there,
     else None (cumlir then calls the driver directly, on its fast path)."""
-    if context.memory_plugin is None and not any(os.environ.get(name) for name in ENVIRONMENT):
+    if context.memory_plugin is None:
         return None
     found = manager(context)
     return None if type(found) is DriverMemoryManager else found
