@@ -30,6 +30,8 @@ MODULES = {
     ".numba_cuda.typing.templates": "cumlir.numba_cuda.typing.templates",
     ".numba_cuda.typing.npydecl": "numba.core.typing.npydecl",
     ".numba_cuda.typeconv": "cumlir.numba_cuda.typeconv",
+    ".numba_cuda.bf16": "cumlir.numba_cuda.bf16",
+    ".numba_cuda.fp16": "cumlir.numba_cuda.fp16",
     ".numba_cuda.extending": "cumlir.extending",
     ".numba_cuda.core": None,
     ".numba_cuda.core.errors": "numba.core.errors",

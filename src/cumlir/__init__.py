@@ -24,3 +24,28 @@ def __getattr__(name: str) -> object:
 
         return getattr(ufunc_api, name)
     raise AttributeError(f"module 'cumlir' has no attribute {name!r}")
+
+
+class _NumbaCudaNamespaces:
+    """``from cumlir.numba_cuda import bf16``: Numba-CUDA's intrinsic namespaces (``numba.cuda.bf16``,
+    ``fp16``, ``libdevice``) at the paths of its module tree, served by the public namespace's."""
+
+    @staticmethod
+    def find_spec(fullname, path=None, target=None):
+        package, _, name = fullname.rpartition(".")
+        if package != f"{__name__}.numba_cuda" or name.startswith("_"):
+            return None
+        # the public namespace is loaded only when such a module is asked for
+        from .cuda import _NamespaceModules
+
+        return _NamespaceModules.find_spec(f"{__name__}.cuda.{name}")
+
+
+def _install_numba_cuda_namespaces():
+    import sys
+
+    if not any(finder is _NumbaCudaNamespaces for finder in sys.meta_path):
+        sys.meta_path.append(_NumbaCudaNamespaces)
+
+
+_install_numba_cuda_namespaces()

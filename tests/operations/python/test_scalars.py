@@ -16,7 +16,7 @@ import numba
 import numpy as np
 import pytest
 from numba.core import types
-from numba.core.errors import TypingError
+from numba.core.errors import LoweringError, TypingError
 from numba.core.registry import cpu_target
 
 from cumlir import cuda
@@ -463,6 +463,30 @@ def test_a_constant_beyond_int64_stored_into_an_integer_is_a_typing_error():
 
     with pytest.raises(TypingError, match="the integer constant 1180591620717411303424 does not fit int64"):
         cuda.compile_ptx(kernel, "void(int64[::1])", cc=(9, 0))
+
+
+def floats_of_strings(out32, out64):
+    out64[0] = float("inf")
+    out64[1] = float("-inf")
+    out64[2] = float("nan")
+    out64[3] = float(" 1e-3 ")
+    out32[0] = np.float32(float("-inf"))
+    out32[1] = np.float32(float("0.1"))
+
+
+def test_float_of_a_string_constant_is_pythons():
+    out32, out64 = np.full(2, 7.0, np.float32), np.full(4, 7.0)
+    nrt_harness.Kernel(floats_of_strings, (types.float32[::1], types.float64[::1]))(out32, out64)
+    assert out64[:2].tolist() == [math.inf, -math.inf] and math.isnan(out64[2]) and out64[3] == 1e-3
+    assert out32.tolist() == [-math.inf, float(np.float32(0.1))]
+
+
+def test_float_of_a_string_that_is_no_number_names_it():
+    def kernel(out):
+        out[0] = float("two")
+
+    with pytest.raises(LoweringError, match="float\\('two'\\) has no value: could not convert"):
+        cuda.compile_ptx(kernel, "void(float64[::1])", cc=(9, 0))
 
 
 # ---- is None, omitted arguments, exceptions ------------------------------------------------------------

@@ -124,7 +124,17 @@ def tuple_to_tuple(lower, fromty, toty, value):
 @declare(float).lower("Any")
 @declare(named_type("NumberClass")).lower("Any")
 def convert_call(lower, sig, args):
+    if isinstance(sig.args[0], types.StringLiteral):  # float("inf"): known when compiled
+        return lower.constant(sig.return_type, _parsed(sig.args[0].literal_value, sig.return_type, lower.loc))
     return lower.cast(args[0], sig.args[0], sig.return_type)
+
+
+def _parsed(text, ty, loc):
+    parse = float if isinstance(ty, types.Float) else int if isinstance(ty, types.Integer) else bool
+    try:
+        return parse(text)
+    except ValueError as exc:
+        raise errors.LoweringError(f"{parse.__name__}({text!r}) has no value: {exc}", loc) from None
 
 
 # numba's float() and int() know its own numbers only: bfloat16, tf32 and the narrow floats
