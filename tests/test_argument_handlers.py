@@ -144,16 +144,59 @@ def test_the_handlers_are_the_kernel_s_and_change_no_code():
     handler = ToDevice()
     kernel = cuda.jit(extensions=[handler])(double)
     assert kernel.extensions == [handler]
-    assert cuda.jit(double).extensions is None  # as Numba-CUDA's, where none were given
+    assert cuda.jit(double).extensions == []  # as Numba-CUDA's, where none were given
     assert kernel.options.cache_key() == cuda.jit(double).options.cache_key()
     plain = cuda.jit(double).compile(SIG).output("ptx", (9, 0))
     assert kernel.compile(SIG).output("ptx", (9, 0)) == plain
 
 
+def test_a_handler_appended_after_launches_serves_the_launches_that_follow(fake):
+    kernel = cuda.jit(double)  # compiled per argument types, launched by its fast path at first
+    device = cuda.to_device(np.zeros(4, np.float32))
+    kernel[1, 32](device, np.int32(4))
+    kernel[1, 32](device, np.int32(4))
+    handler = ToDevice()
+    kernel.extensions.append(handler)
+    assert kernel.extensions == [handler] and kernel.options.extensions == (handler,)
+    kernel[1, 32](device, np.int32(4))  # the same types as before: not the fast path now
+    host = np.arange(4, dtype=np.float32)
+    kernel[1, 32](host, np.int32(4))
+    assert [c[1] for c in handler.calls] == ["DeviceNDArray", "int32", "ndarray", "int32"]
+    assert _pointer(fake.launches[-1]) == handler.made[-1].device_pointer and handler.copied == 1
+    kernel.extensions.remove(handler)
+    kernel[1, 32](device, np.int32(4))
+    assert len(handler.calls) == 4 and len(fake.launches) == 5
+
+
+def test_a_handler_appended_serves_a_compiled_signature(fake):
+    log = []
+    kernel = cuda.jit(SIG)(double)
+    device = cuda.to_device(np.zeros(4, np.float32))
+    kernel[1, 32](device, np.int32(4))
+    kernel.extensions.append(Named("later", log))
+    kernel.extensions.extend([Named("last", log)])
+    kernel[1, 32](device, np.int32(4))
+    assert log == ["last", "later", "last", "later"]
+    del kernel.extensions[:]
+    kernel[1, 32](device, np.int32(4))
+    assert len(log) == 4 and len(fake.launches) == 3
+
+
+def test_a_handler_without_prepare_args_is_refused_and_not_kept():
+    kernel = cuda.jit(double)
+    with pytest.raises(TypeError, match="has no prepare_args"):
+        kernel.extensions.append(object())
+    with pytest.raises(TypeError, match="has no prepare_args"):
+        kernel.extensions[:] = [ToDevice(), 3]
+    assert kernel.extensions == [] and kernel.options.extensions == ()
+
+
 def test_a_kernel_with_handlers_pickles():
     kernel = cuda.jit(extensions=[ToDevice()])(double)
+    kernel.extensions.append(Unwrapping())
     again = pickle.loads(pickle.dumps(kernel))
-    assert len(again.extensions) == 1 and isinstance(again.extensions[0], ToDevice)
+    assert [type(h) for h in again.extensions] == [ToDevice, Unwrapping]
+    assert type(pickle.loads(pickle.dumps(kernel.extensions))) is list
 
 
 @pytest.mark.gpu

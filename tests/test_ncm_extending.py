@@ -568,3 +568,73 @@ def test_launch_configuration_and_required_shared_memory_on_the_gpu(backend):
         expected[:, :threads] = threads + np.arange(threads)
         np.testing.assert_array_equal(out.copy_to_host(), expected)
     assert len(_overloads(kernel)) == 4
+
+
+# ---- target="cuda" and inline="always", as numba-cuda-mlir's extending spells them -------------
+
+
+def _scaled_by_generic(x):
+    pass
+
+
+def _scaled_by_cuda(x):
+    pass
+
+
+def _scaled_by_both(x):
+    pass
+
+
+def _add_inlined(x, y):
+    pass
+
+
+@extending.overload(_scaled_by_generic, target="generic")
+def _ol_generic(x):
+    return lambda x: x * 3
+
+
+@extending.overload(_scaled_by_cuda, target="cuda")
+def _ol_cuda(x):
+    return lambda x: x * 5
+
+
+@extending.overload(_scaled_by_both, target="generic")
+def _ol_both_generic(x):
+    return lambda x: x * 7
+
+
+@extending.overload(_scaled_by_both, target="cuda")
+def _ol_both_cuda(x):
+    return lambda x: x * 11  # the more specific target: chosen for cumlir's kernels
+
+
+@extending.overload(_add_inlined, inline="always")
+def _ol_add_inlined(x, y):
+    def impl(x, y):
+        return x + 2 * y
+
+    return impl
+
+
+def _targets_kernel(out, a):
+    i = cuda.grid(1)
+    if i < a.size:
+        out[0, i] = _scaled_by_generic(a[i])
+        out[1, i] = _scaled_by_cuda(a[i])
+        out[2, i] = _scaled_by_both(a[i])
+        out[3, i] = _add_inlined(a[i], out[1, i])
+
+
+def test_overloads_for_the_cuda_target_serve_cumlir_kernels(simulator_or_gpu, rng):
+    a = rng.integers(-1000, 1000, 300).astype(np.int64)
+    out = np.full((4, a.size), -0x5A5A, np.int64)
+    cuda.jit(_targets_kernel)[3, 128](out, a)
+    np.testing.assert_array_equal(out, [3 * a, 5 * a, 11 * a, a + 10 * a])
+
+
+def test_an_always_inlined_overload_leaves_no_call(backend):
+    ptx = cuda.compile_ptx(_targets_kernel, "void(int64[:, ::1], int64[::1])", cc=(9, 0), backend=backend)[0]
+    assert "call" not in ptx.replace(".callprototype", "")  # every overload inlined by LLVM at -O3 ...
+    llvm_ir = cuda.jit(_targets_kernel).compile("void(int64[:, ::1], int64[::1])").output("llvm", (9, 0))
+    assert "alwaysinline" in llvm_ir  # ... the inline="always" one marked so

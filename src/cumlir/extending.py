@@ -195,6 +195,22 @@ def _take_registries(kwargs: dict[str, Any], decorator: str) -> None:
             )
 
 
+def _inlined_by_llvm(jit_options: Any, inline: Any) -> tuple[dict[str, Any], str]:
+    """numba's ``inline="always"`` inlines the implementation's Numba IR; cumlir compiles the
+    implementation as a device function whole, marked always-inline for LLVM instead."""
+    jit_options = dict(jit_options or {})
+    if inline == "always":
+        jit_options.setdefault("inline", "always")
+    return jit_options, "never"
+
+
+def _aim_at_cumlir(kwargs: dict[str, Any]) -> None:
+    """Templates apply to cumlir's kernels unless another target is named; ``target="cuda"``,
+    as code written for numba-cuda-mlir's ``extending`` spells it, names cumlir's own."""
+    if kwargs.get("target") in (None, "cuda", "CUDA"):
+        kwargs["target"] = TARGET_NAME
+
+
 def is_jitted(function: Callable[..., Any]) -> bool:
     """Whether *function* is compiled by cumlir (``@cuda.jit``) or by numba (``@njit``): numba's
     ``is_jitted``, knowing cumlir's dispatchers too."""
@@ -234,10 +250,12 @@ def overload(
     """Numba's ``@overload``: the decorated function receives the argument types and
     returns a Python implementation, compiled by cumlir as a device function."""
     _take_registries(kwargs, "overload")
-    kwargs.setdefault("target", TARGET_NAME)
+    _aim_at_cumlir(kwargs)
+
+    jit_options, inline = _inlined_by_llvm(jit_options, inline)
 
     def decorate(overload_func: _F) -> _F:
-        numba_overload(func, jit_options or {}, strict, inline, prefer_literal, **kwargs)(typing_guard(overload_func))
+        numba_overload(func, jit_options, strict, inline, prefer_literal, **kwargs)(typing_guard(overload_func))
         return overload_func
 
     return decorate
@@ -246,7 +264,8 @@ def overload(
 def overload_method(typ: types.Type | type[types.Type], attr: str, **kwargs: Any) -> Callable[[_F], _F]:
     """Numba's ``@overload_method``: a method *attr* on values of *typ*."""
     _take_registries(kwargs, "overload_method")
-    kwargs.setdefault("target", TARGET_NAME)
+    _aim_at_cumlir(kwargs)
+    kwargs["jit_options"], kwargs["inline"] = _inlined_by_llvm(kwargs.get("jit_options"), kwargs.get("inline"))
 
     def decorate(overload_func: _F) -> _F:
         guarded = typing_guard(overload_func)
@@ -261,7 +280,8 @@ def overload_method(typ: types.Type | type[types.Type], attr: str, **kwargs: Any
 def overload_attribute(typ: types.Type | type[types.Type], attr: str, **kwargs: Any) -> Callable[[_F], _F]:
     """Numba's ``@overload_attribute``: a read-only attribute *attr* on values of *typ*."""
     _take_registries(kwargs, "overload_attribute")
-    kwargs.setdefault("target", TARGET_NAME)
+    _aim_at_cumlir(kwargs)
+    kwargs["jit_options"], kwargs["inline"] = _inlined_by_llvm(kwargs.get("jit_options"), kwargs.get("inline"))
 
     def decorate(overload_func: _F) -> _F:
         guarded = typing_guard(overload_func)
@@ -295,7 +315,7 @@ def make_overload_template(
 ) -> type:
     """Numba's template class of ``@overload(func)`` bound to cumlir (register it with
     ``typing_registry.register`` and ``register_global(func, types.Function(template))``)."""
-    kwargs.setdefault("target", TARGET_NAME)
+    _aim_at_cumlir(kwargs)
     guarded = typing_guard(overload_func)
     return numba_make_overload_template(func, guarded, dict(jit_options), strict, inline, prefer_literal, **kwargs)
 
@@ -311,7 +331,7 @@ def make_overload_attribute_template(
     """Numba's template class typing the attribute (or, with its method base, the method)
     *attr* of *typ* by *overload_func*, bound to cumlir. It types only: ``overload_attribute``
     and ``overload_method`` also register the lowering, and are what to use."""
-    kwargs.setdefault("target", TARGET_NAME)
+    _aim_at_cumlir(kwargs)
     guarded = typing_guard(overload_func)
     return numba_make_overload_attribute_template(typ, attr, guarded, inline, prefer_literal, **kwargs)
 

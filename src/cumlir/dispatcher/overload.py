@@ -44,6 +44,7 @@ if TYPE_CHECKING:
         __name__: str
         py_func: FunctionType
         options: Options
+        extensions: list[Any]  # its argument handlers, which its user may change
 
     class _Table(Protocol):
         """What an overload reads of its table (a table.OverloadTable, which imports this module)."""
@@ -298,6 +299,7 @@ class KernelOverload:
                     kernel.min_dynamic_shared = self.needs.dynamic_shared
                     kernel.dynamic_alignment = self.needs.dynamic_alignment
                     kernel.narrow = narrow
+                    kernel.extensions = self.dispatcher.extensions  # the list the kernel's user may change
                     self._stats["load"] = time.perf_counter() - began
                     loaded[context] = kernel
                     report_stats(self, context.compute_capability)

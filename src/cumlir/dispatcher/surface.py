@@ -21,6 +21,7 @@ from .. import launch_needs, refused
 from ..options import Options
 from ..pickling import picklable_function
 from .config_keys import plain
+from .handlers import ArgumentHandlers
 
 if TYPE_CHECKING:
     from numba.core import types
@@ -454,10 +455,24 @@ class Dispatcher:
             twin.recompile()  # the kernels of the other launch configurations (mark_launch_config_sensitive)
 
     @property
-    def extensions(self) -> list[Any] | None:
-        """The argument handlers given as ``cuda.jit(extensions=[...])`` (a list), or None
-        where none were given, as Numba-CUDA's."""
-        return list(self.options.extensions) or None
+    def extensions(self) -> ArgumentHandlers:
+        """The argument handlers (``cuda.jit(extensions=[...])``), a list as Numba-CUDA's: a
+        handler appended or removed applies to the launches that follow."""
+        handlers = self.__dict__.get("_handlers")
+        if handlers is None:
+            with self._lock:
+                handlers = self.__dict__.get("_handlers")
+                if handlers is None:
+                    handlers = self._handlers = ArgumentHandlers(self.options.extensions, self._handlers_changed)
+        return handlers
+
+    def _handlers_changed(self, handlers: tuple[Any, ...]) -> None:
+        with self._lock:
+            # checks each handler; launches already routed past the handlers take them again
+            self.options = dataclasses.replace(self.options, extensions=handlers)
+            self._forget_routes()
+            for twin in self._launches.twins() if self._launches is not None else ():
+                twin.extensions[:] = handlers
 
     def specialize(self, *args: Any) -> Dispatcher:
         """A kernel compiled for the types of *args* (for the current device) that compiles

@@ -14,6 +14,7 @@ helpers of lowering rules are all DeviceDispatchers.
 from __future__ import annotations
 
 import contextlib
+import functools
 import inspect
 import io
 import weakref
@@ -402,12 +403,13 @@ class DeviceDispatcher:
         return types.Dispatcher(self)  # type: ignore[arg-type]  # numba's dispatcher protocol, not its class
 
 
-def _jit_for_overloads(*args: Any, **options: Any) -> DeviceDispatcher | type[DeviceDispatcher]:
-    """numba compiles ``@overload`` implementations with the target's jit: device functions here
-    (numba's jit options, such as no_cpython_wrapper, mean nothing to them)."""
+def _jit_for_overloads(*args: Any, **options: Any) -> DeviceDispatcher | Callable[..., DeviceDispatcher]:
+    """numba compiles ``@overload`` implementations with the target's jit: device functions here,
+    keeping the inlining and fastmath options (numba's others, such as no_cpython_wrapper, mean
+    nothing to them)."""
     if args and callable(args[0]):
-        return DeviceDispatcher(args[0])
-    return DeviceDispatcher
+        return DeviceDispatcher(args[0], _device_options(options))
+    return functools.partial(_jit_for_overloads, **options)
 
 
 target_extension.jit_registry[CumlirTarget] = _jit_for_overloads
