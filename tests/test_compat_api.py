@@ -213,8 +213,19 @@ def test_dump_configure_extensions_specialized():
     assert "scale(array(float32, 1d, C), float32)" in out.getvalue()
     configured = kernel.configure(4, 32)
     assert (configured.config.griddim, configured.config.blockdim) == ((4, 1, 1), (32, 1, 1))
-    assert kernel.extensions is None
+    assert kernel.extensions == []
     assert kernel.specialized is False
+
+
+def test_a_kernel_jitted_with_one_signature_is_specialized():
+    one = cuda.jit("void(float32[::1], float32)")(_kernel().py_func)
+    listed = cuda.jit(["void(float32[::1], float32)"])(_kernel().py_func)
+    assert one.specialized and not listed.specialized and not _kernel().specialized
+    with pytest.raises(RuntimeError, match="Dispatcher already specialized"):
+        one.specialize(np.zeros(2, np.float32), np.float32(1))
+    import pickle
+
+    assert pickle.loads(pickle.dumps(one)).specialized
 
 
 @pytest.mark.parametrize("cc", [(8, 0), (9, 0)])

@@ -79,7 +79,9 @@ def jit(
         sigs = given if given is None or isinstance(given, list) else [given]
         if infer:
             sigs = _with_annotations(python, sigs, strict=signature == "infer")
-        return Dispatcher(python, sigs, device=device, options=compile_options)
+        # one signature, not in a list: a specialized kernel, as Numba-CUDA's
+        specialized = given is not None and not isinstance(given, list)
+        return Dispatcher(python, sigs, device=device, options=compile_options, specialized=specialized)
 
     return decorate(function) if function is not None else decorate
 

@@ -84,6 +84,7 @@ class Dispatcher:
         *,
         device: bool = False,
         options: Options | None = None,
+        specialized: bool = False,
     ) -> None:
         if not inspect.isfunction(pyfunc):
             raise TypeError(f"@cuda.jit decorates Python functions, not {type(pyfunc).__name__} objects")
@@ -99,7 +100,7 @@ class Dispatcher:
         self.device = device
         self.options = options or Options()
         self._device_dispatcher: DeviceDispatcher | None = None
-        self._specialized = False
+        self._specialized = specialized  # made for one signature: it compiles no other
         # (cc, argument types) -> specialized Dispatcher
         self._specializations: dict[tuple[tuple[int, int], tuple[types.Type, ...]], Dispatcher] = {}
         self._launchers: dict[Any, ConfiguredKernel] = {}  # launch configuration -> ConfiguredKernel (see __getitem__)
@@ -480,7 +481,10 @@ class Dispatcher:
         from ..runtime.driver import current_context
 
         if self._specialized:
-            raise RuntimeError(f"{self.__name__} is already a specialized kernel")
+            raise RuntimeError(
+                f"{self.__name__}: Dispatcher already specialized (it was compiled for one signature); "
+                "specialize the kernel jitted without signatures instead"
+            )
         if self.device:
             raise TypeError(f"{self.__name__} is a device function; only kernels are specialized")
         argtypes = self._table.argument_types(args)
