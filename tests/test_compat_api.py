@@ -9,6 +9,8 @@ import pytest
 
 from cumlir import cuda, refused
 
+from . import support
+
 
 def test_scalar_type_aliases_are_numbas():
     from numba.core import types
@@ -261,19 +263,33 @@ def test_inspect_sass_of_a_device_function_is_refused():
         f.inspect_sass()
 
 
-@pytest.mark.parametrize("method", ["inspect_asm", "inspect_ptx", "inspect_llvm", "inspect_mlir"])
-def test_inspecting_a_device_function_by_signature_says_how_to_see_its_code(method):
+@pytest.mark.parametrize("method", ["inspect_asm", "inspect_ptx", "inspect_llvm"])
+def test_inspecting_a_device_function_gives_its_code_per_signature(method, backend):
     @cuda.jit("float32(float32)", device=True)
     def twice(x):
         return x * 2
 
-    with pytest.raises(
-        TypeError, match=r"twice is a device function; .*cuda.compile_ptx\(twice, signature, device=True\)"
-    ):
-        getattr(twice, method)("float32(float32)", cc=(9, 0))
-    assert getattr(twice, method)() == {}  # no kernel signatures
-    ptx, _ = cuda.compile_ptx(twice.py_func, "float32(float32)", device=True, cc=(9, 0))
-    assert ".func" in ptx
+    from numba.core import types
+
+    code = getattr(twice, method)("float32(float32)", cc=(9, 0))
+    symbol = "_ZN" if method == "inspect_llvm" else ".func"
+    assert symbol in code and "twice" in code
+    if method != "inspect_llvm":
+        support.ptxas(code, "sm_90")
+        assert code == cuda.compile_ptx(twice.py_func, "float32(float32)", device=True, cc=(9, 0))[0]
+    twice.compile_device((types.int64,))
+    every = getattr(twice, method)(cc=(9, 0))  # each signature compiled
+    assert set(every) == {(types.float32,), (types.int64,)} and every[(types.float32,)] == code
+    assert every[(types.int64,)] != code and ("b64" in every[(types.int64,)] or "i64" in every[(types.int64,)])
+
+
+def test_inspect_mlir_of_a_device_function_says_what_to_use():
+    @cuda.jit(device=True)
+    def twice(x):
+        return x * 2
+
+    with pytest.raises(TypeError, match="twice is a device function: inspect_llvm and inspect_asm show its code"):
+        twice.inspect_mlir("float32(float32)", cc=(9, 0))
 
 
 # ---- without a GPU ------------------------------------------------------------------------------

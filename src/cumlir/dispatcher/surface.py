@@ -117,11 +117,14 @@ class Dispatcher:
         after it (mutual recursion): a signature whose typing meets a name not defined yet is
         typed at the function's first use instead, when its module has run to the end."""
         try:
-            self.compile(sig)
+            compiled = self.compile(sig)
         except Exception as e:
             if not (self.device and _undefined_name(e)):
                 raise
             self._deferred.append(sig)
+            return
+        if self.device:  # calls convert their arguments to it, as to Numba-CUDA's compiled signatures
+            self.device_dispatcher.declare(compiled)  # type: ignore[arg-type]
 
     def __reduce__(self) -> tuple[Callable[..., Dispatcher], tuple[Any, ...]]:
         # what the user wrote: the function, the options, the signatures compiled (with the
@@ -220,7 +223,7 @@ class Dispatcher:
         on-disk cache holds is not typed again."""
         argtypes, return_type = self._table.parse_signature(sig)
         if self.device:
-            return self.device_dispatcher.compile_device(argtypes)
+            return self.device_dispatcher.compile_device(argtypes, return_type)
         overload, new = self._table.compile(argtypes, return_type)
         if new:
             self._forget_routes()
@@ -294,14 +297,34 @@ class Dispatcher:
     def _inspect(
         self, output: str, signature: SignatureLike | None, cc: ComputeCapability | None
     ) -> str | bytes | None | dict[tuple[types.Type, ...], str | bytes | None]:
+        if self.device:
+            return self._inspect_device(output, signature, cc)
         if signature is not None:
-            if self.device:
-                raise TypeError(
-                    f"{self.__name__} is a device function; the inspect_* methods show kernels' code: "
-                    f"cuda.compile_ptx({self.__name__}, signature, device=True) gives a device function's PTX"
-                )
             return self.compile(signature).output(output, cc)  # type: ignore[union-attr]
         return {argtypes: overload.output(output, cc) for argtypes, overload in self._table.overloads.items()}
+
+    def _inspect_device(
+        self, output: str, signature: SignatureLike | None, cc: ComputeCapability | None
+    ) -> str | bytes | dict[tuple[types.Type, ...], str | bytes]:
+        """A device function's code, exported under numba's mangled name with Numba's ABI, for
+        *signature* or for each signature it was compiled for."""
+        if output not in ("ptx", "llvm"):
+            raise TypeError(
+                f"{self.__name__} is a device function: inspect_llvm and inspect_asm show its code, "
+                f"inspect_{output} shows kernels'"
+            )
+        if signature is None:
+            compiled = self.device_dispatcher._device_functions
+            return {argtypes: self._inspect_device(output, argtypes, cc) for argtypes in list(compiled)}
+        from ..compiler import device_function  # loads MLIR: when code is asked for
+        from ..lowering.entry import numba_abi_name
+        from ..runtime.driver import current_compute_capability
+
+        argtypes, return_type = self._table.parse_signature(signature)
+        callee = self.device_dispatcher.compile_device(argtypes, return_type)
+        chip = cc or self.options.chip or current_compute_capability(f"compiling {self.__name__} to {output}")
+        symbol = numba_abi_name(self.py_func, argtypes)
+        return device_function(callee, symbol, chip, abi="numba", output=output, options=self.options)  # type: ignore[return-value]
 
     def inspect_sass(self, signature: SignatureLike | None = None) -> str | dict[tuple[types.Type, ...], str]:
         """The SASS (nvdisasm's listing of the cubin for the current device) of each compiled
@@ -571,7 +594,7 @@ class Dispatcher:
             with self._lock:
                 pending, self._deferred = self._deferred, []
             for sig in pending:  # its errors are the first use's
-                self._device_dispatcher.compile_device(self._table.parse_signature(sig)[0])
+                self._device_dispatcher.declare(self._device_dispatcher.compile_device(*self._table.parse_signature(sig)))
         return self._device_dispatcher
 
     def compile_device(self, argtypes: Iterable[types.Type], return_type: types.Type | None = None) -> DeviceFunction:

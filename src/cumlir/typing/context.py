@@ -253,6 +253,9 @@ class CUDATypingContext(BaseContext):
         # it): numba converts only between unicode ones
         if isinstance(fromty, types.CharSeq) and isinstance(toty, types.CharSeq):
             return Conversion.safe
+        # a typed pointer passed where a voidptr is declared, as C passes a T* for a void*
+        if isinstance(fromty, types.CPointer) and toty == types.voidptr:
+            return Conversion.safe
         return super().can_convert(fromty, toty)
 
     def insert_function(self, ft: Any) -> None:

@@ -354,6 +354,14 @@ class DeviceDispatcher:
             raise
         return literal
 
+    def declare(self, compiled: DeviceFunction) -> None:
+        """Make *compiled* (typed for a signature given at decoration) one of the signatures
+        calls choose from, converting their arguments to it; calls of its argument types call it."""
+        with FRONTEND_LOCK:
+            self._device_functions[compiled.signature.args] = compiled
+            if compiled.signature not in self._declared:
+                self._declared += (compiled.signature,)
+
     def _compile_declared(self) -> None:
         for sig in self._declared:
             if sig.args not in self._device_functions and sig.args not in self._typing:
