@@ -447,3 +447,16 @@ def test_numba_cuda_mlir_short_type_names_by_bit_width():
     assert (types.f16, types.f32, types.f64) == (types.float16, types.float32, types.float64)
     assert types.bf16 is types.bfloat16
     assert (types.i8, types.u8) == (types.int64, types.uint64)  # numba's byte codes keep their meaning
+
+
+def test_specialize_takes_numba_types_as_well_as_values(simulator_or_gpu, rng):
+    from numba.core import types
+
+    kernel = _kernel()
+    special = kernel.specialize(types.float64[::1], types.float64)
+    assert special.specialized and list(special.overloads) == [(types.float64[::1], types.float64)]
+    a = rng.standard_normal(100)
+    d = cuda.to_device(a)
+    special[1, 128](d, 3.0)
+    np.testing.assert_array_equal(d.copy_to_host(), a * 3.0)
+    assert kernel.specialize(d, 3.0) is special  # the values' types: the same specialization

@@ -500,7 +500,10 @@ class Dispatcher:
 
     def specialize(self, *args: Any) -> Dispatcher:
         """A kernel compiled for the types of *args* (for the current device) that compiles
-        nothing more: launches must suit that signature."""
+        nothing more: launches must suit that signature. *args* may be the Numba types
+        themselves, as numba-cuda-mlir takes them."""
+        from numba.core import types as numba_types
+
         from ..runtime.driver import current_context
 
         if self._specialized:
@@ -510,7 +513,8 @@ class Dispatcher:
             )
         if self.device:
             raise TypeError(f"{self.__name__} is a device function; only kernels are specialized")
-        argtypes = self._table.argument_types(args)
+        given_types = args and all(isinstance(a, numba_types.Type) for a in args)
+        argtypes = tuple(args) if given_types else self._table.argument_types(args)
         key = (current_context().compute_capability, argtypes)
         specialization = self._specializations.get(key)
         if specialization is None:
