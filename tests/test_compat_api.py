@@ -460,3 +460,23 @@ def test_specialize_takes_numba_types_as_well_as_values(simulator_or_gpu, rng):
     special[1, 128](d, 3.0)
     np.testing.assert_array_equal(d.copy_to_host(), a * 3.0)
     assert kernel.specialize(d, 3.0) is special  # the values' types: the same specialization
+
+
+@pytest.mark.parametrize(
+    "shape, order, index, layout",
+    [
+        ((10,), "C", (), "C"),
+        ((2, 10), "F", (), "F"),
+        ((5, 5), "C", (slice(None), 2), "A"),
+        ((5, 5), "C", (2, slice(None)), "C"),
+        ((5, 5), "F", (slice(None), 2), "C"),  # both C- and F-contiguous
+        ((5, 5), "F", (2, slice(None)), "A"),
+        ((6, 4), "C", (slice(None, None, 2),), "A"),
+    ],
+)
+def test_a_device_arrays_numba_type_is_its_kernel_argument_type(shape, order, index, layout, simulator_or_gpu):
+    import numba
+    from numba.core import types
+
+    d = cuda.to_device(np.zeros(shape, order=order))[index]
+    assert d._numba_type_ == numba.typeof(d) == types.Array(types.float64, d.ndim, layout)

@@ -38,10 +38,12 @@ from ..typerecords._packing import SLOT, complex_value
 from ..typerecords._packing import ScalarParameter as _ScalarParameter
 from . import extension_arguments, placement, tensor_maps
 from .arg_hints import ArgHint
+from .array_types import array_type as _array_type
+from .array_types import ml_dtypes_float as _ml_dtypes_float
 from .devicearray import DeviceNDArray, import_dlpack
 from .driver import CudaDriverError
 from .hostmemory import mapped_pointer
-from .layout import array_layout, cai_dtype, contiguous_strides, element_strides
+from .layout import cai_dtype, contiguous_strides, element_strides
 from .plain_types import PlainArray, PlainNumber, PlainType
 
 if TYPE_CHECKING:
@@ -79,29 +81,6 @@ else:  # numba: a launch of a kernel found in the disk cache by its plain types 
 
 
 # ---- argument types ----------------------------------------------------------------------
-
-
-def _ml_dtypes_float(dtype: np.dtype) -> types.Type | None:
-    """The numba type of an ml_dtypes float dtype (``bfloat16``, ``float8_e4m3fn``: a
-    narrow float such as ``types.f8E4M3FN``), found by its name in the type records so that
-    ml_dtypes need not be imported; None for other dtypes."""
-    if dtype.names is not None or dtype.itemsize > 2:
-        return None
-    found = typerecords.type_of_dtype(dtype.name)
-    return found if found is not None and found.bitwidth <= 8 * dtype.itemsize else None
-
-
-def _array_type(
-    dtype: np.dtype, shape: tuple[int, ...], strides: tuple[int, ...] | None, readonly: bool, index: int | str
-) -> types.Array:
-    try:
-        element = numpy_support.from_dtype(dtype)
-    except Exception:
-        element = _ml_dtypes_float(dtype)
-        if element is None:
-            raise TypeError(f"argument {index}: arrays of dtype {dtype} are not supported") from None
-    layout = array_layout(shape, strides, dtype.itemsize)
-    return types.Array(element, len(shape), layout, readonly=readonly)
 
 
 # (dtype, ndim, C and F contiguity, writeable) -> the Numba type of such NumPy arrays

@@ -17,6 +17,7 @@ import numpy as np
 
 from . import dlpack, ipc, memory_managers
 from . import driver as drv
+from .array_types import array_type
 from .cleanup import release
 from .device_of import device_of
 from .implicit_copies import warn_of_the_copy
@@ -344,6 +345,14 @@ class DeviceNDArray:
         return result
 
     # ---- interoperability ----
+
+    @property
+    def _numba_type_(self) -> Any:
+        """numba's typeof protocol: the Numba type the array has as a kernel argument (layout
+        "C", "F" or "A", as its strides give)."""
+        if self._argument_type is None:
+            self._argument_type = array_type(self.dtype, self.shape, self.strides, self._readonly, "the array")
+        return self._argument_type
 
     @property
     def __cuda_array_interface__(self) -> dict[str, Any]:
