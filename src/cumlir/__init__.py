@@ -42,7 +42,7 @@ class _NumbaCudaNamespaces:
 
 
 def _install_numba_cuda_namespaces():
-    import sys
+    import sys  # noqa: PLC0415  (kept out of the package's namespace)
 
     if not any(finder is _NumbaCudaNamespaces for finder in sys.meta_path):
         sys.meta_path.append(_NumbaCudaNamespaces)

@@ -4,6 +4,7 @@ that follow, compiled signatures included."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterable
 from typing import Any, SupportsIndex
 
@@ -57,3 +58,25 @@ def _imul(self: ArgumentHandlers, count: SupportsIndex) -> ArgumentHandlers:
 
 ArgumentHandlers.__iadd__ = _iadd  # type: ignore[method-assign,assignment]
 ArgumentHandlers.__imul__ = _imul  # type: ignore[method-assign,assignment]
+
+
+def handlers_of(dispatcher: Any) -> ArgumentHandlers:
+    """The handlers list of *dispatcher* (a surface.Dispatcher), made at the first ask. A change
+    replaces its options' ``extensions`` (which checks each handler) and makes launches already
+    routed past the handlers take them again; its launch configurations' twins follow."""
+    handlers = dispatcher.__dict__.get("_handlers")
+    if handlers is None:
+        with dispatcher._lock:
+            handlers = dispatcher.__dict__.get("_handlers")
+            if handlers is None:
+
+                def changed(now: tuple[Any, ...]) -> None:
+                    with dispatcher._lock:
+                        dispatcher.options = dataclasses.replace(dispatcher.options, extensions=now)
+                        dispatcher._forget_routes()
+                        launches = dispatcher._launches
+                        for twin in launches.twins() if launches is not None else ():
+                            twin.extensions[:] = now
+
+                handlers = dispatcher._handlers = ArgumentHandlers(dispatcher.options.extensions, changed)
+    return handlers

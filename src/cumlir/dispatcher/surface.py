@@ -21,7 +21,8 @@ from .. import launch_needs, refused
 from ..options import Options
 from ..pickling import picklable_function
 from .config_keys import plain
-from .handlers import ArgumentHandlers
+from .device_code import device_code
+from .handlers import ArgumentHandlers, handlers_of
 
 if TYPE_CHECKING:
     from numba.core import types
@@ -298,33 +299,10 @@ class Dispatcher:
         self, output: str, signature: SignatureLike | None, cc: ComputeCapability | None
     ) -> str | bytes | None | dict[tuple[types.Type, ...], str | bytes | None]:
         if self.device:
-            return self._inspect_device(output, signature, cc)
+            return device_code(self, output, signature, cc)
         if signature is not None:
             return self.compile(signature).output(output, cc)  # type: ignore[union-attr]
         return {argtypes: overload.output(output, cc) for argtypes, overload in self._table.overloads.items()}
-
-    def _inspect_device(
-        self, output: str, signature: SignatureLike | None, cc: ComputeCapability | None
-    ) -> str | bytes | dict[tuple[types.Type, ...], str | bytes]:
-        """A device function's code, exported under numba's mangled name with Numba's ABI, for
-        *signature* or for each signature it was compiled for."""
-        if output not in ("ptx", "llvm"):
-            raise TypeError(
-                f"{self.__name__} is a device function: inspect_llvm and inspect_asm show its code, "
-                f"inspect_{output} shows kernels'"
-            )
-        if signature is None:
-            compiled = self.device_dispatcher._device_functions
-            return {argtypes: self._inspect_device(output, argtypes, cc) for argtypes in list(compiled)}
-        from ..compiler import device_function  # loads MLIR: when code is asked for
-        from ..lowering.entry import numba_abi_name
-        from ..runtime.driver import current_compute_capability
-
-        argtypes, return_type = self._table.parse_signature(signature)
-        callee = self.device_dispatcher.compile_device(argtypes, return_type)
-        chip = cc or self.options.chip or current_compute_capability(f"compiling {self.__name__} to {output}")
-        symbol = numba_abi_name(self.py_func, argtypes)
-        return device_function(callee, symbol, chip, abi="numba", output=output, options=self.options)  # type: ignore[return-value]
 
     def inspect_sass(self, signature: SignatureLike | None = None) -> str | dict[tuple[types.Type, ...], str]:
         """The SASS (nvdisasm's listing of the cubin for the current device) of each compiled
@@ -482,21 +460,7 @@ class Dispatcher:
     def extensions(self) -> ArgumentHandlers:
         """The argument handlers (``cuda.jit(extensions=[...])``), a list as Numba-CUDA's: a
         handler appended or removed applies to the launches that follow."""
-        handlers = self.__dict__.get("_handlers")
-        if handlers is None:
-            with self._lock:
-                handlers = self.__dict__.get("_handlers")
-                if handlers is None:
-                    handlers = self._handlers = ArgumentHandlers(self.options.extensions, self._handlers_changed)
-        return handlers
-
-    def _handlers_changed(self, handlers: tuple[Any, ...]) -> None:
-        with self._lock:
-            # checks each handler; launches already routed past the handlers take them again
-            self.options = dataclasses.replace(self.options, extensions=handlers)
-            self._forget_routes()
-            for twin in self._launches.twins() if self._launches is not None else ():
-                twin.extensions[:] = handlers
+        return handlers_of(self)
 
     def specialize(self, *args: Any) -> Dispatcher:
         """A kernel compiled for the types of *args* (for the current device) that compiles
