@@ -48,7 +48,9 @@ def test_declared_signatures_set_the_types_of_calls(simulator_or_gpu, rng):
     np.testing.assert_array_equal(out[2], (small * np.int16(3) + small).astype(np.float64))
     f32 = f.astype(np.float32)
     # numba computes x * 3 + y in float64 (float32 times an int64 constant); the result is a float32
-    np.testing.assert_array_equal(out[3], (f32.astype(np.float64) * 3 + 1).astype(np.float32).astype(np.float64) * 2**24)
+    np.testing.assert_array_equal(
+        out[3], (f32.astype(np.float64) * 3 + 1).astype(np.float32).astype(np.float64) * 2**24
+    )
 
 
 def test_a_call_no_declared_signature_accepts_is_a_typing_error():

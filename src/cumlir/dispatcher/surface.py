@@ -562,7 +562,9 @@ class Dispatcher:
             with self._lock:
                 pending, self._deferred = self._deferred, []
             for sig in pending:  # its errors are the first use's
-                self._device_dispatcher.declare(self._device_dispatcher.compile_device(*self._table.parse_signature(sig)))
+                self._device_dispatcher.declare(
+                    self._device_dispatcher.compile_device(*self._table.parse_signature(sig))
+                )
         return self._device_dispatcher
 
     def compile_device(self, argtypes: Iterable[types.Type], return_type: types.Type | None = None) -> DeviceFunction:

@@ -26,7 +26,9 @@ STRINGS = ["char", "name", "str", "byteorder", "kind"]
 
 def _kernel(dt):
     numbers = "\n".join(f"    out[{i}] = dt.{name}" for i, name in enumerate(NUMBERS))
-    strings = "\n".join(f"    out[{len(NUMBERS) + i}] = dt.{name} == {getattr(dt, name)!r}" for i, name in enumerate(STRINGS))
+    strings = "\n".join(
+        f"    out[{len(NUMBERS) + i}] = dt.{name} == {getattr(dt, name)!r}" for i, name in enumerate(STRINGS)
+    )
     k = len(NUMBERS) + len(STRINGS)
     source = (
         "def kernel(out):\n"
