@@ -113,10 +113,10 @@ def test_stored_names_are_what_the_sources_hold():
 
 def test_numba_cudas_intrinsic_modules_import_from_its_module_tree():
     # numba-cuda-mlir keeps Numba-CUDA's tree as numba_cuda_mlir.numba_cuda: bf16 and fp16 are there
+    import cumlir.numba_cuda.fp16 as fp16
+
     from cumlir import cuda
     from cumlir.numba_cuda import bf16
-
-    import cumlir.numba_cuda.fp16 as fp16
 
     assert bf16 is cuda.bf16 and fp16 is cuda.fp16
     assert callable(bf16.htrunc) and callable(fp16.hadd)

@@ -252,10 +252,12 @@ def overload(
     _take_registries(kwargs, "overload")
     _aim_at_cumlir(kwargs)
 
-    jit_options, inline = _inlined_by_llvm(jit_options, inline)
+    options, numba_inline = _inlined_by_llvm(jit_options, inline)
 
     def decorate(overload_func: _F) -> _F:
-        numba_overload(func, jit_options, strict, inline, prefer_literal, **kwargs)(typing_guard(overload_func))
+        numba_overload(func, options, strict, numba_inline, prefer_literal, **kwargs)(  # type: ignore[arg-type]
+            typing_guard(overload_func)
+        )
         return overload_func
 
     return decorate

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 
 def device_code(
     dispatcher: Any, output: str, signature: SignatureLike | None, cc: ComputeCapability | None
-) -> str | bytes | dict[tuple[types.Type, ...], str | bytes]:
+) -> str | bytes | dict[tuple[types.Type, ...], str | bytes | None]:
     """*dispatcher*'s code (``output`` "ptx" or "llvm") for *signature*, or for each signature
     it was compiled for."""
     if output not in ("ptx", "llvm"):
@@ -25,7 +25,11 @@ def device_code(
         )
     if signature is None:
         compiled = dispatcher.device_dispatcher._device_functions
-        return {argtypes: device_code(dispatcher, output, argtypes, cc) for argtypes in list(compiled)}
+        return {argtypes: _code(dispatcher, output, argtypes, cc) for argtypes in list(compiled)}
+    return _code(dispatcher, output, signature, cc)
+
+
+def _code(dispatcher: Any, output: str, signature: SignatureLike, cc: ComputeCapability | None) -> str | bytes:
     from ..compiler import device_function  # loads MLIR: when code is asked for
     from ..lowering.entry import numba_abi_name
     from ..runtime.driver import current_compute_capability

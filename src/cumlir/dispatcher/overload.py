@@ -44,7 +44,9 @@ if TYPE_CHECKING:
         __name__: str
         py_func: FunctionType
         options: Options
-        extensions: list[Any]  # its argument handlers, which its user may change
+
+        @property
+        def extensions(self) -> list[Any]: ...  # its argument handlers, which its user may change
 
     class _Table(Protocol):
         """What an overload reads of its table (a table.OverloadTable, which imports this module)."""

@@ -561,10 +561,9 @@ class Dispatcher:
         if self._deferred:
             with self._lock:
                 pending, self._deferred = self._deferred, []
+            made = self._device_dispatcher
             for sig in pending:  # its errors are the first use's
-                self._device_dispatcher.declare(
-                    self._device_dispatcher.compile_device(*self._table.parse_signature(sig))
-                )
+                made.declare(made.compile_device(*self._table.parse_signature(sig)))
         return self._device_dispatcher
 
     def compile_device(self, argtypes: Iterable[types.Type], return_type: types.Type | None = None) -> DeviceFunction:

@@ -39,6 +39,9 @@ if TYPE_CHECKING:
         py_func: FunctionType
         options: Options
 
+        @property
+        def extensions(self) -> list[Any]: ...
+
 
 class OverloadTable:
     """The kernels of one Dispatcher by argument types; it also decides on the disk cache

@@ -114,7 +114,7 @@ class LoadedKernel:
         self._packer = ArgumentPacker(compiled.argtypes)
         self._argtypes = tuple(compiled.argtypes)
         # argument handlers (cuda.jit(extensions=...)): every launch goes the general way through them
-        self.extensions = compiled.options.extensions
+        self.extensions: Sequence[Any] = compiled.options.extensions
         self._raise_sites = compiled.raise_sites
         self._exception_global = compiled.exception_global
         self._shared = SharedMemoryLimits(context, self._function)

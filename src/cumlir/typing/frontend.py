@@ -411,7 +411,7 @@ class DeviceDispatcher:
         return types.Dispatcher(self)  # type: ignore[arg-type]  # numba's dispatcher protocol, not its class
 
 
-def _jit_for_overloads(*args: Any, **options: Any) -> DeviceDispatcher | Callable[..., DeviceDispatcher]:
+def _jit_for_overloads(*args: Any, **options: Any) -> DeviceDispatcher | Callable[..., Any]:
     """numba compiles ``@overload`` implementations with the target's jit: device functions here,
     keeping the inlining and fastmath options (numba's others, such as no_cpython_wrapper, mean
     nothing to them)."""
