@@ -41,6 +41,7 @@ from .arg_hints import ArgHint
 from .array_types import array_type as _array_type
 from .array_types import ml_dtypes_float as _ml_dtypes_float
 from .devicearray import DeviceNDArray, import_dlpack
+from .devicerecord import DeviceRecord
 from .driver import CudaDriverError
 from .hostmemory import mapped_pointer
 from .layout import cai_dtype, contiguous_strides, element_strides
@@ -180,6 +181,8 @@ def argument_type(value: Any, index: int | str) -> types.Type:
     declared = numba_models.argument_type(value)  # a class an extension typed (numba's typeof_impl) first
     if declared is not None:
         return declared
+    if isinstance(value, DeviceRecord):  # a record in device memory: the record itself
+        return value._numba_type_
     cai = cuda_array_interface(value)
     if cai is not None:
         dtype = cai_dtype(cai)
@@ -392,7 +395,8 @@ def _check_alignment(index: int | str, vty: VectorType, pointer: int, strides: S
 
 class _RecordParameter:
     """A NumPy record (np.void): passed by reference to a device copy, copied back after the
-    launch so that the kernel's writes reach the host record, as Numba-CUDA does."""
+    launch so that the kernel's writes reach the host record, as Numba-CUDA does; a
+    DeviceRecord by its own address."""
 
     slots = 1
 
@@ -401,8 +405,11 @@ class _RecordParameter:
         self.type = ty
 
     def pack(self, value: Any, buffer: ctypes.Array[ctypes.c_uint8], offset: int, launch: Staging) -> None:
-        if not isinstance(value, np.void) or value.dtype != self.type.dtype:
+        if not isinstance(value, (np.void, DeviceRecord)) or value.dtype != self.type.dtype:
             raise TypeError(f"argument {self.index}: expected a record of dtype {self.type.dtype}, got {value!r}")
+        if isinstance(value, DeviceRecord):  # used in place, as a device array is
+            struct.pack_into("Q", buffer, offset, value.device_pointer)
+            return
         pointer = launch.stage_host_array(_writable_bytes(value))[0]
         struct.pack_into("Q", buffer, offset, pointer)
 

@@ -20,6 +20,7 @@ from . import driver as drv
 from .array_types import array_type
 from .cleanup import release
 from .device_of import device_of
+from .devicerecord import DeviceRecord
 from .implicit_copies import warn_of_the_copy
 from .layout import (
     allocation_strides,
@@ -230,11 +231,14 @@ class DeviceNDArray:
         return self.getitem(key)
 
     def getitem(self, key: Any, stream: object = 0) -> Any:
-        """A view for slices; an element (copied to the host) when every axis gets an integer."""
+        """A view for slices; an element (copied to the host) when every axis gets an integer,
+        but a record, which stays in device memory as a DeviceRecord (as Numba-CUDA's)."""
         offset, shape, strides, is_element = view_geometry(self.shape, self.strides, self.dtype, key)
         view = self._view(shape, strides, offset)
         if not is_element:
             return view
+        if self.dtype.names is not None:
+            return DeviceRecord(view)
         host = np.empty(1, self.dtype)
         stream = self._default_stream(stream)
         _copy("DtoH", _host_address(host), view._pointer, self.dtype.itemsize, stream)
@@ -421,8 +425,11 @@ def device_array(
     return DeviceNDArray(shape, strides, dtype, stream=stream)
 
 
-def from_host(obj: Any, stream: object = 0, copy: bool = True) -> DeviceNDArray:
-    """A device array holding (a copy of) the host array-like *obj*."""
+def from_host(obj: Any, stream: object = 0, copy: bool = True) -> Any:
+    """A device array holding (a copy of) the host array-like *obj*; a DeviceRecord for a
+    NumPy record."""
+    if isinstance(obj, np.void) and obj.dtype.names is not None:
+        return DeviceRecord(from_host(np.asarray(obj), stream, copy))
     array = obj if isinstance(obj, np.ndarray) else np.asarray(obj)
     if array.dtype.hasobject:
         raise TypeError(f"a {type(obj).__name__} holding Python objects cannot be copied to the device")
