@@ -37,6 +37,7 @@ MODULES = {
     ".numba_cuda.core.errors": "numba.core.errors",
     ".numba_cuda.cudadrv": None,
     ".numba_cuda.cudadrv.linkable_code": "cumlir.linkable",
+    ".numba_cuda.cudadrv.devicearray": "cumlir.runtime.devicearray",
     ".numba_cuda.np": None,
     ".numba_cuda.np.numpy_support": "numba.np.numpy_support",
     ".type_defs": None,
