@@ -87,3 +87,19 @@ def test_a_kernel_reads_and_writes_a_device_record_in_place(simulator_or_gpu, rn
     got = d.copy_to_host()
     assert got[2]["y"]["i"] == 42 and got[2]["y"]["j"][1, 1] == np.float32(host[2]["x"])
     assert got[:2].tobytes() == host[:2].tobytes()  # the other records untouched
+
+
+def test_records_made_as_numba_cuda_makes_them(simulator_or_gpu, rng):
+    from cumlir.runtime.devicearray import from_record_like
+
+    host = _host(rng, 1)[0]
+    made = DeviceRecord(OUTER)
+    made.copy_to_device(host)
+    assert made.copy_to_host().tobytes() == host.tobytes()
+    like = from_record_like(made)
+    assert isinstance(like, DeviceRecord) and like.dtype == OUTER and like.device_pointer != made.device_pointer
+    over = from_record_like(host, gpu_data=made.gpu_data)  # the same memory
+    assert over["y"]["i"] == host["y"]["i"]
+    assert cuda.devicearray.DeviceRecord is DeviceRecord
+    with pytest.raises(TypeError, match="structured dtype"):
+        DeviceRecord(np.float64)

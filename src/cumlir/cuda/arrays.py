@@ -18,8 +18,9 @@ if TYPE_CHECKING:
 Extents = int | tuple[int, ...]
 
 
-def to_device(obj: Any, stream: object = 0, copy: bool = True, to: DeviceNDArray | None = None) -> DeviceNDArray:
-    """Copy a host array (or array-like) to a new device array, or into *to*.
+def to_device(obj: Any, stream: object = 0, copy: bool = True, to: DeviceNDArray | None = None) -> Any:
+    """Copy a host array (or array-like) to a new device array, or into *to*; a NumPy record
+    to a DeviceRecord.
 
     Device arrays and objects with ``__cuda_array_interface__`` are returned as
     device arrays without a copy."""
@@ -28,7 +29,7 @@ def to_device(obj: Any, stream: object = 0, copy: bool = True, to: DeviceNDArray
     if to is not None:
         to.copy_to_device(obj, stream=stream)
         return to
-    if isinstance(obj, da.DeviceNDArray):
+    if isinstance(obj, (da.DeviceNDArray, da.DeviceRecord)):
         return obj
     if hasattr(obj, "__cuda_array_interface__"):
         return da.as_device_array(obj, sync=False)

@@ -238,7 +238,7 @@ class DeviceNDArray:
         if not is_element:
             return view
         if self.dtype.names is not None:
-            return DeviceRecord(view)
+            return DeviceRecord.over(view)
         host = np.empty(1, self.dtype)
         stream = self._default_stream(stream)
         _copy("DtoH", _host_address(host), view._pointer, self.dtype.itemsize, stream)
@@ -425,11 +425,20 @@ def device_array(
     return DeviceNDArray(shape, strides, dtype, stream=stream)
 
 
+DeviceRecord._array_class = DeviceNDArray
+
+
+def from_record_like(rec: Any, stream: object = 0, gpu_data: object = None) -> DeviceRecord:
+    """A DeviceRecord of *rec*'s dtype (a NumPy or device record), uninitialised unless it
+    is over *gpu_data* (Numba-CUDA's ``devicearray.from_record_like``)."""
+    return DeviceRecord(rec.dtype, stream=stream, gpu_data=gpu_data)
+
+
 def from_host(obj: Any, stream: object = 0, copy: bool = True) -> Any:
     """A device array holding (a copy of) the host array-like *obj*; a DeviceRecord for a
     NumPy record."""
     if isinstance(obj, np.void) and obj.dtype.names is not None:
-        return DeviceRecord(from_host(np.asarray(obj), stream, copy))
+        return DeviceRecord.over(from_host(np.asarray(obj), stream, copy))
     array = obj if isinstance(obj, np.ndarray) else np.asarray(obj)
     if array.dtype.hasobject:
         raise TypeError(f"a {type(obj).__name__} holding Python objects cannot be copied to the device")
@@ -443,12 +452,12 @@ def from_host(obj: Any, stream: object = 0, copy: bool = True) -> Any:
 
 def auto_device(
     obj: Any, stream: object = 0, copy: bool = True, user_explicit: bool = False
-) -> tuple[DeviceNDArray, bool]:
+) -> tuple[DeviceNDArray | DeviceRecord, bool]:
     """Numba-CUDA's ``devicearray.auto_device``: (a device array for *obj*, whether it is a new
     copy). Device arrays and ``__cuda_array_interface__`` objects are used in place; anything
     else NumPy reads is copied (when *copy*), which must be contiguous (ValueError); a NumPy
     array copied when not *user_explicit* gets the implicit copy's performance warning."""
-    if isinstance(obj, DeviceNDArray):
+    if isinstance(obj, (DeviceNDArray, DeviceRecord)):
         return obj, False
     interface = getattr(obj, "__cuda_array_interface__", None)
     if interface is not None:
@@ -458,7 +467,7 @@ def auto_device(
         raise ValueError("auto_device: the array is not contiguous; copy it with np.ascontiguousarray first")
     if copy and not user_explicit and isinstance(obj, np.ndarray):
         warn_of_the_copy()
-    return from_host(array, stream=stream, copy=copy), True
+    return from_host(obj if isinstance(obj, np.void) else array, stream=stream, copy=copy), True
 
 
 def is_device_array(obj: object) -> bool:

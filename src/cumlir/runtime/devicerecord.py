@@ -6,8 +6,8 @@ a scalar field is copied to the host, a nested record is a DeviceRecord, a sub-a
 device array over the record's bytes; assigning a field writes its bytes in place. A
 DeviceRecord passed to a kernel is the record itself (a kernel's writes land in it).
 
-It holds the 0-d device array of its bytes (a DeviceNDArray, whose module makes it) and asks
-that array for its views, so that this module does not import it.
+It holds the 0-d device array of its bytes (a DeviceNDArray, whose module makes it, and sets
+the class here) and asks that array for its views, so that this module does not import it.
 """
 
 from __future__ import annotations
@@ -21,10 +21,23 @@ import numpy as np
 class DeviceRecord:
     """One record (a structured dtype's element) in device memory."""
 
-    def __init__(self, array: Any) -> None:
+    # DeviceNDArray, set by its module, which imports this one
+    _array_class: Any = None
+
+    def __init__(self, dtype: Any, stream: object = 0, gpu_data: object = None) -> None:
+        """A record of *dtype* in device memory: *gpu_data*'s, or a new allocation."""
+        self._array = self._array_class((), None, dtype, stream=stream, gpu_data=gpu_data)
+        if self.dtype.names is None:
+            raise TypeError(f"a DeviceRecord holds a structured dtype, got {self.dtype}")
+
+    @classmethod
+    def over(cls, array: Any) -> DeviceRecord:
+        """The record a 0-d device array of a structured dtype holds (its view, not a copy)."""
         if array.shape != () or array.dtype.names is None:
             raise TypeError(f"a DeviceRecord is one element of a structured dtype, got {array!r}")
-        self._array = array  # a 0-d DeviceNDArray of the record's dtype
+        record = cls.__new__(cls)
+        record._array = array
+        return record
 
     dtype = property(lambda self: self._array.dtype)
     gpu_data = property(lambda self: self._array.gpu_data)
@@ -83,7 +96,7 @@ class DeviceRecord:
         if ftype.subdtype is not None:
             return view
         if ftype.names is not None:
-            return DeviceRecord(view)
+            return DeviceRecord.over(view)
         return view.copy_to_host(stream=stream)[()]
 
     def __setitem__(self, key: str | int, value: Any) -> None:
