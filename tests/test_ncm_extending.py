@@ -638,3 +638,25 @@ def test_an_always_inlined_overload_leaves_no_call(backend):
     assert "call" not in ptx.replace(".callprototype", "")  # every overload inlined by LLVM at -O3 ...
     llvm_ir = cuda.jit(_targets_kernel).compile("void(int64[:, ::1], int64[::1])").output("llvm", (9, 0))
     assert "alwaysinline" in llvm_ir  # ... the inline="always" one marked so
+
+
+# ---- an extension's overload of a function cumlir types itself ------------------------------------
+
+
+@extending.overload(np.sum)
+def _sum_of_three(a, b, c):  # np.sum(a, b, c): no NumPy signature takes three arrays
+    if all(isinstance(t, types.Array) for t in (a, b, c)):
+        return lambda a, b, c: a[0] + b[1] + c[2]
+    return None
+
+
+def _sums(out, x):
+    out[0] = np.sum(x, x, x)  # the extension's
+    out[1] = np.sum(x)  # cumlir's own
+
+
+def test_an_extensions_overload_of_a_numpy_function_cumlir_types(simulator_or_gpu, rng):
+    x = rng.standard_normal(5)
+    out = support.poisoned(2, np.float64)
+    cuda.jit(_sums)[1, 1](out, x)
+    np.testing.assert_allclose(out, [x[0] + x[1] + x[2], x.sum()], rtol=1e-12)

@@ -26,7 +26,7 @@ from ..operations._support import subarrays
 from . import captured_arrays, operations, plain_messages
 from .operations import stub_type
 from .registry import exclusive, registry
-from .target import target_override
+from .target import TARGET_NAME, target_override
 
 if TYPE_CHECKING:
     from numba.core.typing.templates import Signature
@@ -122,7 +122,7 @@ class CUDATypingContext(BaseContext):
             except TypeError:  # unhashable: not one of them
                 owned = None
             if owned is not None:
-                return owned
+                return self._with_extensions(val, owned)
         interface = captured_arrays.interface_of(val)
         if interface is not None:
             return captured_arrays.captured_array_type(interface)
@@ -140,6 +140,21 @@ class CUDATypingContext(BaseContext):
             found = super().resolve_value_type(val)
             if found is not None:
                 self._value_types[val] = found
+        return found
+
+    def _with_extensions(self, val: object, owned: types.Function) -> types.Function:
+        """A function cumlir types alone (numba's CPU overloads of it ignored), with the
+        overloads extensions declared for cumlir's target after its own (``@overload(np.sum)``
+        for their types): those are tried where cumlir's typing refuses the arguments."""
+        found = self._extended.get(val)
+        if found is None:
+            registered = self._lookup_global(val)
+            extra = [
+                t
+                for t in getattr(registered, "templates", ())
+                if t not in owned.templates and getattr(t, "metadata", {}).get("target") == TARGET_NAME
+            ]
+            found = self._extended[val] = types.Function(tuple(owned.templates) + tuple(extra)) if extra else owned
         return found
 
     def resolve_module_constants(self, typ: types.Module, attr: str) -> types.Type | None:
@@ -239,10 +254,12 @@ class CUDATypingContext(BaseContext):
     def refresh(self) -> None:
         self._scalar_operators = {}  # extensions may have declared new typings
         self._value_types = {}
+        self._extended = {}
         super().refresh()
 
     _scalar_operators: dict[tuple[Any, tuple[types.Type, ...]], Any] = {}  # -> its Signature, or None
     _value_types: dict[object, types.Type] = {}
+    _extended: dict[object, types.Function] = {}  # a function cumlir owns -> with extensions' overloads
 
     def can_convert(self, fromty: types.Type, toty: types.Type) -> Any:
         # numba lets a voidptr become a number (unsafely), which nothing lowers: voidptr + 1
