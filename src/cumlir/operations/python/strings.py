@@ -30,11 +30,16 @@ def _len_typing(s):
     return types.intp if _is_string(s) else None
 
 
-_NO_SLICES = "slicing a string is not supported in device code; index one character: s[i]"
+_NO_SLICES = (
+    "slicing a string known only at run time is not supported in device code (a constant's slice is "
+    "computed while compiling); index one character: s[i]"
+)
 
 
 @declare(operator.getitem, "string getitem").typer
 def _getitem_typing(s, index):
+    if isinstance(s, types.StringLiteral) and isinstance(index, (types.IntegerLiteral, types.SliceLiteral)):
+        return constant_item(s.literal_value, index.literal_value)  # folded while compiling
     if _is_string(s) and isinstance(index, types.Integer):
         return types.unicode_type
     if _is_string(s) and isinstance(index, types.SliceType):
@@ -42,9 +47,18 @@ def _getitem_typing(s, index):
     return None
 
 
+def constant_item(text, index):
+    try:
+        return types.literal(text[index])
+    except IndexError:
+        raise errors.TypingError(f"string index {index} out of range for the constant {text!r}") from None
+
+
 @declare(operator.getitem).lower("UnicodeType", "SliceType")
 @declare(operator.getitem).lower("StringLiteral", "SliceType")
 def string_slice(lower, sig, args):
+    if isinstance(sig.return_type, types.StringLiteral):  # a constant's slice, folded
+        return literal(lower, sig.return_type.literal_value)
     # reached where numba's own typing of str slices answered first
     raise errors.UnsupportedError(_NO_SLICES, lower.loc)
 
@@ -172,6 +186,8 @@ def _code_point_bounds(lower, data, nbytes, wanted):
 @declare(operator.getitem).lower("UnicodeType", "Integer")
 @declare(operator.getitem).lower("StringLiteral", "Integer")
 def string_getitem(lower, sig, args):
+    if isinstance(sig.return_type, types.StringLiteral):  # a constant's character, folded
+        return literal(lower, sig.return_type.literal_value)
     string_type, index_type = sig.args
     data, nbytes, length = parts(lower, args[0], string_type)
     i64 = ir.IntegerType.get_signless(64)
