@@ -121,8 +121,10 @@ class CUDATypingContext(BaseContext):
                 owned = exclusive.get(val)
             except TypeError:  # unhashable: not one of them
                 owned = None
-            if owned is not None:
+            if isinstance(owned, types.Function):
                 return self._with_extensions(val, owned)
+            if owned is not None:
+                return owned
         interface = captured_arrays.interface_of(val)
         if interface is not None:
             return captured_arrays.captured_array_type(interface)
