@@ -5,11 +5,12 @@ and ``+`` and ``-`` take two vectors of the same lane count; ``-v`` and ``abs(v)
 the vector's type. The lanes of the result are of the type numba unifies the operands'
 lane types to (``float32x4 + 1.0`` is a float64x4, as a float32 plus a float64 is a
 float64; ``int8x2 + int16x2`` an int16x2), and ``/`` with integer lanes gives float lanes
-of at least 32 bits (``int32x2 / 2`` is a float32x2). Each lane is computed by the scalar
-rule of the operator in the result's lane type (``operations/python/scalars.py``): wrapping
-integer arithmetic, Python's floor division and remainder, 0 for an integer division by
-zero. Products and quotients of two vectors, and comparisons, are not defined, as in
-numba-cuda-mlir: they are typing errors naming the operands.
+of at least 32 bits (``int32x2 / k`` is a float32x2 for an int32 ``k``). Each lane is
+computed by the scalar rule of the operator in the result's lane type
+(``operations/python/scalars.py``): wrapping integer arithmetic, Python's floor division and
+remainder, 0 for an integer division by zero. Products and quotients of two vectors, and
+comparisons, are not defined, as in numba-cuda-mlir: they are typing errors naming the
+operands.
 """
 
 import operator
@@ -104,10 +105,10 @@ def _lower_binary(op):
     return rule
 
 
-for _op in (*_SYMBOLS, *_INPLACE):
-    _declaration = declare(_op, f"vector {_op.__name__}")
-    _declaration.generic(_binary_typing(_op))
-    _rule = _lower_binary(_lane_operator(_op))
+for _binary in (*_SYMBOLS, *_INPLACE):
+    _declaration = declare(_binary, f"vector {_binary.__name__}")
+    _declaration.generic(_binary_typing(_binary))
+    _rule = _lower_binary(_lane_operator(_binary))
     for _patterns in (("VectorType", "VectorType"), ("VectorType", "Number"), ("Number", "VectorType")):
         _declaration.lower(*_patterns)(_rule)
 
@@ -131,10 +132,10 @@ def _lower_unary(op):
     return rule
 
 
-for _op in (operator.neg, abs):
-    _declaration = declare(_op, f"vector {_op.__name__}")
+for _unary in (operator.neg, abs):
+    _declaration = declare(_unary, f"vector {_unary.__name__}")
     _declaration.generic(_unary_typing)
-    _declaration.lower("VectorType")(_lower_unary(_op))
+    _declaration.lower("VectorType")(_lower_unary(_unary))
 
 
 # ---- comparisons: none, as in numba-cuda-mlir --------------------------------------------------
@@ -162,5 +163,5 @@ def _comparison_refusal(op):
     return generic
 
 
-for _op in _COMPARISONS:
-    declare(_op, f"vector {_op.__name__} (refused)").generic(_comparison_refusal(_op))
+for _comparison in _COMPARISONS:
+    declare(_comparison, f"vector {_comparison.__name__} (refused)").generic(_comparison_refusal(_comparison))
