@@ -286,3 +286,49 @@ def viewed_reference(a, count):
     """(out, reversed_) the kernel makes of a: its values, and each vector's lanes reversed."""
     groups = a.reshape(-1, count)
     return a.ravel().copy(), groups[:, ::-1].reshape(a.shape).copy()
+
+
+# ---- shared and local arrays of vectors ---------------------------------------------------
+# ``memory_kernel(base, n)(src, dst)``: src and dst hold MEMORY_THREADS vectors' lanes, n
+# scalars of the base type each; thread i stores its vector into a shared array, and after a
+# barrier reads vector MEMORY_THREADS - 1 - i back through a local array, writing its lanes
+# reversed: memory_reference gives dst.
+
+MEMORY_THREADS = 32
+
+
+def memory_kernel(base, n):
+    V = constructor(base, n)
+    last = MEMORY_THREADS - 1
+
+    def kernel(src, dst):
+        shared = cuda.shared.array(MEMORY_THREADS, dtype=V)
+        held = cuda.local.array(2, V)
+        i = cuda.threadIdx.x
+        j = n * i
+        if n == 1:
+            shared[i] = V(src[j])
+        elif n == 2:
+            shared[i] = V(src[j], src[j + 1])
+        elif n == 3:
+            shared[i] = V(src[j], src[j + 1], src[j + 2])
+        else:
+            shared[i] = V(src[j], src[j + 1], src[j + 2], src[j + 3])
+        cuda.syncthreads()
+        held[i % 2] = shared[last - i]
+        v = held[i % 2]
+        if n == 1:
+            dst[j] = v.x
+        elif n == 2:
+            dst[j], dst[j + 1] = v.y, v.x
+        elif n == 3:
+            dst[j], dst[j + 1], dst[j + 2] = v.z, v.y, v.x
+        else:
+            dst[j], dst[j + 1], dst[j + 2], dst[j + 3] = v.w, v.z, v.y, v.x
+
+    kernel.__name__ = f"memory_{base}x{n}"
+    return kernel
+
+
+def memory_reference(src, n):
+    return src.reshape(MEMORY_THREADS, n)[::-1, ::-1].ravel().copy()

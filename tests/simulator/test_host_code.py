@@ -126,6 +126,31 @@ def test_memory_the_simulator_did_not_make_is_refused():
         cuda.jit(fill)[1, 64](foreign)
 
 
+def constant_vectors_in_shared_memory(out):
+    s = cuda.shared.array(2, cuda.float32x4)
+    s[0] = cuda.float32x4(1.0, 2.0, 3.0, 4.0)  # store <4 x float> <float 1.0, float 2.0, ...>
+    s[1] = cuda.float32x4(0.5)
+    v, w = s[0], s[1]
+    out[0], out[1], out[2], out[3] = v.x + w.x, v.y, v.z, v.w
+
+
+def test_a_constant_vector_stored_to_shared_memory_is_seen_written():
+    """The check of a store reads the stored value's type whole (a vector constant's value
+    holds commas): the reads after it read bytes written, as the checks must see them."""
+    out = np.zeros(4, np.float32)
+    cuda.jit(constant_vectors_in_shared_memory)[1, 1](out)
+    np.testing.assert_array_equal(out, [1.5, 2.0, 3.0, 4.0])
+
+
+def test_a_store_checks_the_bytes_of_its_whole_value():
+    from cumlir.codegen.cpu import accesses
+
+    lanes = ", ".join(f"float {x:e}" for x in (1.0, 2.0, 3.0, 4.0))
+    vector = f"  store <4 x float> <{lanes}>, ptr %p, align 16"
+    assert accesses._checks_of(vector) == [("ptr %p", "16", accesses.WRITE)]
+    assert accesses._checks_of("  store i16 7, ptr %q, align 2") == [("ptr %q", "2", accesses.WRITE)]
+
+
 def fused_float16(a, b, c, out):
     i = cuda.grid(1)
     if i < out.shape[0]:

@@ -27,6 +27,7 @@ import os
 import sys
 
 from ._support.api import (
+    NUMBER_CLASS_CALL,
     Attribute,
     Conversion,
     Implementation,
@@ -51,6 +52,7 @@ from ._support.api import (
 from ._support.api import declarations as _declarations
 
 __all__ = [
+    "NUMBER_CLASS_CALL",
     "Attribute",
     "Conversion",
     "Implementation",

@@ -21,7 +21,7 @@ from numba.misc import literal  # noqa: F401  (registers literal_unroll's typing
 from .. import typerecords
 from .. import types as cumlir_types
 from ..frontend_lock import FRONTEND_LOCK
-from ..operations import Implementation, Stub
+from ..operations import NUMBER_CLASS_CALL, Implementation, Stub
 from ..operations._support import subarrays
 from . import captured_arrays, operations, plain_messages
 from .operations import stub_type
@@ -230,6 +230,12 @@ class CUDATypingContext(BaseContext):
             and all(isinstance(a, _REAL) for a in args)
         ):
             return signature(func.instance_type, *args)
+        # np.complex64(v) of a vector: numba's template for calling a number class takes numbers
+        # only; operations declare other arguments under NUMBER_CLASS_CALL, the class first
+        if isinstance(func, types.NumberClass) and NUMBER_CLASS_CALL in self._functions:
+            declared = self._resolve_builtin_function_type(NUMBER_CLASS_CALL, (func, *args), kws)
+            if declared is not None:
+                return signature(declared.return_type, *args)
         key = _scalar_operator_key(func, args, kws)
         if key is None:
             return self._resolve_call(func, args, kws)

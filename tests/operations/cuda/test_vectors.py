@@ -18,6 +18,7 @@ from cumlir.typing.signatures import accepts, parse_signature
 
 from ... import support
 from ...cases import vector_kernels as K
+from ...cases.vector_kernels import put2, put3, put4
 from ...test_codegen import ARCHS
 
 # CUDA's vector types (vector_types.h): C name -> (size, alignment); long is 64-bit
@@ -139,19 +140,23 @@ def test_missing_lane_is_a_typing_error_naming_the_line():
 
 
 def test_other_arguments_are_refused():
-    def other_base(out):
-        out[0] = cuda.int32x4(cuda.float2(1.0, 2.0), 1, 2).x
-
-    def complex_lane(out):
+    def complex_among_lanes(out):
         out[0] = cuda.float2(1j, 2.0).x
 
-    _typing_error(other_base, r"cuda.int32x4: argument 1 is a float32x2, not a vector of int32")
-    _typing_error(complex_lane, r"cuda.float32x2: argument 1 is a complex128, not a number or vector")
+    def array_lane(out):
+        out[0] = cuda.float2(out, 2.0).x
+
+    def bool_broadcast(out):
+        out[0] = cuda.float2(True).x
+
+    _typing_error(complex_among_lanes, r"cuda.float32x2: argument 1 is a complex128; a complex number makes a 2-lane")
+    _typing_error(array_lane, r"cuda.float32x2: argument 1 is a array\(float32, 1d, C\), not a number or vector")
+    _typing_error(bool_broadcast, r"cuda.float32x2 needs 2 lanes, got 1 \(from bool\)")
 
 
-def test_vectors_have_no_arithmetic_and_read_only_lanes():
-    def add(out):
-        v = cuda.float2(1.0, 2.0) + cuda.float2(1.0, 2.0)
+def test_products_of_two_vectors_are_refused_and_lanes_are_read_only():
+    def multiply(out):
+        v = cuda.float2(1.0, 2.0) * cuda.float2(1.0, 2.0)
         out[0] = v.x
 
     def assign(out):
@@ -159,9 +164,60 @@ def test_vectors_have_no_arithmetic_and_read_only_lanes():
         v.x = 3.0
         out[0] = v.x
 
-    _typing_error(add, r"add\(float32x2, float32x2\)")
+    _typing_error(multiply, r"float32x2 \* float32x2: between two vectors only \+ and - are defined")
     with pytest.raises(errors.UnsupportedError, match=r"the lanes of float32x2 cannot be assigned"):
         cuda.compile_ptx(assign, "void(float32[::1])", cc=(9, 0))
+
+
+def _broadcasts_and_conversions(a, out):
+    put4(out, 0, cuda.float32x4(a[0]))  # one float64 rounded into every lane
+    put3(out, 4, cuda.int16x3(cuda.float32x3(a[1], a[2], a[3])))  # float lanes truncated
+    put2(out, 7, cuda.float64x2(cuda.int8x2(a[4], a[5])))
+    put4(out, 9, cuda.uint8x4(cuda.int32x2(a[6], a[7]), a[8], cuda.uint16x1(a[9])))  # integer lanes wrapped
+
+
+def _broadcasts_and_conversions_reference(a):
+    i8 = np.trunc(a[4:6]).astype(np.int8)
+    wrapped = np.array([int(x) % 256 for x in np.trunc(a[6:10])], np.float64)
+    return np.concatenate([[np.float32(a[0])] * 4, np.trunc(a[1:4].astype(np.float32)), i8, wrapped])
+
+
+def test_one_scalar_fills_every_lane_and_lanes_of_other_types_are_converted(simulator_or_gpu, rng):
+    a = np.concatenate([rng.standard_normal(4) * 1000, rng.uniform(-120, 120, 2), rng.uniform(0, 60000, 4)])
+    out = support.poisoned(13, np.float64)
+    cuda.jit(_broadcasts_and_conversions)[1, 1](a, out)
+    np.testing.assert_array_equal(out, _broadcasts_and_conversions_reference(a))
+
+
+@pytest.mark.parametrize("name", K.TYPE_NAMES)
+def test_shared_and_local_arrays_of_every_vector_type(name, simulator_or_gpu, rng):
+    base, n = name.split("x")
+    n = int(n)
+    dtype = np.dtype(base)
+    src = rng.integers(0, 256, K.MEMORY_THREADS * n * dtype.itemsize, dtype=np.uint8).view(dtype)
+    if dtype.kind == "f":
+        src = (rng.standard_normal(K.MEMORY_THREADS * n) * 100).astype(dtype)
+    dst = support.poisoned(src.size, dtype)
+    cuda.jit(K.memory_kernel(base, n))[1, K.MEMORY_THREADS](src, dst)
+    np.testing.assert_array_equal(dst, K.memory_reference(src, n))
+
+
+@pytest.mark.parametrize("name, suffix", [("float32x4", r"v4\.(f32|b32)"), ("float64x2", r"v2\.(f64|b64)")])
+def test_shared_arrays_of_vectors_are_accessed_whole(name, suffix, backend):
+    base, n = name.split("x")
+    ty = getattr(types, base)
+    ptx = _ptx(K.memory_kernel(base, int(n)), (ty[::1], ty[::1]), backend, (8, 0))
+    assert re.search(rf"\bst\.shared\.{suffix}", ptx) and re.search(rf"\bld\.shared\.{suffix}", ptx), ptx
+
+
+def test_an_alignment_below_the_vectors_is_refused():
+    def aligned(out):
+        s = cuda.shared.array(4, cuda.float32x3, alignment=4)  # a float3's own alignment: fine
+        t = cuda.shared.array(4, cuda.float32x4, alignment=8)
+        out[0] = s[0].x + t[0].x
+
+    with pytest.raises(errors.TypingError, match=r"alignment 8 is less than float32x4's \(16 bytes\)"):
+        cuda.compile_ptx(aligned, "void(float32[::1])", cc=(9, 0))
 
 
 # ---- signatures and launch packing ---------------------------------------------------------------

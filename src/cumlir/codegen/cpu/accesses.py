@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from .ir_text import split_args
+from .ir_text import parameter_type, split_args
 from .threads import Sites
 
 READ, WRITE, ATOMIC, UNCHANGED = 0, 1, 2, 3  # UNCHANGED: a store of the value already there
@@ -101,8 +101,9 @@ def instrument(body: list[str], describe: dict[str, str], sites: Sites) -> list[
 def _unchanged(value: str, address: str, count: int, out: list[str]) -> str | None:
     """An i1 of whether the store of *value* (``type value``) to *address* (``ptr x``)
     leaves memory as it is, or None for a type not compared."""
-    ty, operand = value.rsplit(" ", 1)
-    bits = _COMPARED.get(ty.strip())
+    ty = parameter_type(value)
+    operand = value.strip()[len(ty) :].strip()
+    bits = _COMPARED.get(ty)
     if bits is None:
         return None
     old, new, was = f"%__sim.old{count}", f"%__sim.new{count}", f"%__sim.was{count}"
@@ -124,12 +125,13 @@ def _checks_of(line: str) -> list[tuple[str, str, int]]:
         return [(ops[1], str(size), READ)] if size else []
     if m := _STORE.match(line):
         ops = split_args(m.group("ops"))
-        size = type_size(ops[0].rsplit(" ", 1)[0]) if len(ops) == 2 else None
+        # the stored value's type: its first word, or a whole vector type (``<4 x float> <...>``)
+        size = type_size(parameter_type(ops[0])) if len(ops) == 2 else None
         return [(ops[1], str(size), WRITE)] if size else []
     if m := _ATOMIC.match(line):
         ops = split_args(m.group("ops"))
         if len(ops) >= 2:
-            size = type_size(ops[1].rsplit(" ", 1)[0])
+            size = type_size(parameter_type(ops[1]))
             return [(ops[0], str(size), ATOMIC)] if size else []
         return []
     if m := _MEMORY.match(line):

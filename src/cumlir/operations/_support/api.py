@@ -385,6 +385,12 @@ class Namespace(Stub):
 _types = lazy("cumlir.types")
 
 
+# the key of declarations typing calls of number classes whose arguments numba's own template
+# refuses (``np.complex64(v)`` of a vector): typed with the class's type as the first argument,
+# lowered as the call of the class (``named_type("NumberClass")``'s rules)
+NUMBER_CLASS_CALL = "number class call"
+
+
 class named_type(str):
     """The name of a type class in ``cumlir.types`` used as an operation's key: a call of
     ``np.float32(x)`` resolves to ``NumberClass``, which cannot be named without numba."""

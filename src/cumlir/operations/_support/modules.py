@@ -9,6 +9,7 @@ types = lazy("cumlir.types")
 errors = lazy("numba.core.errors")
 templates = lazy("numba.core.typing.templates")
 npydecl = lazy("numba.core.typing.npydecl")
+arraydecl = lazy("numba.core.typing.arraydecl")
 npdatetime_helpers = lazy("numba.np.npdatetime_helpers")
 
 # MLIR

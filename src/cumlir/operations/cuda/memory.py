@@ -20,7 +20,8 @@ from ... import launch_needs
 from ...marks import DYNAMIC_SHARED_ROUNDED
 from .. import Namespace
 from .._support.arrayviews import itemsize
-from .._support.modules import arith, errors, ir, memref, npydecl, nvvm, types
+from .._support.dtypes import named_dtype
+from .._support.modules import arith, errors, ir, memref, nvvm, types
 
 shared = Namespace("shared", "Arrays in the block's shared memory.")
 local = Namespace("local", "Arrays private to each thread.")
@@ -63,15 +64,18 @@ def _shape(name, shape):
     return values
 
 
+_ELEMENTS = ("Number", "Boolean", "NPDatetime", "NPTimedelta", "CAggregate", "VectorType")
+
+
 def _dtype(name, dtype):
     try:
-        nb_dtype = npydecl.parse_dtype(dtype)
+        nb_dtype = named_dtype(dtype)
     except errors.TypingError as e:
         raise errors.TypingError(f"{name}: {e}") from None
-    if not isinstance(nb_dtype, (types.Number, types.Boolean, types.NPDatetime, types.NPTimedelta, types.CAggregate)):
+    if not isinstance(nb_dtype, tuple(getattr(types, kind) for kind in _ELEMENTS)):
         raise errors.TypingError(
             f"{name}: the dtype must be a numeric, boolean, datetime64 or timedelta64 type such as float32, "
-            f"or a C struct or union, got {dtype}"
+            f"a C struct or union, or a CUDA vector type such as cuda.float32x4, got {dtype}"
         )
     return nb_dtype
 
@@ -86,7 +90,7 @@ def alignment_of(name, alignment, dtype):
     value = alignment.literal_value
     if value <= 0 or value & (value - 1):
         raise errors.TypingError(f"{name}: alignment must be a power of 2, got {value}")
-    if isinstance(dtype, types.CAggregate):
+    if isinstance(dtype, (types.CAggregate, types.VectorType)):
         if value < dtype.alignment:
             raise errors.TypingError(f"{name}: alignment {value} is less than {dtype!r}'s ({dtype.alignment} bytes)")
     elif value < itemsize(dtype):
@@ -138,12 +142,14 @@ def _i64_attr(value):
 
 def _spec(lower, name, sig):
     """(extents, MLIR element type, alignment or None, item size, whether the elements are the
-    items' bytes) of an allocation: arrays of C structs count bytes, as their models say."""
+    items' bytes) of an allocation: arrays of C structs and CUDA vectors count bytes, as their
+    models say (an element of bytes, even where an item is one byte: a char1)."""
     shape, dtype, *alignment = sig.args
     extents, nb_dtype, align = array_spec(name, shape, dtype, alignment[0] if alignment else None)
-    element, unit = lower.dmm.lookup(nb_dtype).memref_element()
-    if unit == 1:
-        return extents, lower.dmm.lookup(nb_dtype).get_data_type(), align, itemsize(nb_dtype), False
+    model = lower.dmm.lookup(nb_dtype)
+    element, _ = model.memref_element()
+    if element == model.get_data_type():
+        return extents, element, align, itemsize(nb_dtype), False
     return extents, element, max(align or 1, nb_dtype.alignment), itemsize(nb_dtype), True
 
 

@@ -2,13 +2,14 @@
 C names as aliases of the same objects (``cuda.float4``, ``cuda.int2``, ``cuda.double3``).
 
 For each of the eleven base types (int8 ... uint64, float16, float32, float64) and 1 to 4 lanes, a
-stub ``cuda.<base>x<n>`` builds a vector from scalars and smaller vectors of the same base
-type whose lanes add up to n (``float32x4(float32x2(a, b), c, d)``, ``float32x3(v2, z)``);
-scalars are converted to the base type as Numba-CUDA's constructors convert them. The
+stub ``cuda.<base>x<n>`` builds a vector from scalars and smaller vectors whose lanes add up
+to n (``float32x4(float32x2(a, b), c, d)``, ``float32x3(v2, z)``), from one scalar given to
+every lane (``float32x4(0.0)``), or, with two lanes, from a complex number (its real and
+imaginary parts); every lane is converted to the base type as Numba converts numbers. The
 lanes are read as ``.x``, ``.y``, ``.z``, ``.w``; a lane the vector does not have is a
-typing error naming the lanes it has. As in Numba-CUDA lanes cannot be assigned, and
-vectors have no arithmetic. The numba types themselves, and their names, are in
-``typerecords/vectors.py``.
+typing error naming the lanes it has. As in Numba-CUDA lanes cannot be assigned. Arithmetic
+is ``vector_arithmetic.py``'s, conversions to and from complex numbers ``vector_complex.py``'s;
+the numba types themselves, and their names, are in ``typerecords/vectors.py``.
 
 A vector is an LLVM struct of its lanes in registers. Arrays of vectors are byte-strided
 memrefs, as arrays of records are; an element is loaded or stored as LLVM vectors of as
@@ -21,7 +22,7 @@ or a double2, two ``.v2.f64`` for a double4, and one access per lane for 3-lane 
 from ...typerecords._vector_names import BASE_TYPES, c_names
 from .._support.api import Stub, attribute
 from .._support.elements import ELEMENT_ACCESS
-from .._support.modules import arith, errors, ir, llvm, templates, types
+from .._support.modules import arith, cx, errors, ir, llvm, templates, types
 from ..python.records import advance, element_pointer
 
 
@@ -51,39 +52,60 @@ for _base in BASE_TYPES:
         constructors[f"{_base}x{_n}"] = VectorConstructor(_base, _n)
 
 
+def _real_number(ty):
+    return isinstance(ty, types.Number) and not isinstance(ty, types.Complex)
+
+
 def _constructor_typing(stub):
     def typer(*args):
         result = types.vector_type(stub.base, stub.count)
-        formal, lanes = [], 0
+        if len(args) == 1 and stub.count > 1 and _real_number(args[0]):
+            return templates.signature(result, args[0])  # one scalar for every lane
+        if len(args) == 1 and isinstance(args[0], types.Complex):
+            if stub.count != 2:
+                raise errors.TypingError(
+                    f"cuda.{stub.__name__}: a complex number gives 2 lanes (real, imaginary), {result} has {stub.count}"
+                )
+            return templates.signature(result, args[0])
+        lanes = 0
         for position, ty in enumerate(args, 1):
             if isinstance(ty, types.VectorType):
-                if ty.base_type != result.base_type:
-                    raise errors.TypingError(
-                        f"cuda.{stub.__name__}: argument {position} is a {ty}, not a vector of {stub.base}"
-                    )
-                formal.append(ty)
                 lanes += ty.count
-            elif isinstance(ty, (types.Number, types.Boolean)) and not isinstance(ty, types.Complex):
-                formal.append(result.base_type)
+            elif isinstance(ty, types.Complex):
+                raise errors.TypingError(
+                    f"cuda.{stub.__name__}: argument {position} is a {ty}; a complex number makes a 2-lane "
+                    f"vector on its own (cuda.{stub.base}x2(z))"
+                )
+            elif isinstance(ty, (types.Number, types.Boolean)):
                 lanes += 1
             else:
                 raise errors.TypingError(f"cuda.{stub.__name__}: argument {position} is a {ty}, not a number or vector")
         if lanes != stub.count:
             given = ", ".join(str(a) for a in args) or "nothing"
             raise errors.TypingError(f"cuda.{stub.__name__} needs {stub.count} lanes, got {lanes} (from {given})")
-        return templates.signature(result, *formal)
+        return templates.signature(
+            result, *(ty if isinstance(ty, types.VectorType) else result.base_type for ty in args)
+        )
 
     return typer
 
 
+def _lanes_of(lower, ty, value, base):
+    """The lanes an argument of a constructor gives, each converted to *base*."""
+    if isinstance(ty, types.VectorType):
+        return [lower.cast(lower.extract(value, ty, k), ty.base_type, base) for k in range(ty.count)]
+    if isinstance(ty, types.Complex):
+        part = ty.underlying_float
+        return [lower.cast(cx.re(value), part, base), lower.cast(cx.im(value), part, base)]
+    return [lower.cast(value, ty, base)]
+
+
 def _lower_constructor(lower, sig, args):
-    lanes = []
-    for ty, value in zip(sig.args, args):
-        if isinstance(ty, types.VectorType):
-            lanes += [lower.extract(value, ty, k) for k in range(ty.count)]
-        else:
-            lanes.append(value)
-    return lower.make_struct(sig.return_type, lanes)
+    result = sig.return_type
+    lanes = [lane for ty, value in zip(sig.args, args) for lane in _lanes_of(lower, ty, value, result.base_type)]
+    if len(lanes) == 1:
+        lanes *= result.count
+    return lower.make_struct(result, lanes)
 
 
 for _stub in constructors.values():

@@ -14,8 +14,9 @@ import numpy as np
 from .._support import arrayviews as arrayviews
 from .._support import fill
 from .._support.api import attribute, cast, constant, declare, method
+from .._support.dtypes import named_dtype
 from .._support.elements import dim, element_offset, i64, load_element, store_element, wrap_index
-from .._support.modules import arith, errors, ir, memref, npydecl, templates, types
+from .._support.modules import arith, errors, ir, memref, templates, types
 from . import _order
 from ._captured import captured_array
 
@@ -208,22 +209,11 @@ def array_reshape(lower, sig, args):
 array_view_method = method("Array", "view")
 
 
-def _viewed_as(dtype):
-    """The element type a view's argument names: what numba's parse_dtype reads (a NumPy
-    type, an np.dtype, a constant string), or a stub naming a type (``cuda.float32x2``:
-    VectorConstructor.names_type)."""
-    element = npydecl.parse_dtype(dtype)
-    if element is None and isinstance(dtype, types.Function):
-        names_type = getattr(dtype.typing_key, "names_type", None)
-        element = names_type() if names_type is not None else None
-    return element
-
-
 @array_view_method.typer
 def _view_typing(receiver, *args, **kws):
     if kws or len(args) != 1:
         raise errors.TypingError(f"array.view() takes one dtype, got {len(args)} arguments and {sorted(kws)}")
-    element = _viewed_as(args[0])
+    element = named_dtype(args[0])
     if element is None:
         raise errors.TypingError(
             f"array.view(): {args[0]} names no dtype (give a NumPy type, an np.dtype or cuda.float32x2 ...)"
