@@ -210,10 +210,10 @@ class OverloadTable:
         self._disk_cache = self._narrow_cache = None
 
     def _match_eager(self, argtypes: tuple[types.Type, ...]) -> tuple[types.Type, ...]:
-        accepts = _numba_signatures().accepts
-        for candidate in self.overloads:
-            if accepts(candidate, argtypes):
-                return candidate
+        signatures = _numba_signatures()
+        accepting = [candidate for candidate in self.overloads if signatures.accepts(candidate, argtypes)]
+        if accepting:  # the nearest, the first compiled of equals
+            return min(accepting, key=lambda candidate: signatures.conversions(candidate, argtypes))
         shown = ", ".join(str(t) for t in argtypes)
         known = "; ".join("(" + ", ".join(str(t) for t in c) + ")" for c in self.overloads)
         raise TypeError(
