@@ -40,7 +40,7 @@ DUMPS = {
     "dump_cubin": "the SASS of the cubin (its size where nvdisasm is missing)",
     "print_before_all": "the MLIR before every pass",
     "print_after_all": "the MLIR after every pass",
-    "profile_jit": "the stage timings of each compilation",
+    "profile_jit": "a cProfile of each compilation and its stage timings (a path: the profile saved there too)",
 }
 DUMP_ALIASES = {"dump": ("dump_numba_ir", "dump_mlir")}  # numba-cuda-mlir's dump=True
 _C_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
@@ -98,6 +98,7 @@ class Options:
     index_bits: int | None = None
     capi: bool | str = False  # a kernel's symbol: its function's name (True, as always), or this name
     dumps: frozenset[str] = frozenset()  # of DUMPS: what compiling prints on stderr (not in the cache key)
+    profile_file: str | None = None  # where profile_jit=PATH saves its profile (not a keyword, nor in the cache key)
     # argument handlers: objects whose prepare_args(ty, val, stream=, retr=) give a launch's
     # arguments as they are passed (Numba-CUDA's and numba-cuda-mlir's; not in the cache key)
     extensions: tuple[Any, ...] = ()
@@ -152,7 +153,8 @@ class Options:
     @classmethod
     def from_keywords(cls, where: str, keywords: Mapping[str, Any]) -> Options:
         """Options from user keywords: unknown ones raise TypeError naming the closest known one."""
-        known = {f.name for f in fields(cls)} - {"dumps", "arch_specific", "family_specific", "checks"}
+        known = {f.name for f in fields(cls)} - {"dumps", "profile_file", "arch_specific", "family_specific", "checks"}
+        given = keywords
         keywords = _translated(where, keywords)
         for name, value in keywords.items():
             if name in _REFUSED and value not in (None, False):
@@ -161,12 +163,13 @@ class Options:
                 raise TypeError(
                     f"{where}: the keyword {name!r} belongs to cuda.jit; {where} takes the signature as its argument"
                 )
-            if name not in known and name not in _REFUSED and name not in _NUMBA_ONLY and name != "dumps":
+            made = name == "dumps" or name == "profile_file" and name not in given  # by _translated
+            if name not in known and name not in _REFUSED and name not in _NUMBA_ONLY and not made:
                 close = difflib.get_close_matches(name, sorted(known), n=1)
                 hint = f"; did you mean {close[0]!r}?" if close else ""
                 raise TypeError(f"{where}: unknown keyword argument {name!r}{hint}")
         _numba_only(where, keywords)
-        chosen = {k: v for k, v in keywords.items() if k in known or k == "dumps"}
+        chosen = {k: v for k, v in keywords.items() if k in known or k in ("dumps", "profile_file")}
         if chosen.get("debug") is None:
             chosen.pop("debug", None)
         if chosen.get("opt") is None:
@@ -217,7 +220,7 @@ class Options:
         the debugging dumps or the argument handlers)."""
         parts = []
         for f in fields(self):
-            if f.name in ("cache", "shared_memory_carveout", "dumps", "extensions"):
+            if f.name in ("cache", "shared_memory_carveout", "dumps", "profile_file", "extensions"):
                 continue
             if f.name in ("checks", "family_specific") and not getattr(self, f.name):
                 continue  # the keys of code compiled without them stay as they were
@@ -380,11 +383,14 @@ def _translated(where: str, keywords: Mapping[str, Any]) -> dict[str, Any]:
         if name not in result:
             continue
         value = result.pop(name)
-        if name == "profile_jit" and isinstance(value, str):
-            raise TypeError(
-                f"{where}: profile_jit prints the stage timings (True); it writes no profile file, "
-                f"got {value!r}: run the program under python -m cProfile -o FILE instead"
-            )
+        if name == "profile_jit" and isinstance(value, (str, os.PathLike)):
+            path = os.fspath(value)
+            if not isinstance(path, str) or not path:
+                raise TypeError(
+                    f"{where}: profile_jit is True or the path of a file to save the profile to, got {value!r}"
+                )
+            result["profile_file"] = path
+            value = True
         _check_bool(name, value)
         if value:
             dumps.update(DUMP_ALIASES.get(name, (name,)))
