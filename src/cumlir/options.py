@@ -19,11 +19,14 @@ from typing import TYPE_CHECKING, Any
 from . import backends, simulation
 from .chips import min_ptx, parse_target, target_suffix
 from .linkable import as_linkable, load
+from .option_help import help_text
 
 if TYPE_CHECKING:
     from .linkable import LinkItem
 
-INLINE_MODES = ("never", "always")
+# "auto", numba-cuda-mlir's, leaves inlining to the optimisers as "never" does: a device
+# function is a function of its own that MLIR's inliner and LLVM may inline (Numba-CUDA's "never")
+INLINE_MODES = ("never", "always", "auto")
 # LLVM's fast-math flags, as numba's ``fastmath={...}`` names them
 FASTMATH_FLAGS = frozenset({"fast", "nnan", "ninf", "nsz", "arcp", "contract", "afn", "reassoc"})
 CARVEOUT_NAMES = {"default": -1, "MaxL1": 0, "MaxShared": 100}
@@ -154,8 +157,12 @@ class Options:
     def from_keywords(cls, where: str, keywords: Mapping[str, Any]) -> Options:
         """Options from user keywords: unknown ones raise TypeError naming the closest known one."""
         known = {f.name for f in fields(cls)} - {"dumps", "profile_file", "arch_specific", "family_specific", "checks"}
-        given = keywords
-        keywords = _translated(where, keywords)
+        given = dict(keywords)
+        wanted = given.pop("help", False)  # numba-cuda-mlir's: the keywords listed, the program stopped
+        _check_bool("help", wanted)
+        if wanted:
+            raise SystemExit(help_text("help was specified"))
+        keywords = _translated(where, given)
         for name, value in keywords.items():
             if name in _REFUSED and value not in (None, False):
                 raise TypeError(f"{where}: the keyword {name!r} is not supported: {_REFUSED[name]}")
@@ -166,7 +173,7 @@ class Options:
             made = name == "dumps" or name == "profile_file" and name not in given  # by _translated
             if name not in known and name not in _REFUSED and name not in _NUMBA_ONLY and not made:
                 close = difflib.get_close_matches(name, sorted(known), n=1)
-                hint = f"; did you mean {close[0]!r}?" if close else ""
+                hint = f"; did you mean {close[0]!r}?" if close else " (help=True lists them)"
                 raise TypeError(f"{where}: unknown keyword argument {name!r}{hint}")
         _numba_only(where, keywords)
         chosen = {k: v for k, v in keywords.items() if k in known or k in ("dumps", "profile_file")}
@@ -314,8 +321,13 @@ def _launch_bounds(value: object) -> tuple[int, ...]:
 def _inline(value: object) -> str:
     if isinstance(value, bool):  # Numba-CUDA's older spelling
         value = "always" if value else "never"
+    if callable(value):
+        raise ValueError(
+            "the option inline takes no cost model (a function deciding per call, numba's inlining of its IR): "
+            "cumlir's optimisers decide with inline='auto' (or 'never'); inline='always' inlines every call"
+        )
     if value not in INLINE_MODES:
-        raise ValueError(f"the option inline must be 'never' or 'always', got {value!r}")
+        raise ValueError(f"the option inline must be 'never', 'always' or 'auto', got {value!r}")
     return value
 
 
