@@ -104,6 +104,35 @@ def test_kernels_typed_at_launch_hit_by_their_argument_types(tmp_path, cache_dir
     assert kernel.overloads == {argtypes: overload}  # kept once it has its binary
 
 
+STAR = """
+from cumlir import cuda
+
+@cuda.jit(cache=True)
+def gathered(out, *rest):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = rest[0][i] * rest[1] + len(rest)
+"""
+
+
+def test_a_kernel_gathering_star_args_hits_by_its_launch_types(tmp_path, cache_dir):
+    np = pytest.importorskip("numpy")
+    from cumlir.runtime.arguments import argument_type
+
+    def overload(*args):
+        kernel = _module(tmp_path / "k.py", STAR).gathered
+        found = kernel.overload_for(tuple(argument_type(a, i) for i, a in enumerate(args)))
+        found.binary(CC)
+        return found
+
+    arrays = np.zeros(4, np.float32), np.zeros(4, np.float32)
+    assert overload(*arrays, 2.5).compile_stats["cache"] == "miss"
+    hit = overload(*arrays, 2.5)
+    assert hit.compile_stats["cache"] == "hit" and "frontend" not in hit.compile_stats
+    assert overload(*arrays, 2.5, 7).compile_stats["cache"] == "miss"  # another count: another kernel
+    assert len(_entries(cache_dir)) == 2
+
+
 def test_cumlir_cache_variable_caches_every_kernel(tmp_path, cache_dir, monkeypatch):
     source = VADD.replace("@cuda.jit(cache=True)", "@cuda.jit")
     assert _verdict(_module(tmp_path / "k.py", source).vadd) == "off"
@@ -550,6 +579,18 @@ def mixed(x, f, d, a, n, flag):
         d[0, i % 4] = x[i] * a + f[0, 0] + n
 """
 
+# the same, the arguments past the first two gathered by *args
+MIXED_STAR = """
+from cumlir import cuda
+
+@cuda.jit(cache=True)
+def mixed(x, f, *rest):
+    d, a, n, flag = rest
+    i = cuda.grid(1)
+    if flag and i < x.size:
+        d[0, i % 4] = x[i] * a + f[0, 0] + n
+"""
+
 # a fresh process launching mixed[...] on the fake driver, reporting what it launched
 _FAKE_LAUNCHES = """
 import json, sys
@@ -596,8 +637,9 @@ print(json.dumps({{
 """
 
 
-def test_a_hit_in_a_fresh_process_launches_without_numba(tmp_path, cache_dir):
-    (tmp_path / "kernels.py").write_text(MIXED)
+@pytest.mark.parametrize("source", [MIXED, MIXED_STAR], ids=["named", "star_args"])
+def test_a_hit_in_a_fresh_process_launches_without_numba(tmp_path, cache_dir, source):
+    (tmp_path / "kernels.py").write_text(source)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([SRC, os.environ.get("PYTHONPATH", "")])}
     script = _FAKE_LAUNCHES.format(
         folder=str(tmp_path), root=os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

@@ -152,33 +152,48 @@ def test_a_shared_array_of_a_run_time_shape_says_so_first():
     assert line == "cuda.shared.array: the shape must be an int or a tuple of ints known at compile time, got int64"
 
 
-def _star(*args):
-    args[0][0] = 1
+def _star(a, b, *rest):
+    a[0] = b[0] + len(rest)
 
 
-def test_a_kernel_taking_star_args_is_named_when_compiled():
+def test_a_signature_short_of_the_named_parameters_of_a_star_kernel_is_named():
     with pytest.raises(TypeError) as raised:
-        cuda.compile_ptx(_star, SIG, cc=(9, 0))
+        cuda.compile_ptx(_star, "void(float32[:])", cc=(9, 0))
     line = _first_line(raised.value)
     assert line.startswith("kernel _star (") and line.endswith(
-        "takes *args, which a kernel cannot: name each parameter (def _star(a, b, ...))"
+        "takes at least 2 arguments (before *rest), but 1 argument types were given"
     )
 
 
-def test_a_kernel_taking_star_args_is_named_when_launched(monkeypatch):
+def test_a_launch_short_of_the_named_parameters_of_a_star_kernel_is_named(monkeypatch):
     fake_driver.install(monkeypatch)
     kernel = cuda.jit(_star)
-    for args in ([np.zeros(3, np.float32)], [np.zeros(3, np.float32)] * 2):
-        with pytest.raises(TypeError, match=r"^kernel _star takes \*args, which a kernel cannot"):
+    for args in ([], [np.zeros(3, np.float32)]):
+        with pytest.raises(TypeError, match=rf"^kernel _star takes at least 2 arguments but {len(args)} were given"):
             kernel[1, 1](*args)
 
 
-def test_keyword_parameters_are_named_too():
+def _keyword_only(a, *rest, scale):
+    a[0] = scale
+
+
+def test_keyword_parameters_are_named_when_compiled():
     def k(a, **options):
         a[0] = 1
 
-    with pytest.raises(TypeError, match=r"takes \*\*options, which a kernel cannot: name each parameter \(def k\(a, "):
+    message = r"takes \*\*options, which a kernel cannot: a launch passes its arguments by position only \(def k\(a\)\)"
+    with pytest.raises(TypeError, match=message):
         cuda.compile_ptx(k, "void(float32[:])", cc=(9, 0))
+    with pytest.raises(TypeError, match=r"takes the keyword-only parameter scale, which a kernel cannot: .*\*rest\)"):
+        cuda.compile_ptx(_keyword_only, "void(float32[:])", cc=(9, 0))
+
+
+def test_keyword_parameters_are_named_when_launched(monkeypatch):
+    fake_driver.install(monkeypatch)
+    kernel = cuda.jit(_keyword_only)
+    for args in ([np.zeros(3, np.float32)], [np.zeros(3, np.float32)] * 2):
+        with pytest.raises(TypeError, match=r"^kernel _keyword_only takes the keyword-only parameter scale"):
+            kernel[1, 1](*args)
 
 
 def _scale(a):

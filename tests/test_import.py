@@ -53,6 +53,7 @@ DECORATING_ADDS = [
     "cumlir.dispatcher.config_keys",
     "cumlir.dispatcher.surface",
     "cumlir.launch_needs",
+    "cumlir.option_help",  # the keywords' lines: one dict
     "cumlir.options",
     "cumlir.simulation",
 ]

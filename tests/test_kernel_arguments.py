@@ -227,6 +227,22 @@ def test_an_eager_kernel_names_the_argument_its_signature_refuses():
         eager.overload_for((types.int64, types.int64, types.complex128))
 
 
+def _scaled(out, x, n):
+    out[0] = x[0] * n
+
+
+def test_of_several_signatures_the_nearest_is_launched():
+    # an int64 would convert to int32 (unsafely): the int64 signature, compiled second, is exact
+    eager = cuda.jit(["void(float64[:], float64[:], int32)", "void(float64[:], float64[:], int64)"])(_scaled)
+    f64 = types.float64[::1]
+    assert eager.overload_for((f64, f64, types.int64)).argtypes[2] == types.int64
+    assert eager.overload_for((f64, f64, types.int32)).argtypes[2] == types.int32
+    assert eager.overload_for((f64, f64, types.int16)).argtypes[2] == types.int32  # promoted, not to int64
+    assert eager.overload_for((f64, f64, types.uint64)).argtypes[2] == types.int32  # unsafe either way: the first
+    layouts = cuda.jit(["void(float64[:], float64[:], int64)", "void(float64[::1], float64[::1], int64)"])(_scaled)
+    assert layouts.overload_for((f64, f64, types.int64)).argtypes[0] == f64  # the same layout before layout A
+
+
 # ---- on the GPU --------------------------------------------------------------------------
 
 

@@ -62,6 +62,11 @@ def nested(t, out):
 three_eager = cuda.jit(K.VADD_FLOAT32)(K.vadd)
 
 
+@cuda.jit
+def gathering(out, *rest):
+    out[0] = len(rest)
+
+
 @cuda.jit("void(int32, float32, boolean, complex64)")
 def eager_scalars(i, f, b, z):
     pass
@@ -198,6 +203,18 @@ def test_tuples_and_namedtuples(fake, general):
     _twice(fake, general, scaled, (1, 1), (2.0, 3.5), out)
     _twice(fake, general, scaled, (1, 1), Pair(np.float32(2), 7), out)
     _twice(fake, general, nested, (1, 1), ((1, 2.5), 4.0), out)
+
+
+def test_star_args_of_each_count(fake, general):
+    # each count of the launch's arguments is a kernel of its own, with its own route
+    out = cuda.device_array(4)
+    _twice(fake, general, gathering, (1, 1), out, 2.0, np.int32(3))
+    _twice(fake, general, gathering, (1, 1), out)
+    _twice(fake, general, gathering, (1, 1), out, (1, 2.5), out)
+    before = len(general)
+    _launch(fake, gathering[1, 1], (out, 4.0, np.int32(-1)))
+    assert len(general) == before
+    assert len(gathering.overloads) == 3
 
 
 @pytest.mark.parametrize("order", ["C", "F", "A"])

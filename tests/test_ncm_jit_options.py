@@ -238,12 +238,39 @@ def test_dumps_change_neither_the_code_nor_the_cache_key(capfd, backend):
     ("keywords", "error", "words"),
     [
         ({"dump_ptx": "yes"}, TypeError, "dump_ptx must be True or False"),
-        ({"profile_jit": "out.prof"}, TypeError, "python -m cProfile"),
+        ({"profile_jit": ""}, TypeError, "profile_jit is True or the path of a file to save the profile to"),
+        ({"profile_jit": 2}, TypeError, "profile_jit must be True or False"),
+        ({"profile_file": "out.prof"}, TypeError, "unknown keyword argument 'profile_file'"),
     ],
 )
 def test_dump_bad_values(keywords, error, words):
     with pytest.raises(error, match=re.escape(words)):
         cuda.jit(**keywords)
+
+
+def test_profile_jit_profiles_each_part_of_a_compilation(capfd, tmp_path):
+    import pstats
+
+    path = tmp_path / "compile.prof"
+    kernel = cuda.jit(SIG, profile_jit=str(path))(scale)  # typed here, at decoration
+    typing = capfd.readouterr().err
+    assert "--- cProfile for compilation of scale (typing) ---" in typing and "cumtime" in typing
+    assert "type_function" in typing  # numba's frontend ran inside
+    assert f"Profile saved to: {path}" in typing
+    typed_calls = pstats.Stats(str(path)).total_calls
+    kernel.compile(SIG).binary((8, 0))  # compiled for sm_80: the second part
+    code = capfd.readouterr().err
+    assert "--- cProfile for compilation of scale (sm_80) ---" in code and "(typing)" not in code
+    assert pstats.Stats(str(path)).total_calls > typed_calls  # the file holds both parts
+    assert kernel.options.cache_key() == cuda.jit(SIG)(scale).options.cache_key()
+
+
+def test_profile_jit_true_saves_nothing(capfd, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    cuda.jit(profile_jit=True)(scale).compile(SIG).binary((8, 0))
+    err = capfd.readouterr().err
+    assert "cProfile for compilation of scale (sm_80)" in err and "Profile saved" not in err
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_carveout_names_in_either_spelling():

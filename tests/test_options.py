@@ -129,6 +129,54 @@ def test_opt_false_keeps_calls_and_forceinline_removes_them(backend):
     assert not _calls_device_function(backend, forceinline=True)
     assert not _calls_device_function(backend, inline="always")
     assert _calls_device_function(backend, inline="never")
+    assert _calls_device_function(backend, inline="auto")  # numba-cuda-mlir's: the optimisers decide
+
+
+def test_inline_auto_compiles_as_never(backend):
+    @cuda.jit(device=True, inline="auto")
+    def twice_auto(x):
+        return x * 2.0 + 1.0
+
+    @cuda.jit(device=True, inline="never")
+    def twice_never(x):
+        return x * 2.0 + 1.0
+
+    def kernel_auto(a):
+        a[0] = twice_auto(a[1])
+
+    def kernel_never(a):
+        a[0] = twice_never(a[1])
+
+    auto, never = (
+        cuda.compile_ptx(k, "void(float64[:])", cc=(9, 0), backend=backend)[0] for k in (kernel_auto, kernel_never)
+    )
+    assert "call" not in auto and auto.replace("kernel_auto", "kernel_never") == never  # inlined at O3 either way
+    assert cuda.jit(inline="auto")(kernel_auto).options.inline == "auto"
+
+
+def test_help_lists_the_keywords_and_stops():
+    from cumlir.option_help import KEYWORDS
+
+    with pytest.raises(SystemExit) as raised:
+        cuda.jit(help=True)
+    text = str(raised.value)
+    assert text.startswith("Printing the options because: help was specified")
+    for name, effect in KEYWORDS.items():
+        assert f"  {name} " in text and effect in text
+    assert cuda.jit(help=False)(_ptx).options == Options()
+
+
+def test_help_names_every_keyword_cuda_jit_takes():
+    from dataclasses import fields
+
+    from cumlir.option_help import KEYWORDS
+    from cumlir.options import DUMP_ALIASES, DUMPS, JIT_SIGNATURE_KEYWORDS
+
+    internal = {"dumps", "profile_file", "arch_specific", "family_specific", "checks"}
+    taken = {f.name for f in fields(Options)} - internal
+    taken |= set(DUMPS) | set(DUMP_ALIASES) | set(JIT_SIGNATURE_KEYWORDS)
+    taken |= {"cc", "abi", "abi_info", "device", "boundscheck", "experimental_ast_transforms", "simulate", "help"}
+    assert taken == set(KEYWORDS)
 
 
 def test_forceinline_marks_compiled_device_functions_alwaysinline():
@@ -176,7 +224,7 @@ def test_shared_memory_carveout_is_checked_and_kept():
         ({"fastmaht": True}, TypeError, "unknown keyword argument 'fastmaht'; did you mean 'fastmath'?"),
         ({"max_register": 32}, TypeError, "did you mean 'max_registers'?"),
         ({"lineinf": True}, TypeError, "did you mean 'lineinfo'?"),
-        ({"zzz": 1}, TypeError, "unknown keyword argument 'zzz'"),
+        ({"zzz": 1}, TypeError, "unknown keyword argument 'zzz' (help=True lists them)"),
         ({"debug": "yes"}, TypeError, "debug must be True or False"),
         ({"opt": "yes"}, TypeError, "opt must be True or False"),
         ({"max_registers": 0}, ValueError, "between 1 and 255"),
@@ -185,7 +233,9 @@ def test_shared_memory_carveout_is_checked_and_kept():
         ({"launch_bounds": (0,)}, ValueError, "positive"),
         ({"launch_bounds": (1, 2, 3, 4)}, TypeError, "1 to 3 ints"),
         ({"launch_bounds": "128"}, TypeError, "1 to 3 ints"),
-        ({"inline": "sometimes"}, ValueError, "inline must be 'never' or 'always'"),
+        ({"inline": "sometimes"}, ValueError, "inline must be 'never', 'always' or 'auto'"),
+        ({"inline": lambda expr, caller, callee: True}, ValueError, "takes no cost model"),
+        ({"help": "yes"}, TypeError, "help must be True or False"),
         ({"fastmath": {"fast", "bogus"}}, ValueError, "unknown flags ['bogus']"),
         ({"fastmath": "yes"}, TypeError, "fastmath must be True, False or a set"),
         ({"shared_memory_carveout": "Max"}, ValueError, "shared_memory_carveout"),

@@ -52,11 +52,25 @@ def test_indexing_typings_are_kept_and_agree_with_numbas(func, args):
 def test_pure_function_typings_are_kept_and_agree_with_numbas(func, args):
     ctx = typing_context()
     fnty = _function_type(ctx, func)
-    assert _scalar_operator_key(fnty, args, {}) == (func, args)
+    assert _scalar_operator_key(fnty, args, {}) == (fnty, args)
     expected = BaseContext.resolve_function_type(ctx, fnty, args, {})
     assert expected is not None
     assert ctx.resolve_function_type(fnty, args, {}) == expected
     assert ctx.resolve_function_type(fnty, args, {}) == expected
+
+
+def test_a_function_type_of_more_templates_is_typed_for_itself():
+    # templates registered later make a new function type for the same function (numba's
+    # augment): lowering asks that one for the implementation of what it typed
+    ctx = typing_context()
+    fnty = _function_type(ctx, bool)
+    args = (types.boolean,)
+    sig = ctx.resolve_function_type(fnty, args, {})
+    augmented = types.Function((*fnty.templates, *fnty.templates[:1]))
+    assert augmented is not fnty
+    again = ctx.resolve_function_type(augmented, args, {})
+    assert again == sig
+    assert augmented.get_impl_key(again) == fnty.get_impl_key(sig)
 
 
 @pytest.mark.parametrize(

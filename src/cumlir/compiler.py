@@ -42,7 +42,7 @@ from .lowering.refcount import RuntimeNeeded, WideAddressesNeeded
 from .nrt.compiled import runtime as nrt_runtime
 from .options import Options
 from .stages import LIBRARY_OUTPUTS, OUTPUTS, STAGES, check_choice
-from .typing import target_options
+from .typing import star_parameters, target_options
 from .typing.context import typing_context
 from .typing.frontend import type_function as frontend_type_function
 from .typing.nesting import room_to_nest
@@ -76,7 +76,8 @@ class KernelEntry:
         check_kernel_result(where, self.return_type)
         # typed without a declared void result, so that a kernel returning a value is reported
         # as such (numba would say it cannot convert the value to none)
-        typed = type_function(self.pyfunc, self.argtypes, options=options, chip=cc or options.chip)
+        argtypes = star_parameters.bundled(self.pyfunc, self.argtypes, where)
+        typed = type_function(self.pyfunc, argtypes, options=options, chip=cc or options.chip)
         check_kernel_result(where, typed.return_type)
         return typed
 
@@ -438,14 +439,18 @@ def kernel_symbol(pyfunc: FunctionType, options: Options | None) -> str:
 
 
 def check_kernel_parameters(where: str, pyfunc: FunctionType) -> None:
-    """A kernel's parameters are its launch's arguments, one by one: *args and **kwargs are
-    a TypeError naming them and *where*."""
+    """A kernel's parameters are its launch's arguments, by position (the last ones may be
+    gathered by *args): **kwargs and keyword-only parameters are a TypeError naming them
+    and *where*."""
     parameters = inspect.signature(pyfunc).parameters.values()
-    stars = [str(p) for p in parameters if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
-    if stars:
-        named = [p.name for p in parameters if str(p) not in stars]
-        example = f"def {pyfunc.__name__}({', '.join([*named, 'a', 'b', '...'])})"
-        raise TypeError(f"{where} takes {' and '.join(stars)}, which a kernel cannot: name each parameter ({example})")
+    keywords = [p for p in parameters if p.kind in (p.KEYWORD_ONLY, p.VAR_KEYWORD)]
+    if keywords:
+        named = [str(p) if p.kind is p.VAR_KEYWORD else f"the keyword-only parameter {p.name}" for p in keywords]
+        positional = [str(p) for p in parameters if p not in keywords]
+        raise TypeError(
+            f"{where} takes {' and '.join(named)}, which a kernel cannot: a launch passes its arguments by "
+            f"position only (def {pyfunc.__name__}({', '.join(positional)}))"
+        )
 
 
 def check_kernel_result(where: str, return_type: types.Type | None) -> None:

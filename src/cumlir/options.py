@@ -19,11 +19,14 @@ from typing import TYPE_CHECKING, Any
 from . import backends, simulation
 from .chips import min_ptx, parse_target, target_suffix
 from .linkable import as_linkable, load
+from .option_help import help_text
 
 if TYPE_CHECKING:
     from .linkable import LinkItem
 
-INLINE_MODES = ("never", "always")
+# "auto", numba-cuda-mlir's, leaves inlining to the optimisers as "never" does: a device
+# function is a function of its own that MLIR's inliner and LLVM may inline (Numba-CUDA's "never")
+INLINE_MODES = ("never", "always", "auto")
 # LLVM's fast-math flags, as numba's ``fastmath={...}`` names them
 FASTMATH_FLAGS = frozenset({"fast", "nnan", "ninf", "nsz", "arcp", "contract", "afn", "reassoc"})
 CARVEOUT_NAMES = {"default": -1, "MaxL1": 0, "MaxShared": 100}
@@ -40,7 +43,7 @@ DUMPS = {
     "dump_cubin": "the SASS of the cubin (its size where nvdisasm is missing)",
     "print_before_all": "the MLIR before every pass",
     "print_after_all": "the MLIR after every pass",
-    "profile_jit": "the stage timings of each compilation",
+    "profile_jit": "a cProfile of each compilation and its stage timings (a path: the profile saved there too)",
 }
 DUMP_ALIASES = {"dump": ("dump_numba_ir", "dump_mlir")}  # numba-cuda-mlir's dump=True
 _C_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
@@ -98,6 +101,7 @@ class Options:
     index_bits: int | None = None
     capi: bool | str = False  # a kernel's symbol: its function's name (True, as always), or this name
     dumps: frozenset[str] = frozenset()  # of DUMPS: what compiling prints on stderr (not in the cache key)
+    profile_file: str | None = None  # where profile_jit=PATH saves its profile (not a keyword, nor in the cache key)
     # argument handlers: objects whose prepare_args(ty, val, stream=, retr=) give a launch's
     # arguments as they are passed (Numba-CUDA's and numba-cuda-mlir's; not in the cache key)
     extensions: tuple[Any, ...] = ()
@@ -152,8 +156,13 @@ class Options:
     @classmethod
     def from_keywords(cls, where: str, keywords: Mapping[str, Any]) -> Options:
         """Options from user keywords: unknown ones raise TypeError naming the closest known one."""
-        known = {f.name for f in fields(cls)} - {"dumps", "arch_specific", "family_specific", "checks"}
-        keywords = _translated(where, keywords)
+        known = {f.name for f in fields(cls)} - {"dumps", "profile_file", "arch_specific", "family_specific", "checks"}
+        given = dict(keywords)
+        wanted = given.pop("help", False)  # numba-cuda-mlir's: the keywords listed, the program stopped
+        _check_bool("help", wanted)
+        if wanted:
+            raise SystemExit(help_text("help was specified"))
+        keywords = _translated(where, given)
         for name, value in keywords.items():
             if name in _REFUSED and value not in (None, False):
                 raise TypeError(f"{where}: the keyword {name!r} is not supported: {_REFUSED[name]}")
@@ -161,12 +170,13 @@ class Options:
                 raise TypeError(
                     f"{where}: the keyword {name!r} belongs to cuda.jit; {where} takes the signature as its argument"
                 )
-            if name not in known and name not in _REFUSED and name not in _NUMBA_ONLY and name != "dumps":
+            made = name == "dumps" or name == "profile_file" and name not in given  # by _translated
+            if name not in known and name not in _REFUSED and name not in _NUMBA_ONLY and not made:
                 close = difflib.get_close_matches(name, sorted(known), n=1)
-                hint = f"; did you mean {close[0]!r}?" if close else ""
+                hint = f"; did you mean {close[0]!r}?" if close else " (help=True lists them)"
                 raise TypeError(f"{where}: unknown keyword argument {name!r}{hint}")
         _numba_only(where, keywords)
-        chosen = {k: v for k, v in keywords.items() if k in known or k == "dumps"}
+        chosen = {k: v for k, v in keywords.items() if k in known or k in ("dumps", "profile_file")}
         if chosen.get("debug") is None:
             chosen.pop("debug", None)
         if chosen.get("opt") is None:
@@ -217,7 +227,7 @@ class Options:
         the debugging dumps or the argument handlers)."""
         parts = []
         for f in fields(self):
-            if f.name in ("cache", "shared_memory_carveout", "dumps", "extensions"):
+            if f.name in ("cache", "shared_memory_carveout", "dumps", "profile_file", "extensions"):
                 continue
             if f.name in ("checks", "family_specific") and not getattr(self, f.name):
                 continue  # the keys of code compiled without them stay as they were
@@ -311,8 +321,13 @@ def _launch_bounds(value: object) -> tuple[int, ...]:
 def _inline(value: object) -> str:
     if isinstance(value, bool):  # Numba-CUDA's older spelling
         value = "always" if value else "never"
+    if callable(value):
+        raise ValueError(
+            "the option inline takes no cost model (a function deciding per call, numba's inlining of its IR): "
+            "cumlir's optimisers decide with inline='auto' (or 'never'); inline='always' inlines every call"
+        )
     if value not in INLINE_MODES:
-        raise ValueError(f"the option inline must be 'never' or 'always', got {value!r}")
+        raise ValueError(f"the option inline must be 'never', 'always' or 'auto', got {value!r}")
     return value
 
 
@@ -380,11 +395,14 @@ def _translated(where: str, keywords: Mapping[str, Any]) -> dict[str, Any]:
         if name not in result:
             continue
         value = result.pop(name)
-        if name == "profile_jit" and isinstance(value, str):
-            raise TypeError(
-                f"{where}: profile_jit prints the stage timings (True); it writes no profile file, "
-                f"got {value!r}: run the program under python -m cProfile -o FILE instead"
-            )
+        if name == "profile_jit" and isinstance(value, (str, os.PathLike)):
+            path = os.fspath(value)
+            if not isinstance(path, str) or not path:
+                raise TypeError(
+                    f"{where}: profile_jit is True or the path of a file to save the profile to, got {value!r}"
+                )
+            result["profile_file"] = path
+            value = True
         _check_bool(name, value)
         if value:
             dumps.update(DUMP_ALIASES.get(name, (name,)))

@@ -39,6 +39,7 @@ if TYPE_CHECKING:
         py_func: FunctionType
         options: Options
         star_parameters: bool
+        star_args: bool
         parameter_count: int
 
         def _launching(self) -> Launches: ...
@@ -374,7 +375,12 @@ def _overload_for(
 
         check_kernel_parameters(f"kernel {dispatcher.__name__}", dispatcher.py_func)
     expected = dispatcher.parameter_count
-    if len(args) != expected:
+    if dispatcher.star_args:
+        if len(args) < expected:
+            raise TypeError(
+                f"kernel {dispatcher.__name__} takes at least {expected} arguments but {len(args)} were given"
+            )
+    elif len(args) != expected:
         raise TypeError(f"kernel {dispatcher.__name__} takes {expected} arguments but {len(args)} were given")
     overload = table.cached_overload(args, narrow)
     if overload is not None:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from .. import compile_stats
 from ..codegen.targets import parse_cc
 from ..codegen.targets import suffix as target_suffix
+from ..compile_profile import CompileProfile
 from ..launch_needs import LaunchNeeds, recording
 from ..linkable import LTOIR
 from ..linking import link_ptx
@@ -102,8 +103,12 @@ class KernelOverload:
         self._narrow_loaded: dict[Context, LoadedKernel] = {}  # context -> the LoadedKernel of the narrow class
         self.needs = LaunchNeeds()  # what its code asked of its launches (launch_needs.py)
         self._metadata: KernelMetadata | None = None
+        options = self.dispatcher.options
+        self.profile = CompileProfile(
+            self.dispatcher.py_func.__qualname__, "profile_jit" in options.dumps, options.profile_file
+        )
         if typed:  # typing errors surface here: at decoration for eager signatures
-            with recording(self.needs):
+            with recording(self.needs), self.profile.part("typing"):
                 self.build().type_eagerly()
 
     def __repr__(self) -> str:
@@ -213,7 +218,7 @@ class KernelOverload:
         cache = self.table.disk_cache(narrow)
         if cache is None:
             self._stats["cache"] = "off"
-            return self.compilation(cc, narrow=narrow)
+            return self._compiled(cc, narrow)
         found = self._read_cache(cache, cc)
         if found is not None:
             return found
@@ -223,13 +228,18 @@ class KernelOverload:
             found = self._read_cache(cache, cc) if locked else None
             if found is not None:
                 return found
-            c = self.compilation(cc, narrow=narrow)
+            c = self._compiled(cc, narrow)
             began = time.perf_counter()
             # what the code asked of its launches is not in the cache's entries: such kernels compile
             cacheable = self.needs.trivial and cache.save(self.argtypes, cc, c, locked)
         self._stats["cache_write"] = time.perf_counter() - began
         self._stats["cache"] = "miss" if cacheable else "not cacheable"
         return c
+
+    def _compiled(self, cc: tuple[int, int], narrow: bool) -> Compilation:
+        """The Compilation for *cc* run to its cubin, profiled with profile_jit."""
+        with self.profile.part(f"sm_{cc[0]}{cc[1]}"):
+            return self.compilation(cc, narrow=narrow)
 
     def output(self, output: str, cc: ComputeCapability | None = None) -> str | bytes | None:
         """What the compiler makes for *output* (``ptx``, ``llvm``, ``mlir`` ...) for *cc*."""

@@ -94,9 +94,12 @@ class Dispatcher:
         # compiled before reads dictionaries only and takes no lock
         self._lock = threading.RLock()
         parameters = inspect.signature(pyfunc).parameters.values()
-        self.parameter_count = len(parameters)  # checked at every launch
-        # *args, **kwargs: a launch names them in its error
-        self.star_parameters = any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in parameters)
+        # a launch's arguments, checked at every launch: the positional parameters, and with
+        # *args (star_args) any number more
+        self.parameter_count = sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in parameters)
+        self.star_args = any(p.kind is p.VAR_POSITIONAL for p in parameters)
+        # keyword-only parameters, **kwargs: a launch names them in its error
+        self.star_parameters = any(p.kind in (p.KEYWORD_ONLY, p.VAR_KEYWORD) for p in parameters)
         functools.update_wrapper(self, pyfunc)
         self.device = device
         self.options = options or Options()
@@ -225,6 +228,8 @@ class Dispatcher:
         argtypes, return_type = self._table.parse_signature(sig)
         if self.device:
             return self.device_dispatcher.compile_device(argtypes, return_type)
+        if self.star_args:
+            argtypes = self._table.launch_types(argtypes)
         overload, new = self._table.compile(argtypes, return_type)
         if new:
             self._forget_routes()

@@ -157,6 +157,13 @@ class OverloadTable:
         """(argument types, return type) of a signature (a string like "void(float32[:], int64)" or types)."""
         return _numba_signatures().parse_signature(sig)
 
+    def launch_types(self, argtypes: tuple[types.Type, ...]) -> tuple[types.Type, ...]:
+        """The launch's argument types a signature of a kernel taking ``*args`` stands for
+        (it may give the bundle as one StarArgTuple: typing/star_parameters.py)."""
+        from ..typing import star_parameters  # numba: loaded already, by the signature's parsing
+
+        return star_parameters.launch_types(self.dispatcher.py_func, argtypes)
+
     @staticmethod
     def argtypes_of(signature: SignatureLike) -> tuple[types.Type, ...]:
         """The argument types of a signature string, a numba Signature or a tuple of types."""
@@ -206,10 +213,10 @@ class OverloadTable:
         self._disk_cache = self._narrow_cache = None
 
     def _match_eager(self, argtypes: tuple[types.Type, ...]) -> tuple[types.Type, ...]:
-        accepts = _numba_signatures().accepts
-        for candidate in self.overloads:
-            if accepts(candidate, argtypes):
-                return candidate
+        signatures = _numba_signatures()
+        accepting = [candidate for candidate in self.overloads if signatures.accepts(candidate, argtypes)]
+        if accepting:  # the nearest, the first compiled of equals
+            return min(accepting, key=lambda candidate: signatures.conversions(candidate, argtypes))
         shown = ", ".join(str(t) for t in argtypes)
         known = "; ".join("(" + ", ".join(str(t) for t in c) + ")" for c in self.overloads)
         raise TypeError(

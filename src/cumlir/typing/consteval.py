@@ -10,14 +10,20 @@ numba-cuda-mlir's ``cuda.experimental.consteval`` in its three forms:
 - ``with consteval(): ...``: the block runs at compile time; the names it binds are
   constants in the rest of the function.
 
+The function's parameters are, in these, numba's types of the arguments it is being typed
+for (``arr.dtype``, ``arr.ndim``, ``n == types.int32``; a kernel's ``*args`` the StarArgTuple of
+its members), and an unrolled loop's variable is each value in turn.
 ``current_target_options()`` (typing/target_options.py) read in these gives the options of
-the kernel being compiled. An ``if`` whose test has become a constant keeps only the branch taken. The function is
-rewritten from its source (its syntax tree) before numba reads it, keeping its file and
-line numbers, so errors and line tables point at the user's code. Only functions whose
-code names ``consteval`` are rewritten; the rewritten function is made once per function (once
-per compilation's options, for one reading them).
-Values that are not plain Python constants (arrays, dtypes, functions) are given to the
-rewritten function as globals of its own, which numba freezes as it does every global.
+the kernel being compiled (``cuda.current_target_options()`` too, as numba-cuda-mlir reads
+any ``X.current_target_options()`` there). An ``if`` whose test has become a constant keeps
+only the branch taken. The function is rewritten from its source (its syntax tree) before
+numba reads it, keeping its file and line numbers, so errors and line tables point at the
+user's code. Only functions whose code names ``consteval`` (or ``local_array_from``), under
+any name, are rewritten; the rewritten function is made once per function, or once per
+tuple of argument types where the rewriting read a parameter, and per compilation's options
+where it read them. Values that are not plain Python constants (arrays, dtypes, functions)
+are given to the rewritten function as globals of its own, which numba freezes as it does
+every global.
 """
 
 from __future__ import annotations
@@ -29,17 +35,22 @@ import itertools
 import textwrap
 import threading
 import weakref
+from collections.abc import Sequence
+from types import CodeType
 from typing import Any
 
-from numba.core import errors
+from numba import typeof
+from numba.core import errors, types
 from numba.core import ir as numba_ir
 
+from .. import operations
 from . import array_from, target_options
 
 _NAME = "consteval"
 _REWRITTEN_NAMES = (_NAME, "local_array_from")
-_lock = threading.Lock()
-_expanded: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()  # function -> rewritten
+_TARGET_OPTIONS = "__cumlir_current_target_options__"  # what ``X.current_target_options()`` reads
+_lock = threading.RLock()  # user code run while rewriting may compile another function that uses consteval
+_expanded: weakref.WeakKeyDictionary[Any, _Rewritings] = weakref.WeakKeyDictionary()  # function -> rewritten
 
 
 class _Block:
@@ -58,47 +69,104 @@ def consteval(value: Any = None) -> Any:
     return _Block() if value is None else value
 
 
-def expanded(pyfunc: Any) -> Any:
-    """*pyfunc*, or the function its consteval forms rewrite it into: one for every compilation,
-    or, where the rewriting read ``current_target_options()``, one per compilation's options."""
-    names = getattr(getattr(pyfunc, "__code__", None), "co_names", ())
-    if not any(name in names for name in _REWRITTEN_NAMES):
+def expanded(pyfunc: Any, argtypes: Sequence[types.Type] = ()) -> Any:
+    """*pyfunc*, or the function its consteval forms rewrite it into for the argument types
+    *argtypes* and the compilation under way (see the module's text)."""
+    if not _rewrites(pyfunc):
         return pyfunc
     with _lock:
-        found = _expanded.get(pyfunc)
-        if found is None:
-            found = _expanded[pyfunc] = _rewritten(pyfunc)
-        if isinstance(found, _PerTarget):
-            target_options.consulted()
-            key = target_options.key()
-            if key not in found:
-                found[key] = _Rewriter(pyfunc).function()
-            return found[key]
-    return found
+        rewritings = _expanded.get(pyfunc)
+        if rewritings is None:
+            rewritings = _expanded[pyfunc] = _Rewritings()
+        return rewritings.function(pyfunc, tuple(argtypes))
 
 
-class _PerTarget(dict[Any, Any]):
-    """The rewritten functions of a function whose consteval reads its compilation's options,
-    by the options (target_options.key())."""
+class _Rewritings(dict[tuple[Any, Any], Any]):
+    """The rewritten functions of one function, by what their rewriting read: (the argument
+    types, or None where it read no parameter; the options' key, or None where it read no
+    option). A rewriting that read neither serves every typing."""
+
+    def function(self, pyfunc: Any, argtypes: tuple[types.Type, ...]) -> Any:
+        options = target_options.key()
+        for key in ((None, None), (argtypes, None), (None, options), (argtypes, options)):
+            found = self.get(key)
+            if found is not None:
+                if key[1] is not None:
+                    target_options.consulted()
+                return found
+        with target_options.compiling(None, None) as typing:
+            rewriter = _Rewriter(pyfunc, argtypes)
+            function = rewriter.function()
+        consulted = typing is not None and typing.consulted
+        self[(argtypes if rewriter.read_parameters else None, options if consulted else None)] = function
+        return function
 
 
-def _rewritten(pyfunc: Any) -> Any:
-    with target_options.compiling(None, None) as typing:
-        function = _Rewriter(pyfunc).function()
-    if typing is not None and typing.consulted:
-        return _PerTarget({typing.key(): function})
-    return function
+def _rewrites(pyfunc: Any) -> bool:
+    """Whether the code of *pyfunc* (its inner functions' included) names consteval or
+    local_array_from, by these names or by any global or closure name bound to them."""
+    code = getattr(pyfunc, "__code__", None)
+    if code is None:
+        return False
+    names: set[str] = set()
+    stack = [code]
+    while stack:
+        current = stack.pop()
+        names.update(current.co_names, current.co_freevars)
+        stack += [c for c in current.co_consts if isinstance(c, CodeType)]
+    if any(name in names for name in _REWRITTEN_NAMES):
+        return True
+    rewriting = (consteval, operations.stub("local_array_from"))
+    cells = dict(zip(code.co_freevars, pyfunc.__closure__ or ()))
+    for name in names:
+        value = pyfunc.__globals__.get(name)
+        if name in cells:
+            try:
+                value = cells[name].cell_contents
+            except ValueError:  # a cell not filled yet
+                continue
+        if any(value is r for r in rewriting):
+            return True
+    return False
+
+
+def _scope_of(pyfunc: Any) -> dict[str, Any]:
+    """The names *pyfunc*'s code reads from outside: its globals, then its closure's cells."""
+    scope = dict(pyfunc.__globals__)
+    if pyfunc.__closure__:
+        for name, cell in zip(pyfunc.__code__.co_freevars, pyfunc.__closure__):
+            try:
+                scope[name] = cell.cell_contents
+            except ValueError:  # a cell not filled yet (a name the enclosing function binds later)
+                pass
+    return scope
+
+
+def _parameter_values(pyfunc: Any, argtypes: tuple[types.Type, ...]) -> dict[str, Any]:
+    """The function's parameters as consteval reads them: numba's types of its arguments (an
+    omitted argument's default value typed as numba types it)."""
+    names = list(inspect.signature(pyfunc).parameters)
+    values: dict[str, Any] = {}
+    for name, ty in zip(names, argtypes):
+        if isinstance(ty, types.Omitted):
+            try:
+                ty = typeof(ty.value)
+            except ValueError:
+                pass
+        values[name] = ty
+    return values
 
 
 class _Rewriter:
-    def __init__(self, pyfunc: Any) -> None:
+    def __init__(self, pyfunc: Any, argtypes: tuple[types.Type, ...] = ()) -> None:
         self.pyfunc = pyfunc
-        code = pyfunc.__code__
-        self.filename = code.co_filename
-        self.env = dict(pyfunc.__globals__)
-        if pyfunc.__closure__:
-            self.env.update(zip(code.co_freevars, (cell.cell_contents for cell in pyfunc.__closure__)))
-        self.constants: dict[str, Any] = {}  # names the consteval blocks and assignments bound
+        self.filename = pyfunc.__code__.co_filename
+        self.env = _scope_of(pyfunc)
+        self.env[_TARGET_OPTIONS] = target_options.current_target_options
+        self.parameters = _parameter_values(pyfunc, argtypes)  # name -> numba type
+        self.read_parameters = False  # whether an evaluation named a parameter
+        # names the consteval blocks, assignments and unrolled loops bound
+        self.constants: dict[str, Any] = {}
         self.assigned_once: set[str] = set()  # local names assigned in one place only
         self.injected: dict[str, Any] = {}  # globals of the rewritten function: values with no literal
         self._counter = itertools.count()
@@ -176,10 +244,19 @@ class _Rewriter:
             return False
         return target is consteval
 
+    def scope(self, node: ast.AST) -> dict[str, Any]:
+        """What the compile-time code *node* reads: the function's globals and closure, its
+        parameters (numba's types), then the names bound by the consteval forms before it."""
+        shadowed = set(self.constants)
+        if any(isinstance(n, ast.Name) and n.id in self.parameters and n.id not in shadowed for n in ast.walk(node)):
+            self.read_parameters = True
+        return {**self.env, **self.parameters, **self.constants}
+
     def evaluate(self, node: ast.expr) -> Any:
         try:
-            code = compile(ast.fix_missing_locations(ast.Expression(node)), self.filename, "eval")
-            return eval(code, {**self.env, **self.constants})  # the user's compile-time expression
+            expression = ast.fix_missing_locations(ast.Expression(_TargetOptionsRead().visit(copy.deepcopy(node))))
+            code = compile(expression, self.filename, "eval")
+            return eval(code, self.scope(node))  # the user's compile-time expression
         except Exception as e:
             raise errors.TypingError(
                 f"consteval could not evaluate {ast.unparse(node)!r} at compile time: {type(e).__name__}: {e}",
@@ -187,9 +264,16 @@ class _Rewriter:
             ) from None
 
     def _run_block(self, node: ast.With) -> None:
-        scope = {**self.env, **self.constants}
+        if node.items[0].optional_vars is not None:
+            raise errors.UnsupportedError(
+                f"'with consteval() as {ast.unparse(node.items[0].optional_vars)}:' binds nothing: write "
+                "'with consteval():' and read the names the block binds with consteval(name) after it",
+                numba_ir.Loc(self.filename, node.lineno),
+            )
+        module = ast.Module(body=node.body, type_ignores=[])
+        scope = self.scope(module)
         before = set(scope)
-        module = ast.fix_missing_locations(ast.Module(body=node.body, type_ignores=[]))
+        module = ast.fix_missing_locations(_TargetOptionsRead().visit(copy.deepcopy(module)))
         try:
             exec(compile(module, self.filename, "exec"), scope)  # the user's compile-time block
         except Exception as e:
@@ -200,6 +284,32 @@ class _Rewriter:
         for name in _assigned(node.body):
             if name in scope and (name not in before or scope[name] is not self.env.get(name)):
                 self.constants[name] = scope[name]
+
+    def _bound(self, target: ast.expr, value: Any) -> dict[str, Any]:
+        """The names an unrolled loop's *target* binds to *value*, unpacked as Python would."""
+        if isinstance(target, ast.Name):
+            return {target.id: value}
+        where = numba_ir.Loc(self.filename, target.lineno)
+        if not isinstance(target, (ast.Tuple, ast.List)) or any(isinstance(t, ast.Starred) for t in target.elts):
+            raise errors.UnsupportedError(
+                f"a loop unrolled by consteval binds names or tuples of names, not {ast.unparse(target)!r}", where
+            )
+        try:
+            values = list(value)
+        except TypeError:
+            raise errors.TypingError(
+                f"consteval cannot unpack {value!r} into {ast.unparse(target)}", loc=where
+            ) from None
+        if len(values) != len(target.elts):
+            raise errors.TypingError(
+                f"consteval cannot unpack {value!r} into {ast.unparse(target)}: "
+                f"{len(values)} values for {len(target.elts)} names",
+                loc=where,
+            )
+        bound: dict[str, Any] = {}
+        for element, member in zip(target.elts, values):
+            bound.update(self._bound(element, member))
+        return bound
 
     def _unrolled(self, node: ast.For) -> list[ast.stmt]:
         for inner in ast.walk(ast.Module(body=node.body, type_ignores=[])):
@@ -220,10 +330,27 @@ class _Rewriter:
                 f"consteval(...) of a for loop must be iterable at compile time, got {values!r}",
                 loc=numba_ir.Loc(self.filename, node.lineno),
             ) from None
+        reassigned = _assigned(node.body)
         result: list[ast.stmt] = []
         for value in values:
-            assign = ast.Assign(targets=[node.target], value=self.constant(value, node))
-            result.extend(self.block([ast.copy_location(assign, node), *_copied(node.body)]))
+            bound = self._bound(node.target, value)
+            # the loop's names, constants in its body unless the body assigns them; assigned
+            # for the code after the loop too where they are plain constants
+            assigns = [
+                ast.copy_location(
+                    ast.Assign(targets=[ast.Name(id=name, ctx=ast.Store())], value=self.constant(member, node)), node
+                )
+                for name, member in bound.items()
+                if _literal(member) or name in reassigned
+            ]
+            saved = {name: self.constants.get(name, _UNBOUND) for name in bound}
+            self.constants.update({name: member for name, member in bound.items() if name not in reassigned})
+            result.extend(self.block([*assigns, *_copied(node.body)]))
+            for name, previous in saved.items():
+                if previous is _UNBOUND:
+                    self.constants.pop(name, None)
+                else:
+                    self.constants[name] = previous
         return result
 
     def constant(self, value: Any, where: ast.AST) -> ast.expr:
@@ -235,6 +362,23 @@ class _Rewriter:
             self.injected[name] = value
             node = ast.Name(id=name, ctx=ast.Load())
         return ast.copy_location(node, where)
+
+
+_UNBOUND = object()
+
+
+class _TargetOptionsRead(ast.NodeTransformer):
+    """``X.current_target_options()`` (``cuda.current_target_options()``, numba-cuda-mlir's
+    spelling) read as cumlir's current_target_options()."""
+
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        node = self.generic_visit(node)  # type: ignore[assignment]
+        func = node.func
+        if isinstance(func, ast.Attribute) and func.attr == "current_target_options" and not node.args:
+            return ast.copy_location(
+                ast.Call(func=ast.Name(id=_TARGET_OPTIONS, ctx=ast.Load()), args=[], keywords=node.keywords), node
+            )
+        return node
 
 
 class _Substituted(ast.NodeTransformer):

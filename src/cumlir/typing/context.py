@@ -388,7 +388,10 @@ def _scalar_operator_key(
     key = getattr(func, "typing_key", None) if isinstance(func, types.Function) else None
     if key not in _PURE_OPERATORS or not all(isinstance(a, _REAL) for a in args):
         return None
-    return (key, tuple(args))
+    # keyed by the function type itself: templates registered later (an @overload of bool
+    # imported while typing) make a new one, which lowering asks for the implementation of
+    # the signatures it typed
+    return (func, tuple(args))
 
 
 def _integer_index(ty: types.Type) -> bool:

@@ -119,7 +119,9 @@ def _type_function(
     return_type: types.Type | None,
 ) -> TypedFunction:
     _refuse_generators(pyfunc)
-    pyfunc = consteval.expanded(pyfunc)  # what its consteval forms make of it, if it has any
+    argtypes = tuple(argtypes)
+    # what its consteval forms make of it for these argument types, if it has any
+    pyfunc = consteval.expanded(pyfunc, argtypes)
     state = compiler.StateDict()
     state.func_id = bytecode.FunctionIdentity.from_function(pyfunc)
     state.typingctx = typing_context()

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from numba.core import sigutils, types
+from numba.core.typeconv import Conversion
 from numba.core.typing.templates import Signature
 
 from ..numba_models import owned
@@ -113,6 +114,26 @@ def _vector_from_host(declared: types.Type, actual: types.Type) -> bool:
 def first_refused(declared_args: Sequence[types.Type], actual_args: Sequence[types.Type]) -> int | None:
     """The position of the first argument *declared_args* does not accept, or None."""
     return next((k for k, (d, a) in enumerate(zip(declared_args, actual_args)) if not _accepts_one(d, a)), None)
+
+
+def conversions(declared_args: Sequence[types.Type], actual_args: Sequence[types.Type]) -> tuple[int, int, int]:
+    """How far *actual_args* are from *declared_args*, which accepts them: how many arguments
+    convert unsafely, safely (or to another array layout), and by promotion. Of the compiled
+    signatures accepting a launch, the nearest is launched, as numba's dispatcher chooses."""
+    unsafe = safe = promote = 0
+    for declared, actual in zip(declared_args, actual_args):
+        if declared == actual:
+            continue
+        kind = None
+        if isinstance(declared, (types.Number, types.Boolean)) and isinstance(actual, (types.Number, types.Boolean)):
+            kind = typing_context().can_convert(actual, declared)
+        if kind == Conversion.unsafe:
+            unsafe += 1
+        elif kind == Conversion.promote:
+            promote += 1
+        else:
+            safe += 1
+    return unsafe, safe, promote
 
 
 def accepts(declared_args: Sequence[types.Type], actual_args: Sequence[types.Type]) -> bool:
