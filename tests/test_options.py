@@ -1,9 +1,11 @@
 """Every keyword of Numba-CUDA's ``cuda.jit`` either changes the generated code as it should,
 on both code generators, or is refused when the kernel is decorated."""
 
+import math
 import re
 import warnings
 
+import numpy as np
 import pytest
 
 from cumlir import cuda
@@ -75,6 +77,35 @@ def test_fastmath(backend):
     assert "fma.rn.f32" not in plain and ".ftz" not in plain
     assert "fma.rn.f32" in contract and ".ftz" not in contract  # contraction alone
     assert "fma.rn.ftz.f32" in fast  # everything, denormals flushed too
+
+
+def _nan_facts(out, x):
+    i = cuda.grid(1)
+    if i < x.size:
+        out[0, i] = math.isnan(x[i])
+        out[1, i] = x[i] != x[i]
+        out[2, i] = math.isinf(x[i] * 2.0)
+    if i == 0:
+        out[3, 0] = np.nanmin(x)
+        out[3, 1] = np.nanmax(x)
+        out[3, 2] = np.min(x)
+
+
+def test_fastmath_keeps_nan_and_infinity_ieee(simulator_or_gpu, backend):
+    x = np.array([1.5, np.nan, -2.0, np.inf, 0.25, -np.inf, np.nan, 3.0])
+    out = np.full((4, x.size), -7.0)
+    cuda.jit(fastmath=True, backend=backend)(_nan_facts)[1, 32](out, x)
+    np.testing.assert_array_equal(out[0], np.isnan(x))
+    np.testing.assert_array_equal(out[1], np.isnan(x))
+    np.testing.assert_array_equal(out[2], np.isinf(x))
+    assert out[3, :2].tolist() == [-np.inf, np.inf] and np.isnan(out[3, 2])
+
+
+def test_nan_skipping_reductions_hold_under_nnan(simulator_or_gpu, backend, rng):
+    x = rng.standard_normal(37)  # no NaN: what nnan promises
+    out = np.full((4, x.size), -7.0)
+    cuda.jit(fastmath={"nnan", "ninf"}, backend=backend)(_nan_facts)[2, 32](out, x)
+    assert out[3, :3].tolist() == [x.min(), x.max(), x.min()]
 
 
 def test_a_times_b_plus_c_is_one_fma_by_default(backend):

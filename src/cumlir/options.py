@@ -29,6 +29,15 @@ if TYPE_CHECKING:
 INLINE_MODES = ("never", "always", "auto")
 # LLVM's fast-math flags, as numba's ``fastmath={...}`` names them
 FASTMATH_FLAGS = frozenset({"fast", "nnan", "ninf", "nsz", "arcp", "contract", "afn", "reassoc"})
+# what fastmath=True puts on floating-point operations: every flag but nnan and ninf, so that
+# NaN and infinity keep their IEEE meaning (isnan, comparisons, the NaN-skipping reductions),
+# as numba-cuda-mlir's fastmath keeps them; fastmath={"nnan", ...} asks for those by name
+FAST_ARITHMETIC = frozenset({"nsz", "arcp", "contract", "afn", "reassoc"})
+
+
+def llvm_fastmath(flags: frozenset[str]) -> frozenset[str]:
+    """The LLVM flags of a set of fastmath options, "fast" (fastmath=True) spelled out."""
+    return (flags - {"fast"}) | FAST_ARITHMETIC if "fast" in flags else flags
 CARVEOUT_NAMES = {"default": -1, "MaxL1": 0, "MaxShared": 100}
 MAX_REGISTERS_RANGE = (1, 255)  # what PTX's .maxnreg accepts
 OPT_LEVELS = range(4)  # LLVM's -O0 to -O3 (the NVPTX target's O, libNVVM's -opt=)

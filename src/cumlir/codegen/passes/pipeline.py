@@ -31,7 +31,7 @@ from ...marks import (
     UNCONTRACTED,
 )
 from ...mlir.contexts import thread_pass_managers
-from ...options import check_ptx_feature
+from ...options import check_ptx_feature, llvm_fastmath
 from .. import targets
 from . import by_value_params, constant_trip_loops, counted_loops, shared_alignment
 from .parallel_loops import distribute
@@ -274,7 +274,8 @@ def _set_fastmath(root: ir.Operation, flags: frozenset[str], uncontracted_flags:
 
     def attribute(flag_set: frozenset[str]) -> ir.Attribute:
         if flag_set not in chosen:
-            chosen[flag_set] = ir.Attribute.parse(f"#arith.fastmath<{','.join(sorted(flag_set))}>")
+            spelled = llvm_fastmath(flag_set)
+            chosen[flag_set] = ir.Attribute.parse(f"#arith.fastmath<{','.join(sorted(spelled))}>")
         return chosen[flag_set]
 
     def visit(op: ir.Operation) -> ir.WalkResult:

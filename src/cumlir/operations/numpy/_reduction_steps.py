@@ -85,30 +85,32 @@ def complex_argmax(best, x):
     return best == best and (x != x or _complex_less(best, x))
 
 
-# ---- orders skipping NaN: the accumulator starts as NaN and stays so only if every element is ----
+# ---- orders skipping NaN: the first number found starts the accumulator (*seen* tells whether one
+# was), so that no NaN stands in for "none yet": the steps hold under fastmath's nnan too -----------
 
 
-def real_nanmin(acc, x):
-    return x if x < acc or acc != acc else acc
-
-
-def real_nanmax(acc, x):
-    return x if x > acc or acc != acc else acc
-
-
-def complex_nanmin(acc, x):
+def real_nanmin(acc, x, seen):
     if x != x:
         return acc
-    return x if acc != acc or _complex_less(x, acc) else acc
+    return x if not seen or x < acc else acc
 
 
-def complex_nanmax(acc, x):
+def real_nanmax(acc, x, seen):
     if x != x:
         return acc
-    return x if acc != acc or _complex_less(acc, x) else acc
+    return x if not seen or x > acc else acc
 
 
-# ---- means and spreads ---------------------------------------------------------------------
+def complex_nanmin(acc, x, seen):
+    if x != x:
+        return acc
+    return x if not seen or _complex_less(x, acc) else acc
+
+
+def complex_nanmax(acc, x, seen):
+    if x != x:
+        return acc
+    return x if not seen or _complex_less(acc, x) else acc
 
 
 def is_number(x):

@@ -98,10 +98,33 @@ def _extreme(work, largest):
     return complex(edge, edge) if isinstance(work, types.Complex) else edge
 
 
-def _nan_or_extreme(work, largest):
-    if isinstance(work, types.Integer):
-        return _extreme(work, largest)
-    return complex(math.nan, math.nan) if isinstance(work, types.Complex) else math.nan
+def _nan_ordering(numpy_name, largest, real, complex_):
+    """nanmin, nanmax: the order of the elements that are numbers; NaN where none is (NumPy's
+    all-NaN result), an integer array's order as min's."""
+    if_integer = _ordering(numpy_name, largest, steps.real_min if largest else steps.real_max, None)
+
+    def reduce(lower, array_type, array, result_type, ddof):
+        work = rtypes.working(array_type.dtype)
+        if isinstance(work, types.Integer):
+            return if_integer(lower, array_type, array, result_type, ddof)
+        _refuse_empty(
+            lower, array_type, array, f"zero-size array to reduction operation {numpy_name} which has no identity"
+        )
+        pyfunc = complex_ if isinstance(work, types.Complex) else real
+
+        def apply(values, element):
+            acc, seen = values
+            x = lower.cast(element, array_type.dtype, work)
+            number = _step(lower, steps.is_number, types.boolean, (work,), [x])
+            acc = _step(lower, pyfunc, work, (work, work, types.boolean), [acc, x, seen])
+            return [acc, arith.ori(seen, number)]
+
+        start = [lower.constant(work, _extreme(work, largest)), lower.constant(types.boolean, False)]
+        acc, seen = fold(lower, array_type, array, start, apply)
+        nan = lower.constant(work, complex(math.nan, math.nan) if isinstance(work, types.Complex) else math.nan)
+        return lower.cast(arith.select(seen, acc, nan), work, result_type)
+
+    return reduce
 
 
 # ---- the reductions: (lower, array type, array, result type, ddof) -> value ------------------
@@ -124,14 +147,14 @@ def _truth(initial, pyfunc):
     return reduce
 
 
-def _ordering(numpy_name, largest, real, complex_, identity=_extreme):
+def _ordering(numpy_name, largest, real, complex_):
     def reduce(lower, array_type, array, result_type, ddof):
         _refuse_empty(
             lower, array_type, array, f"zero-size array to reduction operation {numpy_name} which has no identity"
         )
         work = rtypes.working(array_type.dtype)
         pyfunc = complex_ if isinstance(work, types.Complex) else real
-        value = _scalar_fold(lower, array_type, array, work, work, identity(work, largest), pyfunc)
+        value = _scalar_fold(lower, array_type, array, work, work, _extreme(work, largest), pyfunc)
         return lower.cast(value, work, result_type)
 
     return reduce
@@ -224,13 +247,13 @@ REDUCTIONS = {
     "max": (rtypes.same, _ordering("maximum", False, steps.real_max, steps.complex_max), False, True),
     "nanmin": (
         rtypes.same,
-        _ordering("fmin", True, steps.real_nanmin, steps.complex_nanmin, _nan_or_extreme),
+        _nan_ordering("fmin", True, steps.real_nanmin, steps.complex_nanmin),
         False,
         False,
     ),
     "nanmax": (
         rtypes.same,
-        _ordering("fmax", False, steps.real_nanmax, steps.complex_nanmax, _nan_or_extreme),
+        _nan_ordering("fmax", False, steps.real_nanmax, steps.complex_nanmax),
         False,
         False,
     ),
