@@ -41,7 +41,22 @@ if TYPE_CHECKING:
     from .layout import Extents
 
 
-class DeviceMemory:
+class _Addressed:
+    """Numba-CUDA's names of a memory object's address (its ``MemoryPointer``'s), for code that
+    reads ``array.gpu_data.device_pointer``."""
+
+    pointer: int
+
+    @property
+    def device_pointer(self) -> int:
+        return self.pointer
+
+    @property
+    def device_pointer_value(self) -> int | None:
+        return self.pointer or None
+
+
+class DeviceMemory(_Addressed):
     """Device memory of the current context, freed when garbage-collected: a cuMemAlloc
     allocation, or the memory object of the context's memory manager (``plugin_memory``,
     which gives the memory back when it is dropped)."""
@@ -70,7 +85,7 @@ class DeviceMemory:
         self.plugin_memory = None
 
 
-class ForeignMemory:
+class ForeignMemory(_Addressed):
     """Device memory an array was made over without an object that owns it
     (``from_cuda_array_interface`` with no *owner*): whoever made it keeps it alive."""
 
