@@ -217,6 +217,40 @@ def test_dump_configure_extensions_specialized():
     assert kernel.specialized is False
 
 
+def _axpb(a, x, out):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = a * x[i] + 1
+
+
+def test_specialize_takes_numba_types_and_keeps_its_kernels(simulator_or_gpu, rng):
+    from numba.core import types
+
+    kernel = cuda.jit(_axpb)
+    assert len(kernel.specializations) == 0
+    x = rng.standard_normal(100).astype(np.float32)
+    by_type = kernel.specialize(types.float32, types.float32[::1], types.float32[:])
+    by_value = kernel.specialize(np.float32(2), cuda.to_device(x), cuda.device_array(100, np.float32)[::1])
+    assert by_value is not by_type  # a C-contiguous output is another signature
+    assert kernel.specialize(types.float32, types.float32[::1], types.float32[:]) is by_type
+    assert len(kernel.specializations) == 2 and not kernel.specialized
+    ((cc, argtypes), special) = next(iter(kernel.specializations.items()))
+    assert special is by_type and argtypes == (types.float32, types.float32[::1], types.float32[:])
+    with pytest.raises(TypeError):
+        kernel.specializations[cc, argtypes] = None  # a view: specialize alone adds to it
+    out = np.full(100, np.nan, np.float32)
+    by_type[1, 128](np.float32(2), x, out)
+    np.testing.assert_array_equal(out, (2 * x.astype(np.float64) + 1).astype(np.float32))
+
+
+def test_one_signature_makes_a_specialized_kernel_and_a_list_does_not():
+    one = cuda.jit("void(float32, float32[::1], float32[::1])")(_axpb)
+    listed = cuda.jit(["void(float32, float32[::1], float32[::1])"])(_axpb)
+    assert one.specialized and not listed.specialized and not cuda.jit(_axpb).specialized
+    with pytest.raises(RuntimeError, match=r"Dispatcher already specialized: _axpb was compiled for one signature"):
+        one.specialize(np.float32(1), np.zeros(2, np.float32), np.zeros(2, np.float32))
+
+
 @pytest.mark.parametrize("cc", [(8, 0), (9, 0)])
 def test_sass_of_a_cubin_built_without_a_gpu(cc):
     from cumlir.codegen.disassemble import sass, sass_cfg

@@ -79,7 +79,9 @@ def jit(
         sigs = given if given is None or isinstance(given, list) else [given]
         if infer:
             sigs = _with_annotations(python, sigs, strict=signature == "infer")
-        return Dispatcher(python, sigs, device=device, options=compile_options)
+        # one signature (not a list of them) makes a specialized kernel, as in Numba-CUDA
+        one = given is not None and not isinstance(given, list) and not infer and not device
+        return Dispatcher(python, sigs, device=device, options=compile_options, specialized=one)
 
     return decorate(function) if function is not None else decorate
 

@@ -15,6 +15,7 @@ import sys
 import threading
 import typing
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Generic, NoReturn, TextIO, TypeAlias, TypeVar
 
 from .. import launch_needs, refused
@@ -83,6 +84,7 @@ class Dispatcher:
         *,
         device: bool = False,
         options: Options | None = None,
+        specialized: bool = False,
     ) -> None:
         if not inspect.isfunction(pyfunc):
             raise TypeError(f"@cuda.jit decorates Python functions, not {type(pyfunc).__name__} objects")
@@ -98,7 +100,8 @@ class Dispatcher:
         self.device = device
         self.options = options or Options()
         self._device_dispatcher: DeviceDispatcher | None = None
-        self._specialized = False
+        # made by specialize(), or by cuda.jit given one signature (not a list): as Numba-CUDA's
+        self._specialized = specialized
         # (cc, argument types) -> specialized Dispatcher
         self._specializations: dict[tuple[tuple[int, int], tuple[types.Type, ...]], Dispatcher] = {}
         self._launchers: dict[Any, ConfiguredKernel] = {}  # launch configuration -> ConfiguredKernel (see __getitem__)
@@ -461,14 +464,19 @@ class Dispatcher:
 
     def specialize(self, *args: Any) -> Dispatcher:
         """A kernel compiled for the types of *args* (for the current device) that compiles
-        nothing more: launches must suit that signature."""
+        nothing more: launches must suit that signature. An argument may be given as its numba
+        type (``float32[::1]``) instead of a value."""
         from ..runtime.driver import current_context
 
         if self._specialized:
-            raise RuntimeError(f"{self.__name__} is already a specialized kernel")
+            raise RuntimeError(
+                f"Dispatcher already specialized: {self.__name__} was compiled for one signature "
+                "(by specialize() or cuda.jit given one signature) and compiles no other; specialize "
+                "the kernel it came from, or jit the function again"
+            )
         if self.device:
             raise TypeError(f"{self.__name__} is a device function; only kernels are specialized")
-        argtypes = self._table.argument_types(args)
+        argtypes = self._table.argument_types(args, types_as_given=True)
         key = (current_context().compute_capability, argtypes)
         specialization = self._specializations.get(key)
         if specialization is None:
@@ -484,8 +492,14 @@ class Dispatcher:
 
     @property
     def specialized(self) -> bool:
-        """Whether this kernel was made by ``specialize``."""
+        """Whether this kernel is compiled for one signature only: made by ``specialize``, or by
+        ``cuda.jit`` given one signature (a list of them is not specialized), as in Numba-CUDA."""
         return self._specialized
+
+    @property
+    def specializations(self) -> Mapping[tuple[tuple[int, int], tuple[types.Type, ...]], Dispatcher]:
+        """The kernels ``specialize`` made of this one, by (compute capability, argument types)."""
+        return MappingProxyType(self._specializations)
 
     def configure(
         self,
@@ -572,7 +586,7 @@ def _rebuild(
     specialized: bool,
 ) -> Dispatcher:
     """A Dispatcher unpickled (see Dispatcher.__reduce__): new tables and a new lock."""
-    dispatcher = Dispatcher(pyfunc, device=device, options=options)
+    dispatcher = Dispatcher(pyfunc, device=device, options=options, specialized=specialized)
     for argtypes, return_type in signatures:
         if device:
             dispatcher._compile_given(argtypes)
@@ -580,7 +594,6 @@ def _rebuild(
             dispatcher._forget_routes()
     if eager:
         dispatcher._table.eager = True
-    dispatcher._specialized = specialized
     return dispatcher
 
 
