@@ -98,8 +98,9 @@ def _with_annotations(
         return sigs
     if sigs:
         raise TypeError(
-            f"cuda.jit: {pyfunc.__qualname__} has both signatures and type annotations to compile for; "
-            "give one of them (or annotations_as_signatures=False to ignore the annotations)"
+            f"cuda.jit: conflicting signature sources for {pyfunc.__qualname__}: it has both signatures and "
+            "type annotations to compile for; give one of them (or annotations_as_signatures=False to ignore "
+            "the annotations)"
         )
     return [inferred]
 
