@@ -192,8 +192,9 @@ class Dispatcher:
             raise TypeError(
                 f"device function {self.__name__}() can only be called from a kernel or another device function"
             )
-        raise TypeError(
-            f"kernel {self.__name__} must be launched with a configuration: {self.__name__}[blocks, threads](...)"
+        raise ValueError(  # Numba-CUDA's error and words
+            f"kernel {self.__name__}: the launch configuration was not specified; launch it as "
+            f"{self.__name__}[blocks, threads](...)"
         )
 
     def forall(self, ntasks: int, tpb: int = 0, stream: object = 0, sharedmem: int = 0) -> ForAll:
