@@ -247,7 +247,7 @@ def test_one_signature_makes_a_specialized_kernel_and_a_list_does_not():
     one = cuda.jit("void(float32, float32[::1], float32[::1])")(_axpb)
     listed = cuda.jit(["void(float32, float32[::1], float32[::1])"])(_axpb)
     assert one.specialized and not listed.specialized and not cuda.jit(_axpb).specialized
-    with pytest.raises(RuntimeError, match=r"Dispatcher already specialized: _axpb was compiled for one signature"):
+    with pytest.raises(RuntimeError, match=r"Dispatcher already specialized: _axpb was made for one signature"):
         one.specialize(np.float32(1), np.zeros(2, np.float32), np.zeros(2, np.float32))
 
 

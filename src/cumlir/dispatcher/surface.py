@@ -100,8 +100,7 @@ class Dispatcher:
         self.device = device
         self.options = options or Options()
         self._device_dispatcher: DeviceDispatcher | None = None
-        # made by specialize(), or by cuda.jit given one signature (not a list): as Numba-CUDA's
-        self._specialized = specialized
+        self._specialized = specialized  # by specialize(), or cuda.jit given one signature, as Numba-CUDA's
         # (cc, argument types) -> specialized Dispatcher
         self._specializations: dict[tuple[tuple[int, int], tuple[types.Type, ...]], Dispatcher] = {}
         self._launchers: dict[Any, ConfiguredKernel] = {}  # launch configuration -> ConfiguredKernel (see __getitem__)
@@ -470,11 +469,8 @@ class Dispatcher:
         from ..runtime.driver import current_context
 
         if self._specialized:
-            raise RuntimeError(
-                f"Dispatcher already specialized: {self.__name__} was compiled for one signature "
-                "(by specialize() or cuda.jit given one signature) and compiles no other; specialize "
-                "the kernel it came from, or jit the function again"
-            )
+            why = "was made for one signature (by specialize() or cuda.jit given one) and compiles no other"
+            raise RuntimeError(f"Dispatcher already specialized: {self.__name__} {why}")
         if self.device:
             raise TypeError(f"{self.__name__} is a device function; only kernels are specialized")
         argtypes = self._table.argument_types(args, types_as_given=True)
