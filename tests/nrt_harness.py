@@ -67,18 +67,22 @@ class Runtime:
 
 _ALLOC = ctypes.CFUNCTYPE(ctypes.c_uint64, ctypes.c_uint64, ctypes.c_uint32)
 _REF = ctypes.CFUNCTYPE(None, ctypes.c_uint64)
+_EXIT = ctypes.CFUNCTYPE(None)
 _current = None
 _callbacks = (
     _ALLOC(lambda size, align: _current.allocate(size, align)),
     _REF(lambda address: _current.incref(address)),
     _REF(lambda address: _current.decref(address)),
+    # a thread ending early (a raise on the device): the host cannot stop the code here, so it
+    # is an error of the run, which check_balanced reports
+    _EXIT(lambda: _current.errors.append("the thread ended early (an exception raised on the device)")),
 )
 
 
 # the runtime's entry points the kernels call, bound to the stand-ins under names of their own:
 # llvmlite's symbols are the process's, and numba's CPU JIT resolves its own NRT by these names
-_RUNTIME = ("NRT_MemInfo_alloc_aligned", "NRT_incref", "NRT_decref")
-_RUNTIME_CALLS = re.compile(rf"@({'|'.join(_RUNTIME)})\b")
+_RUNTIME = ("NRT_MemInfo_alloc_aligned", "NRT_incref", "NRT_decref", "llvm.nvvm.exit")
+_RUNTIME_CALLS = re.compile(rf"@({'|'.join(map(re.escape, _RUNTIME))})\b")
 
 
 def _engine():

@@ -262,8 +262,18 @@ def test_generator_is_refused_with_its_line():
     [
         ((1,), TypeError, "launch configuration"),
         ((0, 32), ValueError, "at least 1"),
-        ((1, (1, 2, 3, 4)), TypeError, "tuple of 1 to 3 ints"),
-        ((1.5, 32), TypeError, "int or a tuple"),
+        # Numba-CUDA's words first, then which part and what it takes
+        (
+            (1, (1, 2, 3, 4)),
+            ValueError,
+            r"^blockdim must be a sequence of 1, 2 or 3 integers, got \[1, 2, 3, 4\]: "
+            r"the block \(threads per block\) is an int or a tuple of 1 to 3 ints$",
+        ),
+        (((), 32), ValueError, r"^griddim must be a sequence of 1, 2 or 3 integers, got \[\]"),
+        ((1.5, 32), TypeError, r"^griddim must be a sequence of integers, got \[1.5\]: the grid \(number of blocks\)"),
+        ((2, (3, 2.0)), TypeError, r"^blockdim must be a sequence of integers, got \[3, 2.0\]"),
+        ((True, 32), TypeError, r"^griddim must be a sequence of integers, got \[True\]"),
+        ((np.int16(2), (np.uint8(3), 4)), None, None),
         ((1, 32, 0, -4), TypeError, "non-negative"),
         ((1, 32, "stream"), TypeError, "as a CUDA stream"),
     ],
@@ -273,6 +283,9 @@ def test_bad_launch_configuration(config, error, message):
     def k(a):
         a[0] = 1
 
+    if error is None:
+        assert (k[config].config.griddim, k[config].config.blockdim) == ((2, 1, 1), (3, 4, 1))
+        return
     with pytest.raises(error, match=message):
         k[config]
 

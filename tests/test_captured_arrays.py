@@ -127,6 +127,33 @@ def test_a_kernel_capturing_a_device_array_is_not_cached():
         cache.function_fingerprint(reads_and_writes)
 
 
+def doubled_capture(out):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = CAPTURED[i] * 2.0
+
+
+def test_caching_a_kernel_that_captures_a_device_array_is_refused(simulator_or_gpu, monkeypatch, tmp_path, rng):
+    # as Numba-CUDA refuses it (a PicklingError): the cubin would hold an address of this process
+    import pickle
+
+    monkeypatch.setenv("CUMLIR_CACHE_DIR", str(tmp_path))
+    values = rng.standard_normal(5).astype(np.float32)
+    monkeypatch.setitem(doubled_capture.__globals__, "CAPTURED", cuda.to_device(values))
+    with pytest.raises(pickle.PicklingError, match=r"global device arrays: the global 'CAPTURED' read by"):
+        cuda.jit(cache=True)(doubled_capture)[1, 32](np.zeros(5, np.float32))
+    with pytest.raises(pickle.PicklingError, match=r"Pass the array\(s\) as arguments"):
+        cuda.jit("void(float32[::1])", cache=True)(doubled_capture)  # compiled when decorated
+    # caching turned on for every kernel (CUMLIR_CACHE=1) leaves this one out, and it runs
+    monkeypatch.setenv("CUMLIR_CACHE", "1")
+    kernel = cuda.jit(doubled_capture)
+    out = np.full(5, np.nan, np.float32)
+    kernel[1, 32](out)
+    np.testing.assert_array_equal(out, values * 2)
+    assert [o.compile_stats["cache"] for o in kernel.overloads.values()] == ["not cacheable"]
+    assert not list(tmp_path.rglob("*.cumlir"))
+
+
 # ---- on the GPU --------------------------------------------------------------------------
 
 

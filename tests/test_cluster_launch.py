@@ -64,7 +64,11 @@ def test_every_launch_in_clusters_takes_cuLaunchKernelEx(fake, kernel):
         ((32, 32, 0, 0, 32), ValueError, r"32 blocks is more than the 16 any chip with clusters allows"),
         ((32, 32, 0, 0, (4, 8)), ValueError, r"4x8x1 = 32 blocks is more than the 16"),
         ((8, 32, 0, 0, 0), ValueError, r"every cluster \(blocks per cluster\) dimension must be at least 1"),
-        ((8, 32, 0, 0, 2.0), TypeError, r"the cluster \(blocks per cluster\) must be an int or a tuple"),
+        (
+            (8, 32, 0, 0, 2.0),
+            TypeError,
+            r"cluster must be a sequence of integers, got \[2.0\]: the cluster \(blocks per cluster\) is an int",
+        ),
         ((8, 32, 0, 0, 2, 1), TypeError, r"a launch configuration is"),
     ],
 )

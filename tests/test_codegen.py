@@ -5,6 +5,7 @@ import re
 
 import pytest
 from numba.core import types
+from numba.core.errors import UnsupportedError
 
 from cumlir import compiler, cuda
 from cumlir.codegen import targets
@@ -170,6 +171,28 @@ def test_print_formats_constants_as_numba_cuda(backend):
     ptx, _ = cuda.compile_ptx(k, "void(uint8[:])", cc=(9, 0), backend=backend)
     assert b"x%% %f %lld %lld %f (%f, %lld) %llu\n" in _ptx_byte_strings(ptx)
     support.ptxas(ptx)
+
+
+def test_print_of_a_thread_indexing_register_is_its_x_y_z(backend):
+    def k():
+        print(cuda.blockIdx, "at", cuda.threadIdx)
+
+    ptx, _ = cuda.compile_ptx(k, "void()", cc=(9, 0), backend=backend)
+    assert b"(%lld, %lld, %lld) at (%lld, %lld, %lld)\n" in _ptx_byte_strings(ptx)
+    assert all(register in ptx for register in ("%ctaid.x", "%ctaid.z", "%tid.x", "%tid.y", "%tid.z"))
+    support.ptxas(ptx)
+
+
+def test_print_of_an_array_is_refused_naming_it_and_its_line():
+    def k(a):
+        print(a)
+
+    with pytest.raises(
+        UnsupportedError,
+        match=r"(?s)print\(\) of an array \(array\(float32, 2d, C\)\) is not "
+        r"supported in kernels.*print\(a.shape\).*line \d+.*print\(a\)",
+    ):
+        cuda.compile_ptx(k, "void(float32[:, ::1])", cc=(9, 0))
 
 
 def _ptx_byte_strings(ptx):

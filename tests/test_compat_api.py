@@ -219,15 +219,38 @@ def test_dump_configure_extensions_specialized():
     assert kernel.specialized is False
 
 
-def test_a_kernel_jitted_with_one_signature_is_specialized():
-    one = cuda.jit("void(float32[::1], float32)")(_kernel().py_func)
-    listed = cuda.jit(["void(float32[::1], float32)"])(_kernel().py_func)
-    assert one.specialized and not listed.specialized and not _kernel().specialized
-    with pytest.raises(RuntimeError, match="Dispatcher already specialized"):
-        one.specialize(np.zeros(2, np.float32), np.float32(1))
-    import pickle
+def _axpb(a, x, out):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = a * x[i] + 1
 
-    assert pickle.loads(pickle.dumps(one)).specialized
+
+def test_specialize_takes_numba_types_and_keeps_its_kernels(simulator_or_gpu, rng):
+    from numba.core import types
+
+    kernel = cuda.jit(_axpb)
+    assert len(kernel.specializations) == 0
+    x = rng.standard_normal(100).astype(np.float32)
+    by_type = kernel.specialize(types.float32, types.float32[::1], types.float32[:])
+    by_value = kernel.specialize(np.float32(2), cuda.to_device(x), cuda.device_array(100, np.float32)[::1])
+    assert by_value is not by_type  # a C-contiguous output is another signature
+    assert kernel.specialize(types.float32, types.float32[::1], types.float32[:]) is by_type
+    assert len(kernel.specializations) == 2 and not kernel.specialized
+    ((cc, argtypes), special) = next(iter(kernel.specializations.items()))
+    assert special is by_type and argtypes == (types.float32, types.float32[::1], types.float32[:])
+    with pytest.raises(TypeError):
+        kernel.specializations[cc, argtypes] = None  # a view: specialize alone adds to it
+    out = np.full(100, np.nan, np.float32)
+    by_type[1, 128](np.float32(2), x, out)
+    np.testing.assert_array_equal(out, (2 * x.astype(np.float64) + 1).astype(np.float32))
+
+
+def test_one_signature_makes_a_specialized_kernel_and_a_list_does_not():
+    one = cuda.jit("void(float32, float32[::1], float32[::1])")(_axpb)
+    listed = cuda.jit(["void(float32, float32[::1], float32[::1])"])(_axpb)
+    assert one.specialized and not listed.specialized and not cuda.jit(_axpb).specialized
+    with pytest.raises(RuntimeError, match=r"Dispatcher already specialized: _axpb was made for one signature"):
+        one.specialize(np.float32(1), np.zeros(2, np.float32), np.zeros(2, np.float32))
 
 
 @pytest.mark.parametrize("cc", [(8, 0), (9, 0)])
@@ -447,19 +470,6 @@ def test_numba_cuda_mlir_short_type_names_by_bit_width():
     assert (types.f16, types.f32, types.f64) == (types.float16, types.float32, types.float64)
     assert types.bf16 is types.bfloat16
     assert (types.i8, types.u8) == (types.int64, types.uint64)  # numba's byte codes keep their meaning
-
-
-def test_specialize_takes_numba_types_as_well_as_values(simulator_or_gpu, rng):
-    from numba.core import types
-
-    kernel = _kernel()
-    special = kernel.specialize(types.float64[::1], types.float64)
-    assert special.specialized and list(special.overloads) == [(types.float64[::1], types.float64)]
-    a = rng.standard_normal(100)
-    d = cuda.to_device(a)
-    special[1, 128](d, 3.0)
-    np.testing.assert_array_equal(d.copy_to_host(), a * 3.0)
-    assert kernel.specialize(d, 3.0) is special  # the values' types: the same specialization
 
 
 @pytest.mark.parametrize(

@@ -62,6 +62,32 @@ def test_variables_and_their_types_are_declared(cc):
     assert {"float32", "int32", "int64", "uint8", "bool", "array(float32, 1d, C)"} <= type_names
 
 
+def retyped(out, use_float, use_bool):
+    x = 1  # typed Literal[int](1) here: described as the int64 it holds
+    if use_float:
+        x = 2.5
+    elif use_bool:
+        x = True
+    else:
+        x = x + 10
+    out[0] = x
+
+
+@CCS
+def test_a_variable_first_assigned_a_constant_is_described_as_its_type(cc):
+    kernel = cuda.jit(debug=True, opt=False)(retyped)
+    variables, _, type_names = _described(kernel, "void(float64[::1], boolean, boolean)", cc)
+    assert "x" in variables and "int64" in type_names
+
+
+def test_a_variable_retyped_along_branches_keeps_its_values_under_debug(simulator_or_gpu):
+    kernel = cuda.jit("void(float64[::1], boolean, boolean)", debug=True, opt=False)(retyped)
+    for flags, expected in [((False, False), 11.0), ((True, False), 2.5), ((False, True), 1.0)]:
+        out = np.full(1, np.nan)
+        kernel[1, 1](out, *flags)
+        assert out[0] == expected, flags
+
+
 @BACKENDS
 @CCS
 def test_the_ptx_describes_variables_and_types(backend, cc):

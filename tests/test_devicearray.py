@@ -146,6 +146,32 @@ def test_views_share_memory_with_offset_pointers():
     assert dev.transpose(1, 0).shape == (60, 40)
 
 
+def test_numpys_transpose_of_a_device_array_is_its_view():
+    dev = fake_device_array((3, 4, 5), np.int16)
+    for axes, view in [(None, np.transpose(dev)), ((2, 0, 1), np.transpose(dev, (2, 0, 1))), ((0, -1, 1), None)]:
+        view = view if view is not None else np.transpose(dev, axes)
+        host = np.transpose(np.empty((3, 4, 5), np.int16), axes)
+        assert type(view) is type(dev) and view.gpu_data is dev.gpu_data
+        assert (view.shape, view.strides) == (host.shape, host.strides)
+
+
+@pytest.mark.parametrize(
+    "axes, error, message",
+    [
+        ((0, 0), ValueError, r"repeated axis in transpose"),
+        ((0, 2), ValueError, r"axis 2 is out of bounds for array of dimension 2"),
+        ((0, -3), IndexError, r"axis -3 is out of bounds for array of dimension 2"),
+        ((1,), ValueError, r"axes don't match array"),
+    ],
+)
+def test_transposing_by_axes_that_are_no_permutation_is_numpys_error(axes, error, message):
+    dev = fake_device_array((3, 4), np.float32)
+    with pytest.raises(error, match=f"^{message}"):
+        np.transpose(dev, axes)
+    with pytest.raises(error, match=f"^{message}"):
+        np.transpose(np.empty((3, 4)), axes)  # NumPy's own words
+
+
 def test_kernel_argument_types_come_from_the_layout():
     from cumlir.runtime.arguments import argument_type
 

@@ -50,6 +50,20 @@ def test_print(capfd):
     assert lines == ["item 0 0.250000 False (0, 2.500000)", "item 1 0.750000 True (1, 2.500000)"]
 
 
+@cuda.jit
+def where_am_i():
+    print(cuda.threadIdx, cuda.blockIdx)
+
+
+@pytest.mark.numba_cuda_differs  # a second launch would print the lines again
+def test_print_of_thread_indexing_registers(capfd):
+    where_am_i[(1, 2, 1), (2, 1, 2)]()
+    cuda.synchronize()
+    lines = sorted(capfd.readouterr().out.strip().splitlines())
+    expected = [f"{tuple(map(int, t))} {tuple(map(int, b))}" for t in np.ndindex(2, 1, 2) for b in np.ndindex(1, 2, 1)]
+    assert lines == sorted(expected)
+
+
 def test_assert_raises_in_debug_mode():
     kernel = cuda.jit(debug=True)(language_kernels.checked)
     good = np.arange(100.0)

@@ -18,6 +18,11 @@ def __getattr__(name: str) -> object:
         from numba import literal_unroll  # numba: loaded when asked for, not with cumlir
 
         return literal_unroll
+    # numba's arrays over pointers: NumPy arrays on the host, cuda.carray/cuda.farray in kernels
+    if name in ("carray", "farray"):
+        from numba.np import numpy_support  # numba: loaded when asked for, not with cumlir
+
+        return getattr(numpy_support, name)
     # numba's spelling of GPU ufuncs: numba.vectorize(signatures, target="cuda")
     if name in ("vectorize", "guvectorize"):
         from .cuda import ufunc_api  # the public namespace is loaded on first use, as `cumlir.cuda`

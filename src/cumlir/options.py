@@ -38,6 +38,8 @@ FAST_ARITHMETIC = frozenset({"nsz", "arcp", "contract", "afn", "reassoc"})
 def llvm_fastmath(flags: frozenset[str]) -> frozenset[str]:
     """The LLVM flags of a set of fastmath options, "fast" (fastmath=True) spelled out."""
     return (flags - {"fast"}) | FAST_ARITHMETIC if "fast" in flags else flags
+
+
 CARVEOUT_NAMES = {"default": -1, "MaxL1": 0, "MaxShared": 100}
 MAX_REGISTERS_RANGE = (1, 255)  # what PTX's .maxnreg accepts
 OPT_LEVELS = range(4)  # LLVM's -O0 to -O3 (the NVPTX target's O, libNVVM's -opt=)

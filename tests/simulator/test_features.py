@@ -211,3 +211,21 @@ def test_none_for_the_stream_and_the_dynamic_shared_memory_means_none():
     np.testing.assert_array_equal(out, np.repeat(np.arange(4), 32))
     with pytest.raises(TypeError, match="non-negative int of bytes, got -1"):
         cuda.jit(block_ids)[4, 32, None, -1](out)
+
+
+def reshaped_extents(a, shape, out):
+    y = a.reshape(shape)
+    for k in range(y.ndim):
+        out[k] = y.shape[k]
+
+
+@pytest.mark.parametrize(
+    "size, shape", [(0, (1, 0, 2)), (0, (0, 3, 1)), (24, (2, -1, 3)), (24, (4, 6, 1)), (24, (-1, 1, 1))]
+)
+def test_reshape_of_empty_arrays_and_missing_extents(size, shape):
+    # an extent of 0 makes the product of the extents 0: the missing extent (-1) is computed
+    # without dividing by it, which stopped the simulator's process
+    out = np.full(3, -7, np.int64)
+    expected = np.empty(size).reshape(shape).shape
+    cuda.jit(reshaped_extents)[1, 1](np.arange(size, dtype=np.float64), shape, out)
+    assert tuple(out) == expected

@@ -99,6 +99,23 @@ def test_print_follows_the_threads(capfd):
     assert lines == [f"thread {i} says {10 * i}" for i in range(6)]
 
 
+def where_am_i():
+    print(cuda.threadIdx, cuda.blockIdx, "of", cuda.blockDim, cuda.gridDim)
+
+
+def test_print_of_the_thread_indexing_registers_shows_x_y_z(capfd):
+    # printed as Numba-CUDA prints a Dim3, which is how Python prints the tuple
+    cuda.jit(where_am_i)[(2, 1, 3), (2, 3, 1)]()
+    cuda.synchronize()
+    lines = sorted(capfd.readouterr().out.strip().splitlines())
+    as_python = [
+        f"{tuple(map(int, t))} {tuple(map(int, b))} of (2, 3, 1) (2, 1, 3)"
+        for t in np.ndindex(2, 3, 1)
+        for b in np.ndindex(2, 1, 3)
+    ]
+    assert lines == sorted(as_python)
+
+
 class _ForeignArray:
     """An array whose ``__cuda_array_interface__`` names memory the simulator did not make
     (as a CuPy or PyTorch array in a GPU's memory would)."""

@@ -628,6 +628,18 @@ def _(kernel):
     kernel[2, 32](f32(32), f32(64))
 
 
+def uninitialised_complex_missing_barrier(x, out):
+    s = cuda.shared.array(32, np.complex64)
+    i = cuda.threadIdx.x
+    s[i] = x[i]  # complex numbers stored whole: all of each element's bytes written
+    out[i] = s[31 - i]  # planted: no syncthreads; thread 0 reads before thread 31 writes
+
+
+@planted(uninitialised_complex_missing_barrier, UninitializedSharedRead)
+def _(kernel):
+    kernel[1, 32](np.ones(32, np.complex64), np.zeros(32, np.complex64))
+
+
 # -- divergent barriers
 
 
@@ -1033,6 +1045,23 @@ def test_dynamic_shared_memory(rng):
     out = f32(192, np.nan)
     cuda.jit(reverse_dynamic)[3, 64, 0, 64 * 4](x, out)
     np.testing.assert_array_equal(out, x.reshape(3, 64)[:, ::-1].ravel())
+
+
+def complex_parts_of_shared(x, parts):
+    s = cuda.shared.array(64, np.complex128)
+    i = cuda.threadIdx.x
+    s[i] = x[i]  # written whole, read by part: the parts' bytes are the element's
+    cuda.syncthreads()
+    parts[0, i] = s.real[63 - i]
+    parts[1, i] = s.imag[63 - i]
+    parts[2, i] = s[i ^ 1].imag
+
+
+def test_complex_elements_of_shared_memory_read_by_part(rng):
+    x = rng.standard_normal(64) + 1j * rng.standard_normal(64)
+    parts = np.full((3, 64), np.nan)
+    cuda.jit(complex_parts_of_shared)[1, 64](x, parts)
+    np.testing.assert_array_equal(parts, [x.real[::-1], x.imag[::-1], x.imag[np.arange(64) ^ 1]])
 
 
 def transpose_padded(a, out):

@@ -17,6 +17,7 @@ import contextlib
 import functools
 import hashlib
 import os
+import pickle
 import re
 import sys
 from collections.abc import Iterator, Sequence
@@ -26,7 +27,7 @@ from .. import backends
 from ..linking import linker_identity
 from . import store
 from .entry import VERSION, Entry, NotStorable, decode, encode
-from .fingerprint import Unhashable, function_fingerprint
+from .fingerprint import CapturesDeviceArray, Unhashable, function_fingerprint
 from .store import CacheWarning, directory_for, entries_like, log_debug
 
 if TYPE_CHECKING:
@@ -166,6 +167,14 @@ class KernelCache:
         fn = self.pyfunc
         try:
             fingerprint = function_fingerprint(fn)
+        except CapturesDeviceArray as e:
+            if self.options.cache:  # asked of this kernel: refused as Numba-CUDA refuses it (CUMLIR_CACHE=1 skips it)
+                raise pickle.PicklingError(
+                    f"Cannot serialize kernels or device functions referencing global device arrays: {e}. Pass "
+                    "the array(s) as arguments to the kernel instead, or compile it without cache=True"
+                ) from None
+            log_debug("%s is not cached: %s", fn.__qualname__, e)
+            return None
         except Unhashable as e:
             log_debug("%s is not cached: %s", fn.__qualname__, e)
             return None

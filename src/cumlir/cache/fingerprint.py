@@ -31,6 +31,11 @@ class Unhashable(Exception):
     """A value the kernel depends on that cannot be described by its contents."""
 
 
+class CapturesDeviceArray(Unhashable):
+    """The kernel reads a device array it does not take as an argument: its code holds the
+    array's address, which means nothing to another process."""
+
+
 def function_fingerprint(pyfunc: types.FunctionType) -> str:
     """A hex digest of everything *pyfunc*'s generated code depends on in Python."""
     return _Describer().function(pyfunc)
@@ -108,7 +113,7 @@ class _Describer:
             return f"enum:{self._class(type(value))}.{value.name}"
         if not isinstance(value, type) and hasattr(value, "__cuda_array_interface__"):
             # compiled in as its address, which means nothing to another process
-            raise Unhashable(f"{where}: a device array is captured by its address")
+            raise CapturesDeviceArray(f"{where}: a device array is captured by its address")
         numpy = sys.modules.get("numpy")
         if numpy is not None:
             described = self._numpy(numpy, value)

@@ -79,9 +79,9 @@ def jit(
         sigs = given if given is None or isinstance(given, list) else [given]
         if infer:
             sigs = _with_annotations(python, sigs, strict=signature == "infer")
-        # one signature, not in a list: a specialized kernel, as Numba-CUDA's
-        specialized = given is not None and not isinstance(given, list)
-        return Dispatcher(python, sigs, device=device, options=compile_options, specialized=specialized)
+        # one signature (not a list of them) makes a specialized kernel, as in Numba-CUDA
+        one = given is not None and not isinstance(given, list) and not infer and not device
+        return Dispatcher(python, sigs, device=device, options=compile_options, specialized=one)
 
     return decorate(function) if function is not None else decorate
 
@@ -98,8 +98,9 @@ def _with_annotations(
         return sigs
     if sigs:
         raise TypeError(
-            f"cuda.jit: {pyfunc.__qualname__} has both signatures and type annotations to compile for; "
-            "give one of them (or annotations_as_signatures=False to ignore the annotations)"
+            f"cuda.jit: conflicting signature sources for {pyfunc.__qualname__}: it has both signatures and "
+            "type annotations to compile for; give one of them (or annotations_as_signatures=False to ignore "
+            "the annotations)"
         )
     return [inferred]
 

@@ -13,9 +13,9 @@ import functools
 import inspect
 import sys
 import threading
-import typing
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Generic, NoReturn, TextIO, TypeAlias, TypeVar
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, NoReturn, TextIO, TypeAlias
 
 from .. import launch_needs, refused
 from ..options import Options
@@ -23,6 +23,7 @@ from ..pickling import picklable_function
 from .config_keys import plain
 from .device_code import device_code
 from .handlers import ArgumentHandlers, handlers_of
+from .made_once import made_once
 
 if TYPE_CHECKING:
     from numba.core import types
@@ -40,34 +41,6 @@ if TYPE_CHECKING:
 
     # the signatures a pickled Dispatcher is rebuilt with: (argument types, declared result type)
     _Signatures: TypeAlias = list[tuple[tuple[types.Type, ...], types.Type | None]]
-
-_V = TypeVar("_V")
-
-
-class _made_once(Generic[_V]):
-    """A method made an attribute computed on first use, as functools.cached_property, but
-    under the instance's ``_lock``: two threads asking first get the same value (since
-    Python 3.12 cached_property takes no lock). Later reads find the instance's attribute."""
-
-    def __init__(self, make: Callable[[Any], _V]) -> None:
-        self.make = make
-        self.name = make.__name__
-        self.__doc__ = make.__doc__
-
-    @typing.overload
-    def __get__(self, instance: None, owner: type | None = None) -> _made_once[_V]: ...
-
-    @typing.overload
-    def __get__(self, instance: object, owner: type | None = None) -> _V: ...
-
-    def __get__(self, instance: Any, owner: type | None = None) -> _made_once[_V] | _V:
-        if instance is None:
-            return self
-        with instance._lock:
-            value = instance.__dict__.get(self.name)
-            if value is None:
-                value = instance.__dict__[self.name] = self.make(instance)
-        return value
 
 
 def _undefined_name(error: BaseException) -> bool:
@@ -104,7 +77,7 @@ class Dispatcher:
         self.device = device
         self.options = options or Options()
         self._device_dispatcher: DeviceDispatcher | None = None
-        self._specialized = specialized  # made for one signature: it compiles no other
+        self._specialized = specialized  # by specialize(), or cuda.jit given one signature, as Numba-CUDA's
         # (cc, argument types) -> specialized Dispatcher
         self._specializations: dict[tuple[tuple[int, int], tuple[types.Type, ...]], Dispatcher] = {}
         self._launchers: dict[Any, ConfiguredKernel] = {}  # launch configuration -> ConfiguredKernel (see __getitem__)
@@ -152,7 +125,7 @@ class Dispatcher:
         kind = "device function" if self.device else "kernel"
         return f"<cumlir {kind} {self.py_func.__qualname__}>"
 
-    @_made_once
+    @made_once
     def _table(self) -> OverloadTable:
         """The kernels by argument types (table.OverloadTable): its module loads the compiler's."""
         from .table import OverloadTable
@@ -198,8 +171,9 @@ class Dispatcher:
             raise TypeError(
                 f"device function {self.__name__}() can only be called from a kernel or another device function"
             )
-        raise TypeError(
-            f"kernel {self.__name__} must be launched with a configuration: {self.__name__}[blocks, threads](...)"
+        raise ValueError(  # Numba-CUDA's error and words
+            f"kernel {self.__name__}: the launch configuration was not specified; launch it as "
+            f"{self.__name__}[blocks, threads](...)"
         )
 
     def forall(self, ntasks: int, tpb: int = 0, stream: object = 0, sharedmem: int = 0) -> ForAll:
@@ -469,21 +443,16 @@ class Dispatcher:
 
     def specialize(self, *args: Any) -> Dispatcher:
         """A kernel compiled for the types of *args* (for the current device) that compiles
-        nothing more: launches must suit that signature. *args* may be the Numba types
-        themselves, as numba-cuda-mlir takes them."""
-        from numba.core import types as numba_types
-
+        nothing more: launches must suit that signature. An argument may be given as its numba
+        type (``float32[::1]``) instead of a value."""
         from ..runtime.driver import current_context
 
         if self._specialized:
-            raise RuntimeError(
-                f"{self.__name__}: Dispatcher already specialized (it was compiled for one signature); "
-                "specialize the kernel jitted without signatures instead"
-            )
+            why = "was made for one signature (by specialize() or cuda.jit given one) and compiles no other"
+            raise RuntimeError(f"Dispatcher already specialized: {self.__name__} {why}")
         if self.device:
             raise TypeError(f"{self.__name__} is a device function; only kernels are specialized")
-        given_types = args and all(isinstance(a, numba_types.Type) for a in args)
-        argtypes = tuple(args) if given_types else self._table.argument_types(args)
+        argtypes = self._table.argument_types(args, types_as_given=True)
         key = (current_context().compute_capability, argtypes)
         specialization = self._specializations.get(key)
         if specialization is None:
@@ -499,8 +468,14 @@ class Dispatcher:
 
     @property
     def specialized(self) -> bool:
-        """Whether this kernel was made by ``specialize``."""
+        """Whether this kernel is compiled for one signature only: made by ``specialize``, or by
+        ``cuda.jit`` given one signature (a list of them is not specialized), as in Numba-CUDA."""
         return self._specialized
+
+    @property
+    def specializations(self) -> Mapping[tuple[tuple[int, int], tuple[types.Type, ...]], Dispatcher]:
+        """The kernels ``specialize`` made of this one, by (compute capability, argument types)."""
+        return MappingProxyType(self._specializations)
 
     def configure(
         self,
@@ -588,7 +563,7 @@ def _rebuild(
     specialized: bool,
 ) -> Dispatcher:
     """A Dispatcher unpickled (see Dispatcher.__reduce__): new tables and a new lock."""
-    dispatcher = Dispatcher(pyfunc, device=device, options=options)
+    dispatcher = Dispatcher(pyfunc, device=device, options=options, specialized=specialized)
     for argtypes, return_type in signatures:
         if device:
             dispatcher._compile_given(argtypes)
@@ -596,7 +571,6 @@ def _rebuild(
             dispatcher._forget_routes()
     if eager:
         dispatcher._table.eager = True
-    dispatcher._specialized = specialized
     return dispatcher
 
 

@@ -148,9 +148,14 @@ class OverloadTable:
                     self._unsettled.append(overload)
         return overload
 
-    def argument_types(self, args: Iterable[Any]) -> tuple[types.Type, ...]:
-        """numba's types of launch arguments, as kernels are compiled for them."""
-        return tuple(argument_type(value, i) for i, value in enumerate(args))
+    def argument_types(self, args: Iterable[Any], types_as_given: bool = False) -> tuple[types.Type, ...]:
+        """numba's types of launch arguments, as kernels are compiled for them; with
+        *types_as_given*, an argument that is a numba type stands for itself (``specialize``)."""
+        if not types_as_given:
+            return tuple(argument_type(value, i) for i, value in enumerate(args))
+        from numba.core.types import Type  # numba: specialize compiles next, which loads it
+
+        return tuple(value if isinstance(value, Type) else argument_type(value, i) for i, value in enumerate(args))
 
     @staticmethod
     def parse_signature(sig: SignatureLike) -> tuple[tuple[types.Type, ...], types.Type | None]:

@@ -180,6 +180,7 @@ class DebugVariables:
                 ty = lowerer.typemap.get(stmt.target.name)
                 if shown is None or shown in found or ty is None:
                     continue
+                ty = types.unliteral(ty)  # x = 1 types x as Literal[int](1): described as its int64
                 text = _variable_type(ty)
                 if text is not None:
                     found[shown] = (ty, stmt.loc.line or 0, text)

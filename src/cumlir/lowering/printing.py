@@ -2,7 +2,8 @@
 
 Formats are Numba-CUDA's: integers as %lld or %llu, floats as %f (bfloat16, tf32 and the
 narrow floats too), complex numbers as ``(%f%+fj)`` (cumlir's: Numba-CUDA refuses them),
-booleans as True/False, string constants verbatim, tuples in parentheses; items separated
+booleans as True/False, string constants verbatim, tuples in parentheses, ``cuda.threadIdx``
+and the other thread-indexing registers as the tuple ``(x, y, z)``; items separated
 by spaces and the line ended with a newline. Only string constants are written into the
 format: a numeric constant is printed through its format like any value, so ``print(1.5)``
 prints ``1.500000`` as in Numba-CUDA.
@@ -20,6 +21,8 @@ from numba.core import errors, types
 
 from .. import typerecords
 from ..operations._support.strings import printable
+from ..typing.operations import StubNamespace
+from .registry import registry
 
 if TYPE_CHECKING:
     from numba.core import ir as nir
@@ -64,15 +67,38 @@ def _format_item(
         real, imag = (lower.cast(p, part, types.float64) for p in (mlir_complex.re(value), mlir_complex.im(value)))
         return "(%f%+fj)", [real, imag]
     if isinstance(ty, types.BaseTuple):
-        parts = [_format_item(lower, t, lower.extract(value, ty, i), None) for i, t in enumerate(ty.types)]  # type: ignore[attr-defined]
-        texts = [p[0] for p in parts]
-        body = texts[0] + "," if len(texts) == 1 else ", ".join(texts)
-        return f"({body})", [v for p in parts for v in p[1]]
+        return _as_tuple([_format_item(lower, t, lower.extract(value, ty, i), None) for i, t in enumerate(ty.types)])  # type: ignore[attr-defined]
     if isinstance(ty, types.NoneType):
         return "None", []
+    if isinstance(ty, StubNamespace) and ty.stub.printed_attributes:  # cuda.threadIdx: its x, y and z
+        return _format_attributes(lower, ty, ty.stub.printed_attributes)
     if isinstance(ty, types.UnicodeType):
         return "%s", [printable(lower, value)]
+    if isinstance(ty, types.Array):
+        raise errors.UnsupportedError(
+            f"print() of an array ({ty}) is not supported in kernels, as in Numba-CUDA: print its shape "
+            "(print(a.shape)) or its elements (print(a[i]))",
+            lower.loc,
+        )
     raise errors.UnsupportedError(f"print() of a value of type {ty} is not supported", lower.loc)
+
+
+def _format_attributes(lower: _Printer, ty: StubNamespace, attrs: Sequence[str]) -> tuple[str, list[ir.Value]]:
+    """A namespace's attributes printed as a tuple, each read by its rule."""
+    parts = []
+    for attr in attrs:
+        attrty = lower.typing_context.resolve_getattr(ty, attr)
+        rule = registry.find_getattr(ty, attr)
+        assert attrty is not None and rule is not None, f"{ty}.{attr} is printed but not declared"
+        parts.append(_format_item(lower, attrty, rule(lower, ty, None, attr), None))
+    return _as_tuple(parts)
+
+
+def _as_tuple(parts: Sequence[tuple[str, list[ir.Value]]]) -> tuple[str, list[ir.Value]]:
+    """Printed items shown as Python shows a tuple of them."""
+    texts = [p[0] for p in parts]
+    body = texts[0] + "," if len(texts) == 1 else ", ".join(texts)
+    return f"({body})", [v for p in parts for v in p[1]]
 
 
 def _string(lower: _Printer, text: str) -> ir.Value:

@@ -34,7 +34,7 @@ from .layout import (
     transposed,
     view_geometry,
 )
-from .streams import Stream, stream_handle
+from .streams import Stream, interface_sync_enabled, stream_handle
 
 if TYPE_CHECKING:
     from numba.core import types
@@ -43,7 +43,22 @@ if TYPE_CHECKING:
     from .layout import Extents
 
 
-class DeviceMemory:
+class _Addressed:
+    """Numba-CUDA's names of a memory object's address (its ``MemoryPointer``'s), for code that
+    reads ``array.gpu_data.device_pointer``."""
+
+    pointer: int
+
+    @property
+    def device_pointer(self) -> int:
+        return self.pointer
+
+    @property
+    def device_pointer_value(self) -> int | None:
+        return self.pointer or None
+
+
+class DeviceMemory(_Addressed):
     """Device memory of the current context, freed when garbage-collected: a cuMemAlloc
     allocation, or the memory object of the context's memory manager (``plugin_memory``,
     which gives the memory back when it is dropped)."""
@@ -72,7 +87,7 @@ class DeviceMemory:
         self.plugin_memory = None
 
 
-class ForeignMemory:
+class ForeignMemory(_Addressed):
     """Device memory an array was made over without an object that owns it
     (``from_cuda_array_interface`` with no *owner*): whoever made it keeps it alive."""
 
@@ -477,7 +492,7 @@ def is_device_array(obj: object) -> bool:
 def from_cuda_array_interface(cai: Mapping[str, Any], owner: object = None, sync: bool = True) -> DeviceNDArray:
     """A DeviceNDArray over the memory a ``__cuda_array_interface__`` dict describes."""
     if cai.get("mask") is not None:
-        raise NotImplementedError("masked arrays (a __cuda_array_interface__ with a mask) are not supported")
+        raise NotImplementedError("Masked arrays are not supported (a __cuda_array_interface__ with a mask)")
     if "version" not in cai or "shape" not in cai or "data" not in cai or "typestr" not in cai:
         raise TypeError(f"a __cuda_array_interface__ needs version, shape, typestr and data; got {sorted(cai)}")
     dtype = cai_dtype(cai)
@@ -487,10 +502,10 @@ def from_cuda_array_interface(cai: Mapping[str, Any], owner: object = None, sync
     producer = cai.get("stream")
     if producer == 0:
         raise ValueError("a __cuda_array_interface__ stream of 0 is not allowed (use 1 for the legacy default stream)")
-    if producer is not None and sync:
-        drv.current_context()
-        drv.check("cuStreamSynchronize", drv.driver().cuStreamSynchronize(producer))
-    stream = Stream(producer) if producer is not None else 0
+    # the producer's stream, as Numba-CUDA takes it: the array's own, waited for once here
+    stream = Stream(producer, external=True) if producer is not None else 0
+    if isinstance(stream, Stream) and sync and interface_sync_enabled():
+        stream.synchronize()
     return DeviceNDArray(
         shape, strides, dtype, stream=stream, gpu_data=owner, pointer=pointer or 0, readonly=bool(readonly)
     )

@@ -18,6 +18,7 @@ from .cleanup import release
 from .devicearray import DeviceNDArray
 from .layout import allocation_strides, byte_extent, checked_dtype, normalize_shape
 from .memory_pointers import device_address
+from .streams import stream_handle
 
 if TYPE_CHECKING:
     from numpy.typing import DTypeLike
@@ -100,16 +101,20 @@ def pinned_array(
 
 class MappedNDArray(np.ndarray):
     """A NumPy array in page-locked host memory mapped into the device's address space:
-    kernels given it read and write the host memory directly, with no copy."""
+    kernels given it read and write the host memory directly, with no copy. ``stream`` is
+    the stream it was made with, as a device array's (its CUDA Array Interface names it)."""
+
+    stream: object = 0
 
     def __array_finalize__(self, parent: object) -> None:
-        # views keep the mapping; results of arithmetic are new, unmapped memory
+        # views keep the mapping and the stream; results of arithmetic are new, unmapped memory
         memory = getattr(parent, "_mapping", None)
         if memory is not None:
             address = self.__array_interface__["data"][0]
             if not memory.pointer <= address <= memory.pointer + memory.nbytes:
                 memory = None
         self._mapping = memory
+        self.stream = getattr(parent, "stream", 0) if memory is not None else 0
 
     @property
     def device_pointer(self) -> int:
@@ -131,7 +136,7 @@ class MappedNDArray(np.ndarray):
             "strides": None if contiguous else self.strides,
             "data": (self.device_pointer, not self.flags.writeable),
             "typestr": self.dtype.str,
-            "stream": None,
+            "stream": stream_handle(self.stream) or None,
             "version": 3,
         }
 
@@ -148,6 +153,7 @@ def mapped_array(
     """A host array the device reads and writes in place (``MappedNDArray``)."""
     array, memory = _host_array(MappedNDArray, shape, dtype, strides, order, mapped=True, portable=portable, wc=wc)
     array._mapping = memory
+    array.stream = stream
     return array
 
 
@@ -195,6 +201,7 @@ def managed_array(
         ManagedNDArray, shape, dtype, strides, order, allocation=ManagedAllocation, attach_global=attach_global
     )
     array._mapping = memory
+    array.stream = stream
     return array
 
 

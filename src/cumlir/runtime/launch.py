@@ -4,6 +4,7 @@ docs/hopper.md) groups the grid's blocks into thread-block clusters."""
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -13,18 +14,16 @@ if TYPE_CHECKING:
     from .driver import Context
 
 
-def _dim3(value: object, what: str) -> tuple[int, ...]:
-    if isinstance(value, bool):
-        raise TypeError(f"the {what} must be an int or a tuple of 1 to 3 ints, not a bool")
-    if isinstance(value, int) or hasattr(value, "__index__") and not isinstance(value, (tuple, list)):
-        dims: tuple[int, ...] = (int(value.__index__()),)
-    elif isinstance(value, (tuple, list)) and 1 <= len(value) <= 3:
-        try:
-            dims = tuple(int(v.__index__()) for v in value)
-        except AttributeError:
-            raise TypeError(f"the {what} must be an int or a tuple of 1 to 3 ints, got {value!r}") from None
-    else:
-        raise TypeError(f"the {what} must be an int or a tuple of 1 to 3 ints, got {value!r}")
+def _dim3(value: object, what: str, name: str) -> tuple[int, ...]:
+    """The 3 extents of a grid or block given as an int or a sequence of 1 to 3 ints; the
+    errors say what Numba-CUDA's say (with its *name*, griddim or blockdim), then ours."""
+    listed = list(value) if isinstance(value, (tuple, list)) else [value]
+    rule = f"the {what} is an int or a tuple of 1 to 3 ints"
+    if not 1 <= len(listed) <= 3:
+        raise ValueError(f"{name} must be a sequence of 1, 2 or 3 integers, got {listed!r}: {rule}")
+    if any(isinstance(v, bool) or not hasattr(v, "__index__") for v in listed):
+        raise TypeError(f"{name} must be a sequence of integers, got {listed!r}: {rule}")
+    dims = tuple(operator.index(v) for v in listed)  # type: ignore[arg-type]  # each has __index__, checked above
     if any(d <= 0 for d in dims):
         raise ValueError(f"every {what} dimension must be at least 1, got {value!r}")
     return dims + (1,) * (3 - len(dims))
@@ -46,8 +45,8 @@ class LaunchConfiguration:
                 "[blocks, threads, stream, dynamic_shared_bytes] or "
                 f"[blocks, threads, stream, dynamic_shared_bytes, cluster]; got {config!r}"
             )
-        self.griddim = _dim3(config[0], "grid (number of blocks)")
-        self.blockdim = _dim3(config[1], "block (threads per block)")
+        self.griddim = _dim3(config[0], "grid (number of blocks)", "griddim")
+        self.blockdim = _dim3(config[1], "block (threads per block)", "blockdim")
         self.stream = stream_handle(config[2]) if len(config) > 2 else 0
         sharedmem = config[3] if len(config) > 3 and config[3] is not None else 0  # None: none, as for a stream
         if not isinstance(sharedmem, int) or isinstance(sharedmem, bool) or sharedmem < 0:
@@ -87,7 +86,7 @@ class LaunchConfiguration:
 def _cluster(value: object, griddim: tuple[int, ...]) -> tuple[int, ...]:
     """The cluster shape: 1 to 3 extents, dividing the grid, of at most 16 blocks in all (over 8,
     the kernel's launch checks that the device runs clusters that large: kernel.py)."""
-    cluster = _dim3(value, "cluster (blocks per cluster)")
+    cluster = _dim3(value, "cluster (blocks per cluster)", "cluster")
     blocks = cluster[0] * cluster[1] * cluster[2]
     if blocks > MAX_CLUSTER_BLOCKS:
         raise ValueError(

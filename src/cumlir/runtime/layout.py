@@ -270,17 +270,28 @@ def view_geometry(
     return offset, view.shape, view.strides, is_element
 
 
+# NumPy's error for an axis out of range (a ValueError and an IndexError); np.exceptions from 1.25
+_AxisError: type[Exception] = getattr(np, "exceptions", np).AxisError
+
+
 def transposed(
     shape: Sequence[int], strides: Sequence[int], axes: Sequence[Any] | None
 ) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    if axes is None or axes == ():
+    if axes is None or axes == () or axes == (None,):  # (None,): np.transpose(a) calls a.transpose(None)
         axes = tuple(range(len(shape) - 1, -1, -1))
     elif len(axes) == 1 and not isinstance(axes[0], int):
         axes = tuple(axes[0])
-    if sorted(operator.index(a) % max(len(shape), 1) for a in axes) != list(range(len(shape))):
-        raise ValueError(f"axes {axes} are not a permutation of the {len(shape)} dimensions")
-    axes = [operator.index(a) % len(shape) for a in axes]
-    return tuple(shape[a] for a in axes), tuple(strides[a] for a in axes)
+    ndim = len(shape)
+    given = [operator.index(a) for a in axes]
+    if len(given) != ndim:
+        raise ValueError(f"axes don't match array: {len(given)} axes given for {ndim} dimensions")
+    for axis in given:  # NumPy's errors, in its words
+        if not -ndim <= axis < ndim:
+            raise _AxisError(axis, ndim)
+    order = [axis % ndim for axis in given]
+    if len(set(order)) != ndim:
+        raise ValueError("repeated axis in transpose")
+    return tuple(shape[a] for a in order), tuple(strides[a] for a in order)
 
 
 def reshaped(

@@ -34,6 +34,7 @@ from . import placement
 from .devicearray import DeviceNDArray, import_dlpack
 from .layout import array_layout, cai_dtype, contiguous_strides, element_strides, is_contiguous
 from .plain_types import PlainArray
+from .streams import interface_sync_enabled
 
 if TYPE_CHECKING:
     import numpy as np
@@ -45,16 +46,6 @@ if TYPE_CHECKING:
 # CuPy's current stream, read as CuPy's own interface reads it: only for CuPy arrays
 cupy_stream = lazy("cupy_backends.cuda.stream")
 cupy = lazy("cupy")
-
-
-def interface_sync_enabled() -> bool:
-    """Whether a launch waits for the stream a CUDA Array Interface names (on unless
-    CUMLIR_CUDA_ARRAY_INTERFACE_SYNC or NUMBA_CUDA_ARRAY_INTERFACE_SYNC is 0)."""
-    for name in ("CUMLIR_CUDA_ARRAY_INTERFACE_SYNC", "NUMBA_CUDA_ARRAY_INTERFACE_SYNC"):
-        value = os.environ.get(name)
-        if value is not None and value.strip() in ("0", "false", "False", "no"):
-            return False
-    return True
 
 
 SYNC = interface_sync_enabled()

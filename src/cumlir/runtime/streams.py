@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import os
 from typing import SupportsInt
 
 from . import driver as drv
 
 
 class Stream:
-    """A CUDA stream owned by cumlir (``cuda.stream()``) or wrapping a handle."""
+    """A CUDA stream owned by cumlir (``cuda.stream()``) or wrapping a handle. ``external``,
+    as in Numba-CUDA: whether other code made it (``cuda.external_stream``, or the stream a
+    ``__cuda_array_interface__`` names)."""
 
-    def __init__(self, handle: SupportsInt, owned: bool = False) -> None:
+    def __init__(self, handle: SupportsInt, owned: bool = False, external: bool = False) -> None:
         self.handle = int(handle)
+        self.external = external
         self._owned = owned
         self._made_in = drv.lifetime() if owned else None  # a reset of its context destroys it
 
@@ -68,7 +72,18 @@ def external_stream(handle: int) -> Stream:
     if not isinstance(handle, int) or isinstance(handle, bool):
         raise TypeError(f"external_stream takes a CUstream handle as an int, not {handle!r}")
     drv.current_context()
-    return Stream(handle)
+    return Stream(handle, external=True)
+
+
+def interface_sync_enabled() -> bool:
+    """Whether the stream a CUDA Array Interface names is waited for, by a launch taking the
+    array and by ``as_cuda_array`` (on unless CUMLIR_CUDA_ARRAY_INTERFACE_SYNC or
+    NUMBA_CUDA_ARRAY_INTERFACE_SYNC is 0)."""
+    for name in ("CUMLIR_CUDA_ARRAY_INTERFACE_SYNC", "NUMBA_CUDA_ARRAY_INTERFACE_SYNC"):
+        value = os.environ.get(name)
+        if value is not None and value.strip() in ("0", "false", "False", "no"):
+            return False
+    return True
 
 
 def stream_handle(obj: object) -> int:

@@ -6,7 +6,7 @@ import math
 import operator
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from types import BuiltinFunctionType, ModuleType
+from types import BuiltinFunctionType, FunctionType, ModuleType
 from typing import TYPE_CHECKING, Any
 
 from numba.core import types
@@ -21,7 +21,7 @@ from numba.misc import literal  # noqa: F401  (registers literal_unroll's typing
 from .. import typerecords
 from .. import types as cumlir_types
 from ..frontend_lock import FRONTEND_LOCK
-from ..operations import NUMBER_CLASS_CALL, Implementation, Stub
+from ..operations import NUMBER_CLASS_CALL, Implementation, Stub, stub
 from ..operations._support import subarrays
 from . import captured_arrays, operations, plain_messages
 from .operations import stub_type
@@ -56,6 +56,12 @@ _INDEXING = frozenset([operator.getitem, operator.setitem])
 
 # the CUDA namespaces of other Numba-style compilers, read as cumlir's in kernels
 _FOREIGN_CUDA = frozenset(["numba.cuda", "numba_cuda.numba.cuda"])
+# numba's and Numba-CUDA's arrays over pointers (``numba.carray``, the functions of their
+# numpy_support modules), read in kernels as the cuda namespace's stubs of the same names
+_POINTER_ARRAY_MODULES = frozenset(
+    ["numba.np.numpy_support", "numba.cuda.np.numpy_support", "numba_cuda.numba.cuda.np.numpy_support"]
+)
+_POINTER_ARRAYS = frozenset(["carray", "farray"])
 
 
 class CUDATypingContext(BaseContext):
@@ -112,6 +118,8 @@ class CUDATypingContext(BaseContext):
             val = sys.modules.get("cumlir.cuda", val)
         if type(val) is int and not -(1 << 63) <= val < 1 << 64:
             return cumlir_types.WideIntegerConstant(val)  # numba refuses it: see the type
+        if isinstance(val, FunctionType) and _is_pointer_array(val):
+            val = stub(val.__name__)
         if isinstance(val, CPUDispatcher) and self.device_dispatcher_of is not None:
             val = self.device_dispatcher_of(val)
         elif isinstance(val, Implementation) and self.implementation_dispatcher is not None:
@@ -312,6 +320,10 @@ class CUDATypingContext(BaseContext):
 # target first needs them, so a kernel's typing would depend on whether an @njit function ran
 # before it (``a @ b`` of a 1-d and a 2-d array typed, then failing in lowering).
 _HOST_ONLY_OVERLOADS = frozenset(["numba.np.linalg"])
+
+
+def _is_pointer_array(fn: FunctionType) -> bool:
+    return fn.__name__ in _POINTER_ARRAYS and fn.__module__ in _POINTER_ARRAY_MODULES
 
 
 def _host_only(template: object) -> bool:

@@ -8,12 +8,14 @@ code generators assembled by ptxas."""
 import ctypes
 
 import numba
+import numba.np.numpy_support
 import numpy as np
 import pytest
 from numba import typeof
 from numba.core import types
 from numba.core.errors import TypingError
 
+import cumlir
 from cumlir import compiler, cuda
 
 from ... import nrt_harness, support
@@ -144,7 +146,7 @@ def test_nrt_array_adopts_the_memory_and_releases_it_once(rng):
 
 
 def _type_of(body, *argtypes):
-    namespace = {"cuda": cuda, "np": np, "numba": numba}
+    namespace = {"cuda": cuda, "np": np, "numba": numba, "cumlir": cumlir}
     names = ", ".join(f"a{k}" for k in range(len(argtypes)))
     exec(f"def f({names}):\n    x = {body}\n    return x.ndim\n", namespace)
     return compiler.type_function(namespace["f"], argtypes).typemap["x"]
@@ -207,15 +209,56 @@ def test_bad_arguments_are_typing_errors_naming_the_function(body, argtype, mess
         _type_of(body, argtype)
 
 
-@pytest.mark.xfail(
-    reason="a dtype argument that is no dtype (the literal 5) is ignored: a CPointer's own element type is used "
-    "without an error, and a voidptr's error says no dtype was given",
-    strict=True,
-)
 @pytest.mark.parametrize("pointer", [I32P, types.voidptr], ids=["CPointer", "voidptr"])
 def test_a_dtype_that_is_no_dtype_is_refused_naming_it(pointer):
-    with pytest.raises(TypingError, match=r"carray: .*\b5\b"):
+    with pytest.raises(TypingError, match=r"carray: the dtype must be a NumPy dtype or a numba type, got 5\b"):
         _type_of("cuda.carray(a0, 4, 5)", pointer)
+
+
+@pytest.mark.parametrize(
+    "spelling", ["numba.carray", "numba.np.numpy_support.carray", "cumlir.carray", "numba.farray", "cumlir.farray"]
+)
+def test_numbas_spellings_are_the_cuda_namespaces(spelling):
+    layout = "F" if spelling.endswith("farray") else "C"
+    assert _type_of(f"{spelling}(a0, (3, 4))", F32P) == types.Array(types.float32, 2, layout)
+    with pytest.raises(TypingError, match=r"array: a voidptr needs a dtype"):
+        _type_of(f"{spelling}(a0, 4)", types.voidptr)
+
+
+def test_cumlirs_carray_is_numbas_on_the_host(rng):
+    buffer = support.random_values("float32", 12, rng)
+    view = cumlir.farray(buffer.ctypes.data_as(ctypes.POINTER(ctypes.c_float)), (3, 4))
+    np.testing.assert_array_equal(view, buffer.reshape(3, 4, order="F"))
+
+
+# ---- launched ------------------------------------------------------------------------------
+
+
+@cuda.jit("void(CPointer(float32), int64, int64)")
+def rescale_c(p, m, n):
+    a = numba.carray(p, (m, n))
+    i, j = cuda.grid(2)
+    if i < m and j < n:
+        a[i, j] = a[i, j] * 2 + i - 3 * j
+
+
+@cuda.jit("void(CPointer(float32), int64, int64)")
+def rescale_f(p, m, n):
+    a = numba.np.numpy_support.farray(p, (m, n), dtype=numba.float32)
+    i, j = cuda.grid(2)
+    if i < m and j < n:
+        a[i, j] = a[i, j] * 2 + i - 3 * j
+
+
+@pytest.mark.parametrize("order, kernel", [("C", rescale_c), ("F", rescale_f)])
+def test_a_kernel_writes_through_numbas_array_over_a_device_pointer(order, kernel, simulator_or_gpu, rng):
+    m, n = 13, 9
+    values = support.random_values("float32", m * n, rng)
+    device = cuda.to_device(values)
+    kernel[(2, 2), (8, 8)](device.gpu_data.device_pointer, m, n)
+    i, j = np.indices((m, n))
+    expected = values.astype(np.float64).reshape(m, n, order=order) * 2 + i - 3 * j
+    np.testing.assert_array_equal(device.copy_to_host().reshape(m, n, order=order), expected.astype(np.float32))
 
 
 # ---- code ---------------------------------------------------------------------------------

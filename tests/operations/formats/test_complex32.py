@@ -196,6 +196,59 @@ def test_in_signatures(backend):
     assert len(re.findall(r"\.param (\.align 2 \.b8 \w+\[2\]|\.b16 \w+)", ptx)) == 2, ptx
 
 
+# ---- arrays' parts, on the simulator and the GPU ------------------------------------------
+
+
+@cuda.jit
+def array_parts(parts, halves):
+    """The parts of complex32 arrays in shared and local memory, read and written through
+    their .real and .imag views."""
+    i = cuda.threadIdx.x
+    shared = cuda.shared.array(32, cuda.complex32)
+    local = cuda.local.array(2, cuda.complex32)
+    shared[i] = cuda.complex32(halves[0, i], halves[1, i])
+    local[0] = shared[i]
+    local.imag[1] = halves[0, i]
+    local.real[1] = halves[1, i]
+    cuda.syncthreads()
+    parts[0, i] = shared.real[31 - i]
+    parts[1, i] = shared.imag[31 - i]
+    cuda.syncthreads()
+    shared.imag[i] = -shared.real[i]  # a store through the view lands in the element's upper half
+    parts[2, i] = shared[i].imag
+    parts[3, i] = shared[i].real
+    parts[4, i] = local.imag[0]
+    parts[5, i] = local[1].real
+    parts[6, i] = local[1].imag
+    parts[7, i] = shared.imag[1:][i - 1] if i > 0 else local.real[::-1][1]
+
+
+def test_parts_of_complex32_arrays_are_float16_views(simulator_or_gpu, rng):
+    halves = (rng.standard_normal((2, 32)) * 100).astype(np.float16)
+    parts = np.full((8, 32), np.nan, np.float16)
+    array_parts[1, 32](parts, halves)
+    real, imag = halves
+    expected = [real[::-1], imag[::-1], -real, real, imag, imag, real, np.concatenate([real[:1], -real[1:]])]
+    np.testing.assert_array_equal(parts, expected)
+
+
+@pytest.mark.parametrize("cc", CCS)
+def test_parts_of_complex32_arrays_ptx(cc, backend):
+    ptx, _ = cuda.compile_ptx(array_parts.py_func, "void(float16[:, ::1], float16[:, ::1])", cc=cc, backend=backend)
+    support.ptxas(ptx, f"sm_{cc[0]}{cc[1]}")
+    assert re.search(r"st\.shared\.(b|u)16", ptx), ptx  # the store through .imag: its half alone
+
+
+def test_parts_of_complex32_arrays_are_typed_float16_views():
+    from cumlir.typing.frontend import type_function
+
+    def parts(a):
+        return a.real, a.imag[1:]
+
+    typed = type_function(parts, (types.Array(types.complex32, 2, "C"),))
+    assert typed.return_type == types.Tuple([types.Array(types.float16, 2, "A"), types.Array(types.float16, 2, "A")])
+
+
 # ---- on the GPU ------------------------------------------------------------------------
 
 

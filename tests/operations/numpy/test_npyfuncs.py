@@ -278,6 +278,28 @@ def test_complex_numbers_with_a_nan_imaginary_part_are_unordered_as_numpys():
         np.testing.assert_array_equal(got, want)
 
 
+def _complex_truth(nots, ands, ors, xors, element_nots, x, y):
+    np.logical_not(x, nots)
+    np.logical_and(x, y, ands)
+    np.logical_or(x, y, ors)
+    np.logical_xor(x, y, xors)
+    for i in range(x.size):
+        element_nots[i] = np.logical_not(x[i])
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_logical_ufuncs_of_complex_numbers_are_numpys(dtype, rng):
+    # a complex number is true unless both parts are zero (of either sign); a NaN part is true
+    parts = [0.0, -0.0, 1.5, np.nan, -np.inf]
+    x = np.array([complex(a, b) for a in parts for b in parts], dtype)
+    y = rng.permutation(x)
+    outputs = [support.poisoned(x.size, "bool") for _ in range(5)]
+    nrt_harness.Kernel(_complex_truth, tuple(typeof(a) for a in (*outputs, x, y)))(*outputs, x, y).check_balanced()
+    expected = [np.logical_not(x), np.logical_and(x, y), np.logical_or(x, y), np.logical_xor(x, y), np.logical_not(x)]
+    for got, want, name in zip(outputs, expected, ("not", "and", "or", "xor", "not of elements")):
+        np.testing.assert_array_equal(got, want, err_msg=name)
+
+
 # ---- np.sign and np.rint on scalars -----------------------------------------------------------
 
 

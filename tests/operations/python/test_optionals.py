@@ -2,7 +2,7 @@
 functions returning a value or None, the result checked with ``is None``/``is not None`` and
 then used in arithmetic, as an array index and as an atomic's index or value; device functions
 whose argument defaults to None, called with and without it and with a value that may be
-None; a variable None on one branch. Kernels run on the simulator (and on the GPU in the gpu
+None; a variable None on one branch; None's truth (false, as in Python). Kernels run on the simulator (and on the GPU in the gpu
 tier) against NumPy on random inputs; a None converted to a value ends its thread, or with
 debug=True raises TypeError naming the line; the PTX on both code generators."""
 
@@ -109,6 +109,36 @@ def test_arguments_that_default_to_none(simulator_or_gpu, rng):
     np.testing.assert_array_equal(out, expected)
 
 
+NOTHING = None
+
+
+@cuda.jit(device=True)
+def scaled_unless_none(x, by=None):
+    if by:  # None is false, as in Python
+        return x * 3.0
+    return -x
+
+
+@cuda.jit
+def truths(x, out):
+    i = cuda.grid(1)
+    if i < x.size:
+        if NOTHING:
+            out[i, 0] = 100.0  # never: the global is None
+        else:
+            out[i, 0] = x[i]
+        out[i, 1] = scaled_unless_none(x[i])
+        out[i, 2] = scaled_unless_none(x[i], 1.5)
+        out[i, 3] = 1.0 if bool(NOTHING) or not NOTHING else 0.0
+
+
+def test_none_is_false(simulator_or_gpu, rng):
+    x = rng.standard_normal(40)
+    out = np.full((40, 4), np.nan)
+    truths[2, 32](x, out)
+    np.testing.assert_array_equal(out, np.stack([x, -x, 3.0 * x, np.ones(40)], axis=1))
+
+
 @cuda.jit
 def running_best(x, out):
     i = cuda.grid(1)
@@ -204,6 +234,7 @@ def test_with_debug_a_none_used_as_a_value_raises_type_error_at_its_line(simulat
         (searching, "void(int64[:, :], int64[:], int64[:], int64[:], int64[:, :], int64[:])"),
         (defaults, "void(float32[:], int32[:, :], float64[:, :])"),
         (_unchecked(True), "void(int64[:, :], int64[:], int64[:])"),
+        (truths, "void(float64[:], float64[:, :])"),
     ],
 )
 def test_optionals_assemble(kernel, sig, backend):

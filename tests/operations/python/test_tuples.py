@@ -272,6 +272,62 @@ def test_results_are_typed_as_the_members():
     ]
 
 
+# ---- an index outside the tuple, launched ----------------------------------------------------
+
+
+def _picked(out, a, indices):
+    i = cuda.grid(1)
+    if i < indices.size:
+        t = (a[0], a[1], a[2])
+        out[i] = t[indices[i]]
+
+
+EMPTIES = ((), (), ())
+
+
+def _empty_picked(out, indices):
+    i = cuda.grid(1)
+    if i < indices.size:
+        out[i] = len(EMPTIES[indices[i]])  # members without a value: nothing to select among
+
+
+@pytest.mark.parametrize("index_dtype", ["int64", "int8", "uint32"])
+def test_a_run_time_index_outside_the_tuple_raises_index_error(index_dtype, simulator_or_gpu, rng):
+    a = rng.standard_normal(3)
+    low = -3 if np.dtype(index_dtype).kind == "i" else 0
+    inside = rng.integers(low, 3, 50).astype(index_dtype)
+    out = support.poisoned(50, "float64")
+    kernel = cuda.jit(debug=True, opt=False)(_picked)
+    kernel[2, 32](out, a, inside)
+    np.testing.assert_array_equal(out, a[inside.astype(np.int64)])
+    for bad in (3, -4 if low else 200):
+        outside = inside.copy()
+        outside[17] = bad
+        with pytest.raises(IndexError, match=r"tuple index out of range.*thread 17.*test_tuples\.py:\d+"):
+            kernel[2, 32](out, a, outside)
+
+
+def test_an_index_outside_a_tuple_of_empty_tuples_raises_index_error(simulator_or_gpu):
+    kernel = cuda.jit(debug=True, opt=False)(_empty_picked)
+    out = support.poisoned(4, "int64")
+    kernel[1, 4](out, np.array([0, 2, -1, -3]))
+    np.testing.assert_array_equal(out, [0, 0, 0, 0])
+    with pytest.raises(IndexError, match=r"tuple index out of range"):
+        kernel[1, 4](out, np.array([0, 1, 3, 2]))
+
+
+@pytest.mark.gpu
+def test_without_debug_an_index_outside_the_tuple_ends_the_thread(rng):
+    # as every raise in device code without debug=True: the thread ends, the others run on
+    a = rng.standard_normal(3)
+    indices = np.array([0, 5, 2, -4, -1, 1 << 40])
+    out = support.poisoned(6, "float64")
+    cuda.jit(_picked)[1, 6](out, a, indices)
+    expected = support.poisoned(6, "float64")
+    expected[[0, 2, 4]] = a[[0, 2, -1]]
+    np.testing.assert_array_equal(out, expected)
+
+
 # ---- PTX --------------------------------------------------------------------------------------
 
 

@@ -40,7 +40,8 @@ _SIZES = {"i8": 1, "i16": 2, "half": 2, "bfloat": 2, "i32": 4, "float": 4, "i64"
 
 
 def type_size(ty: str) -> int | None:
-    """The bytes of the LLVM type *ty* (scalars, and vectors and arrays of them), or None."""
+    """The bytes of the LLVM type *ty* (scalars, vectors and arrays of them, and structs of
+    those without padding: a complex number's parts), or None."""
     ty = ty.strip()
     if ty in _SIZES:
         return _SIZES[ty]
@@ -50,7 +51,23 @@ def type_size(ty: str) -> int | None:
     m = re.fullmatch(r"\[(\d+) x (\w+)\]", ty)
     if m and m.group(2) in _SIZES:
         return int(m.group(1)) * _SIZES[m.group(2)]
+    m = re.fullmatch(r"\{(.*)\}", ty)
+    if m and m.group(1).strip():
+        return _unpadded_struct_size(split_args(m.group(1)))
     return None
+
+
+def _unpadded_struct_size(fields: list[str]) -> int | None:
+    # a struct whose fields lie end to end, each at a multiple of its own size: an access
+    # to it is one to all its bytes (a padded one is not checked: its gaps are never written)
+    offset = 0
+    for field in fields:
+        size = type_size(field)
+        if size is None or size not in _SIZES.values() or offset % size:
+            return None
+        offset += size
+    largest = max(type_size(field) or 1 for field in fields)
+    return offset if offset % largest == 0 else None
 
 
 def _pointer(operand: str) -> str:

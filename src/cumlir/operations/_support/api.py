@@ -331,6 +331,15 @@ class Namespace(Stub):
         # underscored: the namespace's own attributes are its members' names
         self._members: dict[str, Stub] = {}
         self._attributes: dict[str, list[Any]] = {}  # attribute -> [typer, lowering rule]
+        self.printed_attributes: tuple[str, ...] = ()  # the attributes print() shows, as a tuple
+
+    def prints_attributes(self, *attrs: str) -> None:
+        """``print()`` of the namespace itself prints these attributes as a tuple
+        (``print(cuda.threadIdx)`` shows ``(x, y, z)``, as Numba-CUDA prints a Dim3)."""
+        missing = [attr for attr in attrs if attr not in self._attributes]
+        if missing:
+            raise ValueError(f"cuda.{self.__name__}: print() shows undeclared attributes {missing}")
+        self.printed_attributes = attrs
 
     def _claim(self, attr):
         if attr in self._members or attr in self._attributes or hasattr(type(self), attr):

@@ -179,8 +179,13 @@ def reshape(lower, array_type, array, shape, result_type, order="C"):
     known = arith.constant(_i64(), 1)
     for s in shape:
         known = arith.muli(known, s)
-    # with one -1 the product of the others is -known; the missing extent is total / that
-    missing = arith.divsi(total, arith.subi(arith.constant(_i64(), 0), known))
+    # with one -1 the product of the others is -known; the missing extent is total / that.
+    # A 0 among the extents (an empty array) makes it 0: divided by 1 instead, since a
+    # division by zero is undefined (and traps on the simulator's CPU)
+    zero = arith.constant(_i64(), 0)
+    divisor = arith.subi(zero, known)
+    divisor = arith.select(arith.cmpi(arith.CmpIPredicate.eq, divisor, zero), arith.constant(_i64(), 1), divisor)
+    missing = arith.divsi(total, divisor)
     minus_one = arith.constant(_i64(), -1)
     shape = [arith.select(arith.cmpi(arith.CmpIPredicate.eq, s, minus_one), missing, s) for s in shape]
     unit = lower.dmm.lookup(array_type.dtype).memref_element()[1]

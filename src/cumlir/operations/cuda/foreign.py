@@ -42,6 +42,9 @@ def _element(name, ptr, dtype):
             given = npydecl.parse_dtype(dtype)
         except errors.TypingError as e:
             raise errors.TypingError(f"{name}: {e}") from None
+        if given is None:
+            shown = getattr(dtype, "literal_value", dtype)
+            raise errors.TypingError(f"{name}: the dtype must be a NumPy dtype or a numba type, got {shown}")
     if isinstance(ptr, types.CPointer):
         if given is not None and given != ptr.dtype:
             raise errors.TypingError(f"{name}: the dtype {given} does not match the pointer's element type {ptr.dtype}")

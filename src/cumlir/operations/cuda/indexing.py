@@ -21,6 +21,8 @@ for _register in (threadIdx, blockIdx, blockDim, gridDim):
     def _component(lower, attr, register=_register.__name__):
         return read_register(register, attr)
 
+    _register.prints_attributes("x", "y", "z")  # Numba-CUDA's Dim3: (x, y, z)
+
 
 grid = Stub(
     "grid",

@@ -92,6 +92,17 @@ def array_to_array(lower, fromty, toty, value):
 # ---- attributes and methods ---------------------------------------------------------------
 
 
+def _part_of_complex_without_numpy_dtype(ty):
+    # numba types the parts of arrays of its own complex types only; complex32's are float16
+    if isinstance(ty.dtype, types.Complex) and ty.dtype not in types.complex_domain:
+        return ty.copy(dtype=ty.dtype.underlying_float, layout="A")
+    return None
+
+
+attribute("Array", "real").typer(_part_of_complex_without_numpy_dtype)
+attribute("Array", "imag").typer(_part_of_complex_without_numpy_dtype)
+
+
 @attribute("Array", "real").lower
 @attribute("Array", "imag").lower
 def array_complex_part(lower, ty, array, attr):

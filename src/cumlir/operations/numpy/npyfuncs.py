@@ -79,7 +79,7 @@ _EQUIVALENTS = {
     np.invert: (operator.invert, None),
     np.left_shift: (operator.lshift, None),
     np.right_shift: (operator.rshift, None),
-    np.logical_not: (operator.not_, None),
+    np.logical_not: (operator.not_, operator.not_),
 }
 
 

@@ -137,6 +137,20 @@ def _parsed(text, ty, loc):
         raise errors.LoweringError(f"{parse.__name__}({text!r}) has no value: {exc}", loc) from None
 
 
+def _truth_of_none(x):
+    # numba's bool(None) is an @overload inlined as Numba IR (inline="always"), which cumlir
+    # does not take: `if x:` on a None (a default argument, a global) is typed here
+    return templates.signature(types.boolean, x) if isinstance(x, types.NoneType) else None
+
+
+declare(bool).typer(_truth_of_none)
+
+
+@declare(bool).lower("NoneType")
+def none_is_false(lower, sig, args):
+    return lower.constant(types.boolean, False)
+
+
 # numba's float() and int() know its own numbers only: bfloat16, tf32 and the narrow floats
 # convert as a float does (float() to float64, int() truncating to int64)
 def _convert_cumlir_float(result):

@@ -3,7 +3,7 @@
 import operator
 
 from .._support.api import attribute, declare, named_type
-from .._support.modules import arith, ir, types
+from .._support.modules import arith, ir, nvvm, scf, types
 
 
 @declare("static_getitem").lower("BaseTuple", "IntegerLiteral")
@@ -51,11 +51,26 @@ def unituple_getitem(lower, sig, args):
     if index_type.signed:
         negative = arith.cmpi(arith.CmpIPredicate.slt, index, arith.constant(i64, 0))
         index = arith.select(negative, arith.addi(index, arith.constant(i64, n)), index)
+    _end_thread_if_outside(lower, index, n)
     result = lower.extract(args[0], tuple_type, n - 1)
     for k in range(n - 2, -1, -1):
         hit = arith.cmpi(arith.CmpIPredicate.eq, index, arith.constant(i64, k))
         result = arith.select(hit, lower.extract(args[0], tuple_type, k), result)
     return lower.cast(result, tuple_type.dtype, sig.return_type)
+
+
+def _end_thread_if_outside(lower, index, n):
+    """numba's rule: an index outside the tuple raises IndexError, which (as every raise in
+    device code) ends the thread, and with debug=True (or the simulator's checks) is reported
+    on the host."""
+    # one unsigned comparison also catches indices still negative after wrapping
+    outside = arith.cmpi(arith.CmpIPredicate.uge, index, arith.constant(index.type, n))
+    branch = scf.IfOp(outside)
+    with ir.InsertionPoint(branch.then_block):
+        if lower.options.checks_indices:
+            lower.record_raise(IndexError, ("tuple index out of range",))
+        nvvm.exit()
+        scf.YieldOp([])
 
 
 @declare(len).lower("BaseTuple")
