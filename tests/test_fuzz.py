@@ -59,6 +59,22 @@ def test_a_generated_program_agrees_with_the_host(shape, simulator_or_gpu):
     assert len(outcome.outputs) >= 2 and not found, f"program {seed}:\n{grammar.program(seed).source}\n" + "\n".join(found)
 
 
+def test_a_planted_difference_is_found(simulator_or_gpu, monkeypatch):
+    # each thread of a shared-memory program made to read the next neighbour on the device
+    # only: some of the first few programs must show it (others may not read the neighbour)
+    from .fuzz import check as checking
+
+    drawn = grammar.program
+    for seed in [s for s in range(200) if drawn(s).shape == "shared"][:5]:
+        program = drawn(seed)
+        program.source = program.source.replace("values[(t * ", "values[(1 + t * ")
+        monkeypatch.setattr(checking.grammar, "program", lambda _, program=program: program)
+        outcome = check(seed, "simulator" if simulator_or_gpu == "simulator" else "gpu")
+        if any(problem for _, problem in comparisons(outcome)):
+            return
+    pytest.fail("no program showed a neighbour read at the wrong place")
+
+
 def test_the_host_rounds_to_float16_and_bfloat16_exactly():
     import ml_dtypes
 

@@ -59,8 +59,14 @@ class _Function:
     def assign(self, name, node, indent=0):
         self.line(f"{name} = {node.text(self.w.env, False)}", f"{name} = {node.text(self.w.env, True)}", indent)
 
-    def bind(self, name, node):
+    def bind(self, name, node, *also):
         self.w.env[name] = self.w.typeof(node)
+        self.depends(name, node, *also)
+
+    def depends(self, name, *nodes):
+        """Mark *name* as depending on the inputs where one of *nodes* reads one that does."""
+        if any(node.names() & self.w.live for node in nodes):
+            self.w.live.add(name)
 
 
 def _scalar(f, name, kind, depth):
@@ -80,10 +86,13 @@ def _tuple(f, rng, n, features):
         targets = [f"t{n}_{k}" for k in range(len(types))]
         f.line(f"{', '.join(targets)} = {name}")
         f.w.env.update(zip(targets, types))
+        for target in targets:
+            f.depends(target, Var(name))
     else:
         index = rng.randrange(len(types))
         f.assign(f"t{n}_{index}", Item(name, index))
         f.w.env[f"t{n}_{index}"] = types[index]
+        f.depends(f"t{n}_{index}", Var(name))
 
 
 def _local_array(f, rng, n, features):
@@ -96,6 +105,7 @@ def _local_array(f, rng, n, features):
     del f.w.env["k"]
     f.line(f"{name}[k] = {value.text({**f.w.env, 'k': 'int64'}, False)}", f"{name}[k] = {value.text({**f.w.env, 'k': 'int64'}, True)}", 1)
     f.w.env[name] = tr.LocalArray(dtype, size)
+    f.depends(name, value)
     features.add("local array")
     for r in range(rng.randint(1, 2)):
         method = rng.choice(_REDUCTIONS)
@@ -122,6 +132,7 @@ def _branches(f, rng):
     f.line("else:")
     f.assign("c", otherwise, 1)
     f.w.env["c"] = unified
+    f.depends("c", test, then, otherwise)
 
 
 def _loop(f, rng, features):
@@ -155,6 +166,7 @@ def _loop(f, rng, features):
     if tr.merged_explicitly(first, acc):
         start = Convert(acc, start)  # the type it ends with, from the start (tr.merged_explicitly)
     f.assign("acc", start)
+    f.depends("acc", start, body)
     f.line(f"for k in range({rng.randint(1, 5)}):")
     if escape is not None and not escape[2]:
         f.line(f"if {escape[0].text(env, False)}:", f"if {escape[0].text(env, True)}:", 1)
@@ -206,13 +218,14 @@ def program(seed: int) -> Program:
     _branches(f, rng)
     _loop(f, rng, features)
     result_kind = rng.choice(RESULT_KINDS)
-    arguments = [w.expression_reading(result_kind, 2, w.env), w.expression_reading(result_kind, 1, w.env)]
+    arguments = [w.expression_reading(result_kind, 2, w.live), w.expression_reading(result_kind, 1, w.live)]
     params = {"p": w.typeof(arguments[0]), "q": w.typeof(arguments[1])}
     call = ", ".join(a.text(w.env, False) for a in arguments), ", ".join(a.text(w.env, True) for a in arguments)
     if rng.random() < 0.3:
         g_lines, pair = _helper(rng, "g", params, "pair", features)
         f.line(f"r, s = g({call[0]})", f"r, s = g({call[1]})")
         w.env.update(r=pair[0], s=pair[1])
+        w.live |= {"r", "s"}
         node = w.expression_reading(result_kind, 2, ["r", "s"])
         f.assign("result", node)
         f.bind("result", node)

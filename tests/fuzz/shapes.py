@@ -66,7 +66,9 @@ class Map:
 def _combine(rng, v_type, w_type, features):
     """``h(v, w)``, device and host lines, and its result type."""
     w = Writer(rng, {"v": v_type, "w": w_type}, features)
-    node = w.expression_reading(rng.choice(_RESULT_KINDS), 2, ["w"], attempts=32)
+    # of the kind of what the thread received, or of its own value, half of the time
+    kind = rng.choice([tr.kind(w_type), tr.kind(v_type), *_RESULT_KINDS])
+    node = w.expression_reading(kind if kind in _RESULT_KINDS else "float", 2, ["w"], attempts=32)
     lines = [
         ["def h(v, w):", f"    return {node.text(w.env, host)}", ""] for host in (False, True)
     ]

@@ -15,6 +15,7 @@ _NARROW_MATH = ["sin", "cos", "tanh"]  # the math functions cumlir and numba-cud
 _CAST_TARGETS = tr.INTEGERS
 # a bound below each integer type's largest value, within which a float converts exactly
 _CAST_BOUND = {"int8": 100.0, "uint8": 200.0, "int16": 1000.0, "uint16": 1000.0}
+_SCALAR_KINDS = ("bool", "int", "float", "half", "bf16", "complex")
 _ATTEMPTS = 4  # draws of a shape before settling for a leaf (numba gave another kind)
 
 
@@ -23,15 +24,25 @@ class Writer:
         self.rng = rng
         self.env = dict(env)  # variable -> type
         self.features = features if features is not None else set()  # what the program uses, by name
+        self.live = set(self.env)  # the variables that depend on the inputs
 
     def variable(self, kind):
+        """A variable of *kind*, those depending on the inputs drawn three times as often."""
         names = [n for n, t in self.env.items() if tr.kind(t) == kind]
+        names += [n for n in names if n in self.live] * 2
         return self.rng.choice(names) if names else None
 
     def leaf(self, kind):
         name = self.variable(kind)
-        if name is not None and self.rng.random() < 0.8:
+        if name is not None and self.rng.random() < 0.85:
             return Var(name)
+        if name is None and self.rng.random() < 0.7:
+            bridge = self._from_other_kind(kind)
+            try:
+                if bridge is not None and tr.kind(self.typeof(bridge)) == kind:
+                    return bridge
+            except tr.Untypable:
+                pass
         if kind == "bool":
             return Const(self.rng.choice([True, False]))
         if kind == "int":
@@ -43,6 +54,34 @@ class Writer:
         if kind == "bf16":
             return Convert("bfloat16", self._float_constant())
         return self._float_constant()
+
+    def _from_other_kind(self, kind):
+        """A value of *kind* made from a variable of another kind that depends on the
+        inputs (so that a program's values vary where it has no variable of a kind)."""
+        names = sorted(n for n in self.live if n in self.env and tr.kind(self.env[n]) in _SCALAR_KINDS)
+        if not names:
+            return None
+        name = self.rng.choice(names)
+        source = tr.kind(self.env[name])
+        x = Var(name)
+        if source in ("half", "bf16"):
+            x, source = Convert("float32", x), "float"
+        elif source == "complex":
+            x, source = Part(x, "real"), "float"
+        if kind == "bool":
+            return x if source == "bool" else Binary(">", x, Const(0))
+        if kind == "int":
+            return Convert("int32", x) if source != "float" else self._float_to_int(0, x)
+        if source != "float" and kind in ("float", "complex"):
+            x = Convert("float64", x)
+        if kind == "float":
+            return x
+        if kind == "complex":
+            return Call("complex", [x, self._float_constant()])
+        name = "float16" if kind == "half" else "bfloat16"
+        if source == "bool":
+            return None
+        return Convert(name, x if source == "float" else Convert("int32", x))
 
     def _float_constant(self):
         return Const(round(self.rng.uniform(-4, 4), 3))
@@ -95,9 +134,9 @@ class Writer:
             return self._element("int", depth) or Unary("-", a)
         return self.rng.choice([Unary("-", a), Unary("~", a), Call("abs", [a])])
 
-    def _float_to_int(self, depth):
+    def _float_to_int(self, depth, x=None):
         """``int32(x)``, ``np.uint16(x)`` or ``int(x)`` of a float x inside the target's range."""
-        x = self.expression("float", depth)
+        x = self.expression("float", depth) if x is None else x
         target = self.rng.choice(_CAST_TARGETS + ["int"])
         bound = Const(_CAST_BOUND.get(target, 1000.0))
         value = Call("abs", [x]) if target.startswith("uint") or self.rng.random() < 0.3 else x
