@@ -1,33 +1,26 @@
-"""One generated program, checked: compiled by every code generator (PTX assembled by ptxas)
-and, on a GPU, run and compared with the host and with numba-cuda.
+"""One generated program, checked in one of three modes:
 
-The host reference is the same Python compiled by numba for the CPU with NumPy's error
-model (numba's typing, so the same result types and integer wrapping as on the device).
-On the device the program runs twice per code generator: with ``fma=False``, where every
-operation is rounded on its own as on the host, compared with the host (integers and
-booleans exactly, floats to a few ulps of the ``math`` functions' differences); and with
-the default contraction, compared with numba-cuda, which contracts too.
+- "compile": compiled by every code generator (PTX assembled by ptxas) after numba has
+  typed the host reference as the grammar says;
+- "simulator": run on cumlir's CPU simulator (the process runs with CUMLIR_SIMULATOR=1)
+  with ``fma=False``;
+- "gpu": run on the GPU by both code generators, with ``fma=False`` (every operation
+  rounded on its own, as on the host) and with the default contraction, and by numba-cuda.
+
+Each mode also computes the host reference: the same Python compiled by numba for the CPU
+(namespaces.py), threads' exchanges computed from all threads' values (shapes.py). The
+results are compared (compare.py) by whoever holds them all: __main__.py, which merges a
+GPU worker's results with a simulator worker's.
 """
 
-import math
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from cumlir.backends import REGISTRY
 
-from . import grammar
-
-N = 257  # elements: two blocks of 128 and one more
-# floats agree within these units in the last place of the program's least precise type:
-# with the host, only the math functions round differently (libdevice and the host's libm,
-# a few ulps each, grown by what follows them); with numba-cuda, contraction into fma differs too
-HOST_ULPS = 1024
-ULPS = 4096
-# each element of the result reads the three inputs at different places
-ELEMENT = "out[i] = f(x0[i], x1[(i * 7 + 3) % x1.size], x2[out.size - 1 - i])"
-KERNEL = f"def kernel(x0, x1, x2, out):\n    i = cuda.grid(1)\n    if i < out.size:\n        {ELEMENT}\n"
-HOST = f"def run(x0, x1, x2, out):\n    for i in range(out.size):\n        {ELEMENT}\n"
+from . import compare, grammar, namespaces
+from .shapes import host_dtype
 
 
 @dataclass
@@ -35,39 +28,20 @@ class Outcome:
     """What checking one program found."""
 
     seed: int
-    typed: bool = False  # numba typed it for the host
+    shape: str = ""
+    features: list = field(default_factory=list)
+    typed: bool = False  # numba typed the host reference as the grammar says
     compiled: list = field(default_factory=list)  # code generators that compiled it
-    compared: int = 0  # comparisons made (host and numba-cuda, per code generator)
+    outputs: dict = field(default_factory=dict)  # party -> its result
+    failed: dict = field(default_factory=dict)  # party -> why it could not run the program
     problems: list = field(default_factory=list)  # what went wrong, each a line of text
     reference_failures: list = field(default_factory=list)  # numba-cuda could not run it
+    tolerance: float = 0.0  # compare.tolerance of the program
+    inputs: list = field(default_factory=list)  # the device's input arrays
 
 
-def _namespace(program, jit):
-    """The program's functions in a namespace of their own, each made a device function by *jit*."""
-    ns = {"math": math, "np": np}
-    exec(compile(program.source, f"<fuzz program {program.seed}>", "exec"), ns)
-    ns["g"] = jit(ns["g"])
-    ns["f"] = jit(ns["f"])
-    return ns
-
-
-def _host(program):
-    """The host reference: numba's CPU compilation of the same functions, and the result type."""
-    import numba
-
-    ns = _namespace(program, lambda fn: numba.njit(error_model="numpy")(fn))
-    exec(HOST, ns)
-    argtypes = tuple(numba.from_dtype(np.dtype(t)) for t in program.input_types)
-    ns["f"].compile(argtypes)
-    result = ns["f"].overloads[argtypes].signature.return_type
-    return numba.njit(error_model="numpy")(ns["run"]), np.dtype(str(numba.types.unliteral(result)))
-
-
-def _kernel(program, cuda, **options):
-    ns = _namespace(program, lambda fn: cuda.jit(device=True, **options)(fn))
-    ns["cuda"] = cuda
-    exec(KERNEL, ns)
-    return cuda.jit(**options)(ns["kernel"])
+def _first_line(error):
+    return f"{type(error).__name__}: {(str(error).splitlines() or [''])[0]}"
 
 
 def inputs(program, rng):
@@ -76,110 +50,139 @@ def inputs(program, rng):
     for t in program.input_types:
         dtype = np.dtype(t)
         if dtype == np.bool_:
-            arrays.append(rng.random(N) < 0.5)
+            arrays.append(rng.random(program.size) < 0.5)
         elif dtype.kind == "f":
-            arrays.append(rng.uniform(-8, 8, N).astype(dtype))
+            arrays.append(rng.uniform(-8, 8, program.size).astype(dtype))
         elif dtype.kind == "c":
-            arrays.append((rng.uniform(-8, 8, N) + 1j * rng.uniform(-8, 8, N)).astype(dtype))
+            arrays.append((rng.uniform(-8, 8, program.size) + 1j * rng.uniform(-8, 8, program.size)).astype(dtype))
         else:
-            arrays.append(rng.integers(0 if dtype.kind == "u" else -8, 9, N).astype(dtype))
+            arrays.append(rng.integers(0 if dtype.kind == "u" else -8, 9, program.size).astype(dtype))
     return arrays
 
 
-def disagreeing(device, reference, eps, ulps):
-    """Where two results disagree: integers and booleans where they differ, floats where NaN
-    is not matched by NaN or they differ by more than *ulps* units of *eps* (the precision
-    the program computed in) times the larger of the magnitude and one; complex numbers
-    where either part does."""
-    if device.dtype.kind == "c":
-        real = disagreeing(device.real, reference.real, eps, ulps)
-        return real | disagreeing(device.imag, reference.imag, eps, ulps)
-    if device.dtype.kind != "f":
-        return device != reference
-    nan = np.isnan(reference)
-    scale = np.maximum(np.abs(reference.astype(np.float64)), 1.0) * eps * ulps
-    close = np.abs(device.astype(np.float64) - reference.astype(np.float64)) <= scale
-    return np.where(nan, ~np.isnan(device), ~(close | (device == reference)))
+def inputs_of_element(arrays, i):
+    """The three values element *i* of the result reads (shapes.READS)."""
+    n = len(arrays[0])
+    return [arrays[0][i], arrays[1][(i * 7 + 3) % n], arrays[2][n - 1 - i]]
 
 
-def precision(program, result):
-    """The machine epsilon of the least precise float type the program reads or returns."""
-    kinds = [np.dtype(t) for t in program.input_types] + [result]
-    return max((np.finfo(k).eps for k in kinds if k.kind in "fc"), default=np.finfo(np.float64).eps)
+def _signature(program):
+    arrays = [t + "[:]" for t in program.input_types] + [program.result_type + "[:]"]
+    return f"void({', '.join(arrays)})".replace("bool[", "b1[")
 
 
-def check(seed, gpu=False, numba_cuda=None, ptxas=None):
-    """The Outcome of the program drawn from *seed*: typed, compiled by every code generator
-    (assembled with *ptxas*, a function of the PTX, when given), and on a GPU compared with
-    the host and with *numba_cuda* (its ``cuda`` module, when given)."""
+# the GPU's code generators (the simulator's is the other)
+GENERATORS = [name for name, entry in REGISTRY.items() if entry.code_format != "host"]
+
+
+def backends(program, cc=(9, 0)):
+    """The code generators that can compile *program* for *cc*: the nvvm one takes bfloat16
+    only from sm_100 on (docs/semantics.md), where libNVVM reads modern LLVM IR."""
+    return [b for b in GENERATORS if not (b == "nvvm" and "bfloat16" in program.features and cc < (10, 0))]
+
+
+def _host(program, outcome):
+    """The host's result of *program*, or None where numba does not type it as the grammar says."""
+    import numba
+
+    try:
+        run = namespaces.host(program)
+        host_args = [a.astype(np.float32) if a.dtype == np.float16 else a for a in outcome.inputs]
+        expected = np.zeros(program.size, np.dtype(host_dtype(program.result_type)))
+        run(*host_args, expected)
+    except Exception as e:
+        outcome.problems.append(f"grammar: numba does not compile the host reference: {_first_line(e)}")
+        return None
+    (signature,) = run.signatures
+    typemap = run.overloads[signature].type_annotation.typemap
+    typed = str(numba.types.unliteral(typemap["result"]))
+    claimed = host_dtype(program.result_type).replace("bool_", "bool")
+    if typed != claimed:
+        outcome.problems.append(f"grammar: numba types the result {typed}, the grammar says {claimed}")
+        return None
+    outcome.typed = True
+    return expected
+
+
+def _launch(program, kernel, args):
+    out = np.frombuffer(np.full(program.size * np.dtype(program.result_type).itemsize, 0x5A, np.uint8).tobytes(), program.result_type).copy()  # poisoned
+    kernel[program.launch](*args, out)
+    return out
+
+
+def check(seed, mode="compile", numba_cuda=None, ptxas=None):
+    """The Outcome of the program drawn from *seed* in *mode* ("compile", "simulator" or
+    "gpu"): its host reference, and what *mode* makes of it (see the module's text);
+    *ptxas* a function assembling PTX, *numba_cuda* numba-cuda's ``cuda`` module."""
+    program = grammar.program(seed)
+    outcome = Outcome(seed, program.shape, sorted(program.features))
+    outcome.inputs = inputs(program, np.random.default_rng(seed))
+    outcome.tolerance = compare.tolerance(_float_types(program))
+    expected = _host(program, outcome)
+    if expected is None:
+        return outcome
+    outcome.outputs["host"] = expected.astype(program.result_type)
+    if mode == "compile":
+        _compile(program, outcome, ptxas)
+    elif mode == "simulator":
+        _run(program, outcome, "simulator", backend=None, fma=False)
+    else:
+        for backend in backends(program):
+            _run(program, outcome, f"cumlir {backend} fma=False", backend=backend, fma=False)
+            _run(program, outcome, f"cumlir {backend}", backend=backend)
+            if f"cumlir {backend} fma=False" in outcome.outputs:
+                outcome.compiled.append(backend)
+        if numba_cuda is not None:
+            _run_numba_cuda(program, outcome, numba_cuda)
+    return outcome
+
+
+def _float_types(program):
+    named = {t for t in ("float16", "bfloat16", "float32", "complex64") if t in program.source}
+    return named | set(program.input_types) | {program.result_type}
+
+
+def _compile(program, outcome, ptxas):
     from cumlir import cuda
 
-    program = grammar.program(seed)
-    outcome = Outcome(seed)
-    try:
-        host, result = _host(program)
-    except Exception:
-        return outcome  # numba cannot type it for the CPU either: not a program of the grammar's intent
-    outcome.typed = True
-    signature = f"{result.name}[:]"
-    sig = f"void({', '.join(t + '[:]' for t in program.input_types)}, {signature})".replace("bool[", "b1[")
-    if gpu:  # compiled by running (below)
-        outcome.compiled = list(REGISTRY)
-        _run(program, outcome, host, result, numba_cuda)
-        return outcome
-    for backend in REGISTRY:
+    for backend in GENERATORS:
+        cc = (9, 0) if backend in backends(program) else (10, 0)
         try:
-            ptx, _ = cuda.compile_ptx(_kernel(program, cuda, backend=backend).py_func, sig, cc=(9, 0), backend=backend)
+            kernel = namespaces.device(program, cuda, backend=backend)
+            ptx, _ = cuda.compile_ptx(kernel.py_func, _signature(program), cc=cc, backend=backend)
         except Exception as e:
             outcome.problems.append(f"{backend}: does not compile: {_first_line(e)}")
             continue
         if ptxas is not None:
             try:
-                ptxas(ptx)
+                ptxas(ptx, f"sm_{cc[0]}{cc[1]}")
             except AssertionError as e:
                 outcome.problems.append(f"{backend}: ptxas rejects the PTX: {str(e).splitlines()[1:2]}")
                 continue
         outcome.compiled.append(backend)
-    return outcome
 
 
-def _first_line(error):
-    return f"{type(error).__name__}: {(str(error).splitlines() or [''])[0]}"
-
-
-def _run(program, outcome, host, result, numba_cuda):
+def _run(program, outcome, party, backend, **options):
     from cumlir import cuda
 
-    rng = np.random.default_rng(program.seed)
-    args = inputs(program, rng)
-    expected = np.zeros(N, result)
-    host(*args, expected)
-    eps = precision(program, result)
-    contracted = None
-    if numba_cuda is not None:
-        contracted = np.zeros(N, result)
-        try:
-            _kernel(program, numba_cuda)[3, 128](*args, contracted)
-        except Exception as e:  # numba-cuda's own limits: counted, not a disagreement
-            outcome.reference_failures.append(f"numba-cuda: {_first_line(e)}")
-            contracted = None
-    for backend in list(outcome.compiled):
-        for options, reference, what in (({"fma": False}, expected, "the host"), ({}, contracted, "numba-cuda")):
-            if reference is None:
-                continue
-            out = np.frombuffer(np.full(N * result.itemsize, 0x5A, np.uint8).tobytes(), result).copy()  # poisoned
-            try:
-                _kernel(program, cuda, backend=backend, **options)[3, 128](*args, out)
-            except Exception as e:
-                outcome.problems.append(f"{backend}{' fma=False' if options else ''}: {_first_line(e)}")
-                if backend in outcome.compiled:
-                    outcome.compiled.remove(backend)
-                continue
-            outcome.compared += 1
-            wrong = np.flatnonzero(disagreeing(out, reference, eps, ulps=HOST_ULPS if what == "the host" else ULPS))
-            if wrong.size:
-                bad = int(wrong[0])
-                outcome.problems.append(
-                    f"{backend}{' fma=False' if options else ''} differs from {what} at {bad}: "
-                    f"inputs {[a[bad] for a in args]}, device {out[bad]!r}, {what} {reference[bad]!r}"
-                )
+    if backend is not None:
+        options["backend"] = backend
+    try:
+        outcome.outputs[party] = _launch(program, namespaces.device(program, cuda, **options), outcome.inputs)
+    except Exception as e:
+        outcome.failed[party] = _first_line(e)
+        outcome.problems.append(f"{party}: {_first_line(e)}")
+
+
+def _run_numba_cuda(program, outcome, numba_cuda):
+    try:
+        outcome.outputs["numba-cuda"] = _launch(program, namespaces.device(program, numba_cuda, "numba-cuda"), outcome.inputs)
+    except Exception as e:  # numba-cuda's own limits: counted, not a disagreement
+        outcome.failed["numba-cuda"] = _first_line(e)
+        outcome.reference_failures.append(f"numba-cuda: {_first_line(e)}")
+
+
+def comparisons(outcome):
+    """The outcome's comparisons of its parties' results (compare.compare), each (pair,
+    problem or None)."""
+    return compare.compare(outcome.outputs, lambda i: inputs_of_element(outcome.inputs, i), outcome.tolerance)

@@ -1,12 +1,23 @@
 """What each worker process of the fuzzer runs (a module of its own: a spawned process
-imports the functions it is given by name)."""
+imports the functions it is given by name). A worker checks programs in one mode
+(check.py): "compile", "gpu", or "simulator", for which it turns the simulator on before
+anything imports cumlir (the switch is read once, docs/simulator.md)."""
 
+import os
+import warnings
+
+_mode = "compile"
 _numba_cuda = None
 
 
-def setup(gpu):
-    global _numba_cuda
-    if not gpu:
+def setup(mode):
+    global _mode, _numba_cuda
+    _mode = mode
+    warnings.simplefilter("ignore")  # numba's performance advice on small grids, for every program
+    if mode == "simulator":
+        os.environ["CUMLIR_SIMULATOR"] = "1"
+        os.environ.pop("CUMLIR_BACKEND", None)
+    if mode != "gpu":
         return
     import numpy as np
 
@@ -20,14 +31,13 @@ def setup(gpu):
         _numba_cuda = None
 
 
-def check_one(args):
-    seed, gpu = args
+def check_one(seed):
+    """The Outcome of *seed* in this worker's mode (problems of the check itself included)."""
     from tests import support
 
-    from .check import check
+    from .check import Outcome, check
 
     try:
-        outcome = check(seed, gpu=gpu, numba_cuda=_numba_cuda, ptxas=None if gpu else support.ptxas)
+        return check(seed, _mode, numba_cuda=_numba_cuda, ptxas=support.ptxas if _mode == "compile" else None)
     except Exception as e:  # a problem of this program, not of the run
-        return seed, False, [], 0, [f"the check itself failed: {type(e).__name__}: {e}"], []
-    return outcome.seed, outcome.typed, outcome.compiled, outcome.compared, outcome.problems, outcome.reference_failures
+        return Outcome(seed, problems=[f"the check itself failed: {type(e).__name__}: {e}"])

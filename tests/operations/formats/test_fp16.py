@@ -125,6 +125,32 @@ def test_operator_typing():
     assert support.result_signature(operator.lt, "float16", "float16").return_type == types.boolean
 
 
+def test_abs_keeps_float16():
+    # Numba-CUDA's typing: abs of a float16 is a float16 (a conditional choosing between
+    # abs(h) and another float16 would otherwise mix float32 and float16)
+    from cumlir.typing.context import typing_context
+    from cumlir.typing.target import target_override
+
+    ctx = typing_context()
+    with target_override():
+        signature = ctx.resolve_function_type(ctx.resolve_value_type(abs), (types.float16,), {})
+    assert signature.return_type == types.float16
+
+
+def _abs_choice(a, out):
+    i = cuda.grid(1)
+    if i < a.size:
+        out[i] = abs(a[i]) if a[i] < 1 else -a[i]
+
+
+def test_abs_of_float16_is_exact(simulator_or_gpu):
+    a = np.array([-1.5, 2.0, -0.0, -np.inf, np.nan, 65504, -6e-8, 0.5], np.float16)
+    out = np.full(a.size, 7, np.float16)
+    cuda.jit(_abs_choice)[1, a.size](a, out)
+    expected = np.where(a < 1, np.abs(a), -a)
+    np.testing.assert_array_equal(out.view(np.uint16), expected.view(np.uint16))
+
+
 def _conversion_kernel(target):
     scope = {"cuda": cuda, "np": np}
     exec(

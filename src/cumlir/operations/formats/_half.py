@@ -206,7 +206,7 @@ class HalfIntrinsics:
         self._ternary(self.names("hfma_sat"), lambda lower, sig, args: clamp_unit(lower, _fma(args)))
         self._ternary(self.names("hfma_relu"), _fma_relu)
         self._unary(self.names("hneg"), lambda lower, sig, args: arith.negf(args[0]))
-        self._unary(self.names("habs"), _abs)
+        self._unary(self.names("habs"), half_abs)
         for name, routine in FLOAT32_FUNCTIONS.items():
             self._unary((name,), lambda lower, sig, args, routine=routine: in_float32(lower, args[0], routine))
 
@@ -300,7 +300,7 @@ def _fma_relu(lower, sig, args):
     return arith.select(compare(lower, "OLE", result, zero), zero, result)
 
 
-def _abs(lower, sig, args):
+def half_abs(lower, sig, args):
     # the sign bit cleared (the MLIR lowering refuses llvm.intr.fabs on 16-bit floats)
     value = args[0]
     bits = arith.bitcast(_i(16), value)

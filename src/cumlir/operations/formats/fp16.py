@@ -8,12 +8,13 @@ here as Numba-CUDA types them (float16 operands give float16); the ``math`` func
 float16 live in ``math.py``.
 """
 
-from .._support.api import Namespace
-from .._support.modules import arith, ir, types
+from .._support.api import Namespace, declare
+from .._support.modules import arith, ir, templates, types
 from ._half import (
     PTX_MODE,
     HalfIntrinsics,
     declare_operators,
+    half_abs,
     half_to_integer,
     ptx_convert,
 )
@@ -39,6 +40,16 @@ def _from_half(lower, value, toty, mode):
 
 
 declare_operators("float16")
+
+
+@declare(abs, "abs on float16").generic
+def _abs_typing(context, args, kws):
+    # Numba-CUDA's: abs of a float16 is a float16 (of a bfloat16, a float32)
+    if not kws and len(args) == 1 and args[0] == types.float16:
+        return templates.signature(types.float16, types.float16)
+
+
+declare(abs).lower("float16")(half_abs)
 
 _table = HalfIntrinsics(fp16, "float16", "__", _PLAIN_TOO, "half", _to_half, _from_half)
 _table.arithmetic()
