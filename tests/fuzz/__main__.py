@@ -37,7 +37,9 @@ def _parser():
     modes.add_argument("--gpu", action="store_true", help="run on the GPU and compare")
     modes.add_argument("--simulator", action="store_true", help="run on the simulator and compare with the host")
     parser.add_argument(
-        "--simulator-workers", type=int, help="with --gpu: processes running the simulator (default: a third of --workers)"
+        "--simulator-workers",
+        type=int,
+        help="with --gpu: processes running the simulator (default: a third of --workers)",
     )
     parser.add_argument("--report", help="a JSON file for the counts and problems")
     return parser
@@ -112,7 +114,9 @@ def main(argv=None):
     tally = Tally(mode)
     seeds = [int(s) for s in args.only.split(",")] if args.only else list(range(args.seed, args.seed + args.programs))
     pools = _pools(args)
-    pending = {name: {seed: pool.apply_async(workers.check_one, (seed,)) for seed in seeds} for name, pool in pools.items()}
+    pending = {
+        name: {seed: pool.apply_async(workers.check_one, (seed,)) for seed in seeds} for name, pool in pools.items()
+    }
     done = set()
     try:
         while len(done) < len(seeds) and time.perf_counter() - began <= args.budget:

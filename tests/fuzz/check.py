@@ -105,7 +105,9 @@ def _host(program, outcome):
 
 
 def _launch(program, kernel, args):
-    out = np.frombuffer(np.full(program.size * np.dtype(program.result_type).itemsize, 0x5A, np.uint8).tobytes(), program.result_type).copy()  # poisoned
+    out = np.frombuffer(
+        np.full(program.size * np.dtype(program.result_type).itemsize, 0x5A, np.uint8).tobytes(), program.result_type
+    ).copy()  # poisoned
     kernel[program.launch](*args, out)
     return out
 
@@ -176,7 +178,9 @@ def _run(program, outcome, party, backend, **options):
 
 def _run_numba_cuda(program, outcome, numba_cuda):
     try:
-        outcome.outputs["numba-cuda"] = _launch(program, namespaces.device(program, numba_cuda, "numba-cuda"), outcome.inputs)
+        outcome.outputs["numba-cuda"] = _launch(
+            program, namespaces.device(program, numba_cuda, "numba-cuda"), outcome.inputs
+        )
     except Exception as e:  # numba-cuda's own limits: counted, not a disagreement
         outcome.failed["numba-cuda"] = _first_line(e)
         outcome.reference_failures.append(f"numba-cuda: {_first_line(e)}")
