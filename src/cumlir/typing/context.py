@@ -315,11 +315,13 @@ class CUDATypingContext(BaseContext):
         self.install_registry(enumdecl.registry)  # Enum and IntEnum members (operations/python/enums.py)
 
 
-# numba modules whose overloads (target "generic", so offered to every target) call host
-# libraries through llvmlite: BLAS and LAPACK. They enter numba's shared registry when numba's CPU
-# target first needs them, so a kernel's typing would depend on whether an @njit function ran
-# before it (``a @ b`` of a 1-d and a 2-d array typed, then failing in lowering).
-_HOST_ONLY_OVERLOADS = frozenset(["numba.np.linalg"])
+# numba modules whose overloads (target "generic", so offered to every target) need the host:
+# BLAS and LAPACK through llvmlite, and strings built in the runtime's memory (numba's unicode
+# layout, which device code's constant strings do not have). They enter numba's shared registry
+# when numba's CPU target first needs them, so a kernel's typing would depend on whether an
+# @njit function ran before it (``a @ b`` of a 1-d and a 2-d array, or ``s + t`` of run-time
+# strings, typed, then failing in lowering).
+_HOST_ONLY_OVERLOADS = frozenset(["numba.np.linalg", "numba.cpython.unicode"])
 
 
 def _is_pointer_array(fn: FunctionType) -> bool:

@@ -173,7 +173,8 @@ def _broadcasts_and_conversions(a, out):
     put4(out, 0, cuda.float32x4(a[0]))  # one float64 rounded into every lane
     put3(out, 4, cuda.int16x3(cuda.float32x3(a[1], a[2], a[3])))  # float lanes truncated
     put2(out, 7, cuda.float64x2(cuda.int8x2(a[4], a[5])))
-    put4(out, 9, cuda.uint8x4(cuda.int32x2(a[6], a[7]), a[8], cuda.uint16x1(a[9])))  # integer lanes wrapped
+    # integer lanes wrapped (a float lane outside uint8's range would be undefined, as in C)
+    put4(out, 9, cuda.uint8x4(cuda.int32x2(a[6], a[7]), int(a[8]), cuda.uint16x1(a[9])))
 
 
 def _broadcasts_and_conversions_reference(a):

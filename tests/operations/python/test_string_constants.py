@@ -93,3 +93,10 @@ def test_a_method_python_refuses_is_a_typing_error():
 
     with pytest.raises(TypingError, match=r"str.index\(\): substring not found"):
         cuda.compile_ptx(kernel, "void(int64[::1])", cc=(9, 0))
+
+
+def test_the_same_once_numbas_own_string_overloads_are_loaded(backend):
+    import numba.cpython.unicode  # noqa: F401  (numba's CPU strings, which other imports load)
+
+    ptx, _ = cuda.compile_ptx(_through_device_functions, "void(int64[::1])", cc=(9, 0), backend=backend)
+    support.ptxas(ptx, "sm_90")
