@@ -23,7 +23,7 @@ def _dim3(value: object, what: str, name: str) -> tuple[int, ...]:
         raise ValueError(f"{name} must be a sequence of 1, 2 or 3 integers, got {listed!r}: {rule}")
     if any(isinstance(v, bool) or not hasattr(v, "__index__") for v in listed):
         raise TypeError(f"{name} must be a sequence of integers, got {listed!r}: {rule}")
-    dims = tuple(operator.index(v) for v in listed)  # type: ignore[arg-type]  # each has __index__, checked above
+    dims = tuple(operator.index(v) for v in listed)  # type: ignore[arg-type]  # checked above
     if any(d <= 0 for d in dims):
         raise ValueError(f"every {what} dimension must be at least 1, got {value!r}")
     return dims + (1,) * (3 - len(dims))

@@ -271,7 +271,7 @@ def view_geometry(
 
 
 # NumPy's error for an axis out of range (a ValueError and an IndexError); np.exceptions from 1.25
-_AxisError: type[Exception] = getattr(np, "exceptions", np).AxisError
+_AxisError: type[Exception] = np.exceptions.AxisError if hasattr(np, "exceptions") else np.AxisError  # type: ignore[attr-defined]
 
 
 def transposed(
