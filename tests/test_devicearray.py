@@ -296,3 +296,32 @@ def test_gpu_tier_kernels_assemble_for_device_array_layouts(cc):
         compiled = compiler.run(compiler.from_module(builder, cc), "codegen")
         ptx = compiled.ptx
     support.ptxas(ptx, targets.chip(cc))
+
+
+def test_split_bind_and_auto_synchronize_as_numba_cudas(simulator_or_gpu, rng):
+    host = rng.integers(-1000, 1000, 100).astype(np.int32)
+    d = cuda.to_device(host)
+    pieces = list(d.split(30))
+    assert [p.shape for p in pieces] == [(30,), (30,), (30,), (10,)]
+    back = np.zeros_like(host)
+    for k, piece in enumerate(pieces):
+        piece.copy_to_host(back[30 * k : 30 * k + piece.size])
+    np.testing.assert_array_equal(back, host)
+    pieces[1][0] = 7  # a view: the write lands in d
+    assert d[30] == 7
+    with pytest.raises(ValueError, match="1-d array of unit stride"):
+        next(d[::2].split(3))
+    stream = cuda.stream()
+    with stream.auto_synchronize() as s:
+        assert s is stream
+        bound = d.bind(stream)
+        assert bound.stream is stream and bound.device_pointer == d.device_pointer and d.stream == 0
+        bound.copy_to_device(host)
+    np.testing.assert_array_equal(d.copy_to_host(), host)
+
+
+def test_a_copy_between_device_arrays_of_other_layouts_says_so(simulator_or_gpu):
+    c = cuda.to_device(np.arange(12.0).reshape(3, 4))
+    f = cuda.to_device(np.asfortranarray(np.arange(12.0).reshape(3, 4)))
+    with pytest.raises(ValueError, match=r"incompatible strides: \(8, 24\) vs. \(32, 8\)"):
+        c.copy_to_device(f)

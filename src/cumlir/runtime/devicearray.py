@@ -21,6 +21,7 @@ from .array_types import array_type
 from .cleanup import release
 from .device_of import device_of
 from .devicerecord import DeviceRecord
+from .dlpack_export import export_array
 from .implicit_copies import warn_of_the_copy
 from .layout import (
     allocation_strides,
@@ -114,20 +115,6 @@ def _copy(kind: str, destination: int, source: int, nbytes: int, stream: int) ->
 
 def _host_address(array: np.ndarray) -> int:
     return array.__array_interface__["data"][0]
-
-
-def order_streams(producer: int, consumer: int) -> None:
-    """Make work queued later on *consumer* wait for what is queued on *producer* now."""
-    legacy = (0, 1)
-    if consumer == -1 or producer == consumer or (producer in legacy and consumer in legacy):
-        return
-    cu = drv.driver()
-    event = drv.check("cuEventCreate", cu.cuEventCreate(cu.CUevent_flags.CU_EVENT_DISABLE_TIMING))
-    try:
-        drv.check("cuEventRecord", cu.cuEventRecord(event, producer))
-        drv.check("cuStreamWaitEvent", cu.cuStreamWaitEvent(consumer, event, 0))
-    finally:
-        cu.cuEventDestroy(event)
 
 
 def _same_shape(
@@ -272,6 +259,21 @@ class DeviceNDArray:
         else:
             view.copy_to_device(np.broadcast_to(np.asarray(value, dtype=self.dtype), shape), stream=stream)
 
+    def bind(self, stream: object = 0) -> DeviceNDArray:
+        """This array with *stream* the default of its copies (Numba-CUDA's ``bind``)."""
+        bound = self._view(self.shape, self.strides)
+        bound.stream = stream
+        return bound
+
+    def split(self, section: int, stream: object = 0) -> Iterator[DeviceNDArray]:
+        """Views of *section* elements each (the last may be shorter) of a 1-d array of unit stride."""
+        if self.ndim != 1 or (self.size > 1 and self.strides[0] != self.dtype.itemsize):
+            raise ValueError(f"split() takes a 1-d array of unit stride, got shape {self.shape} strides {self.strides}")
+        for begin in range(0, self.size, section):
+            piece = self._view((min(section, self.size - begin),), None, begin * self.dtype.itemsize)
+            piece.stream = stream if stream else self.stream
+            yield piece
+
     def transpose(self, *axes: Any) -> DeviceNDArray:
         shape, strides = transposed(self.shape, self.strides, axes)
         return self._view(shape, strides)
@@ -334,7 +336,10 @@ class DeviceNDArray:
             source: Any = ary if isinstance(ary, DeviceNDArray) else as_device_array(ary)  # further on, a host array
             _same_shape("copy_to_device", self.shape, self.dtype, source.shape, source.dtype)
             if not (_matches(source, self) and (self.is_c_contiguous() or self.is_f_contiguous())):
-                raise NotImplementedError("copies between device arrays of different layouts are not supported")
+                raise ValueError(
+                    f"incompatible strides: {source.strides} vs. {self.strides}: copies between device "
+                    "arrays need the same layout; copy through the host or a kernel"
+                )
             _copy("DtoD", self._pointer, source._pointer, self.nbytes, stream)
             return
         if not isinstance(ary, np.ndarray):
@@ -402,25 +407,7 @@ class DeviceNDArray:
         dl_device: tuple[int, int] | None = None,
         copy: bool | None = None,
     ) -> object:
-        ordinal = drv.current_context().ordinal
-        if dl_device is not None and tuple(int(d) for d in dl_device) != (dlpack.CUDA, ordinal):
-            raise BufferError(f"a device array on CUDA device {ordinal} cannot be exported to device {dl_device}")
-        versioned = dlpack.version_for(max_version)
-        source = self.copy() if copy else self
-        # DLPack numbers streams as CUDA does, except None: the legacy default stream
-        consumer = 1 if stream is None else int(stream)
-        order_streams(stream_handle(self.stream), consumer)
-        return dlpack.export(
-            source.gpu_data,
-            source._pointer,
-            source.shape,
-            source.strides,
-            source.dtype,
-            ordinal,
-            versioned,
-            readonly=source._readonly,
-            copied=bool(copy),
-        )
+        return export_array(self, stream, max_version, dl_device, copy)
 
 
 def _matches(a: np.ndarray | DeviceNDArray, b: DeviceNDArray) -> bool:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+from collections.abc import Iterator
 from typing import SupportsInt
 
 from . import driver as drv
@@ -22,6 +24,12 @@ class Stream:
     def synchronize(self) -> None:
         drv.current_context()
         drv.check("cuStreamSynchronize", drv.driver().cuStreamSynchronize(self.handle))
+
+    @contextlib.contextmanager
+    def auto_synchronize(self) -> Iterator[Stream]:
+        """``with stream.auto_synchronize():`` synchronizes the stream when the block ends."""
+        yield self
+        self.synchronize()
 
     def __int__(self) -> int:
         return self.handle
@@ -124,3 +132,17 @@ def check_stream_context(handle: int, context: drv.Context) -> None:
             f"the launch stream {handle:#x} belongs to CUDA context {int(owner):#x}, not to the current one "
             f"({context!r}): launch on a stream of the current device, or make its device current first"
         )
+
+
+def order_streams(producer: int, consumer: int) -> None:
+    """Make work queued later on *consumer* wait for what is queued on *producer* now."""
+    legacy = (0, 1)
+    if consumer == -1 or producer == consumer or (producer in legacy and consumer in legacy):
+        return
+    cu = drv.driver()
+    event = drv.check("cuEventCreate", cu.cuEventCreate(cu.CUevent_flags.CU_EVENT_DISABLE_TIMING))
+    try:
+        drv.check("cuEventRecord", cu.cuEventRecord(event, producer))
+        drv.check("cuStreamWaitEvent", cu.cuStreamWaitEvent(consumer, event, 0))
+    finally:
+        cu.cuEventDestroy(event)
