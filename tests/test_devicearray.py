@@ -325,3 +325,12 @@ def test_a_copy_between_device_arrays_of_other_layouts_says_so(simulator_or_gpu)
     f = cuda.to_device(np.asfortranarray(np.arange(12.0).reshape(3, 4)))
     with pytest.raises(ValueError, match=r"incompatible strides: \(8, 24\) vs. \(32, 8\)"):
         c.copy_to_device(f)
+
+
+def test_order_a_is_numpys(simulator_or_gpu):
+    f = np.asfortranarray(np.arange(12).reshape(3, 4))
+    c = np.arange(12).reshape(3, 4)
+    for host in (f, c, np.arange(5)):
+        d = cuda.to_device(host)
+        np.testing.assert_array_equal(d.ravel(order="A").copy_to_host(), host.ravel(order="A"))
+        np.testing.assert_array_equal(d.reshape(host.size, order="A").copy_to_host(), host.reshape(-1, order="A"))

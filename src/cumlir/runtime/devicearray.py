@@ -283,6 +283,8 @@ class DeviceNDArray:
         return self.transpose()
 
     def reshape(self, *newshape: Any, order: str = "C") -> DeviceNDArray:
+        if order == "A":  # NumPy's: F for an array that is F-contiguous only, else C
+            order = "F" if self.is_f_contiguous() and not self.is_c_contiguous() else "C"
         shape, strides = reshaped(self.shape, self.strides, self.dtype.itemsize, newshape, order)
         return self._view(shape, strides)
 
