@@ -193,16 +193,6 @@ def test_what_typing_refuses(body, argtypes, message):
         cuda.compile_ptx(namespace["device"], argtypes, device=True, cc=(9, 0))
 
 
-def test_pointers_to_complex_numbers_are_refused_by_name():
-    from numba.core.errors import UnsupportedError
-
-    def first(p):
-        return p[0]
-
-    with pytest.raises(UnsupportedError, match=r"pointers to complex128 are not supported"):
-        cuda.compile_ptx(first, (types.CPointer(types.complex128),), device=True, cc=(9, 0))
-
-
 def _plus_one(p):
     return p + 1
 
@@ -237,3 +227,33 @@ def test_arithmetic_on_a_voidptr_is_refused_by_typing(pyfunc):
 def test_a_voidptr_is_no_number():
     with pytest.raises(TypingError):
         cuda.compile_ptx(_as_number, (types.voidptr,), device=True, cc=(9, 0))
+
+
+def _stepping(p, out, b):
+    p += b
+    out[0] = p[0]
+    p -= 1
+    out[1] = p[0]
+    p += np.int8(-1)
+    out[2] = p[0]
+    p[1] = out[0] * 2  # a store through the pointer: a[4]
+
+
+STEPPING = (types.CPointer(types.complex128), types.complex128[::1], types.int32)
+
+
+def test_a_pointer_steps_in_place_by_elements_complex_ones_too(rng):
+    kernel = nrt_harness.Kernel(_stepping, STEPPING)
+    a = rng.standard_normal(8) + 1j * rng.standard_normal(8)
+    original = a.copy()
+    out = support.poisoned(3, np.complex128)
+    kernel(a.ctypes.data, out, np.int32(5)).check_balanced()
+    support.assert_matches(out, original[[5, 4, 3]])
+    expected = original.copy()
+    expected[4] = original[5] * 2
+    support.assert_matches(a, expected)
+
+
+def test_complex_pointers_assemble_on_both_code_generators(backend):
+    ptx, _ = cuda.compile_ptx(_stepping, STEPPING, cc=(9, 0), backend=backend)
+    support.ptxas(ptx, "sm_90")

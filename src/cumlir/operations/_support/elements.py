@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from .modules import arith, errors, ir, llvm, memref, nvvm, scf, types
+from .modules import arith, ir, llvm, memref, nvvm, scf, types
 
 # a failed bounds check ends the thread (as lowering's ``raise`` does, lowering/exceptions.py)
 
@@ -87,13 +87,19 @@ def check_bounds(lower, index, length, message="index is out of bounds"):
 _GEP_DYNAMIC = -(2**31)  # llvm.getelementptr's marker for an index taken from the operands
 
 
+def complex_pair(complex_type):
+    """The LLVM struct a complex number of MLIR type *complex_type* is in memory: (real, imag)."""
+    part = complex_type.element_type
+    return llvm.StructType.get_literal([part, part])
+
+
 def pointer_element(lower, pointer_type, pointer, index_type, index):
     """The address of element *index* (an integer of Numba type *index_type*) past the raw
     pointer *pointer* (Numba type ``CPointer(dtype)``), as C's ``pointer + index``."""
     dtype = pointer_type.dtype
     element, unit = lower.dmm.lookup(dtype).memref_element()
-    if isinstance(element, ir.ComplexType):
-        raise errors.UnsupportedError(f"pointers to {dtype} are not supported", lower.loc)
+    if isinstance(element, ir.ComplexType):  # a complex number in memory: a pair of floats
+        element = complex_pair(element)
     offset = lower.cast(index, index_type, types.int64 if index_type.signed else types.uint64)
     if unit != 1:  # records: memref_element gives bytes and the record's size
         offset = arith.muli(offset, arith.constant(i64(), unit))

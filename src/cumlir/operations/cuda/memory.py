@@ -54,8 +54,14 @@ def _shape(name, shape):
     if not isinstance(shape, (types.Integer, types.BaseTuple)) or not all(
         isinstance(e, types.IntegerLiteral) for e in extents
     ):
+        hint = (
+            "; an array sized at run time is dynamic shared memory: cuda.shared.array(0, dtype), sized by "
+            "the launch's fourth entry, kernel[grid, block, stream, nbytes]"
+            if name == "cuda.shared.array"
+            else "; its size is fixed when compiling (a device function's argument given a constant at each call is one)"
+        )
         raise errors.TypingError(
-            f"{name}: the shape must be an int or a tuple of ints known at compile time, got {shape}"
+            f"{name}: the shape must be an int or a tuple of ints known at compile time, got {shape}{hint}"
         )
     values = tuple(e.literal_value for e in extents)
     for extent in values:

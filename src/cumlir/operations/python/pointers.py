@@ -15,11 +15,12 @@ turned into an array with ``cuda.carray(p, shape, dtype)``. The data model is
 import operator
 
 from .._support.api import cast, declare
-from .._support.elements import pointer_element
-from .._support.modules import arith, errors, ir, llvm, templates, types
+from .._support.elements import complex_pair, pointer_element
+from .._support.modules import arith, cx, errors, ir, llvm, templates, types
 from .records import copy_record
 
 
+@declare(operator.iadd, "pointer += integer").generic
 @declare(operator.add, "pointer + integer").generic
 def _add_typing(context, args, kws):
     if len(args) != 2 or kws:
@@ -33,6 +34,7 @@ def _add_typing(context, args, kws):
     return None
 
 
+@declare(operator.isub, "pointer -= integer").generic
 @declare(operator.sub, "pointer - integer").generic
 def _sub_typing(context, args, kws):
     if len(args) == 2:
@@ -66,6 +68,11 @@ def pointer_getitem(lower, sig, args):
     dtype = sig.args[0].dtype
     if isinstance(dtype, types.Record):
         return address
+    if isinstance(dtype, types.Complex):
+        complex_type = lower.get_mlir_type(dtype)
+        pair = llvm.load(complex_pair(complex_type), address)
+        part = complex_type.element_type
+        return cx.create_(complex_type, llvm.extractvalue(part, pair, [0]), llvm.extractvalue(part, pair, [1]))
     model = lower.dmm.lookup(dtype)
     return model.from_data(llvm.load(model.get_data_type(), address))
 
@@ -78,10 +85,16 @@ def pointer_setitem(lower, sig, args):
     if isinstance(ptr_type.dtype, types.Record):
         copy_record(ptr_type.dtype, value, address)
         return None
+    if isinstance(ptr_type.dtype, types.Complex):
+        pair = complex_pair(lower.get_mlir_type(ptr_type.dtype))
+        stored = llvm.insertvalue(llvm.insertvalue(llvm.UndefOp(pair).result, cx.re(value), [0]), cx.im(value), [1])
+        llvm.store(stored, address)
+        return None
     llvm.store(lower.dmm.lookup(ptr_type.dtype).as_data(value), address)
     return None
 
 
+@declare(operator.iadd).lower("CPointer", "Integer")
 @declare(operator.add).lower("CPointer", "Integer")
 def pointer_add(lower, sig, args):
     return pointer_element(lower, sig.args[0], args[0], sig.args[1], args[1])
@@ -92,6 +105,7 @@ def integer_add_pointer(lower, sig, args):
     return pointer_element(lower, sig.args[1], args[1], sig.args[0], args[0])
 
 
+@declare(operator.isub).lower("CPointer", "Integer")
 @declare(operator.sub).lower("CPointer", "Integer")
 def pointer_sub(lower, sig, args):
     offset = _as_i64(lower, args[1], sig.args[1])
