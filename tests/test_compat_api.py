@@ -490,3 +490,11 @@ def test_a_device_arrays_numba_type_is_its_kernel_argument_type(shape, order, in
 
     d = cuda.to_device(np.zeros(shape, order=order))[index]
     assert d._numba_type_ == numba.typeof(d) == types.Array(types.float64, d.ndim, layout)
+
+
+def test_forall_refuses_a_negative_task_count_in_numba_cudas_words():
+    kernel = _kernel()
+    with pytest.raises(ValueError, match=r"^Can't create ForAll with negative task count: scale.forall: ntasks"):
+        kernel.forall(-1)
+    with pytest.raises(ValueError, match=r"^scale.forall: tpb must be a non-negative int, got 1.5"):
+        kernel.forall(4, tpb=1.5)

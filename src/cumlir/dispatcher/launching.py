@@ -301,7 +301,11 @@ class ForAll:
         dispatcher = launches.dispatcher
         for what, value in (("ntasks", ntasks), ("tpb", tpb), ("sharedmem", sharedmem)):
             if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-                raise ValueError(f"{dispatcher.__name__}.forall: {what} must be a non-negative int, got {value!r}")
+                negative = what == "ntasks" and isinstance(value, int) and value < 0
+                numba_cudas = "Can't create ForAll with negative task count: " if negative else ""
+                raise ValueError(
+                    f"{numba_cudas}{dispatcher.__name__}.forall: {what} must be a non-negative int, got {value!r}"
+                )
         self.dispatcher, self.ntasks, self.tpb, self.stream, self.sharedmem = dispatcher, ntasks, tpb, stream, sharedmem
         self._launches = launches
 
