@@ -41,7 +41,9 @@ class Outcome:
 
 
 def _first_line(error):
-    return f"{type(error).__name__}: {(str(error).splitlines() or [''])[0]}"
+    """The error's class and message, past numba's "Failed in ... pipeline" line."""
+    lines = [line.strip() for line in str(error).splitlines() if line.strip() and not line.startswith("Failed in")]
+    return f"{type(error).__name__}: {' / '.join(lines[:2])}"
 
 
 def inputs(program, rng):
@@ -105,7 +107,9 @@ def _host(program, outcome):
 
 
 def _launch(program, kernel, args):
-    out = np.frombuffer(np.full(program.size * np.dtype(program.result_type).itemsize, 0x5A, np.uint8).tobytes(), program.result_type).copy()  # poisoned
+    out = np.frombuffer(
+        np.full(program.size * np.dtype(program.result_type).itemsize, 0x5A, np.uint8).tobytes(), program.result_type
+    ).copy()  # poisoned
     kernel[program.launch](*args, out)
     return out
 
@@ -176,7 +180,9 @@ def _run(program, outcome, party, backend, **options):
 
 def _run_numba_cuda(program, outcome, numba_cuda):
     try:
-        outcome.outputs["numba-cuda"] = _launch(program, namespaces.device(program, numba_cuda, "numba-cuda"), outcome.inputs)
+        outcome.outputs["numba-cuda"] = _launch(
+            program, namespaces.device(program, numba_cuda, "numba-cuda"), outcome.inputs
+        )
     except Exception as e:  # numba-cuda's own limits: counted, not a disagreement
         outcome.failed["numba-cuda"] = _first_line(e)
         outcome.reference_failures.append(f"numba-cuda: {_first_line(e)}")

@@ -73,7 +73,9 @@ def compare(outputs, inputs_at, relative):
     element read, *relative* is the host's tolerance. Returns (pair name, problem or None) per comparison."""
     found = []
     for party, reference, contracted in pairs(outputs):
-        wrong = np.flatnonzero(disagreeing(outputs[party], outputs[reference], relative * (CONTRACTED if contracted else 1), 1))
+        wrong = np.flatnonzero(
+            disagreeing(outputs[party], outputs[reference], relative * (CONTRACTED if contracted else 1), 1)
+        )
         name = f"{party} vs {reference}"
         if not wrong.size:
             found.append((name, None))

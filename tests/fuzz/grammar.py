@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from . import shapes
 from . import typerules as tr
-from .expressions import Binary, Build, Call, Const, Convert, Item, Reduction, Var
+from .expressions import Build, Convert, Item, Reduction, Var
 from .writer import Writer
 
 TYPES = ["bool", *tr.INTEGERS, "float16", *tr.FLOATS, *tr.COMPLEX]
@@ -103,7 +103,11 @@ def _local_array(f, rng, n, features):
     f.w.env["k"] = "int64"
     value = f.w.expression(tr.kind(dtype), 2)
     del f.w.env["k"]
-    f.line(f"{name}[k] = {value.text({**f.w.env, 'k': 'int64'}, False)}", f"{name}[k] = {value.text({**f.w.env, 'k': 'int64'}, True)}", 1)
+    f.line(
+        f"{name}[k] = {value.text({**f.w.env, 'k': 'int64'}, False)}",
+        f"{name}[k] = {value.text({**f.w.env, 'k': 'int64'}, True)}",
+        1,
+    )
     f.w.env[name] = tr.LocalArray(dtype, size)
     f.depends(name, value)
     features.add("local array")

@@ -33,7 +33,9 @@ def device(program, cuda, party="cumlir", **options):
         from cumlir.cuda.bf16 import bfloat16
 
         numbers = {n: getattr(numba.types, n) for n in _NUMBERS}
-    names = _program_functions(program.source, program.seed, {"math": math, "np": np, "cuda": cuda, "bfloat16": bfloat16, **numbers})
+    names = _program_functions(
+        program.source, program.seed, {"math": math, "np": np, "cuda": cuda, "bfloat16": bfloat16, **numbers}
+    )
     for name in FUNCTIONS:
         if name in names:
             names[name] = cuda.jit(device=True, **options)(names[name])

@@ -57,7 +57,9 @@ class Map:
         return [], [], self.value_type
 
     def kernel(self):
-        return f"def kernel(x0, x1, x2, out):\n    i = cuda.grid(1)\n    if i < out.size:\n        out[i] = f({READS})\n"
+        return (
+            f"def kernel(x0, x1, x2, out):\n    i = cuda.grid(1)\n    if i < out.size:\n        out[i] = f({READS})\n"
+        )
 
     def host(self):
         return f"def run(x0, x1, x2, out):\n    for i in range(out.size):\n        result = f({READS})\n        out[i] = result\n"
@@ -69,9 +71,7 @@ def _combine(rng, v_type, w_type, features):
     # of the kind of what the thread received, or of its own value, half of the time
     kind = rng.choice([tr.kind(w_type), tr.kind(v_type), *_RESULT_KINDS])
     node = w.expression_reading(kind if kind in _RESULT_KINDS else "float", 2, ["w"], attempts=32)
-    lines = [
-        ["def h(v, w):", f"    return {node.text(w.env, host)}", ""] for host in (False, True)
-    ]
+    lines = [["def h(v, w):", f"    return {node.text(w.env, host)}", ""] for host in (False, True)]
     return lines[0], lines[1], w.typeof(node)
 
 

@@ -44,7 +44,7 @@ class Untypable(Exception):
 
 
 def kind(type_name) -> str:
-    """"bool", "int", "float", "half" (float16), "bf16", "complex", "tuple" or "array"."""
+    """ "bool", "int", "float", "half" (float16), "bf16", "complex", "tuple" or "array"."""
     if isinstance(type_name, LocalArray):
         return "array"
     if isinstance(type_name, tuple):
