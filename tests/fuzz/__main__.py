@@ -41,6 +41,9 @@ def _parser():
         type=int,
         help="with --gpu: processes running the simulator (default: a third of --workers)",
     )
+    parser.add_argument(
+        "--stall", type=float, default=300.0, help="seconds without a result after which the run stops (a worker died)"
+    )
     parser.add_argument("--report", help="a JSON file for the counts and problems")
     return parser
 
@@ -118,9 +121,20 @@ def main(argv=None):
         name: {seed: pool.apply_async(workers.check_one, (seed,)) for seed in seeds} for name, pool in pools.items()
     }
     done = set()
+    last = time.perf_counter()
     try:
         while len(done) < len(seeds) and time.perf_counter() - began <= args.budget:
             ready = [s for s in seeds if s not in done and all(p[s].ready() for p in pending.values())]
+            if ready:
+                last = time.perf_counter()
+            elif time.perf_counter() - last > args.stall:
+                # a worker that crashed (or hangs) never returns its program: name the first
+                # seeds still out, one of which it was checking
+                waiting = [s for s in seeds if s not in done][: len(pools) * args.workers]
+                tally.problems[waiting[0]] = [
+                    f"no result in {args.stall:.0f} s for seeds {waiting}: a worker died or hangs"
+                ]
+                break
             for seed in ready:
                 outcomes = {name: p[seed].get() for name, p in pending.items()}
                 outcome = outcomes.get("gpu") or next(iter(outcomes.values()))

@@ -41,7 +41,9 @@ class Outcome:
 
 
 def _first_line(error):
-    return f"{type(error).__name__}: {(str(error).splitlines() or [''])[0]}"
+    """The error's class and message, past numba's "Failed in ... pipeline" line."""
+    lines = [line.strip() for line in str(error).splitlines() if line.strip() and not line.startswith("Failed in")]
+    return f"{type(error).__name__}: {' / '.join(lines[:2])}"
 
 
 def inputs(program, rng):
