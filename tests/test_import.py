@@ -51,6 +51,9 @@ DECORATING_ADDS = [
     "cumlir.chips",
     "cumlir.dispatcher",
     "cumlir.dispatcher.config_keys",
+    "cumlir.dispatcher.device_code",  # a device function's code: the compiler is imported when asked
+    "cumlir.dispatcher.handlers",
+    "cumlir.dispatcher.made_once",
     "cumlir.dispatcher.surface",
     "cumlir.launch_needs",
     "cumlir.option_help",  # the keywords' lines: one dict
