@@ -38,6 +38,7 @@ MODULES = {
     ".numba_cuda.cudadrv": None,
     ".numba_cuda.cudadrv.linkable_code": "cumlir.linkable",
     ".numba_cuda.cudadrv.devicearray": "cumlir.runtime.devicearray",
+    ".numba_cuda.args": "cumlir.runtime.arg_hints",
     ".numba_cuda.np": None,
     ".numba_cuda.np.numpy_support": "numba.np.numpy_support",
     ".type_defs": None,

@@ -213,3 +213,21 @@ def test_handlers_on_the_gpu():
     device = cuda.to_device(host)
     unwrapping[4, 256](Scaled(device), host.size)
     np.testing.assert_array_equal(device.copy_to_host(), host * 2)
+
+
+class DefaultIn:
+    """Numba-CUDA's example: host arrays copied in only, unless the launch wraps them itself."""
+
+    def prepare_args(self, ty, val, stream=0, retr=None):
+        from cumlir.runtime.arg_hints import In, wrap_arg
+
+        return ty, wrap_arg(val, default=In)
+
+
+def test_a_handler_choosing_the_copies_with_wrap_arg(simulator_or_gpu):
+    kernel = cuda.jit(extensions=[DefaultIn()])(double)
+    host = np.arange(4, dtype=np.float32)
+    kernel[1, 32](host, np.int32(4))
+    np.testing.assert_array_equal(host, np.arange(4))  # copied in, not back
+    kernel[1, 32](cuda.InOut(host), np.int32(4))  # wrapped by the launch: kept
+    np.testing.assert_array_equal(host, 2 * np.arange(4))

@@ -32,3 +32,9 @@ class Out(ArgHint):
 
 class InOut(ArgHint):
     """A NumPy array copied to the device and back (what a bare NumPy array gets)."""
+
+
+def wrap_arg(value: Any, default: type[ArgHint] = InOut) -> ArgHint:
+    """*value* as it is if it is wrapped already, else wrapped in *default* (Numba-CUDA's
+    ``numba.cuda.args.wrap_arg``, which argument handlers use to choose the copies)."""
+    return value if isinstance(value, ArgHint) else default(value)
