@@ -219,8 +219,10 @@ class DefaultIn:
     """Numba-CUDA's example: host arrays copied in only, unless the launch wraps them itself."""
 
     def prepare_args(self, ty, val, stream=0, retr=None):
-        from cumlir.runtime.arg_hints import In, wrap_arg
+        from cumlir.runtime.arg_hints import ArgHint, In, wrap_arg
 
+        if not isinstance(val, (np.ndarray, ArgHint)):  # a scalar: no copies to choose
+            return ty, val
         return ty, wrap_arg(val, default=In)
 
 
