@@ -257,3 +257,16 @@ def test_a_pointer_steps_in_place_by_elements_complex_ones_too(rng):
 def test_complex_pointers_assemble_on_both_code_generators(backend):
     ptx, _ = cuda.compile_ptx(_stepping, STEPPING, cc=(9, 0), backend=backend)
     support.ptxas(ptx, "sm_90")
+
+
+def test_ctypes_cast_in_a_kernel_says_what_to_use():
+    import ctypes
+
+    def kernel(a):
+        p = ctypes.cast(a, ctypes.POINTER(ctypes.c_int32))
+        p[0] = 1
+
+    with pytest.raises(
+        TypingError, match=r"ctypes.cast is not supported in device code: an array's address is a.ctypes"
+    ):
+        cuda.compile_ptx(kernel, "void(int32[::1])", cc=(9, 0))

@@ -14,7 +14,7 @@ turned into an array with ``cuda.carray(p, shape, dtype)``. The data model is
 
 import operator
 
-from .._support.api import cast, declare
+from .._support.api import attribute, cast, declare
 from .._support.elements import complex_pair, pointer_element
 from .._support.modules import arith, cx, errors, ir, llvm, templates, types
 from .records import copy_record
@@ -118,3 +118,14 @@ def pointer_sub(lower, sig, args):
 @cast("CPointer", "CPointer")
 def pointer_to_pointer(lower, fromty, toty, value):
     return value
+
+
+@attribute("Module", "cast").typer
+def _ctypes_cast_typing(module):
+    if getattr(module.pymod, "__name__", None) == "ctypes":
+        raise errors.TypingError(
+            "ctypes.cast is not supported in device code: an array's address is a.ctypes.data, which passes "
+            "where a voidptr or a pointer of its dtype is taken; cuda.carray(p, shape, dtype) makes an array "
+            "of a pointer"
+        )
+    return None
