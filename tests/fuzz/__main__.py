@@ -27,7 +27,11 @@ from . import workers
 
 
 def _parser():
-    parser = argparse.ArgumentParser(prog="python -m tests.fuzz", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m tests.fuzz",
+        description="Check generated programs: compile them (the default), or run them on the simulator "
+        "or the GPU and compare every party's results (tests/fuzz/__main__.py says more).",
+    )
     parser.add_argument("--programs", type=int, default=100)
     parser.add_argument("--seed", type=int, default=0, help="the first seed")
     parser.add_argument("--workers", type=int, default=1)

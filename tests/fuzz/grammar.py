@@ -70,7 +70,14 @@ class _Function:
 
 
 def _scalar(f, name, kind, depth):
-    node = f.w.expression(kind, depth)
+    """``name = <an expression of kind>``, reading a variable: numba prunes the branches of
+    a test on a variable assigned once a constant (or a comparison of constants) before
+    typing, which would leave values the grammar typed untyped."""
+    node = f.w.expression_reading(kind, depth, f.w.env)
+    for _ in range(4):
+        if node.names():
+            break
+        node = f.w.from_other_kind(kind) or node
     f.assign(name, node)
     f.bind(name, node)
 

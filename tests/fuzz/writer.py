@@ -37,12 +37,9 @@ class Writer:
         if name is not None and self.rng.random() < 0.85:
             return Var(name)
         if name is None and self.rng.random() < 0.7:
-            bridge = self._from_other_kind(kind)
-            try:
-                if bridge is not None and tr.kind(self.typeof(bridge)) == kind:
-                    return bridge
-            except tr.Untypable:
-                pass
+            bridge = self.from_other_kind(kind)
+            if bridge is not None:
+                return bridge
         if kind == "bool":
             return Const(self.rng.choice([True, False]))
         if kind == "int":
@@ -55,9 +52,16 @@ class Writer:
             return Convert("bfloat16", self._float_constant())
         return self._float_constant()
 
-    def _from_other_kind(self, kind):
+    def from_other_kind(self, kind):
         """A value of *kind* made from a variable of another kind that depends on the
-        inputs (so that a program's values vary where it has no variable of a kind)."""
+        inputs (so that a program's values vary where it has no variable of a kind), or None."""
+        node = self._converted(kind)
+        try:
+            return node if node is not None and tr.kind(self.typeof(node)) == kind else None
+        except tr.Untypable:
+            return None
+
+    def _converted(self, kind):
         names = sorted(n for n in self.live if n in self.env and tr.kind(self.env[n]) in _SCALAR_KINDS)
         if not names:
             return None
