@@ -44,7 +44,7 @@ from .devicearray import DeviceNDArray, import_dlpack
 from .devicerecord import DeviceRecord
 from .driver import CudaDriverError
 from .hostmemory import mapped_pointer
-from .layout import cai_dtype, contiguous_strides, element_strides
+from .layout import cai_dtype, contiguous_strides, element_strides, record_bytes
 from .plain_types import PlainArray, PlainNumber, PlainType
 
 if TYPE_CHECKING:
@@ -410,15 +410,8 @@ class _RecordParameter:
         if isinstance(value, DeviceRecord):  # used in place, as a device array is
             struct.pack_into("Q", buffer, offset, value.device_pointer)
             return
-        pointer = launch.stage_host_array(_writable_bytes(value))[0]
+        pointer = launch.stage_host_array(record_bytes(value))[0]
         struct.pack_into("Q", buffer, offset, pointer)
-
-
-def _writable_bytes(record: np.void) -> np.ndarray:
-    """A writable array over the memory of a NumPy record (whose buffer NumPy exports read-only):
-    a record taken from an array shares that array's memory, so the copy back updates both."""
-    address = np.frombuffer(record, np.uint8).ctypes.data
-    return np.ctypeslib.as_array((ctypes.c_uint8 * record.dtype.itemsize).from_address(address))
 
 
 class _DatetimeParameter:

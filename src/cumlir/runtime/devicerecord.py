@@ -17,6 +17,8 @@ from typing import Any
 
 import numpy as np
 
+from .layout import record_bytes
+
 
 class DeviceRecord:
     """One record (a structured dtype's element) in device memory."""
@@ -114,9 +116,7 @@ class DeviceRecord:
         if isinstance(ary, np.void):
             if ary.dtype != self.dtype:
                 raise TypeError(f"copy_to_host: incompatible dtypes {self.dtype} and {ary.dtype}")
-            address = np.frombuffer(ary, np.uint8).ctypes.data  # NumPy exports a record's buffer read-only
-            target = np.ctypeslib.as_array((ctypes.c_uint8 * self.dtype.itemsize).from_address(address))
-            target[...] = self._array.copy_to_host(stream=stream).reshape(1).view(np.uint8)
+            record_bytes(ary)[...] = self._array.copy_to_host(stream=stream).reshape(1).view(np.uint8)
             return ary
         return self._array.copy_to_host(ary, stream=stream)
 

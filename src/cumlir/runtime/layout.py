@@ -7,6 +7,7 @@ computes compact C or F strides (``contiguous_strides``) and decides contiguity
 
 from __future__ import annotations
 
+import ctypes
 import functools
 import operator
 from collections.abc import Iterable, Mapping, Sequence
@@ -317,3 +318,10 @@ def reshaped(
     if not is_contiguous(shape, strides, itemsize, order):
         raise NotImplementedError(f"reshaping a device array that is not {order}-contiguous would need a copy")
     return newshape, contiguous_strides(newshape, itemsize, order)
+
+
+def record_bytes(record: np.void) -> np.ndarray:
+    """A writable array over the memory of a NumPy record (whose buffer NumPy exports read-only):
+    a record taken from an array shares that array's memory, so the copy back updates both."""
+    address = np.frombuffer(record, np.uint8).ctypes.data
+    return np.ctypeslib.as_array((ctypes.c_uint8 * record.dtype.itemsize).from_address(address))
