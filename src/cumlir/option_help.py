@@ -11,7 +11,8 @@ KEYWORDS = {
     "opt": "True (default): optimise (O3); False: O0; an int 0-3 is opt_level",
     "opt_level": "the optimisation level, 0 to 3",
     "lineinfo": "line tables in the code, for profilers",
-    "fastmath": "True, or a set of LLVM fast-math flags (nnan, ninf, nsz, arcp, contract, afn, reassoc)",
+    "fastmath": "True (approximate division, sqrt and functions, flushed denormals; NaN and inf kept IEEE), "
+    "or a set of LLVM fast-math flags (nnan, ninf, nsz, arcp, contract, afn, reassoc)",
     "fma": "True (default): a*b + c may be one fma; False: each operation rounded on its own",
     "max_registers": "the most registers a thread may use (1 to 255)",
     "launch_bounds": "N or (max threads per block, min blocks per SM, max blocks per cluster)",
